@@ -1,0 +1,747 @@
+//! The checks that need one `SKILL.md` and the name of its directory, nothing more.
+
+use std::ops::Range;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::{SkillMd, Value};
+
+/// Every check this crate performs, by stable identity.
+///
+/// [`Check::id`] is the kebab-case rule id that `skills lint` prints and accepts in
+/// `--deny`/`--warn`/`--allow`; it never changes once released.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+#[allow(missing_docs)] // Each variant is documented by its rule id and the rule registry.
+pub enum Check {
+    FileTooLarge,
+    InvalidUtf8,
+    Utf8Bom,
+    FrontmatterMissing,
+    FrontmatterUnclosed,
+    FrontmatterNotMapping,
+    YamlInvalid,
+    YamlDuplicateKey,
+    YamlTooComplex,
+    NameMissing,
+    NameNotString,
+    NameEmpty,
+    NameTooLong,
+    NameNotLowercase,
+    NameHyphenEdge,
+    NameConsecutiveHyphens,
+    NameInvalidChars,
+    NameNonAscii,
+    NameDirMismatch,
+    DescriptionMissing,
+    DescriptionNotString,
+    DescriptionEmpty,
+    DescriptionTooLong,
+    DescriptionXmlChars,
+    DescriptionNoTrigger,
+    CompatibilityNotString,
+    CompatibilityEmpty,
+    CompatibilityTooLong,
+    MetadataNotMapping,
+    MetadataValueNotString,
+    AllowedToolsNotString,
+    LicenseNotString,
+    UnknownField,
+    VendorField,
+    BodyEmpty,
+    BodyTooLong,
+    BodyTooManyTokens,
+}
+
+impl Check {
+    /// All checks, in registry order.
+    pub const ALL: &'static [Check] = &[
+        Check::FileTooLarge,
+        Check::InvalidUtf8,
+        Check::Utf8Bom,
+        Check::FrontmatterMissing,
+        Check::FrontmatterUnclosed,
+        Check::FrontmatterNotMapping,
+        Check::YamlInvalid,
+        Check::YamlDuplicateKey,
+        Check::YamlTooComplex,
+        Check::NameMissing,
+        Check::NameNotString,
+        Check::NameEmpty,
+        Check::NameTooLong,
+        Check::NameNotLowercase,
+        Check::NameHyphenEdge,
+        Check::NameConsecutiveHyphens,
+        Check::NameInvalidChars,
+        Check::NameNonAscii,
+        Check::NameDirMismatch,
+        Check::DescriptionMissing,
+        Check::DescriptionNotString,
+        Check::DescriptionEmpty,
+        Check::DescriptionTooLong,
+        Check::DescriptionXmlChars,
+        Check::DescriptionNoTrigger,
+        Check::CompatibilityNotString,
+        Check::CompatibilityEmpty,
+        Check::CompatibilityTooLong,
+        Check::MetadataNotMapping,
+        Check::MetadataValueNotString,
+        Check::AllowedToolsNotString,
+        Check::LicenseNotString,
+        Check::UnknownField,
+        Check::VendorField,
+        Check::BodyEmpty,
+        Check::BodyTooLong,
+        Check::BodyTooManyTokens,
+    ];
+
+    /// The stable kebab-case id.
+    pub const fn id(self) -> &'static str {
+        match self {
+            Check::FileTooLarge => "file-too-large",
+            Check::InvalidUtf8 => "invalid-utf8",
+            Check::Utf8Bom => "utf8-bom",
+            Check::FrontmatterMissing => "frontmatter-missing",
+            Check::FrontmatterUnclosed => "frontmatter-unclosed",
+            Check::FrontmatterNotMapping => "frontmatter-not-mapping",
+            Check::YamlInvalid => "yaml-invalid",
+            Check::YamlDuplicateKey => "yaml-duplicate-key",
+            Check::YamlTooComplex => "yaml-too-complex",
+            Check::NameMissing => "name-missing",
+            Check::NameNotString => "name-not-string",
+            Check::NameEmpty => "name-empty",
+            Check::NameTooLong => "name-too-long",
+            Check::NameNotLowercase => "name-not-lowercase",
+            Check::NameHyphenEdge => "name-hyphen-edge",
+            Check::NameConsecutiveHyphens => "name-consecutive-hyphens",
+            Check::NameInvalidChars => "name-invalid-chars",
+            Check::NameNonAscii => "name-non-ascii",
+            Check::NameDirMismatch => "name-dir-mismatch",
+            Check::DescriptionMissing => "description-missing",
+            Check::DescriptionNotString => "description-not-string",
+            Check::DescriptionEmpty => "description-empty",
+            Check::DescriptionTooLong => "description-too-long",
+            Check::DescriptionXmlChars => "description-xml-chars",
+            Check::DescriptionNoTrigger => "description-no-trigger",
+            Check::CompatibilityNotString => "compatibility-not-string",
+            Check::CompatibilityEmpty => "compatibility-empty",
+            Check::CompatibilityTooLong => "compatibility-too-long",
+            Check::MetadataNotMapping => "metadata-not-mapping",
+            Check::MetadataValueNotString => "metadata-value-not-string",
+            Check::AllowedToolsNotString => "allowed-tools-not-string",
+            Check::LicenseNotString => "license-not-string",
+            Check::UnknownField => "unknown-field",
+            Check::VendorField => "vendor-field",
+            Check::BodyEmpty => "body-empty",
+            Check::BodyTooLong => "body-too-long",
+            Check::BodyTooManyTokens => "body-too-many-tokens",
+        }
+    }
+}
+
+/// One problem found in a `SKILL.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finding {
+    /// Which check found it.
+    pub check: Check,
+    /// What is wrong, in one sentence, naming the value.
+    pub message: String,
+    /// The bytes of `SKILL.md` it is about; `None` for the file as a whole.
+    pub span: Option<Range<usize>>,
+    /// How to fix this occurrence, when there is something more specific to say than the
+    /// rule's general fix.
+    pub help: Option<String>,
+}
+
+impl Finding {
+    fn new(check: Check, message: impl Into<String>, span: Option<Range<usize>>) -> Self {
+        Self {
+            check,
+            message: message.into(),
+            span,
+            help: None,
+        }
+    }
+
+    fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+}
+
+/// Maximum length of `name`, in Unicode code points.
+pub const NAME_MAX_CHARS: usize = 64;
+/// Maximum length of `description`, in Unicode code points.
+pub const DESCRIPTION_MAX_CHARS: usize = 1024;
+/// Maximum length of `compatibility`, in Unicode code points.
+pub const COMPATIBILITY_MAX_CHARS: usize = 500;
+/// Recommended maximum number of body lines.
+pub const BODY_MAX_LINES: usize = 500;
+/// Recommended maximum number of body tokens, as estimated by [`estimate_tokens`].
+pub const BODY_MAX_TOKENS: usize = 5000;
+
+/// The fields the specification defines.
+pub const SPEC_FIELDS: [&str; 6] = [
+    "name",
+    "description",
+    "license",
+    "compatibility",
+    "metadata",
+    "allowed-tools",
+];
+
+/// Fields that one agent understands and the specification does not, with that agent.
+pub const VENDOR_FIELDS: [(&str, &str); 11] = [
+    ("disable-model-invocation", "Claude Code"),
+    ("user-invocable", "Claude Code"),
+    ("argument-hint", "Claude Code"),
+    ("model", "Claude Code"),
+    ("context", "Claude Code"),
+    ("agent", "Claude Code"),
+    ("hooks", "Claude Code"),
+    ("when_to_use", "Claude Code"),
+    ("paths", "Claude Code"),
+    (
+        "allowed_tools",
+        "some agents (the spec spells it allowed-tools)",
+    ),
+    ("mode", "Claude Code"),
+];
+
+/// Estimates how many tokens a text costs a model: one token per four bytes of UTF-8, rounded
+/// up. This is the rule of thumb model vendors publish for English prose; it is an estimate,
+/// not a tokenizer, and it errs on the high side for code.
+pub fn estimate_tokens(text: &str) -> usize {
+    text.len().div_ceil(4)
+}
+
+/// Words that show a description says *when* to use the skill.
+const TRIGGER_WORDS: [&str; 10] = [
+    "when", "use ", "used ", "using", "for ", "if ", "whenever", "before", "after", "during",
+];
+
+pub(crate) fn validate(skill: &SkillMd, dir_name: Option<&str>) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if skill.bom {
+        out.push(
+            Finding::new(
+                Check::Utf8Bom,
+                "SKILL.md starts with a UTF-8 byte order mark",
+                Some(0..3),
+            )
+            .help("save the file as UTF-8 without a BOM; some parsers then miss the frontmatter"),
+        );
+    }
+    check_fields(skill, &mut out);
+    check_name(skill, dir_name, &mut out);
+    check_description(skill, &mut out);
+    check_optional(skill, &mut out);
+    check_body(skill, &mut out);
+    out
+}
+
+fn check_fields(skill: &SkillMd, out: &mut Vec<Finding>) {
+    for entry in skill.entries() {
+        let key = entry.key.as_str();
+        if SPEC_FIELDS.contains(&key) {
+            continue;
+        }
+        let span = Some(entry.key_span.clone());
+        if let Some((_, vendor)) = VENDOR_FIELDS.iter().find(|(k, _)| *k == key) {
+            out.push(
+                Finding::new(
+                    Check::VendorField,
+                    format!("`{key}` is an extension of {vendor}, not a spec field; other clients ignore it"),
+                    span,
+                )
+                .help(if key == "allowed_tools" {
+                    "rename it to `allowed-tools`".to_string()
+                } else {
+                    format!("keep it if you target {vendor} only; otherwise remove it")
+                }),
+            );
+        } else {
+            let close = SPEC_FIELDS
+                .iter()
+                .find(|f| f.eq_ignore_ascii_case(key) || f.replace('-', "_") == key);
+            let help = match close {
+                Some(f) => format!("did you mean `{f}`? Field names are case-sensitive"),
+                None => format!(
+                    "move it under `metadata:` (for example `metadata:\\n  {key}: \"...\"`); the spec defines only {}",
+                    SPEC_FIELDS.join(", ")
+                ),
+            };
+            out.push(
+                Finding::new(Check::UnknownField, format!("unknown field `{key}`"), span)
+                    .help(help),
+            );
+        }
+    }
+}
+
+/// The result of looking up a required string field.
+enum Field<'a> {
+    Missing,
+    NotString(&'a crate::Entry),
+    Str(&'a str, Range<usize>),
+}
+
+fn string_field<'a>(skill: &'a SkillMd, key: &str) -> Field<'a> {
+    match skill.field(key) {
+        None => Field::Missing,
+        Some(e) => match e.value.as_str() {
+            Some(s) => Field::Str(s, e.value_span.clone()),
+            None => Field::NotString(e),
+        },
+    }
+}
+
+fn quote_hint(key: &str, entry: &crate::Entry) -> String {
+    match &entry.value {
+        Value::Null => format!("give `{key}` a value"),
+        Value::Bool(_) | Value::Number(_) => {
+            format!(
+                "quote the value so YAML reads it as text: `{key}: \"{}\"`",
+                entry.value.to_json()
+            )
+        }
+        Value::Sequence(_) | Value::Mapping(_) => format!("write `{key}` as a single line of text"),
+        Value::String(_) => String::new(),
+    }
+}
+
+fn check_name(skill: &SkillMd, dir_name: Option<&str>, out: &mut Vec<Finding>) {
+    let (raw, span) = match string_field(skill, "name") {
+        Field::Missing => {
+            out.push(
+                Finding::new(
+                    Check::NameMissing,
+                    "required field `name` is missing",
+                    skill.frontmatter_span(),
+                )
+                .help(match dir_name {
+                    Some(d) => format!("add `name: {d}` (the directory name) to the frontmatter"),
+                    None => "add `name:` with the skill's directory name".to_string(),
+                }),
+            );
+            return;
+        }
+        Field::NotString(e) => {
+            out.push(
+                Finding::new(
+                    Check::NameNotString,
+                    format!("`name` must be a string, found a {}", e.value.kind()),
+                    Some(e.value_span.clone()),
+                )
+                .help(quote_hint("name", e)),
+            );
+            return;
+        }
+        Field::Str(s, span) => (s, span),
+    };
+    if raw.trim().is_empty() {
+        out.push(
+            Finding::new(Check::NameEmpty, "`name` is empty", Some(span))
+                .help("set `name` to the skill's directory name"),
+        );
+        return;
+    }
+    let name: String = raw.trim().nfkc().collect();
+    let chars = name.chars().count();
+    if chars > NAME_MAX_CHARS {
+        out.push(
+            Finding::new(
+                Check::NameTooLong,
+                format!("`name` is {chars} characters long; the limit is {NAME_MAX_CHARS}"),
+                Some(span.clone()),
+            )
+            .help("shorten the name (and rename the directory to match)"),
+        );
+    }
+    if name != name.to_lowercase() {
+        out.push(
+            Finding::new(
+                Check::NameNotLowercase,
+                format!("`name` `{name}` is not lowercase"),
+                Some(span.clone()),
+            )
+            .help(format!("use `{}`", name.to_lowercase())),
+        );
+    }
+    if name.starts_with('-') || name.ends_with('-') {
+        out.push(
+            Finding::new(
+                Check::NameHyphenEdge,
+                format!("`name` `{name}` starts or ends with a hyphen"),
+                Some(span.clone()),
+            )
+            .help(format!("use `{}`", name.trim_matches('-'))),
+        );
+    }
+    if name.contains("--") {
+        let mut fixed = name.clone();
+        while fixed.contains("--") {
+            fixed = fixed.replace("--", "-");
+        }
+        out.push(
+            Finding::new(
+                Check::NameConsecutiveHyphens,
+                format!("`name` `{name}` contains consecutive hyphens"),
+                Some(span.clone()),
+            )
+            .help(format!("use `{fixed}`")),
+        );
+    }
+    let mut bad: Vec<char> = name
+        .chars()
+        .filter(|c| !c.is_alphanumeric() && *c != '-')
+        .collect();
+    bad.dedup();
+    if !bad.is_empty() {
+        let list: Vec<String> = bad.iter().map(|c| format!("{c:?}")).collect();
+        let suggestion: String = name
+            .chars()
+            .map(|c| {
+                if c.is_alphanumeric() || c == '-' {
+                    c
+                } else {
+                    '-'
+                }
+            })
+            .collect::<String>()
+            .to_lowercase();
+        out.push(
+            Finding::new(
+                Check::NameInvalidChars,
+                format!(
+                    "`name` `{name}` contains {}; only letters, digits and `-` are allowed",
+                    list.join(", ")
+                ),
+                Some(span.clone()),
+            )
+            .help(format!(
+                "use hyphens instead, for example `{}`",
+                suggestion.trim_matches('-')
+            )),
+        );
+    } else if !name.is_ascii() {
+        out.push(
+            Finding::new(
+                Check::NameNonAscii,
+                format!("`name` `{name}` has non-ASCII characters"),
+                Some(span.clone()),
+            )
+            .help("use only `a-z`, `0-9` and `-`: the MCP skills extension and several clients accept nothing else"),
+        );
+    }
+    if let Some(dir) = dir_name {
+        let dir_norm: String = dir.nfkc().collect();
+        if dir_norm != name {
+            out.push(
+                Finding::new(
+                    Check::NameDirMismatch,
+                    format!("`name` `{name}` does not match the directory name `{dir}`"),
+                    Some(span),
+                )
+                .help(format!(
+                    "rename the directory to `{name}`, or set `name: {dir}`"
+                )),
+            );
+        }
+    }
+}
+
+fn check_description(skill: &SkillMd, out: &mut Vec<Finding>) {
+    let (text, span) = match string_field(skill, "description") {
+        Field::Missing => {
+            out.push(
+                Finding::new(
+                    Check::DescriptionMissing,
+                    "required field `description` is missing",
+                    skill.frontmatter_span(),
+                )
+                .help("add `description:` saying what the skill does and when to use it"),
+            );
+            return;
+        }
+        Field::NotString(e) => {
+            out.push(
+                Finding::new(
+                    Check::DescriptionNotString,
+                    format!("`description` must be a string, found a {}", e.value.kind()),
+                    Some(e.value_span.clone()),
+                )
+                .help(quote_hint("description", e)),
+            );
+            return;
+        }
+        Field::Str(s, span) => (s, span),
+    };
+    if text.trim().is_empty() {
+        out.push(
+            Finding::new(
+                Check::DescriptionEmpty,
+                "`description` is empty",
+                Some(span),
+            )
+            .help("say what the skill does and when to use it"),
+        );
+        return;
+    }
+    let chars = text.chars().count();
+    if chars > DESCRIPTION_MAX_CHARS {
+        out.push(
+            Finding::new(
+                Check::DescriptionTooLong,
+                format!("`description` is {chars} characters long; the limit is {DESCRIPTION_MAX_CHARS}"),
+                Some(span.clone()),
+            )
+            .help(format!(
+                "cut {} characters; move details into the body, which is loaded only when the skill is used",
+                chars - DESCRIPTION_MAX_CHARS
+            )),
+        );
+    }
+    if text.contains(['<', '>']) {
+        out.push(
+            Finding::new(
+                Check::DescriptionXmlChars,
+                "`description` contains `<` or `>`",
+                Some(span.clone()),
+            )
+            .help("reword without angle brackets: agents embed descriptions in XML catalogs"),
+        );
+    }
+    let lower = text.to_lowercase();
+    if !TRIGGER_WORDS.iter().any(|w| lower.contains(w)) {
+        out.push(
+            Finding::new(Check::DescriptionNoTrigger, "`description` does not say when to use the skill", Some(span))
+                .help("add a sentence such as \"Use when the user asks to ...\" so agents know when to load it"),
+        );
+    }
+}
+
+fn check_optional(skill: &SkillMd, out: &mut Vec<Finding>) {
+    if let Some(e) = skill.field("compatibility") {
+        match e.value.as_str() {
+            None => out.push(
+                Finding::new(
+                    Check::CompatibilityNotString,
+                    format!(
+                        "`compatibility` must be a string, found a {}",
+                        e.value.kind()
+                    ),
+                    Some(e.value_span.clone()),
+                )
+                .help(quote_hint("compatibility", e)),
+            ),
+            Some(s) if s.trim().is_empty() => out.push(
+                Finding::new(
+                    Check::CompatibilityEmpty,
+                    "`compatibility` is empty",
+                    Some(e.value_span.clone()),
+                )
+                .help("remove the field, or name the environment the skill needs"),
+            ),
+            Some(s) => {
+                let chars = s.chars().count();
+                if chars > COMPATIBILITY_MAX_CHARS {
+                    out.push(
+                        Finding::new(
+                            Check::CompatibilityTooLong,
+                            format!("`compatibility` is {chars} characters long; the limit is {COMPATIBILITY_MAX_CHARS}"),
+                            Some(e.value_span.clone()),
+                        )
+                        .help("keep it to the environment requirements; move the rest into the body"),
+                    );
+                }
+            }
+        }
+    }
+    if let Some(e) = skill.field("metadata") {
+        match &e.value {
+            Value::Mapping(entries) => {
+                for (k, v) in entries {
+                    if v.value.as_str().is_some() {
+                        continue;
+                    }
+                    let key = k.value.key_string();
+                    let help = match &v.value {
+                        Value::Number(_) | Value::Bool(_) => format!(
+                            "quote it: `{key}: \"{}\"` (YAML reads it as a {})",
+                            v.value.to_json(),
+                            v.value.kind()
+                        ),
+                        Value::Null => format!("give `{key}` a value or remove it"),
+                        _ => format!(
+                            "metadata values are strings: write `{key}` as one string, or split it into flat keys"
+                        ),
+                    };
+                    let span = if v.span.is_empty() {
+                        k.span.clone()
+                    } else {
+                        v.span.clone()
+                    };
+                    out.push(
+                        Finding::new(
+                            Check::MetadataValueNotString,
+                            format!(
+                                "`metadata.{key}` must be a string, found a {}",
+                                v.value.kind()
+                            ),
+                            Some(span),
+                        )
+                        .help(help),
+                    );
+                }
+            }
+            other => out.push(
+                Finding::new(
+                    Check::MetadataNotMapping,
+                    format!(
+                        "`metadata` must be a mapping of strings to strings, found a {}",
+                        other.kind()
+                    ),
+                    Some(if e.value_span.is_empty() {
+                        e.key_span.clone()
+                    } else {
+                        e.value_span.clone()
+                    }),
+                )
+                .help("write it as `metadata:` followed by indented `key: \"value\"` lines"),
+            ),
+        }
+    }
+    if let Some(e) = skill.field("allowed-tools")
+        && e.value.as_str().is_none()
+    {
+        let help = match &e.value {
+            Value::Sequence(items) => {
+                let joined: Vec<String> = items
+                    .iter()
+                    .map(|n| {
+                        n.value
+                            .as_str()
+                            .map_or_else(|| n.value.to_json().to_string(), str::to_string)
+                    })
+                    .collect();
+                format!(
+                    "write it as one space-separated string: `allowed-tools: {}`",
+                    joined.join(" ")
+                )
+            }
+            _ => {
+                "write it as one space-separated string, such as `allowed-tools: Read Bash(git:*)`"
+                    .to_string()
+            }
+        };
+        out.push(
+            Finding::new(
+                Check::AllowedToolsNotString,
+                format!(
+                    "`allowed-tools` must be a space-separated string, found a {}",
+                    e.value.kind()
+                ),
+                Some(if e.value_span.is_empty() {
+                    e.key_span.clone()
+                } else {
+                    e.value_span.clone()
+                }),
+            )
+            .help(help),
+        );
+    }
+    if let Some(e) = skill.field("license")
+        && e.value.as_str().is_none()
+    {
+        out.push(
+            Finding::new(
+                Check::LicenseNotString,
+                format!("`license` should be a string, found a {}", e.value.kind()),
+                Some(if e.value_span.is_empty() {
+                    e.key_span.clone()
+                } else {
+                    e.value_span.clone()
+                }),
+            )
+            .help("name one license (`license: MIT`) or a bundled file (`license: LICENSE.txt`)"),
+        );
+    }
+}
+
+fn check_body(skill: &SkillMd, out: &mut Vec<Finding>) {
+    let body = skill.body();
+    if body.trim().is_empty() {
+        out.push(
+            Finding::new(
+                Check::BodyEmpty,
+                "the body after the frontmatter is empty",
+                Some(skill.closing_fence()),
+            )
+            .help("write the instructions the agent follows once the skill is activated"),
+        );
+        return;
+    }
+    let lines = body.lines().count();
+    if lines > BODY_MAX_LINES {
+        out.push(
+            Finding::new(
+                Check::BodyTooLong,
+                format!("the body is {lines} lines long; keep SKILL.md under {BODY_MAX_LINES}"),
+                Some(line_at(skill, nth_line_start(body, BODY_MAX_LINES))),
+            )
+            .help("move detailed material into `references/` files and link them from SKILL.md"),
+        );
+    }
+    let tokens = estimate_tokens(body);
+    if tokens > BODY_MAX_TOKENS {
+        out.push(
+            Finding::new(
+                Check::BodyTooManyTokens,
+                format!("the body is about {tokens} tokens (bytes / 4); keep it under {BODY_MAX_TOKENS}"),
+                Some(line_at(skill, BODY_MAX_TOKENS * 4)),
+            )
+            .help("the whole body is loaded when the skill activates: move reference material into `references/`"),
+        );
+    }
+}
+
+/// Byte offset (within `body`) of the start of line `n` (0-based).
+fn nth_line_start(body: &str, n: usize) -> usize {
+    memchr::memchr_iter(b'\n', body.as_bytes())
+        .nth(n.saturating_sub(1))
+        .map_or(body.len(), |i| i + 1)
+}
+
+/// The span of the body line that contains body offset `offset`, as a file range.
+fn line_at(skill: &SkillMd, offset: usize) -> Range<usize> {
+    let body = skill.body();
+    let base = skill.body_span().start;
+    let mut at = offset.min(body.len());
+    while !body.is_char_boundary(at) {
+        at -= 1;
+    }
+    let start = body
+        .get(..at)
+        .and_then(|b| b.rfind('\n'))
+        .map_or(0, |i| i + 1);
+    let end = body
+        .get(start..)
+        .and_then(|b| b.find('\n'))
+        .map_or(body.len(), |i| start + i);
+    base + start..base + end.trim_end_cr(body)
+}
+
+trait TrimCr {
+    fn trim_end_cr(self, text: &str) -> usize;
+}
+
+impl TrimCr for usize {
+    fn trim_end_cr(self, text: &str) -> usize {
+        if self > 0 && text.as_bytes().get(self - 1) == Some(&b'\r') {
+            self - 1
+        } else {
+            self
+        }
+    }
+}

@@ -1,0 +1,722 @@
+//! Read and validate one Agent Skills `SKILL.md`.
+//!
+//! A `SKILL.md` is YAML frontmatter between two `---` lines, then Markdown
+//! ([agentskills.io/specification](https://agentskills.io/specification)). This crate turns
+//! its bytes into a [`SkillMd`] that remembers the byte span of the frontmatter, of every key
+//! and of every value, so a diagnostic can point at the exact text; and it runs every rule that
+//! needs nothing but the file and its directory's name ([`SkillMd::validate`]).
+//!
+//! It does no I/O: callers read the file (refusing ones over [`MAX_FILE_BYTES`] before they
+//! read them whole) and hand over the bytes.
+//!
+//! ```
+//! use skills_frontmatter::{Check, SkillMd};
+//!
+//! let text = "---\nname: pdf-processing\ndescription: Fill PDF forms. Use when the user sends a PDF.\n---\n# PDF\n";
+//! let skill = SkillMd::parse(text.as_bytes())?;
+//! assert_eq!(skill.name(), Some("pdf-processing"));
+//! assert_eq!(&text[skill.field("name").unwrap().value_span.clone()], "pdf-processing");
+//! assert_eq!(skill.body(), "# PDF\n");
+//!
+//! // The directory is called `pdf`, so the name does not match it.
+//! let findings = skill.validate(Some("pdf"));
+//! assert_eq!(findings.len(), 1);
+//! assert_eq!(findings[0].check, Check::NameDirMismatch);
+//! assert_eq!(findings[0].check.id(), "name-dir-mismatch");
+//! # Ok::<(), skills_frontmatter::ParseError>(())
+//! ```
+//!
+//! Parsing is strict where the specification and safety demand it and tolerant elsewhere:
+//! fences are whole lines (a `---` inside a value is text), CRLF is fine, a UTF-8 byte order
+//! mark is accepted and reported, duplicate keys are errors, and YAML anchors, aliases, depth
+//! and node counts are bounded so a "billion laughs" frontmatter fails in microseconds.
+
+use std::ops::Range;
+
+mod check;
+mod refs;
+mod split;
+mod yaml;
+
+pub use check::{
+    BODY_MAX_LINES, BODY_MAX_TOKENS, COMPATIBILITY_MAX_CHARS, Check, DESCRIPTION_MAX_CHARS,
+    Finding, NAME_MAX_CHARS, SPEC_FIELDS, VENDOR_FIELDS, estimate_tokens,
+};
+pub use refs::{Reference, ReferenceKind};
+pub use yaml::{Node, Value};
+
+/// Files larger than this (1 MiB) are refused before they are parsed.
+pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
+
+/// Why a `SKILL.md` could not be parsed at all. Every variant carries the byte span it is
+/// about, relative to the file.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ParseError {
+    /// The file is over [`MAX_FILE_BYTES`].
+    #[error("SKILL.md is {size} bytes; files over {limit} bytes are refused")]
+    TooLarge {
+        /// The file's size in bytes.
+        size: u64,
+        /// The limit in bytes.
+        limit: u64,
+    },
+    /// The bytes are not UTF-8.
+    #[error("SKILL.md is not valid UTF-8: invalid byte at offset {offset}")]
+    InvalidUtf8 {
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The first line is not `---`.
+    #[error("SKILL.md must start with a `---` line that opens the YAML frontmatter")]
+    MissingFrontmatter {
+        /// The first line.
+        span: Range<usize>,
+    },
+    /// No closing `---` line.
+    #[error("the frontmatter opened here is never closed with a `---` line")]
+    Unclosed {
+        /// The opening fence.
+        span: Range<usize>,
+    },
+    /// The YAML does not parse.
+    #[error("invalid YAML in frontmatter: {message}")]
+    InvalidYaml {
+        /// The parser's message, without position.
+        message: String,
+        /// Where the parser stopped (possibly empty).
+        span: Range<usize>,
+    },
+    /// A key appears twice.
+    #[error("duplicate key in frontmatter: {message}")]
+    DuplicateKey {
+        /// The parser's message.
+        message: String,
+        /// The second occurrence.
+        span: Range<usize>,
+    },
+    /// The YAML breaks the alias, anchor, depth or node budget.
+    #[error("frontmatter YAML is too complex: {message}")]
+    TooComplex {
+        /// Which budget, from the parser.
+        message: String,
+        /// Where the parser stopped.
+        span: Range<usize>,
+    },
+    /// The frontmatter is empty or is not a mapping.
+    #[error("frontmatter must be a YAML mapping of fields, found {found}")]
+    NotMapping {
+        /// What was found: `nothing`, `a sequence`, `a string`...
+        found: &'static str,
+        /// The YAML text.
+        span: Range<usize>,
+    },
+}
+
+impl ParseError {
+    /// The rule this error is reported under.
+    pub fn check(&self) -> Check {
+        match self {
+            ParseError::TooLarge { .. } => Check::FileTooLarge,
+            ParseError::InvalidUtf8 { .. } => Check::InvalidUtf8,
+            ParseError::MissingFrontmatter { .. } => Check::FrontmatterMissing,
+            ParseError::Unclosed { .. } => Check::FrontmatterUnclosed,
+            ParseError::InvalidYaml { .. } => Check::YamlInvalid,
+            ParseError::DuplicateKey { .. } => Check::YamlDuplicateKey,
+            ParseError::TooComplex { .. } => Check::YamlTooComplex,
+            ParseError::NotMapping { .. } => Check::FrontmatterNotMapping,
+        }
+    }
+
+    /// The bytes of the file the error is about, if any.
+    pub fn span(&self) -> Option<Range<usize>> {
+        match self {
+            ParseError::TooLarge { .. } => None,
+            ParseError::InvalidUtf8 { offset } => Some(*offset..offset + 1),
+            ParseError::MissingFrontmatter { span }
+            | ParseError::Unclosed { span }
+            | ParseError::InvalidYaml { span, .. }
+            | ParseError::DuplicateKey { span, .. }
+            | ParseError::TooComplex { span, .. }
+            | ParseError::NotMapping { span, .. } => Some(span.clone()),
+        }
+    }
+
+    /// How to fix it.
+    pub fn help(&self) -> String {
+        match self {
+            ParseError::TooLarge { .. } => {
+                "keep SKILL.md small and move material into `references/` files".to_string()
+            }
+            ParseError::InvalidUtf8 { .. } => "save the file as UTF-8".to_string(),
+            ParseError::MissingFrontmatter { .. } => {
+                "start the file with `---`, then `name:` and `description:`, then `---`; nothing may come before the first `---`".to_string()
+            }
+            ParseError::Unclosed { .. } => {
+                "add a line containing only `---` after the last frontmatter field".to_string()
+            }
+            ParseError::InvalidYaml { message, .. } => {
+                if message.contains("mapping values are not allowed") {
+                    "a value containing `: ` must be quoted: `description: \"Use when: ...\"`, or written as a block (`description: >-`)".to_string()
+                } else if message.contains("tab") {
+                    "indent with spaces, not tabs".to_string()
+                } else {
+                    "fix the YAML syntax at the marked position; quote values that contain `:`, `#`, `[` or `{`".to_string()
+                }
+            }
+            ParseError::DuplicateKey { .. } => "remove one of the two entries".to_string(),
+            ParseError::TooComplex { .. } => {
+                "write the frontmatter as plain fields: no anchors/aliases bombs and no deep nesting".to_string()
+            }
+            ParseError::NotMapping { .. } => {
+                "write the frontmatter as `key: value` lines, at least `name:` and `description:`".to_string()
+            }
+        }
+    }
+}
+
+/// One top-level frontmatter field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    /// The key, as text.
+    pub key: String,
+    /// Byte range of the key in the file.
+    pub key_span: Range<usize>,
+    /// The value, with spans of its own nodes.
+    pub value: Value,
+    /// Byte range of the value in the file (for a block collection, possibly empty at its
+    /// start).
+    pub value_span: Range<usize>,
+}
+
+/// A parsed `SKILL.md`: the text, the frontmatter fields in source order, the body, and
+/// where each of them sits in the file.
+#[derive(Debug, Clone)]
+pub struct SkillMd {
+    source: String,
+    bom: bool,
+    opening: Range<usize>,
+    yaml: Range<usize>,
+    closing: Range<usize>,
+    body: Range<usize>,
+    entries: Vec<Entry>,
+}
+
+impl SkillMd {
+    /// Parses the bytes of a `SKILL.md`.
+    ///
+    /// # Errors
+    ///
+    /// A [`ParseError`] when the file is too large, not UTF-8, has no or unclosed frontmatter,
+    /// or its frontmatter is not a YAML mapping within the budgets.
+    pub fn parse(bytes: &[u8]) -> Result<Self, ParseError> {
+        let size = bytes.len() as u64;
+        if size > MAX_FILE_BYTES {
+            return Err(ParseError::TooLarge {
+                size,
+                limit: MAX_FILE_BYTES,
+            });
+        }
+        let source = std::str::from_utf8(bytes)
+            .map_err(|e| ParseError::InvalidUtf8 {
+                offset: e.valid_up_to(),
+            })?
+            .to_string();
+        Self::parse_str(source)
+    }
+
+    /// Parses an already-decoded `SKILL.md`.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillMd::parse`], except for the size and encoding checks.
+    pub fn parse_str(source: impl Into<String>) -> Result<Self, ParseError> {
+        let source: String = source.into();
+        let bom = source.starts_with('\u{feff}');
+        let start = if bom { 3 } else { 0 };
+        let fences = split::split(&source, start).map_err(|e| match e {
+            split::FenceError::Missing(span) => ParseError::MissingFrontmatter { span },
+            split::FenceError::Unclosed(span) => ParseError::Unclosed { span },
+        })?;
+        let yaml_text = source.get(fences.yaml.clone()).unwrap_or("");
+        let root = yaml::parse(yaml_text, fences.yaml.start).map_err(|e| {
+            let at = fences.yaml.start + e.offset;
+            let end = source
+                .get(at..)
+                .and_then(|s| s.chars().next())
+                .map_or(at, |c| at + c.len_utf8());
+            let span = at..end;
+            match e.kind {
+                yaml::YamlErrorKind::Syntax => ParseError::InvalidYaml {
+                    message: e.message,
+                    span,
+                },
+                yaml::YamlErrorKind::DuplicateKey => ParseError::DuplicateKey {
+                    message: e.message,
+                    span,
+                },
+                yaml::YamlErrorKind::TooComplex => ParseError::TooComplex {
+                    message: e.message,
+                    span,
+                },
+            }
+        })?;
+        let entries = match root.value {
+            Value::Mapping(entries) if !entries.is_empty() => entries
+                .into_iter()
+                .map(|(k, v)| Entry {
+                    key: k.value.key_string(),
+                    key_span: k.span,
+                    value: v.value,
+                    value_span: v.span,
+                })
+                .collect(),
+            other => {
+                let blank = yaml_text
+                    .lines()
+                    .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'));
+                let found = match other {
+                    _ if blank => "nothing",
+                    Value::Mapping(_) => "an empty mapping",
+                    Value::Sequence(_) => "a sequence",
+                    Value::String(_) => "a string",
+                    Value::Number(_) => "a number",
+                    Value::Bool(_) => "a boolean",
+                    Value::Null => "null",
+                };
+                return Err(ParseError::NotMapping {
+                    found,
+                    span: if blank {
+                        fences.opening.start..fences.closing.end
+                    } else {
+                        fences.yaml
+                    },
+                });
+            }
+        };
+        Ok(Self {
+            source,
+            bom,
+            opening: fences.opening,
+            yaml: fences.yaml,
+            closing: fences.closing,
+            body: fences.body,
+            entries,
+        })
+    }
+
+    /// The whole file as text (including a BOM, if there was one), so spans index into it.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Whether the file starts with a UTF-8 byte order mark.
+    pub fn has_bom(&self) -> bool {
+        self.bom
+    }
+
+    /// The top-level fields, in source order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// One top-level field by exact key.
+    pub fn field(&self, key: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.key == key)
+    }
+
+    fn str_field(&self, key: &str) -> Option<&str> {
+        self.field(key).and_then(|e| e.value.as_str())
+    }
+
+    /// `name`, if it is a string.
+    pub fn name(&self) -> Option<&str> {
+        self.str_field("name")
+    }
+
+    /// `description`, if it is a string.
+    pub fn description(&self) -> Option<&str> {
+        self.str_field("description")
+    }
+
+    /// `license`, if it is a string.
+    pub fn license(&self) -> Option<&str> {
+        self.str_field("license")
+    }
+
+    /// `compatibility`, if it is a string.
+    pub fn compatibility(&self) -> Option<&str> {
+        self.str_field("compatibility")
+    }
+
+    /// `allowed-tools`, if it is a string.
+    pub fn allowed_tools(&self) -> Option<&str> {
+        self.str_field("allowed-tools")
+    }
+
+    /// The string entries of `metadata`, in source order; non-string values are left out (the
+    /// `metadata-value-not-string` rule reports them).
+    pub fn metadata(&self) -> Vec<(String, &str)> {
+        match self.field("metadata").map(|e| &e.value) {
+            Some(Value::Mapping(entries)) => entries
+                .iter()
+                .filter_map(|(k, v)| v.value.as_str().map(|s| (k.value.key_string(), s)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The whole frontmatter as JSON, every field verbatim and in order, values typed as a
+    /// YAML 1.2 parser reads them (`version: 1.0` is the number `1.0`).
+    pub fn frontmatter_json(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.entries
+            .iter()
+            .map(|e| (e.key.clone(), e.value.to_json()))
+            .collect()
+    }
+
+    /// The frontmatter YAML text, between the fences.
+    pub fn frontmatter_text(&self) -> &str {
+        self.source.get(self.yaml.clone()).unwrap_or("")
+    }
+
+    /// Byte range of the frontmatter YAML.
+    pub fn frontmatter_range(&self) -> Range<usize> {
+        self.yaml.clone()
+    }
+
+    /// Byte range of the opening fence line.
+    pub fn opening_fence(&self) -> Range<usize> {
+        self.opening.clone()
+    }
+
+    /// Byte range of the closing fence line.
+    pub fn closing_fence(&self) -> Range<usize> {
+        self.closing.clone()
+    }
+
+    /// The Markdown body after the closing fence, untouched (line endings kept).
+    pub fn body(&self) -> &str {
+        self.source.get(self.body.clone()).unwrap_or("")
+    }
+
+    /// Byte range of the body.
+    pub fn body_span(&self) -> Range<usize> {
+        self.body.clone()
+    }
+
+    /// Where a whole-frontmatter finding (a missing field) points: the opening fence.
+    pub(crate) fn frontmatter_span(&self) -> Option<Range<usize>> {
+        Some(self.opening.clone())
+    }
+
+    /// Runs every check that needs only this file and, when given, the name of its directory
+    /// (for `name-dir-mismatch`). Findings come in a fixed order: encoding, fields, name,
+    /// description, optional fields, body.
+    pub fn validate(&self, dir_name: Option<&str>) -> Vec<Finding> {
+        check::validate(self, dir_name)
+    }
+
+    /// The local files the body refers to: Markdown links and images with relative targets,
+    /// and bare `scripts/…`, `references/…`, `assets/…` paths. Spans are file offsets.
+    pub fn references(&self) -> Vec<Reference> {
+        refs::find(self.body(), self.body.start)
+    }
+}
+
+/// Finds local file references in any Markdown text (for files other than `SKILL.md`).
+pub fn find_references(markdown: &str) -> Vec<Reference> {
+    refs::find(markdown, 0)
+}
+
+/// The 1-based line and 1-based column (in characters) of byte `offset` in `text`.
+/// Offsets past the end map to the end; an offset inside a character maps to that character.
+pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(text.len());
+    while !text.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = text.get(..offset).unwrap_or("");
+    let line = memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<SkillMd, ParseError> {
+        SkillMd::parse(text.as_bytes())
+    }
+
+    fn ids(text: &str, dir: &str) -> Vec<&'static str> {
+        parse(text)
+            .unwrap()
+            .validate(Some(dir))
+            .into_iter()
+            .map(|f| f.check.id())
+            .collect()
+    }
+
+    const GOOD: &str =
+        "---\nname: my-skill\ndescription: Does things. Use when asked.\n---\n# Body\n";
+
+    #[test]
+    fn good_skill_is_clean() {
+        assert!(ids(GOOD, "my-skill").is_empty());
+    }
+
+    #[test]
+    fn dashes_inside_a_value_are_text() {
+        let s = parse("---\nname: a\ndescription: before --- after\n---\nbody\n").unwrap();
+        assert_eq!(s.description(), Some("before --- after"));
+    }
+
+    #[test]
+    fn crlf_parses_and_keeps_body() {
+        let s = parse("---\r\nname: a\r\ndescription: b\r\n---\r\nline\r\n").unwrap();
+        assert_eq!(s.name(), Some("a"));
+        assert_eq!(s.body(), "line\r\n");
+    }
+
+    #[test]
+    fn bom_is_tolerated_and_reported() {
+        let text = format!("\u{feff}{GOOD}");
+        let s = parse(&text).unwrap();
+        assert!(s.has_bom());
+        assert_eq!(s.name(), Some("my-skill"));
+        assert_eq!(ids(&text, "my-skill"), ["utf8-bom"]);
+    }
+
+    #[test]
+    fn invalid_utf8_names_the_offset() {
+        let mut bytes = b"---\nname: caf".to_vec();
+        bytes.push(0xe9);
+        assert_eq!(
+            SkillMd::parse(&bytes).unwrap_err(),
+            ParseError::InvalidUtf8 { offset: 13 }
+        );
+    }
+
+    #[test]
+    fn too_large_is_refused() {
+        let big = vec![b'a'; MAX_FILE_BYTES as usize + 1];
+        assert!(matches!(
+            SkillMd::parse(&big),
+            Err(ParseError::TooLarge { .. })
+        ));
+    }
+
+    #[test]
+    fn structural_errors() {
+        assert!(matches!(
+            parse("# no frontmatter"),
+            Err(ParseError::MissingFrontmatter { .. })
+        ));
+        assert!(matches!(
+            parse("---\nname: a\n"),
+            Err(ParseError::Unclosed { .. })
+        ));
+        assert!(matches!(
+            parse("---\n- a\n---\n"),
+            Err(ParseError::NotMapping {
+                found: "a sequence",
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse("---\n---\n"),
+            Err(ParseError::NotMapping {
+                found: "nothing",
+                ..
+            })
+        ));
+        let err = parse("---\nname: a\nname: b\n---\n").unwrap_err();
+        assert_eq!(err.check(), Check::YamlDuplicateKey);
+        assert_eq!(err.span(), Some(12..13));
+    }
+
+    #[test]
+    fn unquoted_colon_points_at_the_colon() {
+        let text = "---\nname: a\ndescription: Use when: asked\n---\n";
+        let err = parse(text).unwrap_err();
+        assert_eq!(err.check(), Check::YamlInvalid);
+        let span = err.span().unwrap();
+        assert_eq!(line_col(text, span.start), (3, 22));
+        assert!(err.help().contains("quoted"));
+    }
+
+    #[test]
+    fn billion_laughs_fails_fast() {
+        let mut text = String::from(
+            "---\na: &a [\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\",\"lol\"]\n",
+        );
+        for i in 1..9u8 {
+            let (p, n) = ((b'a' + i - 1) as char, (b'a' + i) as char);
+            text.push_str(&format!(
+                "{n}: &{n} [*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p},*{p}]\n"
+            ));
+        }
+        text.push_str("---\n");
+        let started = std::time::Instant::now();
+        let err = parse(&text).unwrap_err();
+        assert_eq!(err.check(), Check::YamlTooComplex, "{err}");
+        assert!(started.elapsed() < std::time::Duration::from_secs(1));
+    }
+
+    #[test]
+    fn deep_nesting_fails() {
+        let text = format!("---\nx: {}\n---\n", "[".repeat(10_000));
+        assert_eq!(parse(&text).unwrap_err().check(), Check::YamlTooComplex);
+    }
+
+    #[test]
+    fn spans_for_keys_and_values() {
+        let s = parse(GOOD).unwrap();
+        let e = s.field("description").unwrap();
+        assert_eq!(&GOOD[e.key_span.clone()], "description");
+        assert_eq!(&GOOD[e.value_span.clone()], "Does things. Use when asked.");
+        assert_eq!(line_col(GOOD, e.value_span.start), (3, 14));
+    }
+
+    #[test]
+    fn name_rules() {
+        let with = |name: &str, dir: &str| {
+            ids(
+                &format!("---\nname: {name}\ndescription: Use when asked.\n---\nbody\n"),
+                dir,
+            )
+        };
+        assert_eq!(
+            with("-Bad--Name_", "-Bad--Name_"),
+            [
+                "name-not-lowercase",
+                "name-hyphen-edge",
+                "name-consecutive-hyphens",
+                "name-invalid-chars"
+            ]
+        );
+        assert_eq!(with(&"a".repeat(65), &"a".repeat(65)), ["name-too-long"]);
+        assert!(with(&"a".repeat(64), &"a".repeat(64)).is_empty());
+        assert_eq!(with("other", "dir"), ["name-dir-mismatch"]);
+        assert_eq!(with("навык", "навык"), ["name-non-ascii"]);
+        assert_eq!(
+            with("НАВЫК", "НАВЫК"),
+            ["name-not-lowercase", "name-non-ascii"]
+        );
+        // NFKC: fullwidth letters equal their ASCII forms, as in the reference validator.
+        assert!(with("ｍｙ-skill", "my-skill").is_empty());
+        assert_eq!(with("\"123\"", "123"), Vec::<&str>::new());
+        assert_eq!(with("true", "true"), ["name-not-string"]);
+        assert_eq!(with("\"\"", "x"), ["name-empty"]);
+    }
+
+    #[test]
+    fn description_and_optional_rules() {
+        let with = |fields: &str| ids(&format!("---\nname: s\n{fields}\n---\nbody\n"), "s");
+        assert_eq!(with("description: x"), ["description-no-trigger"]);
+        assert_eq!(
+            with(&format!("description: {}when", "x".repeat(1021))),
+            ["description-too-long"]
+        );
+        assert!(with(&format!("description: {}when", "x".repeat(1020))).is_empty());
+        assert_eq!(with("description: Use <b> when"), ["description-xml-chars"]);
+        assert_eq!(with("description: \"\""), ["description-empty"]);
+        assert_eq!(with("description: [a]"), ["description-not-string"]);
+        assert_eq!(
+            with("description: Use when.\ncompatibility: \"\""),
+            ["compatibility-empty"]
+        );
+        assert_eq!(
+            with("description: Use when.\ncompatibility: 3"),
+            ["compatibility-not-string"]
+        );
+        assert_eq!(
+            with(&format!(
+                "description: Use when.\ncompatibility: {}",
+                "x".repeat(501)
+            )),
+            ["compatibility-too-long"]
+        );
+        assert_eq!(
+            with("description: Use when.\nmetadata:\n  version: 1.0"),
+            ["metadata-value-not-string"]
+        );
+        assert_eq!(
+            with("description: Use when.\nmetadata: x"),
+            ["metadata-not-mapping"]
+        );
+        assert_eq!(
+            with("description: Use when.\nallowed-tools: [Read, Bash]"),
+            ["allowed-tools-not-string"]
+        );
+        assert_eq!(
+            with("description: Use when.\nlicense: [MIT]"),
+            ["license-not-string"]
+        );
+        assert_eq!(
+            with("description: Use when.\nversion: 1"),
+            ["unknown-field"]
+        );
+        assert_eq!(
+            with("description: Use when.\nmodel: opus"),
+            ["vendor-field"]
+        );
+        assert_eq!(
+            ids("---\ndescription: Use when.\n---\nb\n", "s"),
+            ["name-missing"]
+        );
+        assert_eq!(ids("---\nname: s\n---\nb\n", "s"), ["description-missing"]);
+    }
+
+    #[test]
+    fn metadata_hint_says_to_quote() {
+        let s = parse("---\nname: s\ndescription: Use when.\nmetadata:\n  version: 1.0\n---\nb\n")
+            .unwrap();
+        let f = &s.validate(Some("s"))[0];
+        assert_eq!(
+            f.help.as_deref(),
+            Some("quote it: `version: \"1.0\"` (YAML reads it as a number)")
+        );
+        assert_eq!(&s.source()[f.span.clone().unwrap()], "1.0");
+    }
+
+    #[test]
+    fn body_rules() {
+        let body = "line\n".repeat(501);
+        let text = format!("---\nname: s\ndescription: Use when.\n---\n{body}");
+        let s = parse(&text).unwrap();
+        let f = s.validate(Some("s"));
+        assert_eq!(f[0].check, Check::BodyTooLong);
+        assert_eq!(line_col(&text, f[0].span.clone().unwrap().start).0, 4 + 501);
+        assert_eq!(
+            ids("---\nname: s\ndescription: Use when.\n---\n\n", "s"),
+            ["body-empty"]
+        );
+        let long = "word ".repeat(4001);
+        assert_eq!(
+            ids(
+                &format!("---\nname: s\ndescription: Use when.\n---\n{long}\n"),
+                "s"
+            ),
+            ["body-too-many-tokens"]
+        );
+    }
+
+    #[test]
+    fn frontmatter_json_is_verbatim_and_typed() {
+        let s = parse("---\nname: s\ndescription: d\nmetadata:\n  version: 1.0\n  tags: [a, b]\nx-custom: true\n---\n").unwrap();
+        assert_eq!(
+            serde_json::Value::Object(s.frontmatter_json()).to_string(),
+            r#"{"name":"s","description":"d","metadata":{"version":1.0,"tags":["a","b"]},"x-custom":true}"#
+        );
+    }
+
+    #[test]
+    fn line_col_counts_characters() {
+        assert_eq!(line_col("ab\ncé d", 7), (2, 4));
+        assert_eq!(line_col("ab", 99), (1, 3));
+    }
+}

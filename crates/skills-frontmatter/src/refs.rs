@@ -1,0 +1,209 @@
+//! Finding the files a `SKILL.md` body points at: Markdown links and images, and bare paths
+//! under the conventional `scripts/`, `references/` and `assets/` folders.
+
+use std::ops::Range;
+
+use pulldown_cmark::{Event, Options, Parser, Tag};
+
+/// How a body refers to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ReferenceKind {
+    /// `[text](path)` or `![alt](path)`.
+    Link,
+    /// A path written as text or code, such as `scripts/fill.py`.
+    Bare,
+}
+
+/// A local file reference found in a Markdown text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reference {
+    /// The target as written, without `#fragment` or `?query`.
+    pub target: String,
+    /// The target resolved against the skill root with `.` and `..` removed, `/`-separated;
+    /// `None` when it is absolute or climbs out of the skill directory.
+    pub resolved: Option<String>,
+    /// Byte range of the target in the text that was scanned (offset by the caller's base).
+    pub span: Range<usize>,
+    /// Link or bare path.
+    pub kind: ReferenceKind,
+}
+
+impl Reference {
+    /// Whether the target is an absolute path (`/x`, `C:\x`, `\\server`).
+    pub fn is_absolute(&self) -> bool {
+        let t = self.target.as_str();
+        t.starts_with('/')
+            || t.starts_with('\\')
+            || matches!(t.as_bytes(), [drive, b':', ..] if drive.is_ascii_alphabetic())
+    }
+}
+
+/// The conventional folders whose bare paths count as references.
+const FOLDERS: [&str; 3] = ["scripts/", "references/", "assets/"];
+
+/// Resolves `target` against the skill root. `None` for absolute paths and paths that climb
+/// above the root.
+pub(crate) fn resolve(target: &str) -> Option<String> {
+    if target.starts_with('/') || target.starts_with('\\') {
+        return None;
+    }
+    let mut parts: Vec<&str> = Vec::new();
+    for part in target.split(['/', '\\']) {
+        match part {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            p => parts.push(p),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn has_scheme(dest: &str) -> bool {
+    // A scheme is letters, digits, `+`, `-`, `.` before the first `:`, and at least two
+    // characters long so `C:/x` stays a (Windows) path.
+    match dest.find(':') {
+        Some(i) if i >= 2 => dest.get(..i).is_some_and(|s| {
+            s.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
+        }),
+        _ => false,
+    }
+}
+
+fn strip_suffixes(dest: &str) -> &str {
+    let end = dest.find(['#', '?']).unwrap_or(dest.len());
+    dest.get(..end).unwrap_or(dest)
+}
+
+/// Finds every local reference in `text`. Spans are offset by `base`.
+pub(crate) fn find(text: &str, base: usize) -> Vec<Reference> {
+    let mut out = Vec::new();
+    let mut link_ranges: Vec<Range<usize>> = Vec::new();
+    // Markdown parsing is the expensive part; most bodies have no links at all.
+    if memchr::memmem::find(text.as_bytes(), b"](").is_some()
+        || memchr::memmem::find(text.as_bytes(), b"]:").is_some()
+        || memchr::memchr(b'<', text.as_bytes()).is_some()
+    {
+        for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+            let dest = match &event {
+                Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                    dest_url.clone()
+                }
+                _ => continue,
+            };
+            link_ranges.push(range.clone());
+            let raw = dest.trim();
+            if raw.is_empty() || raw.starts_with('#') || has_scheme(raw) {
+                continue;
+            }
+            let target = strip_suffixes(raw);
+            if target.is_empty() {
+                continue;
+            }
+            let target = target.replace("%20", " ");
+            // Point at the destination inside `[text](dest)` when it can be found.
+            let span = text
+                .get(range.clone())
+                .and_then(|s| s.rfind(raw))
+                .map_or(range.clone(), |i| {
+                    range.start + i..range.start + i + raw.len()
+                });
+            out.push(Reference {
+                resolved: resolve(&target),
+                target,
+                span: base + span.start..base + span.end,
+                kind: ReferenceKind::Link,
+            });
+        }
+    }
+    for folder in FOLDERS {
+        for start in memchr::memmem::find_iter(text.as_bytes(), folder.as_bytes()) {
+            if link_ranges.iter().any(|r| r.contains(&start)) {
+                continue;
+            }
+            // Part of a longer path or word (`foo/scripts/x`, `myscripts/x`): not ours.
+            let before = text.as_bytes().get(start.wrapping_sub(1)).copied();
+            if start > 0
+                && before.is_some_and(|b| b.is_ascii_alphanumeric() || b"/._-~$".contains(&b))
+            {
+                continue;
+            }
+            let rest = text.get(start + folder.len()..).unwrap_or("");
+            let len = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_alphanumeric() || b"._-/".contains(b))
+                .count();
+            // Placeholders such as `scripts/<name>.py` or `scripts/*.py` are not files.
+            let next = rest.as_bytes().get(len).copied();
+            if next.is_some_and(|b| b"*<{[$%".contains(&b)) {
+                continue;
+            }
+            let mut path = rest.get(..len).unwrap_or("");
+            path = path.trim_end_matches(['.', '/', '-', '_']);
+            if path.is_empty() {
+                continue;
+            }
+            let target = format!("{folder}{path}");
+            let end = start + target.len();
+            out.push(Reference {
+                resolved: resolve(&target),
+                target,
+                span: base + start..base + end,
+                kind: ReferenceKind::Bare,
+            });
+        }
+    }
+    out.sort_by_key(|r| r.span.start);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn targets(text: &str) -> Vec<String> {
+        find(text, 0).into_iter().map(|r| r.target).collect()
+    }
+
+    #[test]
+    fn links_and_bare_paths() {
+        let text = "See [forms](references/FORMS.md#top) and run `python scripts/fill.py`.\n\
+                    ![logo](assets/logo.png)\nAlso scripts/check.sh.\n";
+        assert_eq!(
+            targets(text),
+            [
+                "references/FORMS.md",
+                "scripts/fill.py",
+                "assets/logo.png",
+                "scripts/check.sh"
+            ]
+        );
+    }
+
+    #[test]
+    fn ignores_urls_anchors_and_placeholders() {
+        let text = "[a](https://x.org/scripts/a.py) [b](#sec) [c](mailto:x@y) \
+                    scripts/<name>.py scripts/*.sh ~/.claude/skills/x/scripts/a.py myscripts/x";
+        assert!(targets(text).is_empty(), "{:?}", targets(text));
+    }
+
+    #[test]
+    fn spans_point_at_the_target() {
+        let text = "x [guide](references/GUIDE.md) y";
+        let r = &find(text, 10)[0];
+        assert_eq!(
+            &text[r.span.start - 10..r.span.end - 10],
+            "references/GUIDE.md"
+        );
+    }
+
+    #[test]
+    fn resolution() {
+        assert_eq!(resolve("./a/../b/c.md").as_deref(), Some("b/c.md"));
+        assert_eq!(resolve("../x.md"), None);
+        assert_eq!(resolve("/etc/passwd"), None);
+    }
+}

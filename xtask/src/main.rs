@@ -1,0 +1,2 @@
+//! Development tasks: `cargo xtask ci`.
+fn main() {}
