@@ -42,7 +42,7 @@ pub use check::{
     BODY_MAX_LINES, BODY_MAX_TOKENS, COMPATIBILITY_MAX_CHARS, Check, DESCRIPTION_MAX_CHARS,
     Finding, NAME_MAX_CHARS, SPEC_FIELDS, VENDOR_FIELDS, estimate_tokens,
 };
-pub use refs::{Reference, ReferenceKind};
+pub use refs::{Reference, ReferenceKind, resolve as resolve_reference};
 pub use yaml::{Node, Value};
 
 /// Files larger than this (1 MiB) are refused before they are parsed.

@@ -44,7 +44,7 @@ const FOLDERS: [&str; 3] = ["scripts/", "references/", "assets/"];
 
 /// Resolves `target` against the skill root. `None` for absolute paths and paths that climb
 /// above the root.
-pub(crate) fn resolve(target: &str) -> Option<String> {
+pub fn resolve(target: &str) -> Option<String> {
     if target.starts_with('/') || target.starts_with('\\') {
         return None;
     }

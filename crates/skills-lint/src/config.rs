@@ -1,0 +1,205 @@
+//! Severity configuration: `skills.toml` and the `--deny`/`--warn`/`--allow`/`--strict` flags.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::rules::{self, Severity};
+
+/// The file name of the configuration file.
+pub const CONFIG_FILE: &str = "skills.toml";
+
+/// What to do with a rule's findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Level {
+    /// Report as an error.
+    Deny,
+    /// Report as a warning.
+    Warn,
+    /// Do not report.
+    Allow,
+}
+
+/// Which rules report at which severity, and whether warnings fail the run.
+#[derive(Debug, Clone, Default)]
+pub struct Config {
+    levels: HashMap<&'static str, Level>,
+    /// Warnings fail the run too.
+    pub strict: bool,
+    /// The configuration file this was read from, if any.
+    pub source: Option<PathBuf>,
+}
+
+/// A problem with the configuration.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A rule id that does not exist.
+    #[error("unknown rule `{id}`{}", suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownRule {
+        /// The id as given.
+        id: String,
+        /// The closest real id.
+        suggestion: Option<&'static str>,
+    },
+    /// `skills.toml` could not be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// `skills.toml` is not valid.
+    #[error("invalid {}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, from the TOML parser.
+        message: String,
+        /// Byte range of the problem in the file.
+        span: Option<std::ops::Range<usize>>,
+        /// The file's text, for rendering.
+        text: String,
+    },
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    #[serde(default)]
+    lint: LintSection,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LintSection {
+    #[serde(default)]
+    strict: bool,
+    #[serde(default)]
+    deny: Vec<String>,
+    #[serde(default)]
+    warn: Vec<String>,
+    #[serde(default)]
+    allow: Vec<String>,
+}
+
+impl Config {
+    /// Sets the level of one rule.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError::UnknownRule`] when no rule has this id.
+    pub fn set(&mut self, id: &str, level: Level) -> Result<(), ConfigError> {
+        let rule = rules::rule(id).ok_or_else(|| ConfigError::UnknownRule {
+            id: id.to_string(),
+            suggestion: rules::suggest(id),
+        })?;
+        self.levels.insert(rule.id, level);
+        Ok(())
+    }
+
+    /// The severity a rule reports at, or `None` when it is allowed.
+    pub fn severity(&self, id: &str) -> Option<Severity> {
+        match self.levels.get(id) {
+            Some(Level::Deny) => Some(Severity::Error),
+            Some(Level::Warn) => Some(Severity::Warning),
+            Some(Level::Allow) => None,
+            None => Some(rules::rule(id).map_or(Severity::Error, |r| r.default)),
+        }
+    }
+
+    /// Reads a `skills.toml`. Within the file, `allow` is applied first, then `warn`, then
+    /// `deny`, so a rule named twice ends at the stricter level.
+    ///
+    /// # Errors
+    ///
+    /// When the file cannot be read, is not valid TOML, has unknown keys, or names an unknown
+    /// rule.
+    pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::from_toml(&text, path)
+    }
+
+    /// Parses the text of a `skills.toml` (`path` is only used in errors).
+    ///
+    /// # Errors
+    ///
+    /// As [`Config::from_file`].
+    pub fn from_toml(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        let file: File = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_path_buf(),
+            message: e.message().to_string(),
+            span: e.span(),
+            text: text.to_string(),
+        })?;
+        let mut config = Config {
+            strict: file.lint.strict,
+            source: Some(path.to_path_buf()),
+            ..Config::default()
+        };
+        for (ids, level) in [
+            (&file.lint.allow, Level::Allow),
+            (&file.lint.warn, Level::Warn),
+            (&file.lint.deny, Level::Deny),
+        ] {
+            for id in ids {
+                config.set(id, level)?;
+            }
+        }
+        Ok(config)
+    }
+
+    /// Finds the nearest `skills.toml` in `start` or its ancestors and reads it; the default
+    /// configuration when there is none.
+    ///
+    /// # Errors
+    ///
+    /// As [`Config::from_file`], for the file found.
+    pub fn discover(start: &Path) -> Result<Self, ConfigError> {
+        let start = std::path::absolute(start).unwrap_or_else(|_| start.to_path_buf());
+        for dir in start.ancestors() {
+            let candidate = dir.join(CONFIG_FILE);
+            if candidate.is_file() {
+                return Self::from_file(&candidate);
+            }
+        }
+        Ok(Config::default())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn levels_from_toml() {
+        let c = Config::from_toml(
+            "[lint]\nstrict = true\nallow = [\"vendor-field\"]\ndeny = [\"body-too-long\"]\n",
+            Path::new("skills.toml"),
+        )
+        .unwrap();
+        assert!(c.strict);
+        assert_eq!(c.severity("vendor-field"), None);
+        assert_eq!(c.severity("body-too-long"), Some(Severity::Error));
+        assert_eq!(c.severity("name-missing"), Some(Severity::Error));
+        assert_eq!(c.severity("unknown-field"), Some(Severity::Warning));
+    }
+
+    #[test]
+    fn unknown_rules_and_keys_are_errors() {
+        let err = Config::from_toml("[lint]\nallow = [\"name-to-long\"]\n", Path::new("s.toml"))
+            .unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "unknown rule `name-to-long`; did you mean `name-too-long`?"
+        );
+        let err = Config::from_toml("[lint]\nalow = []\n", Path::new("s.toml")).unwrap_err();
+        assert!(
+            matches!(err, ConfigError::Parse { span: Some(_), .. }),
+            "{err}"
+        );
+    }
+}

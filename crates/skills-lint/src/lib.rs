@@ -1,0 +1,780 @@
+//! Lint Agent Skills: every rule of the specification and its best practices, over one skill
+//! or a whole tree of them.
+//!
+//! `skills-frontmatter` checks what one `SKILL.md` can tell; this crate adds the rules that
+//! need the skill's directory (missing `SKILL.md`, links to files that do not exist, size
+//! limits) and the whole run (duplicate names), holds the [rule registry](RULES) with each
+//! rule's documentation, applies the severity [configuration](Config), and returns
+//! [`Diagnostic`]s with file, byte span, line and column. It never prints: rendering is the
+//! caller's (the `skills` CLI uses miette, JSON, GitHub annotations or SARIF).
+//!
+//! ```
+//! use skills_lint::{Config, Linter, Severity};
+//!
+//! let dir = tempfile::tempdir()?;
+//! let skill = dir.path().join("pdf-processing");
+//! std::fs::create_dir(&skill)?;
+//! std::fs::write(
+//!     skill.join("SKILL.md"),
+//!     "---\nname: pdf-processing\ndescription: Fill PDF forms. Use when asked.\n---\nSee [forms](references/FORMS.md).\n",
+//! )?;
+//!
+//! let report = Linter::new(Config::default()).lint_paths(&[dir.path().to_path_buf()])?;
+//! assert_eq!(report.skills.len(), 1);
+//! let d = &report.skills[0].diagnostics[0];
+//! assert_eq!((d.rule, d.severity), ("link-missing", Severity::Warning));
+//! assert_eq!(d.start.map(|p| (p.line, p.column)), Some((5, 13)));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rayon::prelude::*;
+use skills_frontmatter::{MAX_FILE_BYTES, ReferenceKind, SkillMd};
+
+mod config;
+mod rules;
+mod walk;
+
+pub use config::{CONFIG_FILE, Config, ConfigError, Level};
+pub use rules::{RULES, Rule, Scope, Severity, rule, suggest};
+
+/// The MCP skills extension's limit on the number of files in a skill.
+pub const MAX_SKILL_FILES: usize = 512;
+/// The MCP skills extension's limit on the total size of a skill, in bytes (16 MiB).
+pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A 1-based line and column (the column counts characters, not bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in Unicode scalar values.
+    pub column: usize,
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// The rule id.
+    pub rule: &'static str,
+    /// The severity after configuration.
+    pub severity: Severity,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it: specific to this finding when possible, else the rule's fix.
+    pub help: String,
+    /// The file (or, for `skill-md-missing`, the directory) the finding is about, as reached
+    /// from the linted path.
+    pub path: PathBuf,
+    /// Byte range in `path`'s text; `None` for the file as a whole.
+    pub span: Option<Range<usize>>,
+    /// Where the span starts.
+    pub start: Option<Position>,
+    /// Where the span ends (exclusive column).
+    pub end: Option<Position>,
+    /// The text of `path`, for renderers that quote the source.
+    pub source: Option<Arc<str>>,
+}
+
+/// The findings for one skill directory.
+#[derive(Debug, Clone)]
+pub struct SkillReport {
+    /// The skill directory.
+    pub dir: PathBuf,
+    /// Its `SKILL.md` (or the misspelt file that stands for it).
+    pub skill_md: PathBuf,
+    /// `name` from the frontmatter, if it parsed.
+    pub name: Option<String>,
+    /// Findings, ordered by file, then position, then rule.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The result of one lint run.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Every skill found, sorted by directory.
+    pub skills: Vec<SkillReport>,
+    /// Findings that belong to no skill: a path given to lint that holds no skill.
+    pub other: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// Every diagnostic, in output order (by path, then position).
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.skills
+            .iter()
+            .flat_map(|s| s.diagnostics.iter())
+            .chain(self.other.iter())
+    }
+
+    /// How many errors.
+    pub fn errors(&self) -> usize {
+        self.diagnostics()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+    }
+
+    /// How many warnings.
+    pub fn warnings(&self) -> usize {
+        self.diagnostics()
+            .filter(|d| d.severity == Severity::Warning)
+            .count()
+    }
+
+    /// Whether the run fails: any error, or any warning when `strict`.
+    pub fn failed(&self, strict: bool) -> bool {
+        self.errors() > 0 || (strict && self.warnings() > 0)
+    }
+}
+
+/// Why a lint run could not be carried out (as opposed to findings in the skills).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LintError {
+    /// A path given to lint does not exist.
+    #[error("{}: no such file or directory", path.display())]
+    NotFound {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// A file given to lint that is not a `SKILL.md`.
+    #[error("{}: not a SKILL.md file or a directory", path.display())]
+    NotASkill {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// A path given to lint cannot be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path as given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Runs the rules with a configuration.
+#[derive(Debug, Clone)]
+pub struct Linter {
+    config: Config,
+    threads: usize,
+}
+
+impl Linter {
+    /// A linter using all available cores.
+    pub fn new(config: Config) -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        Self { config, threads }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Lints every skill under `paths`. Each path may be a skill directory, a `SKILL.md` file,
+    /// or any directory, which is walked for skills (honouring `.gitignore`, entering hidden
+    /// directories, skipping `.git` and `node_modules`, following symlinks). Skills are linted
+    /// in parallel; the report is sorted by path, so output is deterministic.
+    ///
+    /// # Errors
+    ///
+    /// [`LintError`] when a path does not exist, cannot be read, or is a file other than
+    /// `SKILL.md`. Problems inside skills are diagnostics, not errors.
+    pub fn lint_paths(&self, paths: &[PathBuf]) -> Result<Report, LintError> {
+        let mut skills = Vec::new();
+        let mut other = Vec::new();
+        let mut seen = HashSet::new();
+        for path in paths {
+            let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
+                std::io::ErrorKind::NotFound => LintError::NotFound { path: path.clone() },
+                _ => LintError::Io {
+                    path: path.clone(),
+                    source,
+                },
+            })?;
+            let found = if meta.is_dir() {
+                std::fs::read_dir(path).map_err(|source| LintError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                let files = walk::files_under(path, self.threads);
+                let found = walk::skills_in(&files);
+                if found.is_empty() {
+                    other.extend(self.diagnostic(
+                        "skill-md-missing",
+                        format!("no SKILL.md found in {} or below it", path.display()),
+                        Some("create `SKILL.md` in the skill directory, or point `skills lint` at the directory that holds your skills".to_string()),
+                        path.clone(),
+                        None,
+                        None,
+                    ));
+                }
+                found
+            } else if path.file_name().is_some_and(walk::is_skill_md) {
+                let dir = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+                let files = walk::files_under(&dir, self.threads);
+                walk::skills_in(&files)
+                    .into_iter()
+                    .filter(|s| s.dir == dir)
+                    .collect()
+            } else {
+                return Err(LintError::NotASkill { path: path.clone() });
+            };
+            // The same skill reached through two paths is linted once.
+            skills.extend(found.into_iter().filter(|s| seen.insert(s.dir.clone())));
+        }
+        skills.sort_by(|a, b| a.dir.cmp(&b.dir));
+        let mut reports: Vec<SkillReport> = skills.par_iter().map(|s| self.lint_skill(s)).collect();
+        self.check_duplicate_names(&mut reports);
+        for r in &mut reports {
+            sort_diagnostics(&mut r.diagnostics);
+        }
+        Ok(Report {
+            skills: reports,
+            other,
+        })
+    }
+
+    /// Builds a diagnostic if the rule is not allowed.
+    fn diagnostic(
+        &self,
+        rule_id: &'static str,
+        message: String,
+        help: Option<String>,
+        path: PathBuf,
+        span: Option<Range<usize>>,
+        source: Option<&Arc<str>>,
+    ) -> Option<Diagnostic> {
+        let severity = self.config.severity(rule_id)?;
+        let help = help
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| rule(rule_id).map_or_else(String::new, |r| r.fix.to_string()));
+        let (start, end) = match (&span, source) {
+            (Some(span), Some(text)) => {
+                let (l1, c1) = skills_frontmatter::line_col(text, span.start);
+                let (l2, c2) = skills_frontmatter::line_col(text, span.end);
+                (
+                    Some(Position {
+                        line: l1,
+                        column: c1,
+                    }),
+                    Some(Position {
+                        line: l2,
+                        column: c2,
+                    }),
+                )
+            }
+            _ => (None, None),
+        };
+        Some(Diagnostic {
+            rule: rule_id,
+            severity,
+            message,
+            help,
+            path,
+            span,
+            start,
+            end,
+            source: source.cloned(),
+        })
+    }
+
+    fn lint_skill(&self, skill: &walk::SkillDir) -> SkillReport {
+        let mut out = Vec::new();
+        let md = &skill.skill_md;
+        let md_name = md.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if md_name == "skill.md" {
+            out.extend(self.diagnostic(
+                "skill-md-lowercase",
+                "the file is named `skill.md`; most clients look for `SKILL.md`".to_string(),
+                Some(format!(
+                    "rename it: `mv {} {}`",
+                    md.display(),
+                    skill.dir.join("SKILL.md").display()
+                )),
+                md.clone(),
+                None,
+                None,
+            ));
+        } else if md_name != "SKILL.md" {
+            out.extend(self.diagnostic(
+                "skill-md-missing",
+                format!(
+                    "no `SKILL.md` in {}; found `{md_name}` instead",
+                    skill.dir.display()
+                ),
+                Some(format!(
+                    "rename `{md_name}` to `SKILL.md`: the name is case-sensitive"
+                )),
+                md.clone(),
+                None,
+                None,
+            ));
+        }
+        let mut report = SkillReport {
+            dir: skill.dir.clone(),
+            skill_md: md.clone(),
+            name: None,
+            diagnostics: Vec::new(),
+        };
+        let size = skill
+            .files
+            .iter()
+            .find(|f| &f.path == md)
+            .map_or(0, |f| f.size);
+        if size > MAX_FILE_BYTES {
+            out.extend(self.diagnostic(
+                "file-too-large",
+                format!("SKILL.md is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"),
+                None,
+                md.clone(),
+                None,
+                None,
+            ));
+            report.diagnostics = out;
+            return report;
+        }
+        let bytes = match std::fs::read(md) {
+            Ok(b) => b,
+            Err(e) => {
+                out.extend(self.diagnostic(
+                    "file-unreadable",
+                    format!("cannot read SKILL.md: {e}"),
+                    None,
+                    md.clone(),
+                    None,
+                    None,
+                ));
+                report.diagnostics = out;
+                return report;
+            }
+        };
+        let parsed = SkillMd::parse(&bytes);
+        let text: Option<Arc<str>> = match &parsed {
+            Ok(s) => Some(Arc::from(s.source())),
+            Err(_) => std::str::from_utf8(&bytes).ok().map(Arc::from),
+        };
+        let skill_md = match parsed {
+            Ok(s) => s,
+            Err(e) => {
+                out.extend(self.diagnostic(
+                    e.check().id(),
+                    e.to_string(),
+                    Some(e.help()),
+                    md.clone(),
+                    e.span(),
+                    text.as_ref(),
+                ));
+                report.diagnostics = out;
+                return report;
+            }
+        };
+        report.name = skill_md.name().map(str::to_string);
+        let dir_name = dir_name(&skill.dir);
+        for f in skill_md.validate(dir_name.as_deref()) {
+            out.extend(self.diagnostic(
+                f.check.id(),
+                f.message,
+                f.help,
+                md.clone(),
+                f.span,
+                text.as_ref(),
+            ));
+        }
+        self.check_references(skill, &skill_md, text.as_ref(), &mut out);
+        self.check_size(skill, &mut out);
+        report.diagnostics = out;
+        report
+    }
+
+    fn check_references(
+        &self,
+        skill: &walk::SkillDir,
+        skill_md: &SkillMd,
+        text: Option<&Arc<str>>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let md = &skill.skill_md;
+        let mut followed = HashSet::new();
+        for r in skill_md.references() {
+            let Some(resolved) = r.resolved.as_deref().filter(|_| !r.is_absolute()) else {
+                out.extend(self.diagnostic(
+                    "link-outside-skill",
+                    format!("`{}` points outside the skill directory", r.target),
+                    Some("copy the file into the skill and refer to it with a path relative to the skill root".to_string()),
+                    md.clone(),
+                    Some(r.span.clone()),
+                    text,
+                ));
+                continue;
+            };
+            if resolved.is_empty() {
+                continue;
+            }
+            let full = skill.dir.join(resolved);
+            if !exists(skill, &full) {
+                out.extend(
+                    self.diagnostic(
+                        "link-missing",
+                        format!("`{}` does not exist in the skill", r.target),
+                        Some(match closest_file(skill, resolved) {
+                            Some(c) => format!(
+                                "did you mean `{c}`? Paths are relative to the skill directory"
+                            ),
+                            None => {
+                                "add the file, or fix the path (relative to the skill directory)"
+                                    .to_string()
+                            }
+                        }),
+                        md.clone(),
+                        Some(r.span.clone()),
+                        text,
+                    ),
+                );
+                continue;
+            }
+            if r.kind == ReferenceKind::Link
+                && is_markdown(resolved)
+                && !resolved.eq_ignore_ascii_case("SKILL.md")
+                && followed.insert(resolved.to_string())
+            {
+                self.check_nested(skill, resolved, &full, out);
+            }
+        }
+    }
+
+    /// `reference-too-deep`: a Markdown file linked from `SKILL.md` that links to further
+    /// Markdown files of the skill.
+    fn check_nested(
+        &self,
+        skill: &walk::SkillDir,
+        rel: &str,
+        full: &Path,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let size = skill
+            .files
+            .iter()
+            .find(|f| f.path == full)
+            .map_or(0, |f| f.size);
+        if size > MAX_FILE_BYTES {
+            return;
+        }
+        let Ok(text) = std::fs::read_to_string(full) else {
+            return;
+        };
+        let text: Arc<str> = Arc::from(text);
+        let parent = rel.rsplit_once('/').map_or("", |(p, _)| p);
+        for r in skills_frontmatter::find_references(&text) {
+            if r.kind != ReferenceKind::Link || r.is_absolute() {
+                continue;
+            }
+            let joined = if parent.is_empty() {
+                r.target.clone()
+            } else {
+                format!("{parent}/{}", r.target)
+            };
+            let Some(target) = skills_frontmatter::resolve_reference(&joined) else {
+                continue;
+            };
+            if !is_markdown(&target) || target == rel || target.eq_ignore_ascii_case("SKILL.md") {
+                continue;
+            }
+            if exists(skill, &skill.dir.join(&target)) {
+                out.extend(self.diagnostic(
+                    "reference-too-deep",
+                    format!("`{rel}` (linked from SKILL.md) links on to `{target}`: references nested more than one level deep"),
+                    Some(format!("link `{target}` directly from SKILL.md")),
+                    full.to_path_buf(),
+                    Some(r.span.clone()),
+                    Some(&text),
+                ));
+            }
+        }
+    }
+
+    fn check_size(&self, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
+        let count = skill.files.len();
+        if count > MAX_SKILL_FILES {
+            out.extend(self.diagnostic(
+                "too-many-files",
+                format!("the skill holds {count} files; the MCP skills extension serves at most {MAX_SKILL_FILES}"),
+                None,
+                skill.dir.clone(),
+                None,
+                None,
+            ));
+        }
+        let total: u64 = skill.files.iter().map(|f| f.size).sum();
+        if total > MAX_SKILL_BYTES {
+            out.extend(self.diagnostic(
+                "skill-too-large",
+                format!("the skill's files add up to {total} bytes; the MCP skills extension serves at most {MAX_SKILL_BYTES}"),
+                None,
+                skill.dir.clone(),
+                None,
+                None,
+            ));
+        }
+    }
+
+    fn check_duplicate_names(&self, reports: &mut [SkillReport]) {
+        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, r) in reports.iter().enumerate() {
+            if let Some(name) = &r.name {
+                by_name.entry(name.clone()).or_default().push(i);
+            }
+        }
+        for (name, idx) in by_name {
+            let Some((&first, rest)) = idx.split_first() else {
+                continue;
+            };
+            let Some(first_md) = reports.get(first).map(|r| r.skill_md.clone()) else {
+                continue;
+            };
+            for &i in rest {
+                let Some(report) = reports.get_mut(i) else {
+                    continue;
+                };
+                // Point at the `name` value: re-parse is avoided by finding it in the source.
+                let (span, source) = name_span(report);
+                let d = self.diagnostic(
+                    "duplicate-name",
+                    format!(
+                        "another skill is also named `{name}`: {}",
+                        first_md.display()
+                    ),
+                    None,
+                    report.skill_md.clone(),
+                    span,
+                    source.as_ref(),
+                );
+                report.diagnostics.extend(d);
+            }
+        }
+    }
+}
+
+/// The span of the `name` value in a report's SKILL.md, from a diagnostic that carries the
+/// source, or by parsing it again.
+fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<Arc<str>>) {
+    let Ok(bytes) = std::fs::read(&report.skill_md) else {
+        return (None, None);
+    };
+    match SkillMd::parse(&bytes) {
+        Ok(s) => (
+            s.field("name").map(|e| e.value_span.clone()),
+            Some(Arc::from(s.source())),
+        ),
+        Err(_) => (None, None),
+    }
+}
+
+fn sort_diagnostics(diags: &mut [Diagnostic]) {
+    diags.sort_by(|a, b| (&a.path, a.start, a.rule).cmp(&(&b.path, b.start, b.rule)));
+}
+
+/// The name a skill's directory is known by: its last component, or for `.` and `..` the
+/// last component of the absolute path.
+fn dir_name(dir: &Path) -> Option<String> {
+    match dir.file_name() {
+        Some(n) => Some(n.to_string_lossy().into_owned()),
+        None => std::fs::canonicalize(dir)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())),
+    }
+}
+
+fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".markdown")
+}
+
+/// Whether a file or directory exists in the skill: first in the walked files (no system
+/// call), then on disk (for ignored files).
+fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
+    let i = skill.files.partition_point(|f| f.path.as_path() < full);
+    skill.files.get(i).is_some_and(|f| f.path.starts_with(full)) || full.exists()
+}
+
+/// The skill file whose relative path is closest to `wanted`, for "did you mean".
+fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<String> {
+    let wanted_lower = wanted.to_lowercase();
+    skill
+        .files
+        .iter()
+        .filter_map(|f| f.path.strip_prefix(&skill.dir).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .find(|p| {
+            p.to_lowercase() == wanted_lower || p.rsplit('/').next() == wanted.rsplit('/').next()
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn rules_of(report: &Report) -> Vec<&'static str> {
+        report.diagnostics().map(|d| d.rule).collect()
+    }
+
+    const FM: &str = "---\nname: NAME\ndescription: Does x. Use when asked.\n---\n";
+
+    fn skill(root: &Path, name: &str, body: &str) {
+        write(
+            root,
+            &format!("{name}/SKILL.md"),
+            &(FM.replace("NAME", name) + body),
+        );
+    }
+
+    #[test]
+    fn walks_hidden_dirs_and_skips_node_modules() {
+        let t = tempfile::tempdir().unwrap();
+        skill(&t.path().join(".claude/skills"), "a", "body\n");
+        skill(&t.path().join("node_modules"), "b", "body\n");
+        skill(&t.path().join(".git"), "c", "body\n");
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(report.skills.len(), 1);
+        assert!(report.skills[0].dir.ends_with(".claude/skills/a"));
+    }
+
+    #[test]
+    fn honours_gitignore_outside_git() {
+        let t = tempfile::tempdir().unwrap();
+        skill(t.path(), "a", "body\n");
+        skill(t.path(), "ignored", "body\n");
+        write(t.path(), ".gitignore", "ignored/\n");
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(report.skills.len(), 1);
+    }
+
+    #[test]
+    fn links_missing_outside_and_nested() {
+        let t = tempfile::tempdir().unwrap();
+        skill(
+            t.path(),
+            "s",
+            "See [a](references/a.md), [x](references/x.md), [o](../o.md), scripts/run.sh\n",
+        );
+        write(t.path(), "s/references/a.md", "More in [b](b.md).\n");
+        write(t.path(), "s/references/b.md", "b\n");
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("s")])
+            .unwrap();
+        let mut got = rules_of(&report);
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            [
+                "link-missing",
+                "link-missing",
+                "link-outside-skill",
+                "reference-too-deep"
+            ]
+        );
+        let nested = report
+            .diagnostics()
+            .find(|d| d.rule == "reference-too-deep")
+            .unwrap();
+        assert!(nested.path.ends_with("references/a.md"));
+        assert_eq!(
+            nested.start,
+            Some(Position {
+                line: 1,
+                column: 13
+            })
+        );
+    }
+
+    #[test]
+    fn duplicate_names_and_misspelt_file() {
+        let t = tempfile::tempdir().unwrap();
+        skill(&t.path().join("one"), "x", "body\n");
+        skill(&t.path().join("two"), "x", "body\n");
+        write(
+            t.path(),
+            "three/y/Skill.md",
+            &(FM.replace("NAME", "y") + "body\n"),
+        );
+        write(
+            t.path(),
+            "four/z/skill.md",
+            &(FM.replace("NAME", "z") + "body\n"),
+        );
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(
+            rules_of(&report),
+            ["skill-md-lowercase", "skill-md-missing", "duplicate-name"]
+        );
+    }
+
+    #[test]
+    fn empty_dir_and_bad_paths() {
+        let t = tempfile::tempdir().unwrap();
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(rules_of(&report), ["skill-md-missing"]);
+        let err = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("nope")])
+            .unwrap_err();
+        assert!(matches!(err, LintError::NotFound { .. }));
+        write(t.path(), "README.md", "x");
+        let err = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("README.md")])
+            .unwrap_err();
+        assert!(matches!(err, LintError::NotASkill { .. }));
+    }
+
+    #[test]
+    fn skill_md_file_argument_and_config() {
+        let t = tempfile::tempdir().unwrap();
+        skill(t.path(), "s", "See scripts/missing.py\n");
+        let mut config = Config::default();
+        config.set("link-missing", Level::Deny).unwrap();
+        let report = Linter::new(config)
+            .lint_paths(&[t.path().join("s/SKILL.md")])
+            .unwrap();
+        assert_eq!(report.errors(), 1);
+        let mut config = Config::default();
+        config.set("link-missing", Level::Allow).unwrap();
+        let report = Linter::new(config)
+            .lint_paths(&[t.path().join("s/SKILL.md")])
+            .unwrap();
+        assert_eq!(report.diagnostics().count(), 0);
+    }
+
+    #[test]
+    fn too_many_files() {
+        let t = tempfile::tempdir().unwrap();
+        skill(t.path(), "s", "body\n");
+        for i in 0..MAX_SKILL_FILES {
+            write(t.path(), &format!("s/assets/{i}.txt"), "");
+        }
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("s")])
+            .unwrap();
+        assert_eq!(rules_of(&report), ["too-many-files"]);
+    }
+}

@@ -1,0 +1,600 @@
+//! The rule registry: every rule's id, default severity and documentation.
+//!
+//! `docs/lint-rules.md` is generated from [`RULES`] by `cargo xtask lint-docs`, so the table
+//! here is the single source of truth for what `skills lint` checks.
+
+#[cfg(test)]
+use skills_frontmatter::Check;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Breaks a MUST of the specification (or makes the skill unusable): fails the run.
+    Error,
+    /// A best practice or a portability problem: fails the run only with `--strict`.
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// What a rule needs to run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scope {
+    /// The `SKILL.md` file alone (implemented in `skills-frontmatter`).
+    File,
+    /// The skill's directory: its files and the files the body points at.
+    Directory,
+    /// Every skill of the run together.
+    Run,
+}
+
+/// A lint rule and its documentation.
+#[derive(Debug, Clone, Copy)]
+pub struct Rule {
+    /// Stable kebab-case id, used in output and in `--deny`/`--warn`/`--allow`.
+    pub id: &'static str,
+    /// Severity unless configured otherwise.
+    pub default: Severity,
+    /// What it checks.
+    pub scope: Scope,
+    /// One line: what the rule reports.
+    pub summary: &'static str,
+    /// Why it matters, with the source (spec, reference validator, clients).
+    pub rationale: &'static str,
+    /// How to fix a finding.
+    pub fix: &'static str,
+    /// A `SKILL.md` excerpt (or layout) that triggers the rule.
+    pub bad: &'static str,
+    /// The same, fixed.
+    pub good: &'static str,
+}
+
+use Scope::{Directory, File, Run};
+use Severity::{Error, Warning};
+
+const GOOD_FM: &str = "---\nname: pdf-processing\ndescription: Extract text from PDFs. Use when the user sends a PDF.\n---";
+
+/// Every rule, in documentation order.
+pub static RULES: &[Rule] = &[
+    Rule {
+        id: "skill-md-missing",
+        default: Error,
+        scope: Directory,
+        summary: "A skill directory (or a path given to lint) has no `SKILL.md`.",
+        rationale: "The spec: \"a skill is a directory containing, at minimum, a `SKILL.md` file\". Clients look for that exact name; `Skill.md` is missed on case-sensitive filesystems.",
+        fix: "Add `SKILL.md` (uppercase) with `name` and `description` frontmatter, or rename the existing file.",
+        bad: "pdf-processing/\n  Skill.md",
+        good: "pdf-processing/\n  SKILL.md",
+    },
+    Rule {
+        id: "skill-md-lowercase",
+        default: Warning,
+        scope: Directory,
+        summary: "The file is named `skill.md` instead of `SKILL.md`.",
+        rationale: "The reference validator accepts `skill.md`, but most clients look only for `SKILL.md`.",
+        fix: "Rename `skill.md` to `SKILL.md`.",
+        bad: "pdf-processing/\n  skill.md",
+        good: "pdf-processing/\n  SKILL.md",
+    },
+    Rule {
+        id: "file-too-large",
+        default: Error,
+        scope: File,
+        summary: "`SKILL.md` is over 1 MiB and is not read.",
+        rationale: "A `SKILL.md` is loaded whole into a model's context; a file this size is a mistake or an attack, and reading it would cost memory for nothing.",
+        fix: "Keep `SKILL.md` short and move material into `references/` files.",
+        bad: "SKILL.md (3 MiB of pasted logs)",
+        good: "SKILL.md (200 lines) + references/LOGS.md",
+    },
+    Rule {
+        id: "file-unreadable",
+        default: Error,
+        scope: Directory,
+        summary: "`SKILL.md` exists but cannot be read (permissions, or it is not a regular file).",
+        rationale: "A client cannot load what it cannot read.",
+        fix: "Make `SKILL.md` a readable regular file (`chmod a+r SKILL.md`).",
+        bad: "-rw------- root SKILL.md",
+        good: "-rw-r--r-- you SKILL.md",
+    },
+    Rule {
+        id: "invalid-utf8",
+        default: Error,
+        scope: File,
+        summary: "`SKILL.md` is not valid UTF-8; the byte offset is reported.",
+        rationale: "Every client decodes `SKILL.md` as UTF-8; the reference validator crashes on other encodings.",
+        fix: "Re-save the file as UTF-8.",
+        bad: "description: caf\\xe9 (Latin-1 byte)",
+        good: "description: café (UTF-8)",
+    },
+    Rule {
+        id: "utf8-bom",
+        default: Warning,
+        scope: File,
+        summary: "`SKILL.md` starts with a UTF-8 byte order mark.",
+        rationale: "The spec does not allow for one, and parsers that require `---` on the first line (the reference validator among them) then see no frontmatter.",
+        fix: "Save the file as UTF-8 without a BOM.",
+        bad: "\\ufeff---\nname: pdf-processing",
+        good: "---\nname: pdf-processing",
+    },
+    Rule {
+        id: "frontmatter-missing",
+        default: Error,
+        scope: File,
+        summary: "`SKILL.md` does not start with a `---` line.",
+        rationale: "The spec: \"The `SKILL.md` file must contain YAML frontmatter followed by Markdown content.\" Nothing, not even a blank line, may come before the opening `---`.",
+        fix: "Start the file with `---`, the `name` and `description` fields, and a closing `---`.",
+        bad: "# PDF processing\n\nExtract text from PDFs.",
+        good: GOOD_FM,
+    },
+    Rule {
+        id: "frontmatter-unclosed",
+        default: Error,
+        scope: File,
+        summary: "The frontmatter has no closing `---` line.",
+        rationale: "Without the closing fence the whole file would be read as YAML. Only a line that is exactly `---` (trailing spaces allowed) closes it; `----` or `--- x` do not.",
+        fix: "Add a line containing only `---` after the last field.",
+        bad: "---\nname: pdf-processing\ndescription: Extract text from PDFs.\n# PDF",
+        good: "---\nname: pdf-processing\ndescription: Extract text from PDFs.\n---\n# PDF",
+    },
+    Rule {
+        id: "frontmatter-not-mapping",
+        default: Error,
+        scope: File,
+        summary: "The frontmatter is empty, or is YAML but not a mapping of fields.",
+        rationale: "The spec's fields are keys of a YAML mapping; a list or a bare string has none.",
+        fix: "Write the frontmatter as `key: value` lines.",
+        bad: "---\n- pdf-processing\n---",
+        good: GOOD_FM,
+    },
+    Rule {
+        id: "yaml-invalid",
+        default: Error,
+        scope: File,
+        summary: "The frontmatter is not valid YAML; the line and column are reported.",
+        rationale: "Clients parse the frontmatter with a YAML parser and skip skills they cannot parse. The classic mistake is an unquoted `: ` inside a value.",
+        fix: "Fix the syntax at the marked position; quote values containing `: `, `#`, `[` or `{`, or use a block scalar (`>-`).",
+        bad: "description: Use when: the user asks",
+        good: "description: \"Use when: the user asks\"",
+    },
+    Rule {
+        id: "yaml-duplicate-key",
+        default: Error,
+        scope: File,
+        summary: "A frontmatter key appears twice.",
+        rationale: "YAML forbids duplicate keys; lenient parsers silently keep one of the two, so clients disagree on the value.",
+        fix: "Remove one of the entries.",
+        bad: "name: pdf\nname: pdf-processing",
+        good: "name: pdf-processing",
+    },
+    Rule {
+        id: "yaml-too-complex",
+        default: Error,
+        scope: File,
+        summary: "The frontmatter exceeds the parser's budgets: too many anchors or alias expansions, nesting deeper than 32, or over 10,000 nodes.",
+        rationale: "A few hundred bytes of aliases can expand to gigabytes (\"billion laughs\"); some YAML libraries then exhaust memory and abort. Real frontmatter never comes close to these limits.",
+        fix: "Write plain fields without anchors, aliases or deep nesting.",
+        bad: "a: &a [x, x, x]\nb: &b [*a, *a, *a]\nc: [*b, *b, *b] # ...",
+        good: GOOD_FM,
+    },
+    Rule {
+        id: "name-missing",
+        default: Error,
+        scope: File,
+        summary: "The required `name` field is missing.",
+        rationale: "The spec: `name` is required.",
+        fix: "Add `name:` with the directory name.",
+        bad: "---\ndescription: Extract text from PDFs.\n---",
+        good: GOOD_FM,
+    },
+    Rule {
+        id: "name-not-string",
+        default: Error,
+        scope: File,
+        summary: "`name` is not a string (a number, a boolean, a list...).",
+        rationale: "YAML reads `name: true` as a boolean and `name: [a]` as a list; the spec's name is text.",
+        fix: "Quote the value or write it as plain text.",
+        bad: "name: true",
+        good: "name: \"true\"",
+    },
+    Rule {
+        id: "name-empty",
+        default: Error,
+        scope: File,
+        summary: "`name` is empty.",
+        rationale: "The spec: \"Must be 1-64 characters\".",
+        fix: "Set `name` to the directory name.",
+        bad: "name: \"\"",
+        good: "name: pdf-processing",
+    },
+    Rule {
+        id: "name-too-long",
+        default: Error,
+        scope: File,
+        summary: "`name` is longer than 64 characters (Unicode code points, after NFKC).",
+        rationale: "The spec: \"Must be 1-64 characters\". Counted in code points, as the spec and the reference validator do.",
+        fix: "Shorten the name and rename the directory to match.",
+        bad: "name: a-very-long-name-that-goes-on-and-on-and-on-well-past-the-sixty-four-limit",
+        good: "name: pdf-processing",
+    },
+    Rule {
+        id: "name-not-lowercase",
+        default: Error,
+        scope: File,
+        summary: "`name` has uppercase letters.",
+        rationale: "The spec allows only lowercase letters, digits and hyphens.",
+        fix: "Use the lowercase form (the help shows it).",
+        bad: "name: PDF-Processing",
+        good: "name: pdf-processing",
+    },
+    Rule {
+        id: "name-hyphen-edge",
+        default: Error,
+        scope: File,
+        summary: "`name` starts or ends with a hyphen.",
+        rationale: "The spec: \"Must not start or end with a hyphen\".",
+        fix: "Remove the leading or trailing hyphen.",
+        bad: "name: -pdf",
+        good: "name: pdf",
+    },
+    Rule {
+        id: "name-consecutive-hyphens",
+        default: Error,
+        scope: File,
+        summary: "`name` contains `--`.",
+        rationale: "The spec: \"Must not contain consecutive hyphens\".",
+        fix: "Use single hyphens.",
+        bad: "name: pdf--processing",
+        good: "name: pdf-processing",
+    },
+    Rule {
+        id: "name-invalid-chars",
+        default: Error,
+        scope: File,
+        summary: "`name` has characters other than letters, digits and `-` (underscores, spaces, dots...).",
+        rationale: "The spec allows only alphanumeric characters and hyphens.",
+        fix: "Replace the other characters with hyphens.",
+        bad: "name: pdf_processing",
+        good: "name: pdf-processing",
+    },
+    Rule {
+        id: "name-non-ascii",
+        default: Warning,
+        scope: File,
+        summary: "`name` has non-ASCII letters or digits.",
+        rationale: "The spec says \"unicode lowercase alphanumeric\" but lists `a-z` and `0-9`; the reference validator accepts any script, while the MCP skills extension, its conformance suite and several clients accept ASCII only.",
+        fix: "Use only `a-z`, `0-9` and `-` if the skill should work everywhere.",
+        bad: "name: навык",
+        good: "name: navyk",
+    },
+    Rule {
+        id: "name-dir-mismatch",
+        default: Error,
+        scope: File,
+        summary: "`name` differs from the skill's directory name (compared after NFKC normalization).",
+        rationale: "The spec: \"Must match the parent directory name\". Clients identify a skill by its directory; a mismatch makes the same skill answer to two names.",
+        fix: "Rename the directory or change `name` so they match.",
+        bad: "pdf/SKILL.md:\nname: pdf-processing",
+        good: "pdf-processing/SKILL.md:\nname: pdf-processing",
+    },
+    Rule {
+        id: "description-missing",
+        default: Error,
+        scope: File,
+        summary: "The required `description` field is missing.",
+        rationale: "The spec: `description` is required; agents choose skills by it, and clients skip skills without one.",
+        fix: "Add a description of what the skill does and when to use it.",
+        bad: "---\nname: pdf-processing\n---",
+        good: GOOD_FM,
+    },
+    Rule {
+        id: "description-not-string",
+        default: Error,
+        scope: File,
+        summary: "`description` is not a string.",
+        rationale: "The spec's description is text; a list or a mapping cannot be shown in a catalog.",
+        fix: "Write the description as text (use `>-` for several lines).",
+        bad: "description:\n  - Extract text\n  - Fill forms",
+        good: "description: >-\n  Extract text and fill forms. Use when the user sends a PDF.",
+    },
+    Rule {
+        id: "description-empty",
+        default: Error,
+        scope: File,
+        summary: "`description` is empty or only whitespace.",
+        rationale: "The spec: \"Must be 1-1024 characters\" and \"Non-empty\".",
+        fix: "Say what the skill does and when to use it.",
+        bad: "description: \"\"",
+        good: "description: Extract text from PDFs. Use when the user sends a PDF.",
+    },
+    Rule {
+        id: "description-too-long",
+        default: Error,
+        scope: File,
+        summary: "`description` is longer than 1024 characters (code points).",
+        rationale: "The spec: \"Must be 1-1024 characters\". Every description is in the catalog of every conversation; long ones crowd out the others.",
+        fix: "Keep what and when in the description; move details into the body.",
+        bad: "description: (1,068 characters)",
+        good: "description: (under 1,024 characters)",
+    },
+    Rule {
+        id: "description-xml-chars",
+        default: Warning,
+        scope: File,
+        summary: "`description` contains `<` or `>`.",
+        rationale: "Agents embed descriptions in XML catalogs (`<available_skills>`); Anthropic's validator rejects angle brackets, and naive clients do not escape them.",
+        fix: "Reword without angle brackets.",
+        bad: "description: Converts <input> files. Use when asked.",
+        good: "description: Converts input files. Use when asked.",
+    },
+    Rule {
+        id: "description-no-trigger",
+        default: Warning,
+        scope: File,
+        summary: "`description` does not say when to use the skill.",
+        rationale: "The spec: the description \"should describe both what the skill does and when to use it\". The check looks for words such as `when`, `use`, `for`, `if`, `before`, `after`.",
+        fix: "Add a sentence such as \"Use when the user asks to ...\".",
+        bad: "description: PDF utilities.",
+        good: "description: PDF utilities. Use when the user asks to extract text or fill a form.",
+    },
+    Rule {
+        id: "compatibility-not-string",
+        default: Error,
+        scope: File,
+        summary: "`compatibility` is not a string.",
+        rationale: "The spec: a string of 1-500 characters.",
+        fix: "Write it as one line of text.",
+        bad: "compatibility: [python3, poppler]",
+        good: "compatibility: Requires python3 and poppler-utils",
+    },
+    Rule {
+        id: "compatibility-empty",
+        default: Error,
+        scope: File,
+        summary: "`compatibility` is present but empty.",
+        rationale: "The spec: \"Must be 1-500 characters if provided\" (the reference validator misses this).",
+        fix: "Remove the field or name the requirements.",
+        bad: "compatibility: \"\"",
+        good: "compatibility: Requires network access",
+    },
+    Rule {
+        id: "compatibility-too-long",
+        default: Error,
+        scope: File,
+        summary: "`compatibility` is longer than 500 characters.",
+        rationale: "The spec: \"Must be 1-500 characters if provided\".",
+        fix: "Keep it to the environment requirements.",
+        bad: "compatibility: (620 characters)",
+        good: "compatibility: Requires python3 and network access",
+    },
+    Rule {
+        id: "metadata-not-mapping",
+        default: Error,
+        scope: File,
+        summary: "`metadata` is not a mapping.",
+        rationale: "The spec: \"A map from string keys to string values\".",
+        fix: "Write `metadata:` followed by indented `key: \"value\"` lines.",
+        bad: "metadata: author=me",
+        good: "metadata:\n  author: me",
+    },
+    Rule {
+        id: "metadata-value-not-string",
+        default: Error,
+        scope: File,
+        summary: "A `metadata` value is not a string (an unquoted number or boolean, a list, a nested map).",
+        rationale: "The spec: string keys to string values. YAML reads `version: 1.0` as a float, so strict clients reject the skill and others print `1`.",
+        fix: "Quote the value.",
+        bad: "metadata:\n  version: 1.0",
+        good: "metadata:\n  version: \"1.0\"",
+    },
+    Rule {
+        id: "allowed-tools-not-string",
+        default: Error,
+        scope: File,
+        summary: "`allowed-tools` is not a string (often a YAML list).",
+        rationale: "The spec: \"A space-separated string of tools\" (it was reworded in 2026 to make clear it is one scalar).",
+        fix: "Join the tools with spaces.",
+        bad: "allowed-tools:\n  - Read\n  - Bash(git:*)",
+        good: "allowed-tools: Read Bash(git:*)",
+    },
+    Rule {
+        id: "license-not-string",
+        default: Warning,
+        scope: File,
+        summary: "`license` is not a string.",
+        rationale: "The spec: a license name or the name of a bundled license file.",
+        fix: "Name one license or file.",
+        bad: "license: [MIT, Apache-2.0]",
+        good: "license: MIT OR Apache-2.0",
+    },
+    Rule {
+        id: "unknown-field",
+        default: Warning,
+        scope: File,
+        summary: "A top-level field the spec does not define.",
+        rationale: "The spec defines `name`, `description`, `license`, `compatibility`, `metadata` and `allowed-tools`; the reference validator rejects anything else, and clients ignore it.",
+        fix: "Move the field under `metadata:`, or fix its spelling.",
+        bad: "version: \"1.2\"",
+        good: "metadata:\n  version: \"1.2\"",
+    },
+    Rule {
+        id: "vendor-field",
+        default: Warning,
+        scope: File,
+        summary: "A field one agent understands but the spec does not (`disable-model-invocation`, `user-invocable`, `argument-hint`, `model`...).",
+        rationale: "Claude Code and others add their own fields; they work there and are ignored (or rejected) elsewhere.",
+        fix: "Keep it if you target that agent, or `--allow vendor-field`.",
+        bad: "disable-model-invocation: true",
+        good: "(no vendor fields, or the rule allowed in skills.toml)",
+    },
+    Rule {
+        id: "body-empty",
+        default: Warning,
+        scope: File,
+        summary: "Nothing after the frontmatter.",
+        rationale: "The body is the instructions the agent follows once the skill is active.",
+        fix: "Write the instructions.",
+        bad: "---\nname: pdf-processing\ndescription: ...\n---",
+        good: "---\nname: pdf-processing\ndescription: ...\n---\n# PDF processing\n\n1. ...",
+    },
+    Rule {
+        id: "body-too-long",
+        default: Warning,
+        scope: File,
+        summary: "The body is over 500 lines.",
+        rationale: "The spec: \"Keep your main `SKILL.md` under 500 lines. Move detailed reference material to separate files.\"",
+        fix: "Move reference material into `references/` and link it.",
+        bad: "SKILL.md with 680 lines",
+        good: "SKILL.md with 200 lines + references/API.md",
+    },
+    Rule {
+        id: "body-too-many-tokens",
+        default: Warning,
+        scope: File,
+        summary: "The body is over about 5,000 tokens, estimated as UTF-8 bytes divided by 4.",
+        rationale: "The spec recommends under 5,000 tokens for the instructions, which are loaded whole on activation. Bytes / 4 is the rule of thumb for English text; it is an estimate, not a tokenizer.",
+        fix: "Move reference material into `references/` and link it.",
+        bad: "SKILL.md body of 30 KB",
+        good: "SKILL.md body of 12 KB + references/",
+    },
+    Rule {
+        id: "link-missing",
+        default: Warning,
+        scope: Directory,
+        summary: "A relative link or path in the body (`[x](references/FORMS.md)`, `scripts/fill.py`) names a file that is not in the skill.",
+        rationale: "The agent will try to read or run it and fail. Bare paths are recognised under `scripts/`, `references/` and `assets/`.",
+        fix: "Add the file or correct the path (paths are relative to the skill directory).",
+        bad: "See [forms](references/FORM.md).   (the file is FORMS.md)",
+        good: "See [forms](references/FORMS.md).",
+    },
+    Rule {
+        id: "link-outside-skill",
+        default: Warning,
+        scope: Directory,
+        summary: "A link or path in the body is absolute or climbs out of the skill directory.",
+        rationale: "The spec: reference files \"using relative paths from the skill root\". A skill is installed and packaged as one directory; paths outside it break.",
+        fix: "Copy the file into the skill and link it relatively.",
+        bad: "See [style](../shared/STYLE.md) and /etc/app.conf.",
+        good: "See [style](references/STYLE.md).",
+    },
+    Rule {
+        id: "reference-too-deep",
+        default: Warning,
+        scope: Directory,
+        summary: "A Markdown file that `SKILL.md` links to links on to further Markdown files in the skill.",
+        rationale: "The spec: \"Keep file references one level deep from `SKILL.md`. Avoid deeply nested reference chains.\" Agents may read a linked file only partly and miss what it points to.",
+        fix: "Link the nested file directly from `SKILL.md`.",
+        bad: "SKILL.md -> references/a.md -> references/b.md",
+        good: "SKILL.md -> references/a.md, SKILL.md -> references/b.md",
+    },
+    Rule {
+        id: "too-many-files",
+        default: Warning,
+        scope: Directory,
+        summary: "The skill holds more than 512 files.",
+        rationale: "The MCP skills extension limits a served skill to 512 resources; hosts need not accept more.",
+        fix: "Remove generated or vendored files, or split the skill.",
+        bad: "node_modules copied into scripts/",
+        good: "scripts/ with the skill's own scripts",
+    },
+    Rule {
+        id: "skill-too-large",
+        default: Warning,
+        scope: Directory,
+        summary: "The skill's files add up to more than 16 MiB.",
+        rationale: "The MCP skills extension limits a served skill to 16 MiB (16,777,216 bytes); hosts need not accept more.",
+        fix: "Move large assets out of the skill or fetch them at run time.",
+        bad: "assets/ with a 40 MB video",
+        good: "assets/ with small templates",
+    },
+    Rule {
+        id: "duplicate-name",
+        default: Warning,
+        scope: Run,
+        summary: "Two skills in one run have the same `name`.",
+        rationale: "Clients index skills by name; one of the two will shadow the other.",
+        fix: "Rename one of the skills (and its directory).",
+        bad: "a/pdf/SKILL.md and b/pdf/SKILL.md both `name: pdf`",
+        good: "a/pdf-forms/ and b/pdf-text/",
+    },
+];
+
+/// The rule with this id.
+pub fn rule(id: &str) -> Option<&'static Rule> {
+    RULES.iter().find(|r| r.id == id)
+}
+
+/// The id closest to `id`, for "did you mean" suggestions.
+pub fn suggest(id: &str) -> Option<&'static str> {
+    RULES
+        .iter()
+        .map(|r| (edit_distance(id, r.id), r.id))
+        .filter(|(d, _)| *d <= 3)
+        .min()
+        .map(|(_, id)| id)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = Vec::with_capacity(b.len() + 1);
+        cur.push(i + 1);
+        for (j, cb) in b.iter().enumerate() {
+            let sub = prev.get(j).copied().unwrap_or(0) + usize::from(ca != *cb);
+            let del = prev.get(j + 1).copied().unwrap_or(0) + 1;
+            let ins = cur.last().copied().unwrap_or(0) + 1;
+            cur.push(sub.min(del).min(ins));
+        }
+        prev = cur;
+    }
+    prev.last().copied().unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_check_has_a_rule() {
+        for check in Check::ALL {
+            let rule = rule(check.id()).unwrap_or_else(|| panic!("no rule for {}", check.id()));
+            assert_eq!(rule.scope, Scope::File, "{}", rule.id);
+        }
+    }
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_documented() {
+        let mut seen = std::collections::HashSet::new();
+        for r in RULES {
+            assert!(seen.insert(r.id), "duplicate {}", r.id);
+            assert!(
+                r.id.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            );
+            assert!(!r.summary.is_empty() && !r.rationale.is_empty() && !r.fix.is_empty());
+            assert!(!r.bad.is_empty() && !r.good.is_empty());
+        }
+        for r in RULES.iter().filter(|r| r.scope == Scope::File) {
+            assert!(
+                Check::ALL.iter().any(|c| c.id() == r.id),
+                "file rule {} has no check",
+                r.id
+            );
+        }
+    }
+
+    #[test]
+    fn suggestions() {
+        assert_eq!(suggest("name-to-long"), Some("name-too-long"));
+        assert_eq!(suggest("zzzzzzzzzzzz"), None);
+    }
+}
