@@ -1,0 +1,87 @@
+//! The command line: clap definitions only.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Lint, find and show Agent Skills (SKILL.md directories).
+#[derive(Debug, Parser)]
+#[command(name = "skills", version, about, long_about = None, propagate_version = true)]
+pub(crate) struct Cli {
+    /// When to use colors: auto (a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub(crate) color: ColorChoice,
+
+    #[command(subcommand)]
+    pub(crate) command: Command,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum Command {
+    /// Check skills against the specification and its best practices.
+    ///
+    /// Each PATH may be a skill directory, a SKILL.md file, or any directory, which is walked
+    /// for skills (honouring .gitignore, entering hidden directories such as .claude/skills,
+    /// skipping .git and node_modules). Settings are read from the nearest skills.toml.
+    ///
+    /// Exit status: 0 when there are no errors (and, with --strict, no warnings), 1 when
+    /// there are, 2 when the run itself failed (bad arguments, unreadable path, bad
+    /// skills.toml).
+    #[command(
+        after_help = "Rules and their documentation: skills lint --explain RULE, or docs/lint-rules.md."
+    )]
+    Lint(LintArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct LintArgs {
+    /// Skill directories, SKILL.md files, or directories to search [default: .]
+    pub(crate) paths: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+
+    /// Report RULE as an error (repeatable).
+    #[arg(long, short = 'D', value_name = "RULE")]
+    pub(crate) deny: Vec<String>,
+
+    /// Report RULE as a warning (repeatable).
+    #[arg(long, short = 'W', value_name = "RULE")]
+    pub(crate) warn: Vec<String>,
+
+    /// Do not report RULE (repeatable).
+    #[arg(long, short = 'A', value_name = "RULE")]
+    pub(crate) allow: Vec<String>,
+
+    /// Warnings fail the run too (exit 1).
+    #[arg(long)]
+    pub(crate) strict: bool,
+
+    /// Ignore skills.toml files.
+    #[arg(long)]
+    pub(crate) no_config: bool,
+
+    /// Print the documentation of RULE and exit.
+    #[arg(long, value_name = "RULE", exclusive = true)]
+    pub(crate) explain: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
+    /// Diagnostics with the source line, a label and the fix, then a summary.
+    Human,
+    /// One JSON document (schema in docs/lint.md).
+    Json,
+    /// GitHub Actions workflow annotations.
+    Github,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+}

@@ -1,0 +1,124 @@
+//! The `skills` command line: argument parsing and rendering over the `skills-*` library
+//! crates, which do all the work.
+//!
+//! The binary is a one-line `main` around [`run`], so the whole command can also be driven
+//! from Rust (tests, other tools) with explicit arguments:
+//!
+//! ```
+//! use std::process::ExitCode;
+//!
+//! let dir = tempfile::tempdir()?;
+//! let skill = dir.path().join("hello");
+//! std::fs::create_dir(&skill)?;
+//! std::fs::write(skill.join("SKILL.md"), "---\nname: hello\ndescription: Greets. Use when asked.\n---\nSay hello.\n")?;
+//!
+//! let code = skills_tool::run(["skills", "lint", "--format", "json", skill.to_str().unwrap()]);
+//! assert_eq!(code, ExitCode::SUCCESS);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! Exit codes are a contract: `0` success, `1` findings (lint errors, or warnings with
+//! `--strict`), `2` the command itself failed. A closed stdout (`skills lint | head`) is not
+//! an error.
+
+// This crate is the one place that writes to the terminal.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::Parser;
+
+mod cli;
+mod lint;
+mod render;
+
+/// The outcome of a command, mapped to the process exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Status {
+    /// Exit 0.
+    Success,
+    /// Exit 1: the command ran and found problems.
+    Failure,
+    /// Exit 2: the command could not run.
+    Error,
+}
+
+impl From<Status> for ExitCode {
+    fn from(s: Status) -> Self {
+        match s {
+            Status::Success => ExitCode::SUCCESS,
+            Status::Failure => ExitCode::from(1),
+            Status::Error => ExitCode::from(2),
+        }
+    }
+}
+
+/// Output settings shared by every command.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ui {
+    /// Whether stdout gets colors.
+    pub(crate) color: bool,
+    /// Width to wrap diagnostics at.
+    pub(crate) width: usize,
+}
+
+impl Ui {
+    fn new(choice: cli::ColorChoice) -> Self {
+        let tty = std::io::stdout().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = match choice {
+            cli::ColorChoice::Always => true,
+            cli::ColorChoice::Never => false,
+            cli::ColorChoice::Auto => tty && !no_color,
+        };
+        let width = std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .unwrap_or(100);
+        Self { color, width }
+    }
+}
+
+/// Runs the `skills` command with these arguments (the first is the program name) and
+/// returns its exit code.
+pub fn run<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match cli::Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // --help and --version are not errors; clap knows which is which.
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let ui = Ui::new(cli.color);
+    let status = match cli.command {
+        cli::Command::Lint(args) => lint::run(&args, ui),
+    };
+    status.into()
+}
+
+/// Writes `text` to stdout. A closed pipe is not an error: the reader has what it wanted.
+pub(crate) fn emit(text: &str) -> Result<(), Status> {
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Err(Status::Success),
+        Err(e) => {
+            eprintln!("error: cannot write to stdout: {e}");
+            Err(Status::Error)
+        }
+    }
+}
+
+/// Prints an error of the command itself (not a finding) to stderr.
+pub(crate) fn fail(ui: Ui, report: miette::Report) -> Status {
+    eprintln!("{}", render::human::report_to_string(ui, report.as_ref()));
+    Status::Error
+}

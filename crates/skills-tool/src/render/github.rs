@@ -1,0 +1,44 @@
+//! `--format github`: workflow commands that GitHub Actions turns into annotations.
+
+use skills_lint::{Report, Severity};
+
+use super::path_str;
+
+/// Escapes the message part of a workflow command.
+fn data(s: &str) -> String {
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a property value (`file=`, `title=`).
+fn property(s: &str) -> String {
+    data(s).replace(':', "%3A").replace(',', "%2C")
+}
+
+pub(crate) fn report(report: &Report) -> String {
+    let mut out = String::new();
+    for d in report.diagnostics() {
+        let kind = match d.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut props = vec![format!("file={}", property(&path_str(&d.path)))];
+        if let (Some(s), Some(e)) = (d.start, d.end) {
+            props.push(format!("line={}", s.line));
+            props.push(format!("col={}", s.column));
+            props.push(format!("endLine={}", e.line));
+            props.push(format!("endColumn={}", e.column));
+        }
+        props.push(format!(
+            "title={}",
+            property(&format!("skills lint: {}", d.rule))
+        ));
+        out.push_str(&format!(
+            "::{kind} {}::{}\n",
+            props.join(","),
+            data(&format!("{}\nhelp: {}", d.message, d.help))
+        ));
+    }
+    out
+}

@@ -1,0 +1,93 @@
+//! Diagnostics for people: miette's graphical report per finding, then a summary line.
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use skills_lint::{Diagnostic, Report, Severity};
+
+use super::path_str;
+use crate::Ui;
+
+fn handler(ui: Ui) -> GraphicalReportHandler {
+    let theme = if ui.color {
+        GraphicalTheme::unicode()
+    } else {
+        GraphicalTheme::unicode_nocolor()
+    };
+    GraphicalReportHandler::new_themed(theme)
+        .with_width(ui.width)
+        .with_links(false)
+}
+
+/// Renders any miette report (used for errors of the command itself).
+pub(crate) fn report_to_string(ui: Ui, diag: &dyn miette::Diagnostic) -> String {
+    let mut out = String::new();
+    if handler(ui).render_report(&mut out, diag).is_err() {
+        out = diag.to_string();
+    }
+    out.trim_end().to_string()
+}
+
+/// The words under the marked text.
+fn label(rule: &str) -> &'static str {
+    match rule {
+        "link-missing" => "not found in the skill",
+        "link-outside-skill" => "outside the skill",
+        "reference-too-deep" => "nested reference",
+        "yaml-invalid" | "yaml-duplicate-key" | "yaml-too-complex" => "here",
+        "frontmatter-unclosed" => "opened here",
+        "unknown-field" | "vendor-field" => "field",
+        "body-too-long" | "body-too-many-tokens" => "limit passed here",
+        "duplicate-name" => "also used by another skill",
+        r if r.starts_with("name-") => "name",
+        r if r.starts_with("description-") => "description",
+        r if r.starts_with("metadata-") => "value",
+        _ => "here",
+    }
+}
+
+fn to_miette(d: &Diagnostic) -> miette::Report {
+    let severity = match d.severity {
+        Severity::Error => miette::Severity::Error,
+        Severity::Warning => miette::Severity::Warning,
+    };
+    let path = path_str(&d.path);
+    let spanned = d.span.clone().zip(d.source.clone());
+    let message = if spanned.is_some() {
+        d.message.clone()
+    } else {
+        format!("{path}: {}", d.message)
+    };
+    let mut m = MietteDiagnostic::new(message)
+        .with_code(d.rule)
+        .with_severity(severity)
+        .with_help(d.help.clone());
+    match spanned {
+        Some((span, source)) => {
+            m = m.with_label(LabeledSpan::at(span, label(d.rule)));
+            miette::Report::new(m).with_source_code(NamedSource::new(path, source.to_string()))
+        }
+        None => miette::Report::new(m),
+    }
+}
+
+fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("{n} {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
+pub(crate) fn report(ui: Ui, report: &Report) -> String {
+    let mut out = String::new();
+    for d in report.diagnostics() {
+        out.push_str(&report_to_string(ui, to_miette(d).as_ref()));
+        out.push_str("\n\n");
+    }
+    out.push_str(&format!(
+        "checked {}: {}, {}\n",
+        plural(report.skills.len(), "skill"),
+        plural(report.errors(), "error"),
+        plural(report.warnings(), "warning"),
+    ));
+    out
+}
