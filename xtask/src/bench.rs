@@ -1,0 +1,665 @@
+//! `cargo xtask bench <name> [options]`: benchmarks of the release `skills` binary on
+//! synthetic skill trees. Each benchmark is an entry of [`BENCHES`].
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+
+use crate::{build_skills, target_dir};
+
+/// A benchmark: its name (`cargo xtask bench <name>`), what it measures, and its entry point.
+struct Bench {
+    name: &'static str,
+    about: &'static str,
+    run: fn(&[String]) -> Result<()>,
+}
+
+/// Every benchmark. Add an entry to add `cargo xtask bench <name>`.
+const BENCHES: &[Bench] = &[Bench {
+    name: "lint",
+    about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]",
+    run: lint,
+}];
+
+/// Runs the benchmark named by the first argument.
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    let Some((name, rest)) = args.split_first() else {
+        bail!("no benchmark given\n{}", known());
+    };
+    if matches!(name.as_str(), "help" | "-h" | "--help") {
+        print!("{}", known());
+        return Ok(());
+    }
+    match BENCHES.iter().find(|b| b.name == name) {
+        Some(bench) => (bench.run)(rest),
+        None => bail!("unknown benchmark `{name}`\n{}", known()),
+    }
+}
+
+fn known() -> String {
+    let mut out = String::from("benchmarks (cargo xtask bench <name>):\n");
+    for b in BENCHES {
+        // Writing to a String cannot fail.
+        let _ = writeln!(out, "  {:<10} {}", b.name, b.about);
+    }
+    out
+}
+
+/// Options of `bench lint`.
+#[derive(Debug, PartialEq, Eq)]
+struct LintOptions {
+    sizes: Vec<usize>,
+    runs: usize,
+}
+
+const WARMUP_RUNS: usize = 2;
+
+fn parse_lint_options(args: &[String]) -> Result<LintOptions> {
+    let mut options = LintOptions {
+        sizes: vec![1_000, 10_000],
+        runs: 10,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (arg.as_str(), None),
+        };
+        let mut value = || {
+            inline
+                .clone()
+                .or_else(|| args.next().cloned())
+                .with_context(|| format!("`{flag}` needs a value"))
+        };
+        match flag {
+            "--sizes" => {
+                options.sizes = value()?
+                    .split(',')
+                    .map(|s| {
+                        s.trim()
+                            .replace('_', "")
+                            .parse::<usize>()
+                            .ok()
+                            .filter(|&n| n > 0)
+                            .with_context(|| format!("`--sizes`: `{s}` is not a positive number"))
+                    })
+                    .collect::<Result<_>>()?;
+            }
+            "--runs" => {
+                let v = value()?;
+                options.runs = v
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|&n| n > 0)
+                    .with_context(|| format!("`--runs`: `{v}` is not a positive number"))?;
+            }
+            other => bail!(
+                "unknown option `{other}` (usage: cargo xtask bench lint [--sizes 1000,10000] [--runs N])"
+            ),
+        }
+    }
+    Ok(options)
+}
+
+/// One row of the results.
+struct Row {
+    skills: usize,
+    lint: Duration,
+    rg: Option<Duration>,
+}
+
+/// `bench lint`: `skills lint <tree>` against `rg -c '^name:' -g SKILL.md <tree>` (the floor:
+/// walking the same tree and reading every `SKILL.md`, with no parsing).
+fn lint(args: &[String]) -> Result<()> {
+    let options = parse_lint_options(args)?;
+    let exe = build_skills()?;
+    let rg = has_rg();
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    eprintln!(
+        "cores: {cores}; {} timed runs after {WARMUP_RUNS} warm-up runs, median wall clock",
+        options.runs
+    );
+    if !rg {
+        eprintln!("note: `rg` is not on PATH; install ripgrep to compare");
+    }
+
+    let mut rows = Vec::new();
+    for &n in &options.sizes {
+        let tree = generate_tree(n)?;
+        check_tree(&exe, &tree, n)?;
+        let lint = median_time(options.runs, || {
+            let mut cmd = Command::new(&exe);
+            cmd.arg("lint").arg(&tree);
+            cmd
+        })
+        .context("timing skills lint")?;
+        let rg = if rg {
+            Some(
+                median_time(options.runs, || {
+                    let mut cmd = Command::new("rg");
+                    cmd.args(["-c", "^name:", "-g", "SKILL.md"]).arg(&tree);
+                    cmd
+                })
+                .context("timing rg")?,
+            )
+        } else {
+            None
+        };
+        eprintln!(
+            "{n} skills: skills lint {:.1} ms{}",
+            ms(lint),
+            rg.map(|d| format!(", rg {:.1} ms", ms(d)))
+                .unwrap_or_default()
+        );
+        rows.push(Row {
+            skills: n,
+            lint,
+            rg,
+        });
+    }
+
+    println!();
+    println!("cores: {cores} (std::thread::available_parallelism)");
+    println!(
+        "median of {} runs after {WARMUP_RUNS} warm-up runs",
+        options.runs
+    );
+    println!();
+    print!("{}", results_table(&rows));
+    if !rg {
+        println!();
+        println!("install ripgrep to compare");
+    }
+    Ok(())
+}
+
+fn results_table(rows: &[Row]) -> String {
+    let mut out = String::from("| skills | skills lint (ms) | rg (ms) | ratio |\n");
+    out.push_str("|---:|---:|---:|---:|\n");
+    for r in rows {
+        let (rg, ratio) = match r.rg {
+            Some(rg) if !rg.is_zero() => (
+                format!("{:.1}", ms(rg)),
+                format!("{:.2}×", ms(r.lint) / ms(rg)),
+            ),
+            _ => ("-".to_string(), "-".to_string()),
+        };
+        // Writing to a String cannot fail.
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} | {rg} | {ratio} |",
+            thousands(r.skills),
+            ms(r.lint)
+        );
+    }
+    out
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+/// `10000` as `10,000`.
+fn thousands(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn has_rg() -> bool {
+    Command::new("rg")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Runs a command `WARMUP_RUNS + runs` times with its output discarded, and returns the
+/// median wall-clock time of the timed runs. Fails if a run is killed or exits with a status
+/// above 1 (1 is "findings" for `skills lint`, "no match" for `rg`).
+fn median_time(runs: usize, make: impl Fn() -> Command) -> Result<Duration> {
+    let mut times = Vec::with_capacity(runs);
+    for i in 0..WARMUP_RUNS + runs {
+        let mut cmd = make();
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        let start = Instant::now();
+        let status = cmd.status().context("cannot start the command")?;
+        let elapsed = start.elapsed();
+        if !matches!(status.code(), Some(0 | 1)) {
+            bail!("the command failed ({status})");
+        }
+        if i >= WARMUP_RUNS {
+            times.push(elapsed);
+        }
+    }
+    times.sort_unstable();
+    Ok(median(&times))
+}
+
+fn median(sorted: &[Duration]) -> Duration {
+    let mid = sorted.len() / 2;
+    match (sorted.get(mid.wrapping_sub(1)), sorted.get(mid)) {
+        (Some(&a), Some(&b)) if sorted.len().is_multiple_of(2) => (a + b) / 2,
+        (_, Some(&m)) => m,
+        _ => Duration::ZERO,
+    }
+}
+
+/// Lints the tree once with JSON output: it must hold `n` skills and no findings (the
+/// generator writes clean skills, so a finding is a bug in one or the other).
+fn check_tree(exe: &Path, tree: &Path, n: usize) -> Result<()> {
+    let out = Command::new(exe)
+        .arg("lint")
+        .arg(tree)
+        .args(["--format", "json"])
+        .output()
+        .context("cannot run skills lint")?;
+    let report: Value = serde_json::from_slice(&out.stdout).with_context(|| {
+        format!(
+            "skills lint {} ({}) did not print JSON:\n{}",
+            tree.display(),
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        )
+    })?;
+    let summary = report.get("summary");
+    let get = |k: &str| summary.and_then(|s| s.get(k)).and_then(Value::as_u64);
+    if get("skills") != Some(n as u64) {
+        bail!(
+            "skills lint found {:?} skills in {}, expected {n}",
+            get("skills"),
+            tree.display()
+        );
+    }
+    let (errors, warnings) = (get("errors").unwrap_or(0), get("warnings").unwrap_or(0));
+    if errors + warnings > 0 {
+        let first = report
+            .get("diagnostics")
+            .and_then(|d| d.get(0))
+            .map(Value::to_string)
+            .unwrap_or_default();
+        eprintln!(
+            "warning: the generated tree has {errors} error(s) and {warnings} warning(s); first: {first}"
+        );
+    }
+    Ok(())
+}
+
+/// Bump when the generated content changes, so existing trees are regenerated.
+const GENERATOR_VERSION: &str = "bench-lint-tree v1";
+/// Written last: a tree without it (an interrupted run) is generated again.
+const MARKER: &str = ".generated";
+
+/// `target/bench/lint-<n>/`, holding `skills/skill-<i>/...`; reused when already complete.
+fn generate_tree(n: usize) -> Result<PathBuf> {
+    let root = target_dir()?.join("bench").join(format!("lint-{n}"));
+    let marker = root.join(MARKER);
+    let stamp = format!("{GENERATOR_VERSION}\n{n} skills\n");
+    if std::fs::read_to_string(&marker).is_ok_and(|s| s == stamp) {
+        eprintln!("reusing {}", root.display());
+        return Ok(root);
+    }
+    if root.exists() {
+        std::fs::remove_dir_all(&root)
+            .with_context(|| format!("cannot remove {}", root.display()))?;
+    }
+    eprintln!("generating {n} skills in {}...", root.display());
+    write_tree(&root, n)?;
+    std::fs::write(&marker, stamp).with_context(|| format!("cannot write {}", marker.display()))?;
+    Ok(root)
+}
+
+/// Writes `n` generated skills under `root/skills/`.
+fn write_tree(root: &Path, n: usize) -> Result<()> {
+    let skills = root.join("skills");
+    let mut rng = Lcg::new(0x5eed_2026);
+    for i in 0..n {
+        let skill = generate_skill(i, &mut rng);
+        let dir = skills.join(&skill.name);
+        for (rel, text) in &skill.files {
+            let path = dir.join(rel);
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)
+                    .with_context(|| format!("cannot create {}", parent.display()))?;
+            }
+            std::fs::write(&path, text)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// A 64-bit linear congruential generator (Knuth's MMIX constants): deterministic, no crate.
+struct Lcg(u64);
+
+impl Lcg {
+    fn new(seed: u64) -> Self {
+        Self(seed)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+
+    /// A number in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items.get(self.below(items.len())).copied().unwrap_or("")
+    }
+}
+
+#[rustfmt::skip]
+const VERBS: &[&str] = &[
+    "extract", "convert", "validate", "summarize", "format", "merge", "split", "analyze",
+    "generate", "review", "migrate", "index", "compress", "render", "translate", "audit",
+];
+#[rustfmt::skip]
+const NOUNS: &[&str] = &[
+    "invoices", "spreadsheets", "log files", "pull requests", "release notes", "PDF forms",
+    "database schemas", "API responses", "test reports", "images", "configuration files",
+    "meeting notes", "changelogs", "dependency manifests", "dashboards", "support tickets",
+];
+#[rustfmt::skip]
+const WORDS: &[&str] = &[
+    "the", "input", "file", "each", "record", "before", "after", "check", "that", "output", "is",
+    "valid", "and", "then", "write", "result", "to", "a", "new", "location", "keep", "original",
+    "unchanged", "when", "field", "missing", "report", "clearly", "prefer", "small", "steps",
+    "over", "one", "large", "change", "user", "asks", "for", "confirm", "names", "dates", "totals",
+    "match", "source", "use", "existing", "tools", "where", "possible", "avoid", "guessing",
+    "values", "list", "every", "assumption", "in", "summary",
+];
+
+/// One generated skill: its directory name and its files (relative path, text).
+struct Skill {
+    name: String,
+    files: Vec<(String, String)>,
+}
+
+fn sentence(rng: &mut Lcg) -> String {
+    let len = 8 + rng.below(10);
+    let words: Vec<&str> = (0..len).map(|_| rng.pick(WORDS)).collect();
+    let mut out = String::new();
+    if let Some(first) = words.first() {
+        let mut chars = first.chars();
+        if let Some(c) = chars.next() {
+            out.extend(c.to_uppercase());
+            out.push_str(chars.as_str());
+        }
+    }
+    for w in words.iter().skip(1) {
+        out.push(' ');
+        out.push_str(w);
+    }
+    out.push('.');
+    out
+}
+
+/// A paragraph of a few sentences, wrapped at about 90 columns.
+fn paragraph(rng: &mut Lcg, out: &mut String) {
+    let sentences = 3 + rng.below(3);
+    let mut line = String::new();
+    for _ in 0..sentences {
+        for word in sentence(rng).split(' ') {
+            if !line.is_empty() && line.len() + 1 + word.len() > 90 {
+                out.push_str(&line);
+                out.push('\n');
+                line.clear();
+            }
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    out.push_str(&line);
+    out.push_str("\n\n");
+}
+
+/// A skill with about 150 lines of Markdown; about a third link `references/` files, about a
+/// third ship `scripts/run.sh`, and the rest point at an external page.
+fn generate_skill(i: usize, rng: &mut Lcg) -> Skill {
+    let name = format!("skill-{i}");
+    let verb = rng.pick(VERBS);
+    let noun = rng.pick(NOUNS);
+    let other = rng.pick(NOUNS);
+    let with_refs = rng.below(3) == 0;
+    let with_examples = with_refs && rng.below(2) == 0;
+    let with_script = rng.below(3) == 0;
+
+    let mut md = String::new();
+    let _ = write!(
+        md,
+        "---\nname: {name}\ndescription: {} {noun} and {other} with a checked, repeatable \
+         workflow. Use when the user asks to {verb} {noun}, or mentions {other} that need \
+         attention.\n---\n\n",
+        capitalize(verb)
+    );
+    let _ = writeln!(md, "# {} {noun}\n", capitalize(verb));
+    paragraph(rng, &mut md);
+
+    md.push_str("## When to use this skill\n\n");
+    for _ in 0..5 {
+        let _ = writeln!(
+            md,
+            "- The user wants to {} {}.",
+            rng.pick(VERBS),
+            rng.pick(NOUNS)
+        );
+    }
+    md.push('\n');
+
+    md.push_str("## Workflow\n\n");
+    for step in 1..=7 {
+        let _ = writeln!(md, "{step}. {}", sentence(rng));
+    }
+    md.push('\n');
+    paragraph(rng, &mut md);
+
+    md.push_str("## Example\n\n```bash\n");
+    if with_script {
+        md.push_str("bash scripts/run.sh --input data/input.txt --output out/\n");
+    } else {
+        let _ = writeln!(md, "tool {verb} --input data/input.txt --output out/");
+    }
+    for k in 0..8 {
+        let _ = writeln!(md, "echo \"step {k}: {}\"", rng.pick(VERBS));
+    }
+    md.push_str("```\n\n");
+
+    for section in 0..4 {
+        let _ = writeln!(
+            md,
+            "## {} {}\n",
+            capitalize(rng.pick(VERBS)),
+            rng.pick(NOUNS)
+        );
+        paragraph(rng, &mut md);
+        let _ = writeln!(md, "### Notes on part {}\n", section + 1);
+        for _ in 0..4 {
+            let _ = writeln!(md, "- {}", sentence(rng));
+        }
+        md.push('\n');
+        paragraph(rng, &mut md);
+    }
+
+    md.push_str("## Troubleshooting\n\n| Problem | What to do |\n|---|---|\n");
+    for _ in 0..6 {
+        let _ = writeln!(
+            md,
+            "| {}: the {} step fails | {} |",
+            capitalize(rng.pick(NOUNS)),
+            rng.pick(VERBS),
+            sentence(rng)
+        );
+    }
+    md.push('\n');
+
+    md.push_str("## Checklist\n\n");
+    for _ in 0..6 {
+        let _ = writeln!(md, "- [ ] {}", sentence(rng));
+    }
+    md.push('\n');
+
+    md.push_str("## More information\n\n");
+    if with_refs {
+        md.push_str(
+            "- Read [the reference](references/REFERENCE.md) for every option and edge case.\n",
+        );
+        if with_examples {
+            md.push_str("- Worked cases are in [examples](references/EXAMPLES.md).\n");
+        }
+    }
+    if with_script {
+        md.push_str("- Run `scripts/run.sh` to apply the workflow to a whole folder at once.\n");
+    }
+    md.push_str("- The upstream [documentation](https://example.com/docs) describes the format.\n");
+
+    let mut files = vec![("SKILL.md".to_string(), md)];
+    if with_refs {
+        let mut reference = format!("# {} reference\n\n", capitalize(verb));
+        for _ in 0..6 {
+            paragraph(rng, &mut reference);
+        }
+        files.push(("references/REFERENCE.md".to_string(), reference));
+    }
+    if with_examples {
+        let mut examples = String::from("# Examples\n\n");
+        for k in 1..=3 {
+            let _ = writeln!(examples, "## Example {k}\n");
+            paragraph(rng, &mut examples);
+        }
+        files.push(("references/EXAMPLES.md".to_string(), examples));
+    }
+    if with_script {
+        files.push((
+            "scripts/run.sh".to_string(),
+            format!("#!/bin/sh\nset -eu\necho \"{name}: {verb} $*\"\n"),
+        ));
+    }
+    Skill { name, files }
+}
+
+fn capitalize(word: &str) -> String {
+    let mut chars = word.chars();
+    match chars.next() {
+        Some(c) => c.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn strings(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn options() {
+        assert_eq!(
+            parse_lint_options(&[]).unwrap(),
+            LintOptions {
+                sizes: vec![1000, 10000],
+                runs: 10
+            }
+        );
+        assert_eq!(
+            parse_lint_options(&strings(&["--sizes", "10,20_000", "--runs=3"])).unwrap(),
+            LintOptions {
+                sizes: vec![10, 20000],
+                runs: 3
+            }
+        );
+        assert!(parse_lint_options(&strings(&["--runs", "0"])).is_err());
+        assert!(parse_lint_options(&strings(&["--sizes"])).is_err());
+        assert!(parse_lint_options(&strings(&["--size", "1"])).is_err());
+    }
+
+    #[test]
+    fn unknown_benchmarks_list_the_known_ones() {
+        let err = run(&strings(&["discovery"])).unwrap_err().to_string();
+        assert!(err.contains("unknown benchmark `discovery`"), "{err}");
+        assert!(err.contains("  lint "), "{err}");
+    }
+
+    #[test]
+    fn generated_skills_are_deterministic_and_about_150_lines() {
+        let mut a = Lcg::new(7);
+        let mut b = Lcg::new(7);
+        let mut with_refs = 0;
+        let mut with_script = 0;
+        for i in 0..300 {
+            let s = generate_skill(i, &mut a);
+            let t = generate_skill(i, &mut b);
+            assert_eq!(s.files, t.files);
+            let (path, md) = &s.files[0];
+            assert_eq!(path, "SKILL.md");
+            assert!(md.starts_with(&format!("---\nname: skill-{i}\ndescription: ")));
+            assert!(md.contains("Use when"));
+            let lines = md.lines().count();
+            assert!((120..=190).contains(&lines), "{lines} lines");
+            if s.files.iter().any(|(p, _)| p == "references/REFERENCE.md") {
+                with_refs += 1;
+                assert!(md.contains("(references/REFERENCE.md)"));
+            }
+            if s.files.iter().any(|(p, _)| p == "scripts/run.sh") {
+                with_script += 1;
+                assert!(md.contains("`scripts/run.sh`"));
+            } else {
+                assert!(!md.contains("scripts/"));
+            }
+        }
+        assert!((70..=130).contains(&with_refs), "{with_refs}");
+        assert!((70..=130).contains(&with_script), "{with_script}");
+    }
+
+    #[test]
+    fn generated_tree_is_clean() {
+        let root = std::env::temp_dir().join(format!("xtask-bench-tree-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        write_tree(&root, 90).unwrap();
+        let report = skills_lint::Linter::new(skills_lint::Config::default())
+            .lint_paths(std::slice::from_ref(&root))
+            .unwrap();
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(report.skills.len(), 90);
+        let findings: Vec<_> = report
+            .diagnostics()
+            .map(|d| format!("{}: {} {}", d.path.display(), d.rule, d.message))
+            .collect();
+        assert!(findings.is_empty(), "{findings:#?}");
+    }
+
+    #[test]
+    fn formatting() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1234567), "1,234,567");
+        let d = Duration::from_millis;
+        assert_eq!(median(&[d(1), d(2), d(9)]), d(2));
+        assert_eq!(median(&[d(1), d(3)]), d(2));
+        assert_eq!(median(&[]), Duration::ZERO);
+    }
+}
