@@ -31,8 +31,10 @@ pub(crate) fn run(args: &LintArgs, ui: Ui) -> Status {
         Format::Github => render::github::report(&report),
         Format::Sarif => render::sarif::report(&report),
     };
-    if let Err(status) = emit(&text) {
-        return status;
+    // A closed stdout (`skills lint | head`) ends the output, not the verdict: the findings
+    // still decide the exit code.
+    if let Err(Status::Error) = emit(&text) {
+        return Status::Error;
     }
     if report.failed(strict) {
         Status::Failure
