@@ -296,9 +296,15 @@ fn classify(err: &serde_saphyr::Error, yaml: &str) -> YamlError {
     });
     let text = inner.to_string();
     // serde-saphyr appends " at line L, column C"; diagnostics carry the position themselves.
+    // For duplicate keys it also advises its caller to "set DuplicateKeyPolicy in Options",
+    // which means nothing to the author of a SKILL.md.
     let message = text
         .find(" at line ")
-        .map_or(text.as_str(), |i| text.get(..i).unwrap_or(&text))
+        .map_or(text.as_str(), |i| text.get(..i).unwrap_or(&text));
+    let message = message
+        .split(", set DuplicateKeyPolicy")
+        .next()
+        .unwrap_or(message)
         .to_string();
     let kind = match inner {
         serde_saphyr::Error::DuplicateMappingKey { .. } => YamlErrorKind::DuplicateKey,
@@ -350,6 +356,7 @@ mod tests {
     fn duplicate_keys_are_errors() {
         let err = parse("name: a\nname: b\n", 0).unwrap_err();
         assert_eq!(err.kind, YamlErrorKind::DuplicateKey);
+        assert_eq!(err.message, "duplicate mapping key: name");
         assert_eq!(err.offset, 8);
     }
 
