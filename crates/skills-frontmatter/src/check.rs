@@ -682,7 +682,9 @@ fn check_body(skill: &SkillMd, out: &mut Vec<Finding>) {
         );
         return;
     }
-    let lines = body.lines().count();
+    // Same count as `str::lines`, with memchr: this runs on every body.
+    let lines =
+        memchr::memchr_iter(b'\n', body.as_bytes()).count() + usize::from(!body.ends_with('\n'));
     if lines > BODY_MAX_LINES {
         out.push(
             Finding::new(

@@ -225,6 +225,25 @@ impl SkillMd {
         Self::parse_str(source)
     }
 
+    /// Parses the bytes of a `SKILL.md` read into a `Vec`, without copying them.
+    ///
+    /// # Errors
+    ///
+    /// As [`SkillMd::parse`].
+    pub fn parse_vec(bytes: Vec<u8>) -> Result<Self, ParseError> {
+        let size = bytes.len() as u64;
+        if size > MAX_FILE_BYTES {
+            return Err(ParseError::TooLarge {
+                size,
+                limit: MAX_FILE_BYTES,
+            });
+        }
+        let source = String::from_utf8(bytes).map_err(|e| ParseError::InvalidUtf8 {
+            offset: e.utf8_error().valid_up_to(),
+        })?;
+        Self::parse_str(source)
+    }
+
     /// Parses an already-decoded `SKILL.md`.
     ///
     /// # Errors

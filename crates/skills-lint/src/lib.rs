@@ -251,7 +251,7 @@ impl Linter {
         help: Option<String>,
         path: PathBuf,
         span: Option<Range<usize>>,
-        source: Option<&Arc<str>>,
+        source: Option<&Text<'_>>,
     ) -> Option<Diagnostic> {
         let severity = self.config.severity(rule_id)?;
         let help = help
@@ -259,8 +259,8 @@ impl Linter {
             .unwrap_or_else(|| rule(rule_id).map_or_else(String::new, |r| r.fix.to_string()));
         let (start, end) = match (&span, source) {
             (Some(span), Some(text)) => {
-                let (l1, c1) = skills_frontmatter::line_col(text, span.start);
-                let (l2, c2) = skills_frontmatter::line_col(text, span.end);
+                let (l1, c1) = skills_frontmatter::line_col(text.text, span.start);
+                let (l2, c2) = skills_frontmatter::line_col(text.text, span.end);
                 (
                     Some(Position {
                         line: l1,
@@ -283,7 +283,7 @@ impl Linter {
             span,
             start,
             end,
-            source: source.cloned(),
+            source: source.map(Text::shared),
         })
     }
 
@@ -326,7 +326,7 @@ impl Linter {
             diagnostics: Vec::new(),
         };
         let size = skill
-            .files
+            .files()
             .iter()
             .find(|f| &f.path == md)
             .map_or(0, |f| f.size);
@@ -357,14 +357,11 @@ impl Linter {
                 return report;
             }
         };
-        let parsed = SkillMd::parse(&bytes);
-        let text: Option<Arc<str>> = match &parsed {
-            Ok(s) => Some(Arc::from(s.source())),
-            Err(_) => std::str::from_utf8(&bytes).ok().map(Arc::from),
-        };
-        let skill_md = match parsed {
+        let skill_md = match SkillMd::parse_vec(bytes) {
             Ok(s) => s,
             Err(e) => {
+                let bytes = std::fs::read(md).unwrap_or_default();
+                let text = std::str::from_utf8(&bytes).ok().map(Text::new);
                 out.extend(self.diagnostic(
                     e.check().id(),
                     e.to_string(),
@@ -378,6 +375,7 @@ impl Linter {
             }
         };
         report.name = skill_md.name().map(str::to_string);
+        let text = Some(Text::new(skill_md.source()));
         let dir_name = dir_name(&skill.dir);
         for f in skill_md.validate(dir_name.as_deref()) {
             out.extend(self.diagnostic(
@@ -399,7 +397,7 @@ impl Linter {
         &self,
         skill: &walk::SkillDir,
         skill_md: &SkillMd,
-        text: Option<&Arc<str>>,
+        text: Option<&Text<'_>>,
         out: &mut Vec<Diagnostic>,
     ) {
         let md = &skill.skill_md;
@@ -461,19 +459,19 @@ impl Linter {
         out: &mut Vec<Diagnostic>,
     ) {
         let size = skill
-            .files
+            .files()
             .iter()
             .find(|f| f.path == full)
             .map_or(0, |f| f.size);
         if size > MAX_FILE_BYTES {
             return;
         }
-        let Ok(text) = std::fs::read_to_string(full) else {
+        let Ok(content) = std::fs::read_to_string(full) else {
             return;
         };
-        let text: Arc<str> = Arc::from(text);
+        let text = Text::new(&content);
         let parent = rel.rsplit_once('/').map_or("", |(p, _)| p);
-        for r in skills_frontmatter::find_references(&text) {
+        for r in skills_frontmatter::find_references(&content) {
             if r.kind != ReferenceKind::Link || r.is_absolute() {
                 continue;
             }
@@ -502,7 +500,7 @@ impl Linter {
     }
 
     fn check_size(&self, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
-        let count = skill.files.len();
+        let count = skill.files().len();
         if count > MAX_SKILL_FILES {
             out.extend(self.diagnostic(
                 "too-many-files",
@@ -513,7 +511,7 @@ impl Linter {
                 None,
             ));
         }
-        let total: u64 = skill.files.iter().map(|f| f.size).sum();
+        let total: u64 = skill.files().iter().map(|f| f.size).sum();
         if total > MAX_SKILL_BYTES {
             out.extend(self.diagnostic(
                 "skill-too-large",
@@ -544,8 +542,10 @@ impl Linter {
                 let Some(report) = reports.get_mut(i) else {
                     continue;
                 };
-                // Point at the `name` value: re-parse is avoided by finding it in the source.
+                // Point at the `name` value; duplicates are rare, so reading the file again
+                // costs less than keeping every source in memory.
                 let (span, source) = name_span(report);
+                let source = source.as_deref().map(Text::new);
                 let d = self.diagnostic(
                     "duplicate-name",
                     format!(
@@ -563,16 +563,36 @@ impl Linter {
     }
 }
 
+/// A file's text, copied into a shared `Arc` only when a diagnostic needs it: most skills
+/// have no findings, and copying every file would be wasted work on the hot path.
+struct Text<'a> {
+    text: &'a str,
+    shared: std::cell::OnceCell<Arc<str>>,
+}
+
+impl<'a> Text<'a> {
+    fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            shared: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn shared(&self) -> Arc<str> {
+        self.shared.get_or_init(|| Arc::from(self.text)).clone()
+    }
+}
+
 /// The span of the `name` value in a report's SKILL.md, from a diagnostic that carries the
 /// source, or by parsing it again.
-fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<Arc<str>>) {
+fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<String>) {
     let Ok(bytes) = std::fs::read(&report.skill_md) else {
         return (None, None);
     };
     match SkillMd::parse(&bytes) {
         Ok(s) => (
             s.field("name").map(|e| e.value_span.clone()),
-            Some(Arc::from(s.source())),
+            Some(s.source().to_string()),
         ),
         Err(_) => (None, None),
     }
@@ -601,15 +621,22 @@ fn is_markdown(path: &str) -> bool {
 /// Whether a file or directory exists in the skill: first in the walked files (no system
 /// call), then on disk (for ignored files).
 fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
-    let i = skill.files.partition_point(|f| f.path.as_path() < full);
-    skill.files.get(i).is_some_and(|f| f.path.starts_with(full)) || full.exists()
+    let files = skill.files();
+    let exact = walk::key(full);
+    let i = files.partition_point(|f| walk::key(&f.path) < exact);
+    let hit = files.get(i).is_some_and(|f| {
+        let k = walk::key(&f.path);
+        // The file itself, or a file inside a directory of that name.
+        k == exact || k.starts_with(&walk::prefix(full))
+    });
+    hit || full.exists()
 }
 
 /// The skill file whose relative path is closest to `wanted`, for "did you mean".
 fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<String> {
     let wanted_lower = wanted.to_lowercase();
     skill
-        .files
+        .files()
         .iter()
         .filter_map(|f| f.path.strip_prefix(&skill.dir).ok())
         .map(|p| p.to_string_lossy().replace('\\', "/"))
