@@ -1,0 +1,131 @@
+//! Integration tests of the `skills` binary, run as a user runs it.
+//!
+//! - `rules`: every rule of the registry against `testdata/rules/<rule>/{bad,good}`.
+//! - `generated`: the rules whose trees cannot be committed (huge, numerous or unreadable
+//!   files), built in a temporary directory.
+//! - `cli`: exit codes, flags, `skills.toml`, output formats, help, ordering.
+//!
+//! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
+//! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.
+
+// The helpers here and in the modules fail the test by panicking, like the tests themselves;
+// clippy.toml's allow-*-in-tests settings cover `#[test]` functions only.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
+
+mod cli;
+mod generated;
+mod rules;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde_json::Value;
+
+/// `testdata/` at the workspace root, canonical so it can be filtered out of outputs.
+pub(crate) fn testdata() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+    dir.canonicalize().unwrap_or(dir)
+}
+
+/// The outcome of one run of the binary.
+#[derive(Debug)]
+pub(crate) struct Run {
+    /// The command line, for messages and snapshot descriptions.
+    pub(crate) command: String,
+    pub(crate) code: i32,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
+}
+
+impl Run {
+    /// Parses stdout as JSON.
+    pub(crate) fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "`{}` did not print JSON ({e}):\n{}{}",
+                self.command, self.stdout, self.stderr
+            )
+        })
+    }
+
+    /// Checks the exit code, showing the whole output when it is wrong.
+    #[track_caller]
+    pub(crate) fn assert_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code, code,
+            "exit code of `{}`\n--- stdout\n{}--- stderr\n{}",
+            self.command, self.stdout, self.stderr
+        );
+        self
+    }
+
+    /// Checks that nothing was printed to stderr.
+    #[track_caller]
+    pub(crate) fn assert_quiet(&self) -> &Self {
+        assert_eq!(self.stderr, "", "stderr of `{}`", self.command);
+        self
+    }
+}
+
+/// Runs `skills ARGS` in `cwd` with a fixed environment (no colors, 100 columns), so paths
+/// in the output are relative to `cwd` and the output is the same on every machine.
+pub(crate) fn skills(cwd: &Path, args: &[&str]) -> Run {
+    let output = assert_cmd::cargo::cargo_bin_cmd!("skills")
+        .current_dir(cwd)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR")
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    Run {
+        command: format!("skills {}", args.join(" ")),
+        code: output.status.code().expect("killed by a signal"),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+/// The rule ids of a `--format json` document, in output order.
+pub(crate) fn rules_of(doc: &Value) -> Vec<&str> {
+    diagnostics(doc)
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect()
+}
+
+/// The diagnostics array of a `--format json` document.
+pub(crate) fn diagnostics(doc: &Value) -> &[Value] {
+    doc["diagnostics"].as_array().expect("no diagnostics array")
+}
+
+/// Escapes `text` for use in an insta filter (a regex).
+pub(crate) fn regex_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if "\\.+*?()|[]{}^$#&-~".contains(c) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Snapshots `text` under `name`, with the command line as the snapshot's description and
+/// `root` (a temporary or testdata directory) replaced by `[ROOT]`.
+pub(crate) fn snapshot(name: &str, command: &str, root: Option<&Path>, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_description(command);
+    settings.set_omit_expression(true);
+    if let Some(root) = root {
+        settings.add_filter(&regex_escape(&root.to_string_lossy()), "[ROOT]");
+    }
+    settings.bind(|| insta::assert_snapshot!(name, text));
+}
