@@ -133,7 +133,7 @@ fn lint(args: &[String]) -> Result<()> {
         check_tree(&exe, &tree, n)?;
         let lint = median_time(options.runs, || {
             let mut cmd = Command::new(&exe);
-            cmd.arg("lint").arg(&tree);
+            cmd.arg("lint").arg(&tree).arg("--no-config");
             cmd
         })
         .context("timing skills lint")?;
@@ -264,7 +264,7 @@ fn check_tree(exe: &Path, tree: &Path, n: usize) -> Result<()> {
     let out = Command::new(exe)
         .arg("lint")
         .arg(tree)
-        .args(["--format", "json"])
+        .args(["--format", "json", "--no-config"])
         .output()
         .context("cannot run skills lint")?;
     let report: Value = serde_json::from_slice(&out.stdout).with_context(|| {

@@ -45,8 +45,8 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     let Some(dir) = dir else {
         bail!("no corpus directory given ({USAGE})");
     };
-    let dir =
-        std::path::absolute(&dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
+    let given = dir.display().to_string();
+    let dir = std::path::absolute(&dir).with_context(|| format!("cannot resolve {given}"))?;
     let collections = collections(&dir)?;
     if collections.is_empty() {
         bail!("{} holds no collection directories", dir.display());
@@ -82,7 +82,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         bail!(
             "{} difference(s); if the change is intended, run `cargo xtask corpus {} --bless` and commit {EXPECTED}",
             diffs.len(),
-            dir.display()
+            given
         );
     }
     eprintln!("corpus counts match {EXPECTED}");
@@ -104,15 +104,15 @@ fn collections(dir: &Path) -> Result<Vec<(String, PathBuf)>> {
     Ok(out)
 }
 
-/// Runs `skills lint <path> --format json` and counts its findings. Fails when the process
+/// Runs `skills lint <path> --format json --no-config` and counts its findings. Fails when the process
 /// crashed or failed (exit status other than 0 or 1), when the output is not the documented
 /// JSON, or when the summary, the diagnostics and the exit status disagree.
 fn lint_collection(exe: &Path, path: &Path) -> Result<Counts> {
     let mut cmd = Command::new(exe);
-    // Run inside the collection, so no `skills.toml` of the caller's tree applies.
+    // Default severities: no `skills.toml` of the surrounding tree applies.
     cmd.arg("lint")
         .arg(path)
-        .args(["--format", "json"])
+        .args(["--format", "json", "--no-config"])
         .current_dir(path);
     let out = cmd.output().context("cannot run skills")?;
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -81,27 +81,29 @@ Every rule has a default severity:
 Exit status: 0 when there is no error, 1 when the run found errors (or warnings, in strict
 mode), 2 when the run itself failed (a path that does not exist, a bad configuration).
 
-The severity of any rule can be changed for one run on the command line, with the rule's id
-(the flags can be repeated):
-
-- `--deny <rule>` reports it as an error,
-- `--warn <rule>` reports it as a warning,
-- `--allow <rule>` turns it off.
-
-Or for a project, in the `[lint]` section of a `skills.toml` file (the nearest one in or
-above the directory being linted):
+The severity of any rule can be changed for a project, in the `[lint]` section of a
+`skills.toml` file (the nearest one in or above the first path given to `skills lint`; with
+no path, the current directory):
 
 ```toml
 [lint]
-strict = false              # true: warnings fail the run too
+strict = false              # true: warnings fail the run too (same as --strict)
 deny = ["body-too-long"]    # report as errors
 warn = []                   # report as warnings
 allow = ["vendor-field"]    # do not report
 ```
 
-Within the file, `allow` is applied first, then `warn`, then `deny`, so a rule named in two
-lists ends at the stricter level. An unknown rule id is an error, with the closest real id
-as a suggestion.
+or for one run, on the command line, with the rule's id (each flag can be repeated):
+
+- `--deny <rule>` (`-D`) reports it as an error,
+- `--warn <rule>` (`-W`) reports it as a warning,
+- `--allow <rule>` (`-A`) turns it off.
+
+`skills.toml` is applied first, then the flags. Within each, `allow` comes first, then
+`warn`, then `deny`, so a rule named twice ends at the stricter level. `--no-config` ignores
+`skills.toml`. An unknown rule id is an error, with the closest real id as a suggestion.
+`skills lint --explain <rule>` prints a rule's section of this page at a terminal; output
+formats and exit codes are in [lint.md](lint.md).
 
 Each rule also has a scope: **file** rules need only the `SKILL.md` text, **directory**
 rules look at the skill's directory and the files its body points at, and **run** rules
