@@ -267,7 +267,7 @@ fn check_fields(skill: &SkillMd, out: &mut Vec<Finding>) {
             let help = match close {
                 Some(f) => format!("did you mean `{f}`? Field names are case-sensitive"),
                 None => format!(
-                    "move it under `metadata:` (for example `metadata:\\n  {key}: \"...\"`); the spec defines only {}",
+                    "move it under `metadata:`, as an indented `{key}: \"...\"` line; the spec defines only {}",
                     SPEC_FIELDS.join(", ")
                 ),
             };

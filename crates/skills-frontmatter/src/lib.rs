@@ -88,10 +88,10 @@ pub enum ParseError {
         span: Range<usize>,
     },
     /// A key appears twice.
-    #[error("duplicate key in frontmatter: {message}")]
+    #[error("duplicate key `{key}` in frontmatter")]
     DuplicateKey {
-        /// The parser's message.
-        message: String,
+        /// The key.
+        key: String,
         /// The second occurrence.
         span: Range<usize>,
     },
@@ -270,10 +270,18 @@ impl SkillMd {
                     message: e.message,
                     span,
                 },
-                yaml::YamlErrorKind::DuplicateKey => ParseError::DuplicateKey {
-                    message: e.message,
-                    span,
-                },
+                yaml::YamlErrorKind::DuplicateKey => {
+                    // The parser points at the start of the second key: mark the whole key.
+                    let rest = source.get(at..).unwrap_or("");
+                    let len = rest
+                        .find(|c: char| c == ':' || c == '\n' || c == '\r')
+                        .unwrap_or(rest.len());
+                    let key = rest.get(..len).unwrap_or("").trim_end();
+                    ParseError::DuplicateKey {
+                        key: key.trim_matches(['"', '\'']).to_string(),
+                        span: at..at + key.len().max(end - at),
+                    }
+                }
                 yaml::YamlErrorKind::TooComplex => ParseError::TooComplex {
                     message: e.message,
                     span,
@@ -281,15 +289,19 @@ impl SkillMd {
             }
         })?;
         let entries = match root.value {
-            Value::Mapping(entries) if !entries.is_empty() => entries
-                .into_iter()
-                .map(|(k, v)| Entry {
-                    key: k.value.key_string(),
-                    key_span: k.span,
-                    value: v.value,
-                    value_span: v.span,
-                })
-                .collect(),
+            Value::Mapping(entries) if !entries.is_empty() => {
+                let mut entries: Vec<Entry> = entries
+                    .into_iter()
+                    .map(|(k, v)| Entry {
+                        key: k.value.key_string(),
+                        key_span: k.span,
+                        value: v.value,
+                        value_span: v.span,
+                    })
+                    .collect();
+                widen_collection_spans(&source, &mut entries, fences.yaml.end);
+                entries
+            }
             other => {
                 let blank = yaml_text
                     .lines()
@@ -443,6 +455,43 @@ impl SkillMd {
     }
 }
 
+/// The parser gives a sequence or mapping value only its starting position. Widen it to the
+/// whole value: up to the next top-level key (or the end of the frontmatter), without trailing
+/// blank lines and comments, so a diagnostic underlines all of `[a, b]` or a block list.
+fn widen_collection_spans(source: &str, entries: &mut [Entry], yaml_end: usize) {
+    let next_keys: Vec<usize> = entries
+        .iter()
+        .skip(1)
+        .map(|e| e.key_span.start)
+        .chain(std::iter::once(yaml_end))
+        .collect();
+    for (entry, next) in entries.iter_mut().zip(next_keys) {
+        if !matches!(entry.value, Value::Sequence(_) | Value::Mapping(_)) {
+            continue;
+        }
+        let start = entry.value_span.start.max(entry.key_span.end);
+        let Some(text) = source.get(start..next) else {
+            continue;
+        };
+        // End after the last line that is neither blank nor a comment.
+        let mut end = 0;
+        let mut offset = 0;
+        for line in text.split_inclusive('\n') {
+            let t = line.trim();
+            if !t.is_empty() && !t.starts_with('#') {
+                end = offset + line.len();
+            }
+            offset += line.len();
+        }
+        let value = text.get(..end).unwrap_or("").trim_end();
+        // Skip the `:` and spaces after the key when the value starts on the key's line.
+        let lead = value.len() - value.trim_start_matches([':', ' ', '\t']).len();
+        if value.len() > lead {
+            entry.value_span = start + lead..start + value.len();
+        }
+    }
+}
+
 /// Finds local file references in any Markdown text (for files other than `SKILL.md`).
 pub fn find_references(markdown: &str) -> Vec<Reference> {
     refs::find(markdown, 0)
@@ -554,7 +603,8 @@ mod tests {
         ));
         let err = parse("---\nname: a\nname: b\n---\n").unwrap_err();
         assert_eq!(err.check(), Check::YamlDuplicateKey);
-        assert_eq!(err.span(), Some(12..13));
+        assert_eq!(err.span(), Some(12..16));
+        assert_eq!(err.to_string(), "duplicate key `name` in frontmatter");
     }
 
     #[test]
@@ -731,6 +781,17 @@ mod tests {
             serde_json::Value::Object(s.frontmatter_json()).to_string(),
             r#"{"name":"s","description":"d","metadata":{"version":1.0,"tags":["a","b"]},"x-custom":true}"#
         );
+    }
+
+    #[test]
+    fn collection_values_span_the_whole_value() {
+        let text = "---\nname: s\ndescription:\n  - a\n  - b\n\n# note\nlicense: [MIT, X]\nmetadata: {a: 1}\n---\n";
+        let s = parse(text).unwrap();
+        let span = |k: &str| &text[s.field(k).unwrap().value_span.clone()];
+        assert_eq!(span("description"), "- a\n  - b");
+        assert_eq!(span("license"), "[MIT, X]");
+        assert_eq!(span("metadata"), "{a: 1}");
+        assert_eq!(span("name"), "s");
     }
 
     #[test]

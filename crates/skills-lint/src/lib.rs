@@ -207,7 +207,7 @@ impl Linter {
                 if found.is_empty() {
                     other.extend(self.diagnostic(
                         "skill-md-missing",
-                        format!("no SKILL.md found in {} or below it", path.display()),
+                        "no SKILL.md found in this directory or below it".to_string(),
                         Some("create `SKILL.md` in the skill directory, or point `skills lint` at the directory that holds your skills".to_string()),
                         path.clone(),
                         None,
@@ -256,7 +256,7 @@ impl Linter {
         let severity = self.config.severity(rule_id)?;
         let help = help
             .filter(|h| !h.is_empty())
-            .unwrap_or_else(|| rule(rule_id).map_or_else(String::new, |r| r.fix.to_string()));
+            .unwrap_or_else(|| rule(rule_id).map_or_else(String::new, |r| help_from_fix(r.fix)));
         let (start, end) = match (&span, source) {
             (Some(span), Some(text)) => {
                 let (l1, c1) = skills_frontmatter::line_col(text.text, span.start);
@@ -360,15 +360,25 @@ impl Linter {
         let skill_md = match SkillMd::parse_vec(bytes) {
             Ok(s) => s,
             Err(e) => {
+                // Errors are rare: read the file again rather than keep a copy of every one.
                 let bytes = std::fs::read(md).unwrap_or_default();
-                let text = std::str::from_utf8(&bytes).ok().map(Text::new);
+                // Invalid UTF-8 is shown with U+FFFD in its place; the valid prefix (and so
+                // the offset) is unchanged, and the replacement is three bytes long.
+                let shown = String::from_utf8_lossy(&bytes);
+                let span = match &e {
+                    skills_frontmatter::ParseError::InvalidUtf8 { offset } => {
+                        Some(*offset..offset + char::REPLACEMENT_CHARACTER.len_utf8())
+                    }
+                    _ => e.span(),
+                };
+                let text = Text::new(&shown);
                 out.extend(self.diagnostic(
                     e.check().id(),
                     e.to_string(),
                     Some(e.help()),
                     md.clone(),
-                    e.span(),
-                    text.as_ref(),
+                    span,
+                    Some(&text),
                 ));
                 report.diagnostics = out;
                 return report;
@@ -632,17 +642,41 @@ fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
     hit || full.exists()
 }
 
-/// The skill file whose relative path is closest to `wanted`, for "did you mean".
+/// The skill file whose relative path is closest to `wanted`, for "did you mean": the same
+/// path in another letter case, the same file name in another folder, or a path a few edits
+/// away.
 fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<String> {
     let wanted_lower = wanted.to_lowercase();
+    let wanted_name = wanted.rsplit('/').next();
     skill
         .files()
         .iter()
         .filter_map(|f| f.path.strip_prefix(&skill.dir).ok())
         .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .find(|p| {
-            p.to_lowercase() == wanted_lower || p.rsplit('/').next() == wanted.rsplit('/').next()
+        .filter_map(|p| {
+            let score = if p.to_lowercase() == wanted_lower || p.rsplit('/').next() == wanted_name {
+                0
+            } else {
+                rules::edit_distance(&p.to_lowercase(), &wanted_lower)
+            };
+            (score <= 3).then_some((score, p))
         })
+        .min()
+        .map(|(_, p)| p)
+}
+
+/// A rule's fix text in the style of specific help: lowercase start, no final period.
+fn help_from_fix(fix: &str) -> String {
+    let fix = fix.strip_suffix('.').unwrap_or(fix);
+    let mut chars = fix.chars();
+    match chars.next() {
+        Some(first)
+            if first.is_uppercase() && chars.clone().next().is_some_and(char::is_lowercase) =>
+        {
+            first.to_lowercase().chain(chars).collect()
+        }
+        _ => fix.to_string(),
+    }
 }
 
 #[cfg(test)]

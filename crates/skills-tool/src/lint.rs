@@ -26,7 +26,7 @@ pub(crate) fn run(args: &LintArgs, ui: Ui) -> Status {
         Err(e) => return fail(ui, lint_error(&e)),
     };
     let text = match args.format {
-        Format::Human => render::human::report(ui, &report),
+        Format::Human => render::human::report(ui, &report, strict),
         Format::Json => render::json::report(&report),
         Format::Github => render::github::report(&report),
         Format::Sarif => render::sarif::report(&report),

@@ -77,17 +77,21 @@ fn plural(n: usize, word: &str) -> String {
     }
 }
 
-pub(crate) fn report(ui: Ui, report: &Report) -> String {
+pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
     let mut out = String::new();
     for d in report.diagnostics() {
         out.push_str(&report_to_string(ui, to_miette(d).as_ref()));
         out.push_str("\n\n");
     }
     out.push_str(&format!(
-        "checked {}: {}, {}\n",
+        "checked {}: {}, {}",
         plural(report.skills.len(), "skill"),
         plural(report.errors(), "error"),
         plural(report.warnings(), "warning"),
     ));
+    if strict && report.errors() == 0 && report.warnings() > 0 {
+        out.push_str(" (--strict: warnings fail the run)");
+    }
+    out.push('\n');
     out
 }

@@ -14,6 +14,16 @@ pub(crate) fn path_str(path: &std::path::Path) -> String {
     s.replace('\\', "/")
 }
 
+/// `path` relative to the current directory when it is below it, as other paths are shown.
+fn relative(path: &std::path::Path) -> String {
+    let rel = std::env::current_dir().ok().and_then(|cwd| {
+        path.strip_prefix(cwd)
+            .ok()
+            .map(std::path::Path::to_path_buf)
+    });
+    path_str(rel.as_deref().unwrap_or(path))
+}
+
 /// A bad `skills.toml` (or a bad rule id in the flags), as a report with the source.
 pub(crate) fn config_error(e: ConfigError) -> miette::Report {
     match e {
@@ -23,13 +33,12 @@ pub(crate) fn config_error(e: ConfigError) -> miette::Report {
             span,
             text,
         } => {
-            let mut d = miette::MietteDiagnostic::new(format!("invalid {}: {message}", path.display()))
+            let mut d = miette::MietteDiagnostic::new(format!("invalid {}: {message}", relative(&path)))
                 .with_help("the [lint] table takes `strict = true|false` and `deny`, `warn`, `allow` lists of rule ids");
             if let Some(span) = span {
                 d = d.with_label(miette::LabeledSpan::at(span, "here"));
             }
-            miette::Report::new(d)
-                .with_source_code(miette::NamedSource::new(path.display().to_string(), text))
+            miette::Report::new(d).with_source_code(miette::NamedSource::new(relative(&path), text))
         }
         other => {
             let help = match &other {
