@@ -274,7 +274,7 @@ impl SkillMd {
                     // The parser points at the start of the second key: mark the whole key.
                     let rest = source.get(at..).unwrap_or("");
                     let len = rest
-                        .find(|c: char| c == ':' || c == '\n' || c == '\r')
+                        .find([':', '\n', '\r'])
                         .unwrap_or(rest.len());
                     let key = rest.get(..len).unwrap_or("").trim_end();
                     ParseError::DuplicateKey {
