@@ -273,9 +273,7 @@ impl SkillMd {
                 yaml::YamlErrorKind::DuplicateKey => {
                     // The parser points at the start of the second key: mark the whole key.
                     let rest = source.get(at..).unwrap_or("");
-                    let len = rest
-                        .find([':', '\n', '\r'])
-                        .unwrap_or(rest.len());
+                    let len = rest.find([':', '\n', '\r']).unwrap_or(rest.len());
                     let key = rest.get(..len).unwrap_or("").trim_end();
                     ParseError::DuplicateKey {
                         key: key.trim_matches(['"', '\'']).to_string(),

@@ -78,15 +78,38 @@ fn strip_suffixes(dest: &str) -> &str {
     dest.get(..end).unwrap_or(dest)
 }
 
+/// Whether `text` may hold a Markdown link (or link definition) to a local file: some
+/// `](dest` or `]: dest` whose destination is neither a URL with a scheme nor a `#fragment`.
+///
+/// Every inline link or image contains `](` and every link definition `]:`, and autolinks
+/// (`<https://...>`) always have a scheme, so a `false` here is never wrong; a `true` (which
+/// may come from a code span) just means the real parser decides.
+fn may_link_locally(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let candidates = memchr::memmem::find_iter(bytes, b"](")
+        .chain(memchr::memmem::find_iter(bytes, b"]:"))
+        .map(|i| i + 2);
+    for start in candidates {
+        let rest = text.get(start..).unwrap_or("");
+        let dest = rest.trim_start_matches([' ', '\t', '<']);
+        let end = dest
+            .find(|c: char| c.is_whitespace() || c == ')' || c == '>')
+            .unwrap_or(dest.len());
+        let dest = dest.get(..end).unwrap_or("");
+        if !dest.starts_with('#') && !has_scheme(dest) {
+            return true;
+        }
+    }
+    false
+}
+
 /// Finds every local reference in `text`. Spans are offset by `base`.
 pub(crate) fn find(text: &str, base: usize) -> Vec<Reference> {
     let mut out = Vec::new();
     let mut link_ranges: Vec<Range<usize>> = Vec::new();
-    // Markdown parsing is the expensive part; most bodies have no links at all.
-    if memchr::memmem::find(text.as_bytes(), b"](").is_some()
-        || memchr::memmem::find(text.as_bytes(), b"]:").is_some()
-        || memchr::memchr(b'<', text.as_bytes()).is_some()
-    {
+    // Markdown parsing is by far the most expensive step of linting a skill, and most bodies
+    // link only to web pages, or not at all: parse only when a local link may be there.
+    if may_link_locally(text) {
         for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
             let dest = match &event {
                 Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
@@ -147,6 +170,13 @@ pub(crate) fn find(text: &str, base: usize) -> Vec<Reference> {
                 continue;
             }
             let target = format!("{folder}{path}");
+            // Already found as a link (a reference-style link's definition, for one).
+            if out
+                .iter()
+                .any(|r: &Reference| r.kind == ReferenceKind::Link && r.target == target)
+            {
+                continue;
+            }
             let end = start + target.len();
             out.push(Reference {
                 resolved: resolve(&target),
@@ -197,6 +227,23 @@ mod tests {
         assert_eq!(
             &text[r.span.start - 10..r.span.end - 10],
             "references/GUIDE.md"
+        );
+    }
+
+    #[test]
+    fn gate_only_skips_texts_without_local_links() {
+        assert!(!may_link_locally(
+            "plain text, [web](https://x.org) [top](#a) <https://y>"
+        ));
+        assert!(!may_link_locally("[ref]: https://x.org/page"));
+        assert!(may_link_locally("[a](references/a.md)"));
+        assert!(may_link_locally("[a]( <references/a b.md> )"));
+        assert!(may_link_locally("[ref]: ./local.md"));
+        assert!(may_link_locally("[web](https://x.org) then [a](a.md)"));
+        // The gate and the parser agree on a link definition used by a reference link.
+        assert_eq!(
+            targets("See [the guide][g].\n\n[g]: references/G.md\n"),
+            ["references/G.md"]
         );
     }
 
