@@ -1,0 +1,261 @@
+//! The in-memory index of every skill under a list of roots.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use crate::roots::Roots;
+use crate::stamp::Identity;
+use crate::walk::{Entry, RootWalk, WalkStats};
+use crate::{Skill, Skipped, Warning};
+
+/// Whether a [`Index::refresh`] changed the list of active skills.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use]
+pub enum Changed {
+    /// The active skills (ids, names, descriptions and `SKILL.md` paths) are as they were.
+    /// A skill's body may still have changed; it is read on demand anyway.
+    No,
+    /// A skill appeared, disappeared, or its name, description or winning file changed: an
+    /// MCP server sends `notifications/tools/list_changed` (or `resources/list_changed`).
+    Yes,
+}
+
+/// Every skill found under a list of [`Roots`], with what was skipped and why.
+///
+/// Only metadata is held (id, name, description, paths, scope); bodies are read on demand
+/// with [`Skill::read`]. [`Index::refresh`] brings it up to date cheaply: with nothing
+/// changed on disk it costs one `stat` per directory and skill file walked.
+#[derive(Debug)]
+pub struct Index {
+    roots: Roots,
+    walks: Vec<RootWalk>,
+    all: Vec<Skill>,
+    active: Vec<Skill>,
+    by_id: HashMap<String, usize>,
+    by_name: HashMap<String, usize>,
+    skipped: Vec<Skipped>,
+    warnings: Vec<Warning>,
+    stats: WalkStats,
+}
+
+impl Index {
+    /// Scans every root, in priority order.
+    ///
+    /// A root that does not exist is skipped silently; one that cannot be read is reported
+    /// in [`Index::warnings`]. Nothing here fails: problems become warnings and skipped
+    /// skills.
+    pub fn scan(roots: &Roots) -> Self {
+        let mut stats = WalkStats::default();
+        let walks = roots
+            .iter()
+            .map(|root| RootWalk::walk(&root.path, None, &mut stats))
+            .collect();
+        let mut index = Self {
+            roots: roots.clone(),
+            walks,
+            all: Vec::new(),
+            active: Vec::new(),
+            by_id: HashMap::new(),
+            by_name: HashMap::new(),
+            skipped: Vec::new(),
+            warnings: Vec::new(),
+            stats,
+        };
+        index.assemble();
+        index
+    }
+
+    /// The roots this index was scanned from.
+    pub fn roots(&self) -> &Roots {
+        &self.roots
+    }
+
+    /// The active skills (not shadowed), sorted by root priority and then by id.
+    pub fn skills(&self) -> &[Skill] {
+        &self.active
+    }
+
+    /// Every skill, shadowed ones included (with [`Skill::shadowed_by`] set), sorted by root
+    /// priority and then by id.
+    pub fn all(&self) -> &[Skill] {
+        &self.all
+    }
+
+    /// The skills left out because their file could not be read or parsed, or lacks a name
+    /// or description.
+    pub fn skipped(&self) -> &[Skipped] {
+        &self.skipped
+    }
+
+    /// Everything worth telling the user: unreadable roots and directories, symlink loops,
+    /// skipped skills (also in [`Index::skipped`]) and shadowed skills. Root by root.
+    pub fn warnings(&self) -> &[Warning] {
+        &self.warnings
+    }
+
+    /// The active skill with this id, ignoring case; failing that, the first active skill
+    /// whose frontmatter `name` is this, ignoring case. The name is only compared with what
+    /// the index holds, never joined onto a path.
+    pub fn get(&self, name: &str) -> Option<&Skill> {
+        let key = name.to_lowercase();
+        self.by_id
+            .get(&key)
+            .or_else(|| self.by_name.get(&key))
+            .and_then(|&i| self.active.get(i))
+    }
+
+    /// Ids of active skills close to `name`, for "did you mean": an edit distance (ignoring
+    /// case, a swap of two letters counting once) of at most 3 and at most half the longer
+    /// string, or one containing the other (when that one has 3 characters or more).
+    /// Closest first, then by priority.
+    pub fn suggest(&self, name: &str) -> Vec<&str> {
+        let query = name.to_lowercase();
+        let query_len = query.chars().count();
+        if query_len == 0 {
+            return Vec::new();
+        }
+        let mut hits: Vec<(usize, usize, &str)> = self
+            .active
+            .iter()
+            .enumerate()
+            .filter_map(|(i, skill)| {
+                let id = skill.id.to_lowercase();
+                let id_len = id.chars().count();
+                let distance = crate::suggest::distance(&query, &id);
+                let close = distance <= 3 && distance * 2 <= query_len.max(id_len);
+                let contains =
+                    (query_len >= 3 && id.contains(&query)) || (id_len >= 3 && query.contains(&id));
+                (close || contains).then_some((distance, i, skill.id.as_str()))
+            })
+            .collect();
+        hits.sort_unstable();
+        hits.into_iter().map(|(_, _, id)| id).collect()
+    }
+
+    /// Brings the index up to date with the disk and says whether the active skills changed.
+    ///
+    /// Every directory walked, ignore file and skill file is `stat`ed. If none changed (and no
+    /// root appeared or disappeared), that is all: nothing is read or parsed. Otherwise the
+    /// roots that changed are walked again, but a directory whose modification time (and
+    /// inode and change time, on Unix) is as before is not listed again, and a skill file
+    /// that is as before is not read or parsed again: only new and changed skills are.
+    pub fn refresh(&mut self) -> Changed {
+        let mut any = false;
+        for (root, walk) in self.roots.as_slice().iter().zip(self.walks.iter_mut()) {
+            if !walk.unchanged(&root.path) {
+                let previous = std::mem::take(walk);
+                *walk = RootWalk::walk(&root.path, Some(previous), &mut self.stats);
+                any = true;
+            }
+        }
+        if !any {
+            return Changed::No;
+        }
+        let before = std::mem::take(&mut self.active);
+        self.assemble();
+        if signature(&self.active) == signature(&before) {
+            Changed::No
+        } else {
+            Changed::Yes
+        }
+    }
+
+    /// How many directories were listed and skill files parsed since the scan began.
+    #[cfg(test)]
+    pub(crate) fn stats(&self) -> WalkStats {
+        self.stats
+    }
+
+    /// Builds the lists from the walks: priority order, symlink duplicates dropped, the
+    /// first skill of each id active and later ones shadowed.
+    fn assemble(&mut self) {
+        let mut all = Vec::new();
+        let mut skipped = Vec::new();
+        let mut warnings = Vec::new();
+        let mut seen: HashSet<&Identity> = HashSet::new();
+        let mut winners: HashMap<&str, PathBuf> = HashMap::new();
+        for (root, walk) in self.roots.as_slice().iter().zip(&self.walks) {
+            warnings.extend(walk.warnings(&root.path));
+            let mut entries: Vec<(&PathBuf, &Entry)> = walk.entries.iter().collect();
+            // Within a root: by id; a directory before a flat file; shallower first.
+            entries.sort_unstable_by(|(pa, a), (pb, b)| {
+                (&a.key, a.flat, a.depth, pa).cmp(&(&b.key, b.flat, b.depth, pb))
+            });
+            for (path, entry) in entries {
+                if !seen.insert(&entry.identity) {
+                    // The same directory (or file) reached again through a symlink.
+                    continue;
+                }
+                match &entry.outcome {
+                    Err(reason) => {
+                        let s = Skipped {
+                            id: entry.id.clone(),
+                            path: path.clone(),
+                            root: root.path.clone(),
+                            scope: root.scope,
+                            flat: entry.flat,
+                            reason: reason.clone(),
+                        };
+                        warnings.push(Warning::Skipped(s.clone()));
+                        skipped.push(s);
+                    }
+                    Ok(meta) => {
+                        let shadowed_by = winners.get(entry.key.as_str()).cloned();
+                        if let Some(by) = &shadowed_by {
+                            warnings.push(Warning::Shadowed {
+                                id: entry.id.clone(),
+                                path: path.clone(),
+                                by: by.clone(),
+                            });
+                        } else {
+                            winners.insert(&entry.key, path.clone());
+                        }
+                        all.push(Skill {
+                            id: entry.id.clone(),
+                            name: meta.name.clone(),
+                            description: meta.description.clone(),
+                            skill_md: path.clone(),
+                            dir: entry.dir.clone(),
+                            root: root.path.clone(),
+                            scope: root.scope,
+                            shadowed_by,
+                            flat: entry.flat,
+                        });
+                    }
+                }
+            }
+        }
+        let active: Vec<Skill> = all
+            .iter()
+            .filter(|s| s.shadowed_by.is_none())
+            .cloned()
+            .collect();
+        let mut by_id = HashMap::with_capacity(active.len());
+        let mut by_name = HashMap::new();
+        for (i, skill) in active.iter().enumerate() {
+            by_id.entry(skill.id.to_lowercase()).or_insert(i);
+            by_name.entry(skill.name.to_lowercase()).or_insert(i);
+        }
+        self.all = all;
+        self.active = active;
+        self.by_id = by_id;
+        self.by_name = by_name;
+        self.skipped = skipped;
+        self.warnings = warnings;
+    }
+}
+
+/// What [`Changed`] compares: the active skills' ids, names, descriptions and files.
+fn signature(skills: &[Skill]) -> Vec<(&str, &str, &str, &std::path::Path)> {
+    skills
+        .iter()
+        .map(|s| {
+            (
+                s.id.as_str(),
+                s.name.as_str(),
+                s.description.as_str(),
+                s.skill_md.as_path(),
+            )
+        })
+        .collect()
+}

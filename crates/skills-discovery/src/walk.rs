@@ -1,0 +1,673 @@
+//! Walking one root: which directories and files are skills, what each one says, and what the
+//! walk saw, so that a later refresh can tell what changed with `stat` calls alone.
+//!
+//! A full scan and a refresh are the same walk. The refresh hands the previous walk's records
+//! over; a directory whose stamp (and ignore files) did not change is not read again (its
+//! recorded children are visited instead), and a skill file whose stamp did not change is not
+//! read or parsed again.
+
+use std::collections::HashMap;
+use std::ffi::{OsStr, OsString};
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ignore::Match;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use rayon::prelude::*;
+use skills_frontmatter::{MAX_FILE_BYTES, ParseError, SkillMd, Value};
+
+use crate::stamp::{Identity, Stamp};
+use crate::{SkipReason, Warning};
+
+/// How deep below a root a skill directory may be: `root/a/SKILL.md` is at depth 1,
+/// `root/1/2/3/4/5/6/SKILL.md` at depth 6 (found), one more level is not searched.
+pub const MAX_DEPTH: usize = 6;
+
+/// Flat `NAME.md` files in a root that are documentation, not skills (compared ignoring case).
+pub const NOT_FLAT_SKILLS: [&str; 5] = [
+    "README.md",
+    "AGENTS.md",
+    "CLAUDE.md",
+    "LICENSE.md",
+    "CHANGELOG.md",
+];
+
+/// How many directories that are not skills one root's walk lists at most; past that the
+/// walk stops and warns ([`Warning::TooManyDirs`]), so pointing at a huge tree stays cheap.
+/// Skill directories do not count: 10,000 installed skills are fine.
+pub const MAX_DIRS: usize = 10_000;
+
+/// Directory names never entered.
+const SKIP_DIRS: [&str; 2] = [".git", "node_modules"];
+
+/// Fewer pending parses than this are done on the calling thread.
+const PARALLEL_PARSES: usize = 64;
+
+/// What one skill file said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Meta {
+    pub(crate) name: String,
+    pub(crate) description: String,
+}
+
+/// A skill file found by the walk (a `SKILL.md` or a flat `NAME.md`) and what parsing it gave.
+#[derive(Debug, Clone)]
+pub(crate) struct Entry {
+    pub(crate) stamp: Stamp,
+    pub(crate) dir: PathBuf,
+    pub(crate) id: String,
+    /// `id` in lower case: what lookups and shadowing compare.
+    pub(crate) key: String,
+    pub(crate) flat: bool,
+    pub(crate) depth: usize,
+    /// The skill directory's identity (for a flat skill, the file's).
+    pub(crate) identity: Identity,
+    pub(crate) outcome: Result<Meta, SkipReason>,
+}
+
+/// A directory the walk went through.
+#[derive(Debug)]
+struct DirRecord {
+    stamp: Stamp,
+    depth: usize,
+    kind: DirKind,
+    /// This directory's own `.gitignore` and `.ignore`, combined.
+    ignore: Option<Arc<Gitignore>>,
+    /// The ignore files read, with their stamps.
+    ignore_files: IgnoreFiles,
+    warnings: Vec<Warning>,
+}
+
+#[derive(Debug)]
+enum DirKind {
+    /// Holds a `SKILL.md` (this path): a skill, not entered further.
+    Skill(PathBuf),
+    /// Searched: the subdirectories visited, the flat skill files (in a root only), and the
+    /// entries that could not be stat'ed (dangling symlinks), which may start to resolve.
+    Plain {
+        dirs: Vec<PathBuf>,
+        files: Vec<PathBuf>,
+        dangling: Vec<PathBuf>,
+    },
+    /// Could not be read (a warning says why).
+    Unreadable,
+}
+
+/// Everything one walk of one root saw.
+#[derive(Debug, Default)]
+pub(crate) struct RootWalk {
+    /// The root's stamp; `None` when it does not exist or cannot be stat'ed.
+    root_stamp: Option<Stamp>,
+    root_warning: Option<Warning>,
+    /// The walk stopped at [`MAX_DIRS`].
+    truncated: bool,
+    dirs: HashMap<PathBuf, DirRecord>,
+    /// Skill files, by path.
+    pub(crate) entries: HashMap<PathBuf, Entry>,
+}
+
+/// Counters of the work walks did (directories listed, files parsed), for tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct WalkStats {
+    pub(crate) read_dirs: usize,
+    pub(crate) parsed: usize,
+}
+
+impl RootWalk {
+    /// Walks `root`, reusing what `previous` (an earlier walk of the same root) recorded for
+    /// directories and files whose stamps did not change.
+    pub(crate) fn walk(root: &Path, previous: Option<RootWalk>, stats: &mut WalkStats) -> Self {
+        let previous = previous.unwrap_or_default();
+        let mut walker = Walker {
+            old_dirs: previous.dirs,
+            old_entries: previous.entries,
+            dirs: HashMap::new(),
+            entries: HashMap::new(),
+            pending: Vec::new(),
+            ignores: Vec::new(),
+            ancestors: Vec::new(),
+            plain_dirs: 0,
+            truncated: false,
+            stats,
+        };
+        let (root_stamp, root_warning) = match fs::metadata(root) {
+            Ok(meta) if meta.is_dir() => {
+                let stamp = Stamp::of(&meta);
+                walker.visit(root, 0, stamp, false);
+                (Some(stamp), None)
+            }
+            Ok(meta) => (
+                Some(Stamp::of(&meta)),
+                Some(Warning::UnreadableRoot {
+                    root: root.to_path_buf(),
+                    message: "not a directory".to_string(),
+                }),
+            ),
+            Err(e) if is_missing(&e) => (None, None),
+            Err(e) => (
+                None,
+                Some(Warning::UnreadableRoot {
+                    root: root.to_path_buf(),
+                    message: e.to_string(),
+                }),
+            ),
+        };
+        walker.parse_pending();
+        Self {
+            root_stamp,
+            root_warning,
+            truncated: walker.truncated,
+            dirs: walker.dirs,
+            entries: walker.entries,
+        }
+    }
+
+    /// Whether every directory, ignore file and skill file this walk saw is as it was, by
+    /// `stat` alone (in parallel). A root that appeared or disappeared is a change.
+    ///
+    /// A skill directory is not stat'ed itself: what matters in it is its `SKILL.md`, which
+    /// is (and whose disappearance is noticed that way).
+    pub(crate) fn unchanged(&self, root: &Path) -> bool {
+        let now = fs::metadata(root).ok().map(|m| Stamp::of(&m));
+        if now != self.root_stamp {
+            return false;
+        }
+        let dirs_same = self
+            .dirs
+            .par_iter()
+            .all(|(path, record)| match &record.kind {
+                DirKind::Skill(_) => true,
+                DirKind::Unreadable => Stamp::read(path) == Some(record.stamp),
+                DirKind::Plain { dangling, .. } => {
+                    Stamp::read(path) == Some(record.stamp)
+                        && ignore_files_same(record)
+                        && dangling.iter().all(|d| !d.exists())
+                }
+            });
+        dirs_same
+            && self
+                .entries
+                .par_iter()
+                .all(|(path, entry)| Stamp::read(path) == Some(entry.stamp))
+    }
+
+    /// The warnings about the root and its directories, in path order.
+    pub(crate) fn warnings(&self, root: &Path) -> Vec<Warning> {
+        let mut dirs: Vec<(&PathBuf, &DirRecord)> = self.dirs.iter().collect();
+        dirs.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let mut warnings: Vec<Warning> = self
+            .root_warning
+            .iter()
+            .chain(dirs.into_iter().flat_map(|(_, r)| r.warnings.iter()))
+            .cloned()
+            .collect();
+        if self.truncated {
+            warnings.push(Warning::TooManyDirs {
+                root: root.to_path_buf(),
+                limit: MAX_DIRS,
+            });
+        }
+        warnings
+    }
+}
+
+fn is_missing(e: &std::io::Error) -> bool {
+    matches!(
+        e.kind(),
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+    )
+}
+
+fn ignore_files_same(record: &DirRecord) -> bool {
+    record
+        .ignore_files
+        .iter()
+        .all(|(path, stamp)| Stamp::read(path) == *stamp)
+}
+
+/// A skill file to read and parse once the walk is over.
+struct Pending {
+    path: PathBuf,
+    entry: Entry,
+}
+
+struct Walker<'s> {
+    old_dirs: HashMap<PathBuf, DirRecord>,
+    old_entries: HashMap<PathBuf, Entry>,
+    dirs: HashMap<PathBuf, DirRecord>,
+    entries: HashMap<PathBuf, Entry>,
+    pending: Vec<Pending>,
+    /// The ignore matchers of the directories from the root to the current one.
+    ignores: Vec<Arc<Gitignore>>,
+    /// The identities of the directories from the root to the current one (symlink loops).
+    ancestors: Vec<Identity>,
+    /// Directories searched (not skills), against [`MAX_DIRS`].
+    plain_dirs: usize,
+    truncated: bool,
+    stats: &'s mut WalkStats,
+}
+
+impl Walker<'_> {
+    /// Visits a directory, reusing its previous record when nothing about it changed.
+    /// `force` says an ancestor's ignore rules changed, so recorded child lists are stale.
+    fn visit(&mut self, dir: &Path, depth: usize, stamp: Stamp, force: bool) {
+        let old = self.old_dirs.remove(dir);
+        let record = match old {
+            Some(old)
+                if !force
+                    && old.stamp == stamp
+                    && old.depth == depth
+                    && ignore_files_same(&old) =>
+            {
+                self.reuse(dir, old)
+            }
+            old => self.read(dir, depth, stamp, force, old.as_ref()),
+        };
+        self.dirs.insert(dir.to_path_buf(), record);
+    }
+
+    /// A directory that did not change: its recorded children are visited again (they may
+    /// have changed themselves) without reading the directory.
+    fn reuse(&mut self, dir: &Path, old: DirRecord) -> DirRecord {
+        match &old.kind {
+            DirKind::Skill(skill_md) => match fs::metadata(skill_md) {
+                Ok(meta) if meta.is_file() => {
+                    let identity = Identity::of(dir, &old.stamp);
+                    self.skill_file(skill_md, dir, old.depth, false, identity, Stamp::of(&meta));
+                    old
+                }
+                _ => self.read(dir, old.depth, old.stamp, true, Some(&old)),
+            },
+            DirKind::Unreadable => old,
+            DirKind::Plain {
+                dirs,
+                files,
+                dangling,
+            } => {
+                // Stat every child first: anything unexpected (a child gone or changed kind
+                // behind a symlink, a dangling link that now resolves, a new loop) and the
+                // directory is read again instead.
+                let mut child_dirs = Vec::with_capacity(dirs.len());
+                for d in dirs {
+                    match fs::metadata(d) {
+                        Ok(meta) if meta.is_dir() => {
+                            let stamp = Stamp::of(&meta);
+                            if self.ancestors.contains(&Identity::of(d, &stamp)) {
+                                return self.read(dir, old.depth, old.stamp, true, Some(&old));
+                            }
+                            child_dirs.push((d, stamp));
+                        }
+                        _ => return self.read(dir, old.depth, old.stamp, true, Some(&old)),
+                    }
+                }
+                let mut child_files = Vec::with_capacity(files.len());
+                for f in files {
+                    match fs::metadata(f) {
+                        Ok(meta) if meta.is_file() => child_files.push((f, Stamp::of(&meta))),
+                        _ => return self.read(dir, old.depth, old.stamp, true, Some(&old)),
+                    }
+                }
+                if dangling.iter().any(|d| d.exists()) {
+                    return self.read(dir, old.depth, old.stamp, true, Some(&old));
+                }
+                self.plain_dirs += 1;
+                let pushed = self.enter(dir, &old.stamp, old.ignore.clone());
+                for (d, stamp) in child_dirs {
+                    self.visit(d, old.depth + 1, stamp, false);
+                }
+                for (f, stamp) in child_files {
+                    let identity = Identity::of(f, &stamp);
+                    self.skill_file(f, dir, old.depth, true, identity, stamp);
+                }
+                self.leave(pushed);
+                old
+            }
+        }
+    }
+
+    fn enter(&mut self, dir: &Path, stamp: &Stamp, ignore: Option<Arc<Gitignore>>) -> bool {
+        self.ancestors.push(Identity::of(dir, stamp));
+        match ignore {
+            Some(ignore) => {
+                self.ignores.push(ignore);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn leave(&mut self, pushed_ignore: bool) {
+        self.ancestors.pop();
+        if pushed_ignore {
+            self.ignores.pop();
+        }
+    }
+
+    /// Reads a directory: is it a skill? If not, which subdirectories and flat files does it
+    /// hold? `old` is its previous record, whose ignore files tell whether the rules changed.
+    fn read(
+        &mut self,
+        dir: &Path,
+        depth: usize,
+        stamp: Stamp,
+        force: bool,
+        old: Option<&DirRecord>,
+    ) -> DirRecord {
+        let mut record = DirRecord {
+            stamp,
+            depth,
+            kind: DirKind::Unreadable,
+            ignore: None,
+            ignore_files: Vec::new(),
+            warnings: Vec::new(),
+        };
+        let identity = Identity::of(dir, &stamp);
+        if depth >= 1 {
+            let skill_md = dir.join("SKILL.md");
+            if let Ok(meta) = fs::metadata(&skill_md)
+                && meta.is_file()
+            {
+                self.skill_file(&skill_md, dir, depth, false, identity, Stamp::of(&meta));
+                record.kind = DirKind::Skill(skill_md);
+                return record;
+            }
+        }
+        if self.plain_dirs >= MAX_DIRS {
+            self.truncated = true;
+            record.kind = DirKind::Plain {
+                dirs: Vec::new(),
+                files: Vec::new(),
+                dangling: Vec::new(),
+            };
+            return record;
+        }
+        self.plain_dirs += 1;
+        self.stats.read_dirs += 1;
+        let mut names: Vec<OsString> = match fs::read_dir(dir) {
+            Ok(read) => read.filter_map(|e| e.ok().map(|e| e.file_name())).collect(),
+            Err(e) => {
+                record.warnings.push(if depth == 0 {
+                    Warning::UnreadableRoot {
+                        root: dir.to_path_buf(),
+                        message: e.to_string(),
+                    }
+                } else {
+                    Warning::UnreadableDir {
+                        path: dir.to_path_buf(),
+                        message: e.to_string(),
+                    }
+                });
+                return record;
+            }
+        };
+        names.sort_unstable();
+        if depth >= 1 {
+            // `SKILL.md` in another letter case (the exact name was tried above).
+            for name in names.iter().filter(|n| is_skill_md(n)) {
+                let skill_md = dir.join(name);
+                if let Ok(meta) = fs::metadata(&skill_md)
+                    && meta.is_file()
+                {
+                    self.skill_file(&skill_md, dir, depth, false, identity, Stamp::of(&meta));
+                    record.kind = DirKind::Skill(skill_md);
+                    return record;
+                }
+            }
+        }
+        let (ignore, ignore_files) = read_ignore_files(dir, &names);
+        let rules_changed = old.is_none_or(|o| o.ignore_files != ignore_files);
+        record.ignore = ignore.clone();
+        record.ignore_files = ignore_files;
+
+        let (mut dirs, mut files, mut dangling) = (Vec::new(), Vec::new(), Vec::new());
+        let pushed = self.enter(dir, &stamp, ignore);
+        for name in &names {
+            if SKIP_DIRS.iter().any(|s| name == *s) {
+                continue;
+            }
+            let path = dir.join(name);
+            let meta = match fs::metadata(&path) {
+                Ok(meta) => meta,
+                Err(_) => {
+                    if depth < MAX_DEPTH {
+                        dangling.push(path);
+                    }
+                    continue;
+                }
+            };
+            if is_ignored(&self.ignores, &path, meta.is_dir()) {
+                continue;
+            }
+            if meta.is_dir() {
+                if depth >= MAX_DEPTH {
+                    continue;
+                }
+                let child = Stamp::of(&meta);
+                if self.ancestors.contains(&Identity::of(&path, &child)) {
+                    record.warnings.push(Warning::SymlinkLoop { path });
+                    continue;
+                }
+                self.visit(&path, depth + 1, child, force || rules_changed);
+                dirs.push(path);
+            } else if depth == 0 && meta.is_file() {
+                match flat_file(name) {
+                    Flat::Skill => {
+                        let child = Stamp::of(&meta);
+                        let identity = Identity::of(&path, &child);
+                        self.skill_file(&path, dir, 0, true, identity, child);
+                        files.push(path);
+                    }
+                    Flat::SkillMd => record.warnings.push(Warning::SkillMdInRoot { path }),
+                    Flat::Not => {}
+                }
+            }
+        }
+        self.leave(pushed);
+        record.kind = DirKind::Plain {
+            dirs,
+            files,
+            dangling,
+        };
+        record
+    }
+
+    /// Records a skill file, reusing its previous entry when its stamp did not change.
+    fn skill_file(
+        &mut self,
+        path: &Path,
+        dir: &Path,
+        depth: usize,
+        flat: bool,
+        identity: Identity,
+        stamp: Stamp,
+    ) {
+        let id = skill_id(path, dir, flat);
+        if let Some(mut old) = self.old_entries.remove(path)
+            && old.stamp == stamp
+            && old.flat == flat
+            && old.id == id
+        {
+            old.identity = identity;
+            old.depth = depth;
+            self.entries.insert(path.to_path_buf(), old);
+            return;
+        }
+        let key = id.to_lowercase();
+        self.pending.push(Pending {
+            path: path.to_path_buf(),
+            entry: Entry {
+                stamp,
+                dir: dir.to_path_buf(),
+                id,
+                key,
+                flat,
+                depth,
+                identity,
+                outcome: Err(SkipReason::MissingDescription),
+            },
+        });
+    }
+
+    /// Reads and parses the new and changed skill files, in parallel when there are many.
+    fn parse_pending(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        self.stats.parsed += pending.len();
+        let parse = |p: Pending| {
+            let mut entry = p.entry;
+            entry.outcome = parse_meta(&p.path, entry.stamp.len(), entry.flat, &entry.id);
+            (p.path, entry)
+        };
+        if pending.len() < PARALLEL_PARSES {
+            self.entries.extend(pending.into_iter().map(parse));
+        } else {
+            let parsed: Vec<(PathBuf, Entry)> = pending.into_par_iter().map(parse).collect();
+            self.entries.extend(parsed);
+        }
+    }
+}
+
+/// The id of a skill: its directory's name, or a flat file's stem.
+pub(crate) fn skill_id(path: &Path, dir: &Path, flat: bool) -> String {
+    let name = if flat {
+        path.file_stem()
+    } else {
+        dir.file_name()
+    };
+    name.map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Whether a file name is some spelling of `SKILL.md`.
+pub(crate) fn is_skill_md(name: &OsStr) -> bool {
+    name.to_str()
+        .is_some_and(|n| n.eq_ignore_ascii_case("SKILL.md"))
+}
+
+pub(crate) enum Flat {
+    /// A `NAME.md` skill.
+    Skill,
+    /// `SKILL.md` directly in a root.
+    SkillMd,
+    /// Anything else.
+    Not,
+}
+
+/// What a file directly in a root is.
+pub(crate) fn flat_file(name: &OsStr) -> Flat {
+    let Some(name) = name.to_str() else {
+        return Flat::Not;
+    };
+    if is_skill_md(name.as_ref()) {
+        return Flat::SkillMd;
+    }
+    let is_md = name.len() > 3
+        && name
+            .get(name.len() - 3..)
+            .is_some_and(|ext| ext.eq_ignore_ascii_case(".md"));
+    if !is_md || NOT_FLAT_SKILLS.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+        Flat::Not
+    } else {
+        Flat::Skill
+    }
+}
+
+/// Ignore files read in one directory, with their stamps (`None`: could not be stat'ed).
+pub(crate) type IgnoreFiles = Vec<(PathBuf, Option<Stamp>)>;
+
+/// Reads `.gitignore` and then `.ignore` in `dir` (the latter wins, as in ripgrep) when the
+/// directory listing has them.
+pub(crate) fn read_ignore_files(
+    dir: &Path,
+    names: &[OsString],
+) -> (Option<Arc<Gitignore>>, IgnoreFiles) {
+    let mut files = Vec::new();
+    let mut builder = GitignoreBuilder::new(dir);
+    for name in [".gitignore", ".ignore"] {
+        if names.iter().any(|n| n == name) {
+            let path = dir.join(name);
+            let stamp = Stamp::read(&path);
+            // A partly invalid file still contributes its valid lines, as in git.
+            let _partial = builder.add(&path);
+            files.push((path, stamp));
+        }
+    }
+    if files.is_empty() {
+        return (None, files);
+    }
+    let ignore = builder.build().ok().filter(|g| !g.is_empty()).map(Arc::new);
+    (ignore, files)
+}
+
+/// Whether the innermost rule that matches `path` ignores it.
+pub(crate) fn is_ignored(stack: &[Arc<Gitignore>], path: &Path, is_dir: bool) -> bool {
+    for ignore in stack.iter().rev() {
+        match ignore.matched(path, is_dir) {
+            Match::Ignore(_) => return true,
+            Match::Whitelist(_) => return false,
+            Match::None => {}
+        }
+    }
+    false
+}
+
+/// Reads a file of at most [`MAX_FILE_BYTES`], refusing larger ones without reading them.
+pub(crate) fn read_limited(path: &Path) -> Result<Vec<u8>, ReadError> {
+    let file = fs::File::open(path).map_err(ReadError::Io)?;
+    let size = file.metadata().map_err(ReadError::Io)?.len();
+    if size > MAX_FILE_BYTES {
+        return Err(ReadError::Parse(ParseError::TooLarge {
+            size,
+            limit: MAX_FILE_BYTES,
+        }));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(ReadError::Io)?;
+    Ok(bytes)
+}
+
+/// Why [`read_limited`] failed.
+pub(crate) enum ReadError {
+    Io(std::io::Error),
+    Parse(ParseError),
+}
+
+/// Reads and parses a skill file and takes what the index keeps from it.
+pub(crate) fn parse_meta(path: &Path, size: u64, flat: bool, id: &str) -> Result<Meta, SkipReason> {
+    if size > MAX_FILE_BYTES {
+        return Err(SkipReason::Parse(ParseError::TooLarge {
+            size,
+            limit: MAX_FILE_BYTES,
+        }));
+    }
+    let bytes = read_limited(path).map_err(|e| match e {
+        ReadError::Io(e) => SkipReason::Unreadable(e.to_string()),
+        ReadError::Parse(e) => SkipReason::Parse(e),
+    })?;
+    let md = SkillMd::parse_vec(bytes).map_err(|e| match e {
+        ParseError::MissingFrontmatter { .. } if flat => SkipReason::NoFrontmatter,
+        e => SkipReason::Parse(e),
+    })?;
+    let name = match string_field(&md, "name")? {
+        Some(name) => name,
+        None if flat => id.to_string(),
+        None => return Err(SkipReason::MissingName),
+    };
+    let description = string_field(&md, "description")?.ok_or(SkipReason::MissingDescription)?;
+    Ok(Meta { name, description })
+}
+
+/// A required-looking string field: `None` when absent, an error when present but not a
+/// non-empty string.
+fn string_field(md: &SkillMd, key: &'static str) -> Result<Option<String>, SkipReason> {
+    match md.field(key).map(|e| &e.value) {
+        None => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(SkipReason::Empty(key)),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Null) => Err(SkipReason::Empty(key)),
+        Some(_) => Err(SkipReason::NotString(key)),
+    }
+}
