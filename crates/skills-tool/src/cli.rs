@@ -12,6 +12,11 @@ pub(crate) struct Cli {
     #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
     pub(crate) color: ColorChoice,
 
+    /// Look for skills in DIR instead of the default roots (repeatable; the first wins when
+    /// two hold the same skill). Also SKILLS_PATH, separated like PATH.
+    #[arg(long = "skills-dir", value_name = "DIR", global = true)]
+    pub(crate) skills_dirs: Vec<PathBuf>,
+
     #[command(subcommand)]
     pub(crate) command: Command,
 }
@@ -38,6 +43,70 @@ pub(crate) enum Command {
         after_help = "Rules and their documentation: skills lint --explain RULE, or docs/lint-rules.md."
     )]
     Lint(LintArgs),
+
+    /// List the installed skills, in priority order.
+    ///
+    /// Roots, first match wins: the project's .agents/skills, .agent/skills and .claude/skills
+    /// in the current directory and each parent up to the repository root, then the same
+    /// three in the home directory. --skills-dir or SKILLS_PATH replace them.
+    List(ListArgs),
+
+    /// Show one skill, found by id (its directory name), ignoring case.
+    ///
+    /// Without --view, prints the whole SKILL.md: with a short header at a terminal, raw when
+    /// piped (so `skills show x > SKILL.md` round-trips).
+    Show(ShowArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ListArgs {
+    /// Also list shadowed and skipped skills, with the reason.
+    #[arg(long)]
+    pub(crate) all: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ListFormat::Table)]
+    pub(crate) format: ListFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ListFormat {
+    /// A table for people.
+    Table,
+    /// One JSON document (schema in docs/discovery.md).
+    Json,
+    /// The <available_skills> catalog agents embed in their prompt.
+    Xml,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// The skill's id (directory name), any letter case.
+    pub(crate) name: String,
+
+    /// How much to show: card (name, description, tags), summary (plus license,
+    /// compatibility, allowed tools, metadata and files), full (plus the body).
+    #[arg(long, value_enum)]
+    pub(crate) view: Option<View>,
+
+    /// Output format of a view.
+    #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
+    pub(crate) format: ShowFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum View {
+    Card,
+    Summary,
+    Full,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum ShowFormat {
+    /// Text for people.
+    Text,
+    /// A SkillCard-shaped JSON object.
+    Json,
 }
 
 #[derive(Debug, Args)]

@@ -32,7 +32,9 @@ use clap::Parser;
 
 mod cli;
 mod lint;
+mod list;
 mod render;
+mod show;
 
 /// The outcome of a command, mapped to the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -100,8 +102,28 @@ where
     let ui = Ui::new(cli.color);
     let status = match cli.command {
         cli::Command::Lint(args) => lint::run(&args, ui),
+        cli::Command::List(args) => list::run(&args, &roots(&cli.skills_dirs), ui),
+        cli::Command::Show(args) => show::run(&args, &roots(&cli.skills_dirs), ui),
     };
     status.into()
+}
+
+/// The skills roots in force: `--skills-dir`, else `SKILLS_PATH`, else the defaults for the
+/// current directory and the home directory.
+fn roots(skills_dirs: &[std::path::PathBuf]) -> skills_discovery::Roots {
+    let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
+    let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
+    let skills_path = std::env::var_os("SKILLS_PATH");
+    skills_discovery::Roots::resolve(&cwd, home.as_deref(), skills_dirs, skills_path.as_deref())
+}
+
+/// Terminal width for tables: `$COLUMNS`, else 100.
+pub(crate) fn width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .filter(|w| *w >= 40)
+        .unwrap_or(100)
 }
 
 /// Writes `text` to stdout. A closed pipe is not an error: the reader has what it wanted.

@@ -1,0 +1,333 @@
+//! `skills show NAME`.
+
+use std::io::IsTerminal;
+
+use serde::Serialize;
+use skills_discovery::{FileGroup, Index, Roots, Skill, SkillFile};
+use skills_frontmatter::SkillMd;
+
+use crate::cli::{ShowArgs, ShowFormat, View};
+use crate::list::{display_path, nothing_found};
+use crate::{Status, Ui, emit, fail};
+
+pub(crate) fn run(args: &ShowArgs, roots: &Roots, ui: Ui) -> Status {
+    // One id resolved per root first: no full scan for the common case.
+    let skill = match roots.find(&args.name) {
+        Some(s) => s,
+        None => return not_found(&args.name, roots, ui),
+    };
+    let result = match (args.view, args.format) {
+        (None, ShowFormat::Text) => raw(&skill),
+        (view, ShowFormat::Text) => card(&skill, view.unwrap_or(View::Full)).map(|c| c.text()),
+        (view, ShowFormat::Json) => card(&skill, view.unwrap_or(View::Full)).map(|c| c.json()),
+    };
+    let text = match result {
+        Ok(t) => t,
+        Err(e) => {
+            return fail(
+                ui,
+                miette::Report::new(
+                    miette::MietteDiagnostic::new(format!("cannot show `{}`: {e}", skill.id))
+                        .with_help(format!(
+                            "`skills lint {}` explains what is wrong",
+                            display_path(&skill.dir)
+                        )),
+                ),
+            );
+        }
+    };
+    match emit(&text) {
+        Ok(()) | Err(Status::Success) => Status::Success,
+        Err(s) => s,
+    }
+}
+
+/// The whole file: byte for byte when piped, with a header at a terminal.
+fn raw(skill: &Skill) -> Result<String, skills_discovery::DiscoveryError> {
+    let text = skill.read()?;
+    if std::io::stdout().is_terminal() {
+        Ok(format!(
+            "# {} ({} {})\n# {}\n\n{text}",
+            skill.id,
+            skill.scope,
+            display_path(&skill.root),
+            skill.skill_md.display()
+        ))
+    } else {
+        Ok(text)
+    }
+}
+
+fn not_found(name: &str, roots: &Roots, ui: Ui) -> Status {
+    let index = Index::scan(roots);
+    let skipped = index
+        .skipped()
+        .iter()
+        .find(|s| s.id.eq_ignore_ascii_case(name));
+    let mut message = format!("skill `{name}` not found");
+    if let Some(s) = skipped {
+        message = format!(
+            "skill `{}` exists but was skipped: {} ({})",
+            s.id,
+            s.reason,
+            display_path(&s.path)
+        );
+    }
+    let suggestions = index.suggest(name);
+    let help = if skipped.is_some() {
+        format!(
+            "`skills lint {}` shows what to fix",
+            display_path(&s_dir(skipped))
+        )
+    } else if let Some(first) = suggestions.first() {
+        let more: Vec<String> = suggestions
+            .iter()
+            .skip(1)
+            .map(|s| format!("`{s}`"))
+            .collect();
+        if more.is_empty() {
+            format!("did you mean `{first}`?")
+        } else {
+            format!("did you mean `{first}`? (or {})", more.join(", "))
+        }
+    } else if index.skills().is_empty() {
+        nothing_found(roots)
+    } else {
+        "`skills list` shows the installed skills".to_string()
+    };
+    let mut looked = String::from("looked in:");
+    for r in roots {
+        looked.push_str(&format!("\n  {} ({})", display_path(&r.path), r.scope));
+    }
+    let d = miette::MietteDiagnostic::new(format!("{message}\n{looked}")).with_help(help);
+    eprintln!("{}", crate::render::human::report_to_string(ui, &d));
+    Status::Failure
+}
+
+fn s_dir(skipped: Option<&skills_discovery::Skipped>) -> std::path::PathBuf {
+    skipped
+        .and_then(|s| s.path.parent().map(std::path::Path::to_path_buf))
+        .unwrap_or_default()
+}
+
+/// A tool named in `allowed-tools`, in the shape of seed 001's `ToolReference`.
+#[derive(Serialize)]
+struct ToolReference {
+    tool_name: String,
+    capabilities: Vec<String>,
+}
+
+/// `Bash(git:*) Read` → `Bash` with capability `git:*`, and `Read`.
+fn tool_references(allowed: &str) -> Vec<ToolReference> {
+    allowed
+        .split_whitespace()
+        .map(|t| match t.split_once('(') {
+            Some((name, rest)) => ToolReference {
+                tool_name: name.to_string(),
+                capabilities: rest
+                    .trim_end_matches(')')
+                    .split(',')
+                    .map(|c| c.trim().to_string())
+                    .filter(|c| !c.is_empty())
+                    .collect(),
+            },
+            None => ToolReference {
+                tool_name: t.to_string(),
+                capabilities: Vec::new(),
+            },
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct FileItem {
+    path: String,
+    size: u64,
+    group: &'static str,
+}
+
+/// Seed 001's SkillCard, as much of it as a local skill can fill. Fields beyond the view are
+/// left out.
+#[derive(Serialize)]
+struct Card {
+    id: String,
+    name: String,
+    description: String,
+    path: String,
+    scope: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    skill_md_url: Option<String>,
+    tags: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    license: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    compatibility: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    allowed_tools: Option<Vec<ToolReference>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    metadata: Option<serde_json::Map<String, serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    files: Option<Vec<FileItem>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    content: Option<String>,
+    #[serde(skip)]
+    view: Option<View>,
+}
+
+fn group_name(g: FileGroup) -> &'static str {
+    match g {
+        FileGroup::Scripts => "scripts",
+        FileGroup::References => "references",
+        FileGroup::Assets => "assets",
+        _ => "other",
+    }
+}
+
+/// Tags from `metadata.tags`: a comma- or space-separated string.
+fn tags(md: &SkillMd) -> Vec<String> {
+    md.metadata()
+        .into_iter()
+        .find(|(k, _)| k == "tags")
+        .map(|(_, v)| {
+            v.split([',', ' '])
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn card(skill: &Skill, view: View) -> Result<Card, skills_discovery::DiscoveryError> {
+    let md = skill.parse()?;
+    let summary = matches!(view, View::Summary | View::Full);
+    let files: Option<Vec<SkillFile>> = if summary { Some(skill.files()?) } else { None };
+    Ok(Card {
+        id: skill.id.clone(),
+        name: skill.name.clone(),
+        description: skill.description.clone(),
+        path: skill.skill_md.display().to_string(),
+        scope: skill.scope.as_str(),
+        skill_md_url: None,
+        tags: tags(&md),
+        license: md.license().filter(|_| summary).map(str::to_string),
+        compatibility: md.compatibility().filter(|_| summary).map(str::to_string),
+        allowed_tools: md.allowed_tools().filter(|_| summary).map(tool_references),
+        metadata: summary
+            .then(|| md.field("metadata").map(|e| e.value.to_json()))
+            .flatten()
+            .and_then(|v| match v {
+                serde_json::Value::Object(m) => Some(m),
+                _ => None,
+            }),
+        files: files.map(|fs| {
+            fs.iter()
+                .map(|f| FileItem {
+                    path: f.path.to_string_lossy().replace('\\', "/"),
+                    size: f.size,
+                    group: group_name(f.group()),
+                })
+                .collect()
+        }),
+        content: (view == View::Full).then(|| md.body().to_string()),
+        view: Some(view),
+    })
+}
+
+fn human_size(bytes: u64) -> String {
+    match bytes {
+        b if b < 1024 => format!("{b} B"),
+        b if b < 1024 * 1024 => format!("{:.1} KiB", b as f64 / 1024.0),
+        b => format!("{:.1} MiB", b as f64 / (1024.0 * 1024.0)),
+    }
+}
+
+impl Card {
+    fn json(&self) -> String {
+        serde_json::to_string_pretty(self)
+            .map_or_else(|e| format!("{{\"error\":\"{e}\"}}\n"), |s| s + "\n")
+    }
+
+    fn text(&self) -> String {
+        let mut out = format!("{}\n", self.name);
+        if self.name != self.id {
+            out.push_str(&format!("id: {}\n", self.id));
+        }
+        for line in self.description.trim().lines() {
+            out.push_str(&format!("  {}\n", line.trim()));
+        }
+        if !self.tags.is_empty() {
+            out.push_str(&format!("tags: {}\n", self.tags.join(", ")));
+        }
+        if matches!(self.view, Some(View::Summary | View::Full)) {
+            out.push_str(&format!("path: {} ({})\n", self.path, self.scope));
+            if let Some(l) = &self.license {
+                out.push_str(&format!("license: {l}\n"));
+            }
+            if let Some(c) = &self.compatibility {
+                out.push_str(&format!("compatibility: {c}\n"));
+            }
+            if let Some(tools) = &self.allowed_tools {
+                let names: Vec<String> = tools
+                    .iter()
+                    .map(|t| {
+                        if t.capabilities.is_empty() {
+                            t.tool_name.clone()
+                        } else {
+                            format!("{}({})", t.tool_name, t.capabilities.join(","))
+                        }
+                    })
+                    .collect();
+                out.push_str(&format!("allowed-tools: {}\n", names.join(" ")));
+            }
+            if let Some(meta) = &self.metadata {
+                out.push_str("metadata:\n");
+                for (k, v) in meta {
+                    let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                    out.push_str(&format!("  {k}: {v}\n"));
+                }
+            }
+            if let Some(files) = &self.files {
+                out.push_str("files:\n");
+                for group in ["scripts", "references", "assets", "other"] {
+                    let in_group: Vec<&FileItem> =
+                        files.iter().filter(|f| f.group == group).collect();
+                    if in_group.is_empty() {
+                        continue;
+                    }
+                    out.push_str(&format!("  {group}:\n"));
+                    for f in in_group {
+                        out.push_str(&format!("    {}  {}\n", f.path, human_size(f.size)));
+                    }
+                }
+            }
+        }
+        if let Some(body) = &self.content {
+            out.push('\n');
+            out.push_str(body);
+            if !body.ends_with('\n') {
+                out.push('\n');
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_tools_become_tool_references() {
+        let refs = tool_references("Read Bash(git:*) Bash(jq:*,ls)");
+        let names: Vec<&str> = refs.iter().map(|r| r.tool_name.as_str()).collect();
+        assert_eq!(names, ["Read", "Bash", "Bash"]);
+        assert_eq!(refs[2].capabilities, ["jq:*", "ls"]);
+    }
+
+    #[test]
+    fn sizes() {
+        assert_eq!(human_size(10), "10 B");
+        assert_eq!(human_size(2048), "2.0 KiB");
+    }
+}
