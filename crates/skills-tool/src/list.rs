@@ -49,6 +49,8 @@ struct SkippedItem {
 
 pub(crate) fn run(args: &ListArgs, roots: &Roots, _ui: Ui) -> Status {
     let index = Index::scan(roots);
+    // Whatever the format: JSON and XML have no place for them, and stdout stays clean.
+    report_problems(&index);
     let skills: Vec<&Skill> = if args.all {
         index.all().iter().collect()
     } else {
@@ -84,15 +86,19 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, _ui: Ui) -> Status {
     }
 }
 
-/// Problems that are not skills of their own go to stderr; shadowed and skipped skills are
-/// summed up unless `--all` lists them.
-fn report_warnings(index: &Index, all: bool) {
+/// Problems that are not skills of their own (unreadable roots and directories, symlink
+/// loops, ...) go to stderr.
+fn report_problems(index: &Index) {
     for w in index.warnings() {
         match w {
             Warning::Skipped(_) | Warning::Shadowed { .. } => {}
             other => eprintln!("warning: {other}"),
         }
     }
+}
+
+/// Shadowed and skipped skills are summed up on stderr unless `--all` lists them.
+fn report_warnings(index: &Index, all: bool) {
     if all {
         return;
     }
