@@ -4,6 +4,7 @@
 //! - `generated`: the rules whose trees cannot be committed (huge, numerous or unreadable
 //!   files), built in a temporary directory.
 //! - `cli`: exit codes, flags, `skills.toml`, output formats, help, ordering.
+//! - `discovery`: `skills list` and `skills show` on temporary home and project trees.
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
 //! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.
@@ -18,6 +19,7 @@
 )]
 
 mod cli;
+mod discovery;
 mod generated;
 mod rules;
 
