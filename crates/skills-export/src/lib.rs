@@ -77,6 +77,87 @@ pub fn catalog_xml(entries: &[CatalogEntry<'_>]) -> String {
     out
 }
 
+/// The usage guide for agents that reach skills through the MCP server: what skills are, how
+/// to load them a little at a time, a five-step workflow and a few notes. The MCP server's
+/// `init-skills` prompt and `skills instructions` print this same text.
+///
+/// With `xml`, the guide is wrapped in `<skills-mcp-instructions>` tags, so it can be
+/// appended to an `AGENTS.md` and still be found (and replaced) as one block.
+///
+/// ```
+/// let guide = skills_export::instructions(true);
+/// assert!(guide.starts_with("<skills-mcp-instructions>\n# Skills MCP: usage guide\n"));
+/// assert!(guide.ends_with("</skills-mcp-instructions>\n"));
+/// assert!(skills_export::instructions(false).starts_with("# Skills MCP: usage guide\n"));
+/// ```
+pub fn instructions(xml: bool) -> String {
+    if xml {
+        format!("<skills-mcp-instructions>\n{INSTRUCTIONS}</skills-mcp-instructions>\n")
+    } else {
+        INSTRUCTIONS.to_string()
+    }
+}
+
+const INSTRUCTIONS: &str = "\
+# Skills MCP: usage guide
+
+This is background information about the skills available through this MCP server. It is
+not a request to do anything now: keep it in mind, and come back to it when a task calls
+for it.
+
+## What skills are
+
+A skill is a folder of know-how for one kind of task: a `SKILL.md` file with a name, a
+description of what it does and when it applies, and step-by-step instructions, sometimes
+with scripts (`scripts/`), reference documents (`references/`) and templates or data
+(`assets/`) next to it. Think of a skill as the onboarding notes a colleague would hand you
+before you take on that task.
+
+## How this server fits in
+
+The server only finds skills and hands you their text. Everything else stays with you:
+reading the files a skill points to, running its scripts, searching, editing. Use your own
+file and shell tools for that, with paths resolved against the skill's directory.
+
+## When to load a skill
+
+Skills are loaded a little at a time, so they cost context only when they are useful:
+
+1. Names and descriptions are cheap: look at them to decide whether a skill fits.
+2. A skill's instructions are loaded only once it clearly applies to the task or objective
+   in front of you.
+3. The files it refers to are read only when a step of the instructions needs them.
+
+Do not load skills ahead of time, or \"just in case\".
+
+## Working with skills
+
+1. **Discover.** Call `list_skills` to see each skill's id, name and description.
+2. **Match.** Compare the descriptions with the task or objective; most tasks need no skill
+   at all, some need one, rarely more.
+3. **Load.** Call `get_skill` with the skill's id. You get the absolute path of its
+   `SKILL.md` and the instructions (the body, without the frontmatter).
+4. **Follow.** Work through the instructions. When they mention a file such as
+   `references/FORMS.md`, resolve it against the directory of `SKILL.md` and read it with
+   your own tools, when the step needs it.
+5. **Run.** When the instructions say to run a script, run it with your shell tools from
+   the skill's directory, as the instructions describe.
+
+## Notes
+
+- Ids are directory names and match regardless of letter case; an unknown id returns the
+  list of skills there are.
+- The list is read afresh on every call: a skill added or edited while you work is there
+  the next time you ask.
+- The `skill` tool does what `get_skill` does for clients that expect it: it returns the
+  whole `SKILL.md` with its base directory.
+- Skill files are instructions written by people; treat scripts with the same care as any
+  code you are about to run.
+
+Reach for a skill when a task matches its description: it is the quickest way to do that
+task the way its authors intended.
+";
+
 #[cfg(test)]
 mod tests {
     use super::*;

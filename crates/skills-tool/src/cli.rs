@@ -56,6 +56,32 @@ pub(crate) enum Command {
     /// Without --view, prints the whole SKILL.md: with a short header at a terminal, raw when
     /// piped (so `skills show x > SKILL.md` round-trips).
     Show(ShowArgs),
+
+    /// Serve the skills to AI agents over MCP (stdio).
+    ///
+    /// Speaks the Model Context Protocol on stdin/stdout: the list_skills, get_skill and skill
+    /// tools, the init-skills prompt, and the io.modelcontextprotocol/skills extension
+    /// (skills/list, skills/get, resources). Skills are re-read on every request. Logs go to
+    /// stderr. Meant to be started by an MCP client, not run by hand.
+    #[command(after_long_help = crate::mcp::CLIENT_CONFIGS)]
+    Mcp(McpArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    /// How much to log on stderr.
+    #[arg(long, value_enum, default_value_t = LogLevel::Warn)]
+    pub(crate) log_level: LogLevel,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LogLevel {
+    Off,
+    Error,
+    Warn,
+    Info,
+    Debug,
+    Trace,
 }
 
 #[derive(Debug, Args)]

@@ -33,6 +33,7 @@ use clap::Parser;
 mod cli;
 mod lint;
 mod list;
+mod mcp;
 mod render;
 mod show;
 
@@ -104,6 +105,7 @@ where
         cli::Command::Lint(args) => lint::run(&args, ui),
         cli::Command::List(args) => list::run(&args, &roots(&cli.skills_dirs), ui),
         cli::Command::Show(args) => show::run(&args, &roots(&cli.skills_dirs), ui),
+        cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs)),
     };
     status.into()
 }

@@ -1,0 +1,149 @@
+//! An MCP server for Agent Skills, over stdio: the skills of a discovery index served to
+//! agents that speak the Model Context Protocol.
+//!
+//! Two generations of clients are served at once:
+//!
+//! - **Tools**, for today's clients: `list_skills` (every skill's id, name and description),
+//!   `get_skill` (`{id}` → the `SKILL.md` path, name, description and body) and `skill`
+//!   (`{name}` → `Loading: <id>`, the base directory and the whole `SKILL.md`; its description
+//!   lists the available skills). The `init-skills` prompt returns the usage guide
+//!   ([`skills_export::instructions`]).
+//! - **The MCP Skills extension** (SEP-2640, `io.modelcontextprotocol/skills`, with
+//!   `directoryRead`): `skills/list`, `skills/get`, `resources/list`, `resources/read` and
+//!   `resources/directory/read`, every file at `skill://<id>/<path>` with its sha256 digest.
+//!   Skills whose directory name is not a valid skill name, whose frontmatter `name` differs
+//!   from it, or that exceed 512 files or 16 MiB are not served this way (the log says why);
+//!   the tools still offer them.
+//!
+//! The index is refreshed (a cheap `stat` pass) before every request, and the client gets
+//! `notifications/tools/list_changed` and `notifications/resources/list_changed` when the
+//! set of skills changes. Names and URIs are looked up in the index and the skill's file
+//! list, never joined onto paths. Logs go to stderr; stdout carries only the protocol.
+//!
+//! ```no_run
+//! use skills_discovery::Roots;
+//! use skills_mcp_server::{Config, LogLevel};
+//!
+//! // Serve the skills in ./skills on stdin/stdout until the client disconnects.
+//! let config = Config::new(Roots::custom(["skills"])).log_level(LogLevel::Warn);
+//! skills_mcp_server::serve_stdio(config)?;
+//! # Ok::<(), skills_mcp_server::ServeError>(())
+//! ```
+
+mod catalog;
+mod server;
+mod text;
+
+use rmcp::ServiceExt as _;
+use skills_discovery::Roots;
+
+/// How much the server logs on stderr.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LogLevel {
+    /// Nothing.
+    Off,
+    /// Failures only.
+    Error,
+    /// Also skills that cannot be served or read (the default).
+    #[default]
+    Warn,
+    /// Also startup and changes to the set of skills.
+    Info,
+    /// Also protocol details.
+    Debug,
+    /// Everything.
+    Trace,
+}
+
+/// What to serve and how.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Where the skills are.
+    pub roots: Roots,
+    /// How much to log on stderr.
+    pub log_level: LogLevel,
+    /// How many skills one page of `skills/list` and `resources/list` covers.
+    pub page_size: usize,
+}
+
+impl Config {
+    /// Serves the skills under `roots`, logging warnings, 50 skills a page.
+    pub fn new(roots: Roots) -> Self {
+        Self {
+            roots,
+            log_level: LogLevel::Warn,
+            page_size: 50,
+        }
+    }
+
+    /// Sets the log level.
+    #[must_use]
+    pub fn log_level(mut self, level: LogLevel) -> Self {
+        self.log_level = level;
+        self
+    }
+
+    /// Sets how many skills one page covers (at least 1).
+    #[must_use]
+    pub fn page_size(mut self, size: usize) -> Self {
+        self.page_size = size.max(1);
+        self
+    }
+}
+
+/// Why the server stopped with an error.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ServeError {
+    /// The async runtime could not start, or stdin/stdout failed.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The MCP session could not be set up (for example, no valid `initialize`).
+    #[error("the MCP session failed: {0}")]
+    Session(String),
+}
+
+/// Serves `config` over stdin and stdout until the client closes the connection.
+///
+/// Logging to stderr is set up here (unless a `tracing` subscriber is already installed).
+///
+/// # Errors
+///
+/// [`ServeError`] when the runtime cannot start or the session cannot be established;
+/// problems with skills or single requests never end the server.
+pub fn serve_stdio(config: Config) -> Result<(), ServeError> {
+    init_logging(config.log_level);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let server = server::SkillsServer::new(&config);
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| ServeError::Session(e.to_string()))?;
+        Ok(())
+    })
+}
+
+fn init_logging(level: LogLevel) {
+    use tracing::level_filters::LevelFilter;
+    let filter = match level {
+        LogLevel::Off => LevelFilter::OFF,
+        LogLevel::Error => LevelFilter::ERROR,
+        LogLevel::Warn => LevelFilter::WARN,
+        LogLevel::Info => LevelFilter::INFO,
+        LogLevel::Debug => LevelFilter::DEBUG,
+        LogLevel::Trace => LevelFilter::TRACE,
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_max_level(filter)
+        .with_ansi(false)
+        .with_target(false)
+        .try_init();
+}

@@ -1,0 +1,55 @@
+//! `skills mcp`: the MCP server on stdin/stdout (all the work is in `skills-mcp-server`).
+
+use skills_mcp_server::{Config, LogLevel};
+
+use crate::Status;
+use crate::cli::{self, McpArgs};
+
+/// Ready-to-paste client configurations, shown by `skills mcp --help`.
+pub(crate) const CLIENT_CONFIGS: &str = "\
+Client configuration (the client starts the server; add --skills-dir DIR to serve one folder):
+
+  Claude Code:
+    claude mcp add skills -- skills mcp
+
+  Claude Desktop (claude_desktop_config.json):
+    {
+      \"mcpServers\": {
+        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+  Cursor (.cursor/mcp.json):
+    {
+      \"mcpServers\": {
+        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+  VS Code (.vscode/mcp.json):
+    {
+      \"servers\": {
+        \"skills\": { \"type\": \"stdio\", \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+Tools, prompt and methods, with examples: docs/mcp.md.";
+
+/// Runs the server until the client disconnects.
+pub(crate) fn run(args: &McpArgs, roots: skills_discovery::Roots) -> Status {
+    let level = match args.log_level {
+        cli::LogLevel::Off => LogLevel::Off,
+        cli::LogLevel::Error => LogLevel::Error,
+        cli::LogLevel::Warn => LogLevel::Warn,
+        cli::LogLevel::Info => LogLevel::Info,
+        cli::LogLevel::Debug => LogLevel::Debug,
+        cli::LogLevel::Trace => LogLevel::Trace,
+    };
+    match skills_mcp_server::serve_stdio(Config::new(roots).log_level(level)) {
+        Ok(()) => Status::Success,
+        Err(e) => {
+            eprintln!("error: skills mcp: {e}");
+            Status::Error
+        }
+    }
+}

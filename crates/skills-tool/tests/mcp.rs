@@ -1,0 +1,531 @@
+//! `skills mcp` driven through rmcp's own client over stdio: the real binary as a child
+//! process, no network.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use base64::Engine as _;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientConfig, GetPromptRequestParams,
+    GetSkillRequestParams, PaginatedRequestParams, ReadResourceDirectoryRequestParams,
+    ReadResourceRequestParams, ResourceContents, SkillResources,
+};
+use rmcp::service::{NotificationContext, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt};
+use serde_json::{Value, json};
+use sha2::Digest as _;
+
+/// Counts the list-changed notifications the server sends.
+#[derive(Clone, Default)]
+struct Client {
+    tools_changed: Arc<AtomicUsize>,
+    resources_changed: Arc<AtomicUsize>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.resources_changed.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+type Session = RunningService<RoleClient, Client>;
+
+async fn start(dir: &Path) -> (Session, Client) {
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"));
+    command
+        .arg("mcp")
+        .arg("--skills-dir")
+        .arg(dir)
+        .arg("--log-level")
+        .arg("off");
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = Client::default();
+    let session = client.clone().serve(transport).await.unwrap();
+    (session, client)
+}
+
+fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+fn skill_md(name: &str, description: &str) -> String {
+    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n\nBody of {name}.\n")
+}
+
+/// A tree with a full skill, a second one, and one whose name cannot be served over the
+/// extension.
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(
+        &root.join("git/SKILL.md"),
+        "---\nname: git\ndescription: Git workflow. Use when committing.\nlicense: MIT\nmetadata:\n  version: 1.0\n---\n# Git\r\n\r\nSee [guide](references/GUIDE.md).\n",
+    );
+    write(&root.join("git/references/GUIDE.md"), "# Guide\n");
+    write(&root.join("git/scripts/run.sh"), "#!/bin/sh\necho hi\n");
+    write(&root.join("git/assets/logo.bin"), [0u8, 159, 146, 150, 255]);
+    write(
+        &root.join("postgres/SKILL.md"),
+        skill_md("postgres", "Databases & <SQL>."),
+    );
+    write(
+        &root.join("Bad_Name/SKILL.md"),
+        skill_md("Bad_Name", "Not a spec name."),
+    );
+    #[cfg(unix)]
+    {
+        let secret = root.join("secret.txt");
+        std::fs::write(&secret, "top secret").unwrap();
+        std::os::unix::fs::symlink(&secret, root.join("git/references/leak.txt")).unwrap();
+    }
+    dir
+}
+
+async fn call(session: &Session, tool: &str, args: Value) -> Result<CallToolResult, ServiceError> {
+    let Value::Object(args) = args else { panic!() };
+    session
+        .call_tool(CallToolRequestParams::new(tool.to_string()).with_arguments(args))
+        .await
+}
+
+fn text(result: &CallToolResult) -> &str {
+    result.content[0].as_text().unwrap().text.as_str()
+}
+
+fn error_code(error: ServiceError) -> (i32, String) {
+    match error {
+        ServiceError::McpError(e) => (e.code.0, e.message.to_string()),
+        other => panic!("not an MCP error: {other:?}"),
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn tools_and_prompt() {
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let (session, _) = start(&root).await;
+
+    let info = session.peer_info().unwrap();
+    assert_eq!(info.server_info.as_ref().unwrap().name, "skills-mcp-server");
+    let caps = serde_json::to_value(&info.capabilities).unwrap();
+    assert_eq!(
+        caps["extensions"]["io.modelcontextprotocol/skills"],
+        json!({"directoryRead": true})
+    );
+    assert!(caps["resources"].is_object());
+    assert_eq!(caps["tools"]["listChanged"], true);
+
+    // tools/list: three tools, read-only annotations, schemas, the generated description.
+    let tools = session.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert_eq!(names, ["list_skills", "get_skill", "skill"]);
+    for tool in &tools {
+        let a = serde_json::to_value(tool.annotations.as_ref().unwrap()).unwrap();
+        assert_eq!(a["readOnlyHint"], true);
+        assert_eq!(a["destructiveHint"], false);
+        assert_eq!(a["idempotentHint"], true);
+        assert_eq!(a["openWorldHint"], false);
+    }
+    assert!(tools[0].output_schema.is_some() && tools[1].output_schema.is_some());
+    assert_eq!(tools[1].input_schema["required"], json!(["id"]));
+    let description = tools[2].description.as_deref().unwrap();
+    assert!(
+        description
+            .starts_with("Execute a skill within the main conversation\n\n<skills_instructions>\n")
+    );
+    assert!(description.contains(
+        "<skill>\n<name>postgres</name>\n<description>Databases &amp; &lt;SQL&gt;.</description>\n<location>project</location>\n</skill>\n"
+    ));
+    assert!(description.ends_with("</skill>\n</available_skills>\n"));
+
+    // list_skills: a JSON array as text, {skills} as structured content.
+    let listed = call(&session, "list_skills", json!({})).await.unwrap();
+    let array: Value = serde_json::from_str(text(&listed)).unwrap();
+    assert_eq!(listed.structured_content.as_ref().unwrap()["skills"], array);
+    let ids: Vec<&str> = array
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["Bad_Name", "git", "postgres"]);
+    assert_eq!(
+        array[2],
+        json!({"id": "postgres", "name": "postgres", "description": "Databases & <SQL>."})
+    );
+
+    // get_skill, any letter case: the path and the body without frontmatter.
+    let got = call(&session, "get_skill", json!({"id": "GIT"}))
+        .await
+        .unwrap();
+    assert_eq!(got.is_error, Some(false));
+    let value: Value = serde_json::from_str(text(&got)).unwrap();
+    assert_eq!(got.structured_content.as_ref().unwrap(), &value);
+    assert_eq!(
+        value["path"],
+        root.join("git/SKILL.md").display().to_string()
+    );
+    assert_eq!(value["name"], "git");
+    assert_eq!(
+        value["content"],
+        "# Git\r\n\r\nSee [guide](references/GUIDE.md).\n"
+    );
+
+    // skill: the exact text of seed 002.
+    let loaded = call(&session, "skill", json!({"name": "Postgres"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        text(&loaded),
+        format!(
+            "Loading: postgres\nBase directory: {}\n\n{}",
+            root.join("postgres").display(),
+            skill_md("postgres", "Databases & <SQL>.")
+        )
+    );
+
+    // Not found, for both lookup tools, and for hostile names.
+    let expected = |name: &str| {
+        format!(
+            "Skill '{name}' not found.\n\nAvailable skills:\n- Bad_Name: Not a spec name.\n- git: Git workflow. Use when committing.\n- postgres: Databases & <SQL>.\n\nUse the exact skill name (case-insensitive) to load a skill."
+        )
+    };
+    for name in [
+        "nonexistent",
+        "../../etc/passwd",
+        ".ssh/id_rsa",
+        "git/../postgres",
+        "/etc/passwd",
+        "git\0",
+        "git/SKILL.md",
+        "..",
+    ] {
+        for (tool, key) in [("skill", "name"), ("get_skill", "id")] {
+            let result = call(&session, tool, json!({ key: name })).await.unwrap();
+            assert_eq!(result.is_error, Some(true), "{tool} {name:?}");
+            assert_eq!(text(&result), expected(name), "{tool} {name:?}");
+        }
+    }
+
+    // Empty or missing input: a validation error naming the parameter.
+    for (tool, args, key) in [
+        ("skill", json!({"name": ""}), "name"),
+        ("skill", json!({}), "name"),
+        ("get_skill", json!({"id": ""}), "id"),
+        ("get_skill", json!({"id": 7}), "id"),
+        ("get_skill", json!({}), "id"),
+    ] {
+        let (code, message) = error_code(call(&session, tool, args).await.unwrap_err());
+        assert_eq!(code, -32602);
+        assert!(message.contains(&format!("`{key}`")), "{message}");
+    }
+
+    // The prompt: the usage guide.
+    let prompts = session.list_all_prompts().await.unwrap();
+    assert_eq!(prompts[0].name, "init-skills");
+    let prompt = session
+        .get_prompt(GetPromptRequestParams::new("init-skills"))
+        .await
+        .unwrap();
+    let message = serde_json::to_value(&prompt.messages[0]).unwrap();
+    assert_eq!(
+        message["content"]["text"],
+        skills_export::instructions(true)
+    );
+
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn skills_extension() {
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let (session, _) = start(&root).await;
+
+    // skills/list: the two valid skills (Bad_Name is not a spec name), digests that match
+    // the bytes on disk, SKILL.md first, the frontmatter verbatim.
+    let page = session.list_skills(None).await.unwrap();
+    assert_eq!(page.ttl_ms, Some(30_000));
+    assert!(page.cache_scope.is_some());
+    assert_eq!(page.next_cursor, None);
+    let uris: Vec<&str> = page.skills.iter().map(|s| s.uri.as_str()).collect();
+    assert_eq!(uris, ["skill://git/SKILL.md", "skill://postgres/SKILL.md"]);
+    let git = &page.skills[0];
+    let frontmatter = serde_json::to_value(&git.frontmatter).unwrap();
+    assert_eq!(
+        frontmatter,
+        json!({"name": "git", "description": "Git workflow. Use when committing.", "license": "MIT", "metadata": {"version": 1.0}})
+    );
+    let SkillResources::Files(files) = &git.resources else {
+        panic!()
+    };
+    let listed: Vec<&str> = files.iter().map(|f| f.uri.as_str()).collect();
+    assert_eq!(
+        listed,
+        [
+            "skill://git/SKILL.md",
+            "skill://git/assets/logo.bin",
+            "skill://git/references/GUIDE.md",
+            "skill://git/scripts/run.sh",
+        ]
+    );
+    for file in files {
+        let rel = file.uri.strip_prefix("skill://git/").unwrap();
+        let bytes = std::fs::read(root.join("git").join(rel)).unwrap();
+        assert_eq!(file.size, bytes.len() as u64);
+        let hex: String = sha2::Sha256::digest(&bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert_eq!(file.digest, format!("sha256:{hex}"));
+
+        // resources/read: the same bytes, text or base64.
+        let read = session
+            .read_resource(ReadResourceRequestParams::new(file.uri.clone()))
+            .await
+            .unwrap();
+        let served = match &read.contents[0] {
+            ResourceContents::TextResourceContents {
+                text, mime_type, ..
+            } => {
+                if rel.ends_with(".md") {
+                    assert_eq!(mime_type.as_deref(), Some("text/markdown"));
+                }
+                text.as_bytes().to_vec()
+            }
+            ResourceContents::BlobResourceContents { blob, .. } => {
+                assert_eq!(rel, "assets/logo.bin");
+                base64::engine::general_purpose::STANDARD
+                    .decode(blob)
+                    .unwrap()
+            }
+            _ => panic!(),
+        };
+        assert_eq!(served, bytes, "{rel}");
+    }
+
+    // skills/get: the same entry; unknown or hostile URIs are -32602.
+    let got = session
+        .get_skill(GetSkillRequestParams::new("skill://git/SKILL.md"))
+        .await
+        .unwrap();
+    assert_eq!(&got.skill, git);
+    for uri in [
+        "skill://nope/SKILL.md",
+        "skill://Bad_Name/SKILL.md",
+        "skill://GIT/SKILL.md",
+        "skill://../git/SKILL.md",
+        "skill://git/../postgres/SKILL.md",
+        "file:///etc/SKILL.md",
+    ] {
+        let (code, _) = error_code(
+            session
+                .get_skill(GetSkillRequestParams::new(uri))
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(code, -32602, "{uri}");
+    }
+
+    // resources/read never serves what is not listed: traversal, symlinks out, unserved skills.
+    for uri in [
+        "skill://git/references/leak.txt",
+        "skill://git/../secret.txt",
+        "skill://git/references/../../secret.txt",
+        "skill://git/%2e%2e/secret.txt",
+        "skill://git//etc/passwd",
+        "skill://git/scripts",
+        "skill://Bad_Name/SKILL.md",
+        "skill://git/SKILL.md\0",
+        "/etc/passwd",
+    ] {
+        let (code, _) = error_code(
+            session
+                .read_resource(ReadResourceRequestParams::new(uri))
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(code, -32602, "{uri}");
+    }
+
+    // resources/list: every served file.
+    let resources = session.list_all_resources().await.unwrap();
+    assert_eq!(resources.len(), 5);
+    assert_eq!(resources[0].uri, "skill://git/SKILL.md");
+    assert_eq!(resources[0].mime_type.as_deref(), Some("text/markdown"));
+
+    // resources/directory/read: direct children, folders as inode/directory.
+    let children = session
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new("skill://git"))
+        .await
+        .unwrap();
+    let entries: Vec<(&str, Option<&str>)> = children
+        .resources
+        .iter()
+        .map(|r| (r.uri.as_str(), r.mime_type.as_deref()))
+        .collect();
+    assert_eq!(
+        entries,
+        [
+            ("skill://git/assets", Some("inode/directory")),
+            ("skill://git/references", Some("inode/directory")),
+            ("skill://git/scripts", Some("inode/directory")),
+            ("skill://git/SKILL.md", Some("text/markdown")),
+        ]
+    );
+    let scripts = session
+        .read_resource_directory(ReadResourceDirectoryRequestParams::new(
+            "skill://git/scripts",
+        ))
+        .await
+        .unwrap();
+    assert_eq!(scripts.resources.len(), 1);
+    assert_eq!(scripts.resources[0].uri, "skill://git/scripts/run.sh");
+    for uri in [
+        "skill://git/SKILL.md",
+        "skill://git/scripts/",
+        "skill://git/nope",
+        "skill://nope",
+    ] {
+        let (code, _) = error_code(
+            session
+                .read_resource_directory(ReadResourceDirectoryRequestParams::new(uri))
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(code, -32602, "{uri}");
+    }
+
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn pagination() {
+    let dir = tempfile::tempdir().unwrap();
+    for i in 0..120 {
+        let name = format!("skill-{i:03}");
+        write(
+            &dir.path().join(&name).join("SKILL.md"),
+            skill_md(&name, "A skill."),
+        );
+    }
+    let (session, _) = start(dir.path()).await;
+    let first = session.list_skills(None).await.unwrap();
+    assert_eq!(first.skills.len(), 50);
+    let cursor = first.next_cursor.clone().unwrap();
+    let second = session
+        .list_skills(Some(
+            PaginatedRequestParams::default().with_cursor(Some(cursor)),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(second.skills[0].uri, "skill://skill-050/SKILL.md");
+    let all = session.list_all_skills().await.unwrap();
+    assert_eq!(all.len(), 120);
+    let mut uris: Vec<&str> = all.iter().map(|s| s.uri.as_str()).collect();
+    uris.dedup();
+    assert_eq!(uris.len(), 120, "no entry twice");
+    assert_eq!(session.list_all_resources().await.unwrap().len(), 120);
+    let (code, _) = error_code(
+        session
+            .list_skills(Some(
+                PaginatedRequestParams::default().with_cursor(Some("bogus".into())),
+            ))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, -32602);
+    session.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn skills_added_and_removed_mid_session() {
+    let dir = tempfile::tempdir().unwrap();
+    write(&dir.path().join("git/SKILL.md"), skill_md("git", "Git."));
+    let (session, client) = start(dir.path()).await;
+
+    let ids = |result: &CallToolResult| -> Vec<String> {
+        serde_json::from_str::<Vec<Value>>(text(result))
+            .unwrap()
+            .iter()
+            .map(|s| s["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let before = call(&session, "list_skills", json!({})).await.unwrap();
+    assert_eq!(ids(&before), ["git"]);
+
+    write(
+        &dir.path().join("pdf/SKILL.md"),
+        skill_md("pdf", "PDF forms."),
+    );
+    let after = call(&session, "list_skills", json!({})).await.unwrap();
+    assert_eq!(ids(&after), ["git", "pdf"]);
+    let loaded = call(&session, "skill", json!({"name": "pdf"}))
+        .await
+        .unwrap();
+    assert_eq!(loaded.is_error, Some(false));
+    let tools = session.list_all_tools().await.unwrap();
+    assert!(
+        tools[2]
+            .description
+            .as_deref()
+            .unwrap()
+            .contains("<name>pdf</name>")
+    );
+    assert_eq!(session.list_all_skills().await.unwrap().len(), 2);
+
+    // A broken skill does not take the server down.
+    write(
+        &dir.path().join("broken/SKILL.md"),
+        "---\nname: [unclosed\n",
+    );
+    std::fs::remove_dir_all(dir.path().join("pdf")).unwrap();
+    let gone = call(&session, "get_skill", json!({"id": "pdf"}))
+        .await
+        .unwrap();
+    assert_eq!(gone.is_error, Some(true));
+    assert!(text(&gone).starts_with("Skill 'pdf' not found."));
+    let (code, _) = error_code(
+        session
+            .get_skill(GetSkillRequestParams::new("skill://pdf/SKILL.md"))
+            .await
+            .unwrap_err(),
+    );
+    assert_eq!(code, -32602);
+
+    // Both changes were announced.
+    for _ in 0..100 {
+        if client.tools_changed.load(Ordering::SeqCst) >= 2
+            && client.resources_changed.load(Ordering::SeqCst) >= 2
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(client.tools_changed.load(Ordering::SeqCst) >= 2);
+    assert!(client.resources_changed.load(Ordering::SeqCst) >= 2);
+    session.cancel().await.unwrap();
+}
