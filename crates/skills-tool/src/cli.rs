@@ -57,6 +57,13 @@ pub(crate) enum Command {
     /// piped (so `skills show x > SKILL.md` round-trips).
     Show(ShowArgs),
 
+    /// Print the raw URL of a SKILL.md given its page URL (blob, tree, gist), offline.
+    ///
+    /// GitHub blob -> raw.githubusercontent.com, GitLab /-/blob/ -> /-/raw/, Bitbucket /src/ ->
+    /// /raw/, gists -> gist.githubusercontent.com; tree URLs name the directory's SKILL.md.
+    /// Exit status 2 when the URL is malformed. Rules: docs/url.md.
+    Url(crate::url::UrlArgs),
+
     /// Serve the skills to AI agents over MCP (stdio).
     ///
     /// Speaks the Model Context Protocol on stdin/stdout: the list_skills, get_skill and skill

@@ -36,6 +36,7 @@ mod list;
 mod mcp;
 mod render;
 mod show;
+mod url;
 
 /// The outcome of a command, mapped to the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +106,7 @@ where
         cli::Command::Lint(args) => lint::run(&args, ui),
         cli::Command::List(args) => list::run(&args, &roots(&cli.skills_dirs), ui),
         cli::Command::Show(args) => show::run(&args, &roots(&cli.skills_dirs), ui),
+        cli::Command::Url(args) => url::run(&args, ui),
         cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs)),
     };
     status.into()

@@ -60,6 +60,16 @@ pub(crate) fn parse(input: &str) -> Result<Parsed, UrlError> {
         .split_once(':')
         .filter(|(s, rest)| is_scheme(s) && !rest.starts_with(|c: char| c.is_ascii_digit()));
     let Some((scheme, rest)) = scheme_and_rest else {
+        // scp-like git syntax: `git@github.com:o/r.git`.
+        let scp = text
+            .split_once(':')
+            .is_some_and(|(before, _)| before.contains('@') && !before.contains('/'));
+        if scp {
+            return Err(UrlError::UnsupportedScheme {
+                input: owned(),
+                scheme: "ssh".to_string(),
+            });
+        }
         return Err(UrlError::MissingScheme { input: owned() });
     };
     let scheme = match scheme.to_ascii_lowercase().as_str() {

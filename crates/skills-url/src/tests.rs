@@ -234,7 +234,7 @@ const ERRORS: &[(&str, &str)] = &[
     ("localhost:8080/SKILL.md", "`localhost:8080/SKILL.md` is not a URL"),
     ("/home/me/skills/pdf/SKILL.md", "`/home/me/skills/pdf/SKILL.md` is not a URL"),
     ("SKILL.md", "`SKILL.md` is not a URL"),
-    ("git@github.com:o/r.git", "`git@github.com:o/r.git` is not a URL"),
+    ("git@github.com:o/r.git", "`git@github.com:o/r.git`: the scheme `ssh` is not supported"),
     ("ssh://git@github.com/o/r.git", "`ssh://git@github.com/o/r.git`: the scheme `ssh` is not supported"),
     ("ftp://example.com/SKILL.md", "`ftp://example.com/SKILL.md`: the scheme `ftp` is not supported"),
     ("file:///home/me/SKILL.md", "`file:///home/me/SKILL.md`: the scheme `file` is not supported"),

@@ -5,6 +5,7 @@
 //!   files), built in a temporary directory.
 //! - `cli`: exit codes, flags, `skills.toml`, output formats, help, ordering.
 //! - `discovery`: `skills list` and `skills show` on temporary home and project trees.
+//! - `url`: `skills url`, text and JSON output and its errors.
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
 //! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.
@@ -22,6 +23,7 @@ mod cli;
 mod discovery;
 mod generated;
 mod rules;
+mod url;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
