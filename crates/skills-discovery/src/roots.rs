@@ -127,7 +127,12 @@ impl Roots {
                 (Some(Component::Normal(first)), Some(home)) if first == "~" => {
                     home.join(components.as_path())
                 }
-                _ => cwd.join(p),
+                // `.` and `./x` are joined without leaving a `.` component in the path.
+                _ => cwd
+                    .join(p)
+                    .components()
+                    .filter(|c| !matches!(c, Component::CurDir))
+                    .collect(),
             }
         };
         let explicit: Vec<PathBuf> = if skills_dirs.is_empty() {

@@ -64,6 +64,15 @@ pub(crate) enum Command {
     /// Exit status 2 when the URL is malformed. Rules: docs/url.md.
     Url(crate::url::UrlArgs),
 
+    /// Print the usage guide for agents (the MCP init-skills prompt), or write it into a file.
+    ///
+    /// `skills instructions --catalog --write AGENTS.md` keeps an AGENTS.md block with the
+    /// guide and the catalog of installed skills up to date.
+    Instructions(crate::instructions::InstructionsArgs),
+
+    /// Create a new skill that lints clean, with optional scripts/, references/, assets/.
+    New(crate::new::NewArgs),
+
     /// Serve the skills to AI agents over MCP (stdio).
     ///
     /// Speaks the Model Context Protocol on stdin/stdout: the list_skills, get_skill and skill

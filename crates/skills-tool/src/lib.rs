@@ -31,9 +31,11 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
+mod instructions;
 mod lint;
 mod list;
 mod mcp;
+mod new;
 mod render;
 mod show;
 mod url;
@@ -107,6 +109,8 @@ where
         cli::Command::List(args) => list::run(&args, &roots(&cli.skills_dirs), ui),
         cli::Command::Show(args) => show::run(&args, &roots(&cli.skills_dirs), ui),
         cli::Command::Url(args) => url::run(&args, ui),
+        cli::Command::Instructions(args) => instructions::run(&args, &roots(&cli.skills_dirs), ui),
+        cli::Command::New(args) => new::run(&args, ui),
         cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs)),
     };
     status.into()

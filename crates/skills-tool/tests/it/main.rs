@@ -6,6 +6,7 @@
 //! - `cli`: exit codes, flags, `skills.toml`, output formats, help, ordering.
 //! - `discovery`: `skills list` and `skills show` on temporary home and project trees.
 //! - `url`: `skills url`, text and JSON output and its errors.
+//! - `scaffold`: `skills new` and `skills instructions`.
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
 //! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.
@@ -23,6 +24,7 @@ mod cli;
 mod discovery;
 mod generated;
 mod rules;
+mod scaffold;
 mod url;
 
 use std::path::{Path, PathBuf};

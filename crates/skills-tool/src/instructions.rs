@@ -1,0 +1,125 @@
+//! `skills instructions`: the usage guide for agents, optionally with the skills catalog,
+//! printed or written into a file such as `AGENTS.md`.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use skills_discovery::{Index, Roots};
+use skills_export::{
+    CATALOG_CLOSE, CATALOG_OPEN, CatalogEntry, INSTRUCTIONS_CLOSE, INSTRUCTIONS_OPEN,
+};
+
+use crate::{Status, Ui, emit, fail};
+
+#[derive(Debug, Args)]
+pub(crate) struct InstructionsArgs {
+    /// Print the guide as plain Markdown, without the <skills-mcp-instructions> wrapper.
+    #[arg(long, conflicts_with = "write")]
+    pub(crate) no_xml: bool,
+
+    /// Also print the <available_skills> catalog of the discovered skills.
+    #[arg(long)]
+    pub(crate) catalog: bool,
+
+    /// Update FILE in place instead of printing: replace its <skills-mcp-instructions> block
+    /// (and, with --catalog, its <available_skills> block), or append them; the rest of the
+    /// file is kept byte for byte. Running it twice changes nothing.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) write: Option<PathBuf>,
+}
+
+fn catalog(roots: &Roots) -> String {
+    let index = Index::scan(roots);
+    let entries: Vec<CatalogEntry<'_>> = index
+        .skills()
+        .iter()
+        .map(|s| CatalogEntry {
+            name: &s.name,
+            description: &s.description,
+            location: s.skill_md.to_str().unwrap_or_default(),
+        })
+        .collect();
+    skills_export::catalog_xml(&entries)
+}
+
+pub(crate) fn run(args: &InstructionsArgs, roots: &Roots, ui: Ui) -> Status {
+    let guide = skills_export::instructions(!args.no_xml);
+    let catalog = if args.catalog {
+        catalog(roots)
+    } else {
+        String::new()
+    };
+    let Some(file) = &args.write else {
+        let mut text = guide;
+        if !catalog.is_empty() {
+            text.push('\n');
+            text.push_str(&catalog);
+        }
+        return match emit(&text) {
+            Ok(()) | Err(Status::Success) => Status::Success,
+            Err(s) => s,
+        };
+    };
+    let existing = match std::fs::read(file) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(_) => {
+                return fail(
+                    ui,
+                    miette::Report::new(
+                        miette::MietteDiagnostic::new(format!("{} is not UTF-8 text", file.display()))
+                            .with_help("--write only edits text files; print with `skills instructions` and paste instead"),
+                    ),
+                );
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return fail(ui, io_error(file, &e)),
+    };
+    let mut updated =
+        skills_export::replace_block(&existing, INSTRUCTIONS_OPEN, INSTRUCTIONS_CLOSE, &guide);
+    if args.catalog {
+        updated = if catalog.is_empty() {
+            skills_export::remove_block(&updated, CATALOG_OPEN, CATALOG_CLOSE)
+        } else {
+            skills_export::replace_block(&updated, CATALOG_OPEN, CATALOG_CLOSE, &catalog)
+        };
+    }
+    if updated == existing {
+        eprintln!("{} is up to date", file.display());
+        return Status::Success;
+    }
+    match write_atomically(file, updated.as_bytes()) {
+        Ok(()) => {
+            eprintln!("updated {}", file.display());
+            Status::Success
+        }
+        Err(e) => fail(ui, io_error(file, &e)),
+    }
+}
+
+fn io_error(file: &Path, e: &std::io::Error) -> miette::Report {
+    miette::Report::new(
+        miette::MietteDiagnostic::new(format!("cannot write {}: {e}", file.display()))
+            .with_help("check that the directory exists and is writable; the file was not changed"),
+    )
+}
+
+/// Writes to a temporary file beside `file`, then renames it over `file`: a reader (or a
+/// crash) sees the old content or the new, never half of it. The old file's permissions are
+/// kept.
+pub(crate) fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let dir = match file.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    tmp.write_all(bytes)?;
+    tmp.as_file().sync_all()?;
+    if let Ok(meta) = std::fs::metadata(file) {
+        std::fs::set_permissions(tmp.path(), meta.permissions())?;
+    }
+    tmp.persist(file).map_err(|e| e.error)?;
+    Ok(())
+}

@@ -1,0 +1,215 @@
+//! `skills new NAME`: scaffold a skill that lints clean.
+
+use std::path::{Path, PathBuf};
+
+use clap::{Args, ValueEnum};
+use skills_frontmatter::SkillMd;
+
+use crate::{Status, Ui, fail};
+
+#[derive(Debug, Args)]
+pub(crate) struct NewArgs {
+    /// The skill's name: lowercase letters, digits and single hyphens, at most 64 characters.
+    pub(crate) name: String,
+
+    /// The directory to create the skill in (the skill goes to DIR/NAME).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub(crate) path: PathBuf,
+
+    /// Optional folders to add, with a starter file each (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "FOLDERS")]
+    pub(crate) with: Vec<Folder>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Folder {
+    Scripts,
+    References,
+    Assets,
+}
+
+fn skill_md(name: &str, with: &[Folder]) -> String {
+    let title: String = name
+        .split('-')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map_or_else(String::new, |f| f.to_uppercase().chain(c).collect())
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut steps = vec![
+        "1. First step: say what to do, and how to tell it worked.".to_string(),
+        "2. Next step. Keep each step one action.".to_string(),
+    ];
+    if with.contains(&Folder::Scripts) {
+        steps.push(
+            "3. Run `python3 scripts/example.py` from the skill directory and read its output."
+                .to_string(),
+        );
+    }
+    let mut resources = String::new();
+    if with.contains(&Folder::References) {
+        resources.push_str(
+            "- Details that are not needed every time: [the reference](references/REFERENCE.md).\n",
+        );
+    }
+    if with.contains(&Folder::Assets) {
+        resources.push_str("- A starting point for the output: `assets/template.md`.\n");
+    }
+    if !resources.is_empty() {
+        resources = format!("\n## Resources\n\n{resources}");
+    }
+    format!(
+        "---\n\
+name: {name}\n\
+description: Replace this with what the skill does and when to use it. Use when the user asks for {title}.\n\
+---\n\
+\n\
+# {title}\n\
+\n\
+One or two sentences on what this skill is for. Agents read the description above to decide\n\
+whether to load the skill, and this body once they have.\n\
+\n\
+## Instructions\n\
+\n\
+{steps}\n\
+\n\
+## Examples\n\
+\n\
+Input: a typical request.\n\
+Output: what a good result looks like.\n\
+\n\
+## Edge cases\n\
+\n\
+- What to do when the input is missing or malformed.\n\
+{resources}",
+        steps = steps.join("\n"),
+    )
+}
+
+/// The name checks of `skills lint`, run on the name alone.
+fn check_name(name: &str) -> Result<(), miette::Report> {
+    let probe = format!(
+        "---\nname: \"{}\"\ndescription: Probe. Use when asked.\n---\nbody\n",
+        name.replace('\\', "\\\\").replace('"', "\\\"")
+    );
+    let parsed =
+        SkillMd::parse(probe.as_bytes()).map_err(|e| miette::Report::msg(e.to_string()))?;
+    let mut errors: Vec<_> = parsed
+        .validate(Some(name))
+        .into_iter()
+        .filter(|f| f.check.id().starts_with("name-") && f.check.id() != "name-non-ascii")
+        .collect();
+    // The invalid-characters finding suggests a name that fixes case too: show it first.
+    errors.sort_by_key(|f| f.check.id() != "name-invalid-chars");
+    match errors.first() {
+        None => Ok(()),
+        Some(f) => Err(miette::Report::new(
+            miette::MietteDiagnostic::new(format!("invalid skill name: {}", f.message))
+                .with_code(f.check.id())
+                .with_help(f.help.clone().unwrap_or_else(|| {
+                    "use lowercase letters, digits and single hyphens".to_string()
+                })),
+        )),
+    }
+}
+
+fn create(root: &Path, name: &str, with: &[Folder]) -> std::io::Result<PathBuf> {
+    let target = root.join(name);
+    // Build beside the target and rename into place: no half-made skill is ever visible.
+    let tmp = tempfile::Builder::new()
+        .prefix(".skills-new-")
+        .tempdir_in(root)?;
+    std::fs::write(tmp.path().join("SKILL.md"), skill_md(name, with))?;
+    if with.contains(&Folder::Scripts) {
+        let dir = tmp.path().join("scripts");
+        std::fs::create_dir(&dir)?;
+        let script = dir.join("example.py");
+        std::fs::write(
+            &script,
+            "#!/usr/bin/env python3\n\"\"\"An example script: replace it with one the instructions run.\"\"\"\n\nprint(\"hello from the skill\")\n",
+        )?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))?;
+        }
+    }
+    if with.contains(&Folder::References) {
+        let dir = tmp.path().join("references");
+        std::fs::create_dir(&dir)?;
+        std::fs::write(
+            dir.join("REFERENCE.md"),
+            "# Reference\n\nMaterial the agent reads only when a step needs it. Keep each file on one topic.\n",
+        )?;
+    }
+    if with.contains(&Folder::Assets) {
+        let dir = tmp.path().join("assets");
+        std::fs::create_dir(&dir)?;
+        std::fs::write(
+            dir.join("template.md"),
+            "# Title\n\nA template the skill's output starts from.\n",
+        )?;
+    }
+    // `rename` onto an existing non-empty directory fails, so a race cannot overwrite one.
+    let made = tmp.keep();
+    if let Err(e) = std::fs::rename(&made, &target) {
+        let _ = std::fs::remove_dir_all(&made);
+        return Err(e);
+    }
+    Ok(target)
+}
+
+pub(crate) fn run(args: &NewArgs, ui: Ui) -> Status {
+    if let Err(report) = check_name(&args.name) {
+        return fail(ui, report);
+    }
+    let target = args.path.join(&args.name);
+    if target.exists() {
+        return fail(
+            ui,
+            miette::Report::new(
+                miette::MietteDiagnostic::new(format!("{} already exists", target.display()))
+                    .with_help("choose another name or --path; `skills new` never overwrites"),
+            ),
+        );
+    }
+    if let Err(e) = std::fs::create_dir_all(&args.path) {
+        return fail(
+            ui,
+            miette::Report::msg(format!("cannot create {}: {e}", args.path.display())),
+        );
+    }
+    match create(&args.path, &args.name, &args.with) {
+        Ok(dir) => {
+            eprintln!("created {}", dir.display());
+            eprintln!(
+                "next: edit {} and run `skills lint {}`",
+                dir.join("SKILL.md").display(),
+                dir.display()
+            );
+            Status::Success
+        }
+        Err(e) => fail(
+            ui,
+            miette::Report::new(
+                miette::MietteDiagnostic::new(format!("cannot create {}: {e}", target.display()))
+                    .with_help("check that the directory is writable; nothing was left behind"),
+            ),
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_checked_like_lint_does() {
+        assert!(check_name("pdf-processing").is_ok());
+        for bad in ["PDF", "-pdf", "pdf--x", "pdf_x", "", "a/b", "..", "x\"y"] {
+            assert!(check_name(bad).is_err(), "{bad:?}");
+        }
+    }
+}
