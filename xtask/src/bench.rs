@@ -1,5 +1,9 @@
 //! `cargo xtask bench <name> [options]`: benchmarks of the release `skills` binary on
 //! synthetic skill trees. Each benchmark is an entry of [`BENCHES`].
+//!
+//! - `lint` (here): `skills lint` against `rg`.
+//! - `discovery` (`bench_discovery.rs`): `skills list`, `skills show` and the in-process
+//!   `Index::refresh` against `find`, on the same generated trees.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -11,6 +15,9 @@ use serde_json::Value;
 
 use crate::{build_skills, target_dir};
 
+#[path = "bench_discovery.rs"]
+mod discovery;
+
 /// A benchmark: its name (`cargo xtask bench <name>`), what it measures, and its entry point.
 struct Bench {
     name: &'static str,
@@ -19,11 +26,18 @@ struct Bench {
 }
 
 /// Every benchmark. Add an entry to add `cargo xtask bench <name>`.
-const BENCHES: &[Bench] = &[Bench {
-    name: "lint",
-    about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]",
-    run: lint,
-}];
+const BENCHES: &[Bench] = &[
+    Bench {
+        name: "lint",
+        about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]",
+        run: lint,
+    },
+    Bench {
+        name: "discovery",
+        about: "time `skills list`/`show` (and `find`, for scale) and Index::refresh on generated trees; options: [--sizes 1000,10000] [--runs N]",
+        run: discovery::run,
+    },
+];
 
 /// Runs the benchmark named by the first argument.
 pub(crate) fn run(args: &[String]) -> Result<()> {
@@ -49,17 +63,18 @@ fn known() -> String {
     out
 }
 
-/// Options of `bench lint`.
+/// Options of `bench lint` and `bench discovery`.
 #[derive(Debug, PartialEq, Eq)]
-struct LintOptions {
+struct Options {
     sizes: Vec<usize>,
     runs: usize,
 }
 
 const WARMUP_RUNS: usize = 2;
 
-fn parse_lint_options(args: &[String]) -> Result<LintOptions> {
-    let mut options = LintOptions {
+/// Parses `[--sizes 1000,10000] [--runs N]` for the benchmark `bench`.
+fn parse_options(bench: &str, args: &[String]) -> Result<Options> {
+    let mut options = Options {
         sizes: vec![1_000, 10_000],
         runs: 10,
     };
@@ -98,7 +113,7 @@ fn parse_lint_options(args: &[String]) -> Result<LintOptions> {
                     .with_context(|| format!("`--runs`: `{v}` is not a positive number"))?;
             }
             other => bail!(
-                "unknown option `{other}` (usage: cargo xtask bench lint [--sizes 1000,10000] [--runs N])"
+                "unknown option `{other}` (usage: cargo xtask bench {bench} [--sizes 1000,10000] [--runs N])"
             ),
         }
     }
@@ -115,7 +130,7 @@ struct Row {
 /// `bench lint`: `skills lint <tree>` against `rg -c '^name:' -g SKILL.md <tree>` (the floor:
 /// walking the same tree and reading every `SKILL.md`, with no parsing).
 fn lint(args: &[String]) -> Result<()> {
-    let options = parse_lint_options(args)?;
+    let options = parse_options("lint", args)?;
     let exe = build_skills()?;
     let rg = has_rg();
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
@@ -578,29 +593,34 @@ mod tests {
     #[test]
     fn options() {
         assert_eq!(
-            parse_lint_options(&[]).unwrap(),
-            LintOptions {
+            parse_options("lint", &[]).unwrap(),
+            Options {
                 sizes: vec![1000, 10000],
                 runs: 10
             }
         );
         assert_eq!(
-            parse_lint_options(&strings(&["--sizes", "10,20_000", "--runs=3"])).unwrap(),
-            LintOptions {
+            parse_options("discovery", &strings(&["--sizes", "10,20_000", "--runs=3"])).unwrap(),
+            Options {
                 sizes: vec![10, 20000],
                 runs: 3
             }
         );
-        assert!(parse_lint_options(&strings(&["--runs", "0"])).is_err());
-        assert!(parse_lint_options(&strings(&["--sizes"])).is_err());
-        assert!(parse_lint_options(&strings(&["--size", "1"])).is_err());
+        assert!(parse_options("lint", &strings(&["--runs", "0"])).is_err());
+        assert!(parse_options("lint", &strings(&["--sizes"])).is_err());
+        let err = parse_options("discovery", &strings(&["--size", "1"])).unwrap_err();
+        assert!(
+            err.to_string().contains("cargo xtask bench discovery"),
+            "{err}"
+        );
     }
 
     #[test]
     fn unknown_benchmarks_list_the_known_ones() {
-        let err = run(&strings(&["discovery"])).unwrap_err().to_string();
-        assert!(err.contains("unknown benchmark `discovery`"), "{err}");
+        let err = run(&strings(&["nope"])).unwrap_err().to_string();
+        assert!(err.contains("unknown benchmark `nope`"), "{err}");
         assert!(err.contains("  lint "), "{err}");
+        assert!(err.contains("  discovery "), "{err}");
     }
 
     #[test]
