@@ -173,26 +173,39 @@ impl Roots {
     /// passed over, as a scan skips it). With the id spelt as on disk this costs a few
     /// `stat` calls per root and one read, whatever the number of skills installed. Only when
     /// no root has it directly does it fall back to a full [`Index::scan`], which also finds
-    /// skills nested deeper than `root/<id>` and matches frontmatter names.
+    /// skills nested deeper than `root/<id>` and matches frontmatter names. A direct hit in
+    /// a lower-priority root is checked against a scan of the roots before it only (a
+    /// project's few skills), so a skill nested deeper in a higher-priority root still wins.
     ///
     /// An id that could name anything but a single entry of a root (empty, `.`, `..`, or
     /// containing `/`, `\` or NUL) is refused: the result is `None` and the file system is
     /// not touched.
     ///
-    /// Caveats of the fast path, where it can differ from [`Index::get`] after a scan: a
-    /// skill nested deeper in a higher-priority root is not seen when a lower-priority root
-    /// has `<id>` directly; and when one root holds two spellings of an id (`Git/` and
-    /// `git/`), `find` prefers the spelling asked for where the scan takes the first in byte
-    /// order.
+    /// Caveat of the fast path, where it can differ from [`Index::get`] after a scan: when
+    /// one root holds two spellings of an id (`Git/` and `git/`), `find` prefers the spelling
+    /// asked for where the scan takes the first in byte order.
     pub fn find(&self, id: &str) -> Option<Skill> {
         if !is_valid_id(id) {
             return None;
         }
         let key = id.to_lowercase();
-        self.roots
+        let hit = self
+            .roots
             .iter()
-            .find_map(|root| probe(root, id, &key))
-            .or_else(|| Index::scan(self).get(id).cloned())
+            .enumerate()
+            .find_map(|(i, root)| probe(root, id, &key).map(|s| (i, s)));
+        match hit {
+            // A skill nested deeper in a higher-priority root wins over this direct hit, as
+            // it does in a full scan: scan those roots (usually a project's few skills) only.
+            Some((i, skill)) => {
+                let higher = Roots::new(self.roots.iter().take(i).cloned());
+                match Index::scan(&higher).get(id) {
+                    Some(nested) if nested.id.eq_ignore_ascii_case(id) => Some(nested.clone()),
+                    _ => Some(skill),
+                }
+            }
+            None => Index::scan(self).get(id).cloned(),
+        }
     }
 }
 

@@ -427,9 +427,13 @@ fn find_agrees_with_the_scan_on_priority() {
     skill(&home.join(".claude/skills/pdf"));
     // Nested below a root: only the full scan finds it.
     skill(&home.join(".agent/skills/group/nested"));
+    // Nested in the project, direct in the home: the project's still wins.
+    skill(&proj.join(".agents/skills/group/deploy"));
+    skill(&home.join(".agents/skills/deploy"));
     let roots = Roots::default_for(&proj, Some(&home));
     let index = Index::scan(&roots);
-    for id in ["git", "pdf", "nested"] {
+    assert_eq!(roots.find("deploy").unwrap().scope, Scope::Project);
+    for id in ["git", "pdf", "nested", "deploy"] {
         assert_eq!(roots.find(id).as_ref(), index.get(id), "{id}");
     }
     assert_eq!(roots.find("git").unwrap().scope, Scope::Project);
