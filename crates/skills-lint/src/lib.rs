@@ -342,7 +342,7 @@ impl Linter {
             report.diagnostics = out;
             return report;
         }
-        let bytes = match std::fs::read(md) {
+        let bytes = match read_sized(md, size) {
             Ok(b) => b,
             Err(e) => {
                 out.extend(self.diagnostic(
@@ -476,7 +476,9 @@ impl Linter {
         if size > MAX_FILE_BYTES {
             return;
         }
-        let Ok(content) = std::fs::read_to_string(full) else {
+        let Ok(content) = read_sized(full, size)
+            .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
+        else {
             return;
         };
         let text = Text::new(&content);
@@ -571,6 +573,19 @@ impl Linter {
             }
         }
     }
+}
+
+/// Reads a file whose size the walk already knows, and never more than one byte past
+/// [`MAX_FILE_BYTES`] (a file that grew since the walk is then refused by the parser, not
+/// read whole). `std::fs::read` would ask the file system for the size again: one `statx`
+/// per file, a measurable share of a run over a large tree.
+fn read_sized(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    let cap = size.min(MAX_FILE_BYTES).saturating_add(1);
+    let mut bytes = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
+    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// A file's text, copied into a shared `Arc` only when a diagnostic needs it: most skills
