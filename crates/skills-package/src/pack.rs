@@ -1,0 +1,456 @@
+//! Collecting a skill's files and writing a reproducible archive.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Component, Path, PathBuf};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use zip::write::SimpleFileOptions;
+use zip::{CompressionMethod, DateTime, ZipWriter};
+
+use crate::PackageError;
+
+/// Names never packaged, wherever they appear: version control, caches, dependencies.
+const EXCLUDED_NAMES: &[&str] = &[".git", "__pycache__", "node_modules", ".DS_Store"];
+
+/// Ignore files read in every directory of a skill, later ones taking precedence.
+const IGNORE_FILES: &[&str] = &[".gitignore", ".skillignore"];
+
+/// The deflate level: fixed, so the same input gives the same bytes.
+const COMPRESSION_LEVEL: i64 = 6;
+
+/// Seconds from the Unix epoch to 1980-01-01, the earliest time a ZIP file can hold.
+const ZIP_EPOCH: u64 = 315_532_800;
+
+/// One file of a skill, as it goes into an archive.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The path relative to the skill directory, `/`-separated (`scripts/run.sh`).
+    pub path: String,
+    /// The file whose content is stored (the target, for a symlink inside the skill).
+    pub source: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Whether any executable bit is set (stored as mode 0755, else 0644).
+    pub executable: bool,
+}
+
+/// The archive format.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// `<id>.skill`: a ZIP file under the extension Claude's upload and Anthropic's packager use.
+    #[default]
+    Skill,
+    /// `<id>.zip`: the same bytes under the usual extension.
+    Zip,
+}
+
+impl Format {
+    /// The file extension, without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Skill => "skill",
+            Format::Zip => "zip",
+        }
+    }
+}
+
+/// How to package.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Options {
+    /// The archive format.
+    pub format: Format,
+    /// The timestamp of every entry, in seconds since the Unix epoch (see
+    /// [`source_date_epoch`]); `None` is 1980-01-01 00:00:00. ZIP times have a 2-second
+    /// resolution and cover 1980 to 2107; times outside are clamped.
+    pub mtime: Option<u64>,
+}
+
+/// What [`package`] wrote.
+#[derive(Debug, Clone)]
+pub struct Packaged {
+    /// The skill's id: its directory name, the top-level folder in the archive.
+    pub id: String,
+    /// The archive written.
+    pub archive: PathBuf,
+    /// The files stored, in archive order.
+    pub entries: Vec<Entry>,
+}
+
+/// `SOURCE_DATE_EPOCH` from the environment, when set to a number of seconds.
+pub fn source_date_epoch() -> Option<u64> {
+    std::env::var("SOURCE_DATE_EPOCH")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// The id of the skill in `dir`: the directory's name (resolving `.` and `..`).
+///
+/// # Errors
+///
+/// [`PackageError::NotADirectory`] when the path has no name even resolved, and
+/// [`PackageError::NonUtf8Name`] when the name is not UTF-8.
+pub fn skill_id(dir: &Path) -> Result<String, PackageError> {
+    let named = match dir.components().next_back() {
+        Some(Component::Normal(name)) => Some(name.to_os_string()),
+        _ => fs::canonicalize(dir)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_os_string())),
+    };
+    let Some(name) = named else {
+        return Err(PackageError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
+    };
+    name.into_string().map_err(|_| PackageError::NonUtf8Name {
+        path: dir.to_path_buf(),
+    })
+}
+
+/// The files of the skill in `dir` that a package holds, sorted by path.
+///
+/// Leaves out `.git`, `__pycache__`, `node_modules`, `.DS_Store` and `*.pyc`, and what a
+/// `.gitignore` or `.skillignore` in the skill (in any of its directories) excludes. A
+/// symlink to a file or directory inside the skill is followed (its target's content is
+/// stored under the link's path); other file types (sockets, fifos) are skipped.
+///
+/// # Errors
+///
+/// [`PackageError::SymlinkEscape`] for a symlink that points outside the skill,
+/// [`PackageError::SymlinkLoop`] for one that points to a directory containing it,
+/// [`PackageError::BrokenSymlink`], [`PackageError::NonUtf8Name`], an invalid ignore file,
+/// or an I/O error, each naming the path.
+pub fn collect(dir: &Path) -> Result<Vec<Entry>, PackageError> {
+    let meta = fs::metadata(dir).map_err(|_| PackageError::NotADirectory {
+        path: dir.to_path_buf(),
+    })?;
+    if !meta.is_dir() {
+        return Err(PackageError::NotADirectory {
+            path: dir.to_path_buf(),
+        });
+    }
+    let root = fs::canonicalize(dir).map_err(|e| PackageError::io(dir, e))?;
+    let mut walker = Walker {
+        shown: dir.to_path_buf(),
+        root: root.clone(),
+        out: Vec::new(),
+    };
+    walker.walk(&root, "", &mut Vec::new(), &mut vec![root.clone()])?;
+    let mut out = walker.out;
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(out)
+}
+
+struct Walker {
+    /// The skill directory as given, for error messages.
+    shown: PathBuf,
+    /// The skill directory, canonical.
+    root: PathBuf,
+    out: Vec<Entry>,
+}
+
+impl Walker {
+    /// Walks the directory whose real (canonical) path is `real` and whose path in the skill
+    /// is `rel` (`""` for the root). `ignores` are the matchers of the directories above,
+    /// `ancestors` the real paths of the directories being walked (to refuse loops).
+    fn walk(
+        &mut self,
+        real: &Path,
+        rel: &str,
+        ignores: &mut Vec<Gitignore>,
+        ancestors: &mut Vec<PathBuf>,
+    ) -> Result<(), PackageError> {
+        let logical = self.logical(rel);
+        let pushed = match self.ignore_file(real, &logical)? {
+            Some(m) => {
+                ignores.push(m);
+                true
+            }
+            None => false,
+        };
+        let mut children = Vec::new();
+        for item in fs::read_dir(real).map_err(|e| PackageError::io(self.shown(rel), e))? {
+            let item = item.map_err(|e| PackageError::io(self.shown(rel), e))?;
+            children.push(item.file_name());
+        }
+        children.sort();
+        for name in children {
+            let child_real = real.join(&name);
+            let Some(name) = name.to_str() else {
+                return Err(PackageError::NonUtf8Name { path: child_real });
+            };
+            let child_rel = if rel.is_empty() {
+                name.to_string()
+            } else {
+                format!("{rel}/{name}")
+            };
+            if EXCLUDED_NAMES.contains(&name) || name.ends_with(".pyc") {
+                continue;
+            }
+            let shown = self.shown(&child_rel);
+            let lmeta =
+                fs::symlink_metadata(&child_real).map_err(|e| PackageError::io(&shown, e))?;
+            let (target, meta) = if lmeta.file_type().is_symlink() {
+                let target = match fs::canonicalize(&child_real) {
+                    Ok(t) => t,
+                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                        return Err(PackageError::BrokenSymlink { link: shown });
+                    }
+                    // A loop of links (ELOOP) cannot be resolved: refuse it as a loop.
+                    Err(_) => return Err(PackageError::SymlinkLoop { link: shown }),
+                };
+                if !target.starts_with(&self.root) {
+                    return Err(PackageError::SymlinkEscape {
+                        link: shown,
+                        target,
+                    });
+                }
+                let meta = fs::metadata(&target).map_err(|e| PackageError::io(&shown, e))?;
+                (target, meta)
+            } else {
+                (child_real, lmeta)
+            };
+            let is_dir = meta.is_dir();
+            if is_ignored(ignores, &self.logical(&child_rel), is_dir) {
+                continue;
+            }
+            if is_dir {
+                if ancestors.contains(&target) {
+                    return Err(PackageError::SymlinkLoop { link: shown });
+                }
+                ancestors.push(target.clone());
+                let walked = self.walk(&target, &child_rel, ignores, ancestors);
+                ancestors.pop();
+                walked?;
+            } else if meta.is_file() {
+                self.out.push(Entry {
+                    path: child_rel,
+                    source: target,
+                    size: meta.len(),
+                    executable: is_executable(&meta),
+                });
+            }
+        }
+        if pushed {
+            ignores.pop();
+        }
+        Ok(())
+    }
+
+    /// The path a file has under the real root, following the names in the skill (not the
+    /// symlink targets): what ignore patterns are matched against.
+    fn logical(&self, rel: &str) -> PathBuf {
+        if rel.is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(rel)
+        }
+    }
+
+    /// The path as the user would write it, for messages.
+    fn shown(&self, rel: &str) -> PathBuf {
+        if rel.is_empty() {
+            self.shown.clone()
+        } else {
+            self.shown.join(rel)
+        }
+    }
+
+    /// The matcher of the ignore files in this directory, if it has any.
+    fn ignore_file(&self, real: &Path, logical: &Path) -> Result<Option<Gitignore>, PackageError> {
+        let mut builder = GitignoreBuilder::new(logical);
+        let mut any = false;
+        for name in IGNORE_FILES {
+            let file = real.join(name);
+            if file.is_file() {
+                any = true;
+                if let Some(e) = builder.add(&file) {
+                    return Err(PackageError::Ignore {
+                        path: file,
+                        message: e.to_string(),
+                    });
+                }
+            }
+        }
+        if !any {
+            return Ok(None);
+        }
+        builder.build().map(Some).map_err(|e| PackageError::Ignore {
+            path: real.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+}
+
+/// The deepest matcher with an opinion decides (a `!pattern` re-includes).
+fn is_ignored(ignores: &[Gitignore], path: &Path, is_dir: bool) -> bool {
+    for m in ignores.iter().rev() {
+        let found = m.matched(path, is_dir);
+        if found.is_ignore() {
+            return true;
+        }
+        if found.is_whitelist() {
+            return false;
+        }
+    }
+    false
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &fs::Metadata) -> bool {
+    false
+}
+
+/// Packages the skill in `dir` into `out_dir/<id>.skill` (or `.zip`), replacing an archive
+/// of the same name. Does not lint: lint first.
+///
+/// Entries are `<id>/<path>` for each file of [`collect`], in that order, deflated at a fixed
+/// level, stamped with [`Options::mtime`], mode 0755 when the file has an executable bit and
+/// 0644 otherwise; no directory entries, no comment. The archive is written to a temporary
+/// file in `out_dir` and renamed into place, so on failure no partial archive is left.
+///
+/// # Errors
+///
+/// Those of [`collect`], and I/O or ZIP errors naming the file.
+pub fn package(dir: &Path, out_dir: &Path, options: &Options) -> Result<Packaged, PackageError> {
+    let id = skill_id(dir)?;
+    let mut entries = collect(dir)?;
+    let archive = out_dir.join(format!("{id}.{}", options.format.extension()));
+    // An earlier archive written inside the skill is not part of it.
+    if let Ok(existing) = fs::canonicalize(&archive) {
+        entries.retain(|e| e.source != existing);
+    }
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&format!(".{id}."))
+        .suffix(".tmp")
+        .tempfile_in(out_dir)
+        .map_err(|e| PackageError::io(out_dir, e))?;
+    write_zip(tmp.as_file_mut(), &id, &entries, options.mtime, &archive)?;
+    set_readable(tmp.as_file()).map_err(|e| PackageError::io(tmp.path(), e))?;
+    tmp.persist(&archive)
+        .map_err(|e| PackageError::io(&archive, e.error))?;
+    Ok(Packaged {
+        id,
+        archive,
+        entries,
+    })
+}
+
+fn write_zip(
+    file: &mut fs::File,
+    id: &str,
+    entries: &[Entry],
+    mtime: Option<u64>,
+    archive: &Path,
+) -> Result<(), PackageError> {
+    let zip_err = |source| PackageError::Zip {
+        path: archive.to_path_buf(),
+        source,
+    };
+    let time = zip_time(mtime);
+    let mut zip = ZipWriter::new(&mut *file);
+    for entry in entries {
+        let options = SimpleFileOptions::default()
+            .compression_method(CompressionMethod::Deflated)
+            .compression_level(Some(COMPRESSION_LEVEL))
+            .last_modified_time(time)
+            .unix_permissions(if entry.executable { 0o755 } else { 0o644 })
+            .large_file(entry.size >= u64::from(u32::MAX));
+        zip.start_file(format!("{id}/{}", entry.path), options)
+            .map_err(zip_err)?;
+        let mut source =
+            fs::File::open(&entry.source).map_err(|e| PackageError::io(&entry.source, e))?;
+        io::copy(&mut source, &mut zip).map_err(|e| PackageError::io(&entry.source, e))?;
+    }
+    let inner = zip.finish().map_err(zip_err)?;
+    inner.flush().map_err(|e| PackageError::io(archive, e))?;
+    inner.sync_all().map_err(|e| PackageError::io(archive, e))
+}
+
+/// Temporary files are created 0600; an archive is for sharing.
+#[cfg(unix)]
+fn set_readable(file: &fs::File) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(0o644))
+}
+
+#[cfg(not(unix))]
+fn set_readable(_file: &fs::File) -> io::Result<()> {
+    Ok(())
+}
+
+/// The ZIP timestamp for `epoch` seconds (UTC), clamped to what ZIP can hold.
+fn zip_time(epoch: Option<u64>) -> DateTime {
+    let Some(secs) = epoch.filter(|s| *s > ZIP_EPOCH) else {
+        return DateTime::default();
+    };
+    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
+    let rem = secs % 86_400;
+    let (y, m, d) = civil_from_days(days);
+    let (hour, minute, second) = (rem / 3600, rem % 3600 / 60, rem % 60);
+    if y > 2107 {
+        return DateTime::from_date_and_time(2107, 12, 31, 23, 59, 58).unwrap_or_default();
+    }
+    DateTime::from_date_and_time(
+        u16::try_from(y).unwrap_or(1980),
+        u8::try_from(m).unwrap_or(1),
+        u8::try_from(d).unwrap_or(1),
+        u8::try_from(hour).unwrap_or(0),
+        u8::try_from(minute).unwrap_or(0),
+        u8::try_from(second).unwrap_or(0),
+    )
+    .unwrap_or_default()
+}
+
+/// Year, month, day of a day count since 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    (y, m, d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(3652), (1980, 1, 1));
+        // 2024-02-29
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+    }
+
+    #[test]
+    fn zip_times() {
+        assert_eq!(zip_time(None), DateTime::default());
+        assert_eq!(zip_time(Some(0)), DateTime::default());
+        let t = zip_time(Some(1_700_000_000)); // 2023-11-14 22:13:20 UTC
+        assert_eq!(
+            (
+                t.year(),
+                t.month(),
+                t.day(),
+                t.hour(),
+                t.minute(),
+                t.second()
+            ),
+            (2023, 11, 14, 22, 13, 20)
+        );
+        assert_eq!(zip_time(Some(u64::MAX)).year(), 2107);
+    }
+}

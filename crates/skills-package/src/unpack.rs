@@ -1,0 +1,260 @@
+//! Unpacking untrusted archives: zip-slip, symlinks and zip bombs refused.
+
+use std::fs;
+use std::io::{self, Read, Seek};
+use std::path::{Path, PathBuf};
+
+use zip::ZipArchive;
+
+use crate::PackageError;
+
+/// Bounds on what an archive may expand to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// The most bytes all entries may expand to, declared and actual (default 64 MiB).
+    pub max_bytes: u64,
+    /// The most entries, files and directories (default 2,000).
+    pub max_entries: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_bytes: 64 * 1024 * 1024,
+            max_entries: 2_000,
+        }
+    }
+}
+
+/// One checked entry: its index and its path split into components.
+struct Checked {
+    index: usize,
+    parts: Vec<String>,
+    is_dir: bool,
+}
+
+/// Unpacks the skill archive read from `reader` into `dest/<id>/` and returns the id.
+///
+/// Entries must all lie under one top-level directory, which is the id (`hello/SKILL.md`,
+/// `hello/scripts/run.sh`), or form a flat skill with `SKILL.md` at the root, which takes the
+/// id from `archive`'s file stem. `archive` names the archive in errors.
+///
+/// Before anything is written, every entry name is checked: absolute paths, drive letters
+/// and `:`, backslashes, NUL, empty, `.` and `..` components, names that are not UTF-8, and
+/// symlink entries are refused; so are more than [`Limits::max_entries`] entries or declared
+/// sizes adding up to more than [`Limits::max_bytes`]. While extracting, the bytes actually
+/// written are counted against the same limit, so a lying header does not help. Files are
+/// created new (never through an existing file or link), with mode 0755 when the entry has an
+/// executable bit and 0644 otherwise. `dest` should be a fresh, empty directory: on error it
+/// holds a partial tree for the caller to delete.
+///
+/// # Errors
+///
+/// [`PackageError::UnsafeEntry`], [`PackageError::TooManyEntries`],
+/// [`PackageError::TooLarge`], [`PackageError::Layout`], and ZIP or I/O errors.
+pub fn unpack<R: Read + Seek>(
+    reader: R,
+    archive: &Path,
+    dest: &Path,
+    limits: &Limits,
+) -> Result<String, PackageError> {
+    let zip_err = |source| PackageError::Zip {
+        path: archive.to_path_buf(),
+        source,
+    };
+    let mut zip = ZipArchive::new(reader).map_err(zip_err)?;
+    if zip.len() > limits.max_entries {
+        return Err(PackageError::TooManyEntries {
+            count: zip.len(),
+            limit: limits.max_entries,
+        });
+    }
+    let mut checked = Vec::with_capacity(zip.len());
+    let mut declared: u64 = 0;
+    for index in 0..zip.len() {
+        let entry = zip.by_index_raw(index).map_err(zip_err)?;
+        let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
+        let unsafe_entry = |reason| PackageError::UnsafeEntry {
+            name: name.clone(),
+            reason,
+        };
+        if entry.is_symlink() {
+            return Err(unsafe_entry("it is a symlink"));
+        }
+        let decoded = entry
+            .name()
+            .map_err(|_| unsafe_entry("its name cannot be decoded"))?;
+        let (parts, is_dir) = check_name(&decoded).map_err(unsafe_entry)?;
+        declared = declared.saturating_add(entry.size());
+        if declared > limits.max_bytes {
+            return Err(PackageError::TooLarge {
+                limit: limits.max_bytes,
+            });
+        }
+        checked.push(Checked {
+            index,
+            parts,
+            is_dir,
+        });
+    }
+    let (id, strip) = layout(&checked, archive)?;
+    let root = dest.join(&id);
+    fs::create_dir_all(&root).map_err(|e| PackageError::io(&root, e))?;
+    let mut written: u64 = 0;
+    for c in &checked {
+        let rel: PathBuf = c.parts.iter().skip(strip).collect();
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
+        let path = root.join(&rel);
+        if c.is_dir {
+            fs::create_dir_all(&path).map_err(|e| PackageError::io(&path, e))?;
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| PackageError::io(parent, e))?;
+        }
+        let mut entry = zip.by_index(c.index).map_err(zip_err)?;
+        let executable = entry.unix_mode().is_some_and(|m| m & 0o111 != 0);
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::AlreadyExists => PackageError::UnsafeEntry {
+                    name: c.parts.join("/"),
+                    reason: "it appears twice in the archive",
+                },
+                _ => PackageError::io(&path, e),
+            })?;
+        let remaining = limits.max_bytes.saturating_sub(written);
+        let copied = io::copy(
+            &mut (&mut entry).take(remaining.saturating_add(1)),
+            &mut file,
+        )
+        .map_err(|e| PackageError::io(&path, e))?;
+        written = written.saturating_add(copied);
+        if written > limits.max_bytes {
+            return Err(PackageError::TooLarge {
+                limit: limits.max_bytes,
+            });
+        }
+        set_mode(&file, executable).map_err(|e| PackageError::io(&path, e))?;
+    }
+    Ok(id)
+}
+
+/// Splits an entry name into safe components; `true` for a directory entry (trailing `/`).
+fn check_name(name: &str) -> Result<(Vec<String>, bool), &'static str> {
+    if name.is_empty() {
+        return Err("its name is empty");
+    }
+    if name.contains('\0') {
+        return Err("its name contains NUL");
+    }
+    if name.contains('\\') {
+        return Err("its name contains a backslash");
+    }
+    if name.contains(':') {
+        return Err("its name contains `:` (a drive letter or stream name)");
+    }
+    if name.starts_with('/') {
+        return Err("it is an absolute path");
+    }
+    let (body, is_dir) = match name.strip_suffix('/') {
+        Some(body) => (body, true),
+        None => (name, false),
+    };
+    let mut parts = Vec::new();
+    for part in body.split('/') {
+        match part {
+            "" => return Err("its name has an empty component"),
+            "." | ".." => return Err("its name has a `.` or `..` component"),
+            p if p.chars().any(char::is_control) => {
+                return Err("its name contains a control character");
+            }
+            p => parts.push(p.to_string()),
+        }
+    }
+    Ok((parts, is_dir))
+}
+
+/// The id, and how many leading components to strip from each entry.
+fn layout(entries: &[Checked], archive: &Path) -> Result<(String, usize), PackageError> {
+    let Some(first) = entries.first().and_then(|c| c.parts.first()) else {
+        return Err(PackageError::Layout {
+            reason: "the archive is empty".to_string(),
+        });
+    };
+    let nested = entries
+        .iter()
+        .all(|c| c.parts.first() == Some(first) && (c.is_dir || c.parts.len() > 1));
+    if nested {
+        return Ok((first.clone(), 1));
+    }
+    let flat = entries.iter().any(|c| {
+        !c.is_dir && c.parts.len() == 1 && c.parts.first().is_some_and(|p| p == "SKILL.md")
+    });
+    if flat {
+        let stem = archive
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .filter(|s| !s.is_empty() && check_name(s).is_ok_and(|(p, d)| p.len() == 1 && !d));
+        return match stem {
+            Some(stem) => Ok((stem.to_string(), 0)),
+            None => Err(PackageError::Layout {
+                reason: format!(
+                    "SKILL.md is at the root and the archive name `{}` gives no usable id",
+                    archive.display()
+                ),
+            }),
+        };
+    }
+    Err(PackageError::Layout {
+        reason: "entries are under more than one top-level directory, or there are files at the root but no SKILL.md".to_string(),
+    })
+}
+
+#[cfg(unix)]
+fn set_mode(file: &fs::File, executable: bool) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    file.set_permissions(fs::Permissions::from_mode(if executable {
+        0o755
+    } else {
+        0o644
+    }))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_file: &fs::File, _executable: bool) -> io::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(
+            check_name("a/b.md"),
+            Ok((vec!["a".to_string(), "b.md".to_string()], false))
+        );
+        assert_eq!(check_name("a/"), Ok((vec!["a".to_string()], true)));
+        for bad in [
+            "",
+            "/etc/passwd",
+            "../x",
+            "a/../../x",
+            "a/./b",
+            "a//b",
+            "C:/x",
+            "c:x",
+            "a\\..\\x",
+            "a\0b",
+            "a/\u{1b}b",
+        ] {
+            assert!(check_name(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+}
