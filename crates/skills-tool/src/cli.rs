@@ -73,6 +73,13 @@ pub(crate) enum Command {
     /// Create a new skill that lints clean, with optional scripts/, references/, assets/.
     New(crate::new::NewArgs),
 
+    /// Lint skills and write them as byte-reproducible .skill (ZIP) archives.
+    ///
+    /// Writes DIR/<id>.skill whose entries are <id>/<path>, leaving out .git, __pycache__,
+    /// node_modules, .DS_Store, *.pyc and what .gitignore or .skillignore exclude. A skill
+    /// with lint errors is not packaged (exit 1). Honours SOURCE_DATE_EPOCH. docs/package.md.
+    Package(crate::package::PackageArgs),
+
     /// Serve the skills to AI agents over MCP (stdio).
     ///
     /// Speaks the Model Context Protocol on stdin/stdout: the list_skills, get_skill and skill

@@ -36,6 +36,7 @@ mod lint;
 mod list;
 mod mcp;
 mod new;
+mod package;
 mod render;
 mod show;
 mod url;
@@ -111,6 +112,7 @@ where
         cli::Command::Url(args) => url::run(&args, ui),
         cli::Command::Instructions(args) => instructions::run(&args, &roots(&cli.skills_dirs), ui),
         cli::Command::New(args) => new::run(&args, ui),
+        cli::Command::Package(args) => package::run(&args, ui),
         cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs)),
     };
     status.into()

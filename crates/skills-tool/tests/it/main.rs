@@ -7,6 +7,7 @@
 //! - `discovery`: `skills list` and `skills show` on temporary home and project trees.
 //! - `url`: `skills url`, text and JSON output and its errors.
 //! - `scaffold`: `skills new` and `skills instructions`.
+//! - `package`: `skills package` and `skills install` (with a local HTTP server).
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
 //! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.
@@ -23,6 +24,7 @@
 mod cli;
 mod discovery;
 mod generated;
+mod package;
 mod rules;
 mod scaffold;
 mod url;
