@@ -4,6 +4,7 @@
 //! - `lint` (here): `skills lint` against `rg`.
 //! - `discovery` (`bench_discovery.rs`): `skills list`, `skills show` and the in-process
 //!   `Index::refresh` against `find`, on the same generated trees.
+//! - `mcp` (`bench_mcp.rs`): round trips of `skills mcp` and its peak RSS, on the same trees.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -17,6 +18,8 @@ use crate::{build_skills, target_dir};
 
 #[path = "bench_discovery.rs"]
 mod discovery;
+#[path = "bench_mcp.rs"]
+mod mcp;
 
 /// A benchmark: its name (`cargo xtask bench <name>`), what it measures, and its entry point.
 struct Bench {
@@ -36,6 +39,11 @@ const BENCHES: &[Bench] = &[
         name: "discovery",
         about: "time `skills list`/`show` (and `find`, for scale) and Index::refresh on generated trees; options: [--sizes 1000,10000] [--runs N]",
         run: discovery::run,
+    },
+    Bench {
+        name: "mcp",
+        about: "round trips of `skills mcp` (get_skill, skills/list: median, p99) and its peak RSS; options: [--sizes 100,1000] [--calls N]",
+        run: mcp::run,
     },
 ];
 

@@ -5,8 +5,9 @@
 //! a served skill's file list ([`Skill::files`], which keeps symlinks that leave the skill out),
 //! and only a file found in that list is read, by the path the list holds.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use sha2::{Digest, Sha256};
@@ -208,44 +209,143 @@ pub(crate) fn digest(bytes: &[u8]) -> String {
     out
 }
 
-/// Digests of files, kept while their size and modification time stay the same.
-#[derive(Debug, Default)]
-pub(crate) struct Digests {
-    known: HashMap<PathBuf, (u64, Option<SystemTime>, String)>,
+/// What a `stat` says about a file or directory, to notice that it changed: its size and
+/// modification time, and on Unix its inode and change time (a file replaced by another, or
+/// rewritten within one mtime tick with a `chmod`, is noticed too).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Stamp {
+    len: u64,
+    modified: Option<SystemTime>,
+    #[cfg(unix)]
+    ino: u64,
+    #[cfg(unix)]
+    ctime: (i64, i64),
 }
 
-impl Digests {
-    /// The digest and size of a file now, from the cache when it has not changed.
-    pub(crate) fn get(&mut self, path: &Path) -> std::io::Result<(String, u64)> {
-        let meta = std::fs::metadata(path)?;
-        let (len, mtime) = (meta.len(), meta.modified().ok());
-        if let Some((l, m, d)) = self.known.get(path)
-            && *l == len
-            && *m == mtime
-            && mtime.is_some()
-        {
-            return Ok((d.clone(), len));
-        }
-        let bytes = read_limited(path)?;
-        let d = digest(&bytes);
-        let size = bytes.len() as u64;
-        if size == len {
-            self.known
-                .insert(path.to_path_buf(), (len, mtime, d.clone()));
-        }
-        Ok((d, size))
-    }
-
-    /// Forgets every digest.
-    pub(crate) fn clear(&mut self) {
-        self.known.clear();
-    }
-
-    /// How many digests are cached.
-    pub(crate) fn len(&self) -> usize {
-        self.known.len()
+impl Stamp {
+    /// `stat` (following symlinks), or `None` when the path cannot be stat'ed.
+    pub(crate) fn read(path: &Path) -> Option<Self> {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        Some(Self {
+            len: meta.len(),
+            modified: meta.modified().ok(),
+            #[cfg(unix)]
+            ino: meta.ino(),
+            #[cfg(unix)]
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        })
     }
 }
+
+/// A served skill's manifest and file digests, kept between requests with the stamps they
+/// were made from: every directory of the skill (a file added, removed or renamed changes
+/// its directory's stamp), every ignore file, and every listed file. While all of them stat
+/// the same, the skill is not listed, parsed or hashed again.
+#[derive(Debug)]
+pub(crate) struct Cached {
+    /// The `SKILL.md` the manifest was built from (another one winning is another skill).
+    skill_md: PathBuf,
+    pub(crate) manifest: Arc<Manifest>,
+    /// Directories and ignore files, with their stamps when listed.
+    watched: Vec<(PathBuf, Option<Stamp>)>,
+    /// Each file's stamp (as [`Manifest::files`]); `None` never matches.
+    stamps: Vec<Option<Stamp>>,
+    /// Each file's digest and size, once computed.
+    digests: Option<Vec<(String, u64)>>,
+}
+
+impl Cached {
+    /// Lists and parses a skill. `Err` says why it is not served over the extension.
+    pub(crate) fn build(skill: &Skill) -> Result<Self, String> {
+        // Stamps first: a change during the listing shows as a changed stamp next time.
+        let mut watched = Vec::new();
+        if !skill.flat {
+            watch(&skill.dir, 0, &mut watched);
+        }
+        let mut manifest = manifest(skill)?;
+        let mut stamps = Vec::with_capacity(manifest.files.len());
+        for file in &mut manifest.files {
+            let stamp = Stamp::read(&file.path);
+            if let Some(stamp) = stamp {
+                file.size = stamp.len;
+            }
+            stamps.push(stamp);
+        }
+        Ok(Self {
+            skill_md: skill.skill_md.clone(),
+            manifest: Arc::new(manifest),
+            watched,
+            stamps,
+            digests: None,
+        })
+    }
+
+    /// Whether nothing the manifest was built from changed on disk (one `stat` per
+    /// directory, ignore file and file of the skill).
+    pub(crate) fn is_fresh(&self, skill: &Skill) -> bool {
+        self.skill_md == skill.skill_md
+            && self
+                .watched
+                .iter()
+                .all(|(path, stamp)| stamp.is_some() && Stamp::read(path) == *stamp)
+            && self
+                .manifest
+                .files
+                .iter()
+                .zip(&self.stamps)
+                .all(|(file, stamp)| stamp.is_some() && Stamp::read(&file.path) == *stamp)
+    }
+
+    /// Every file's digest and size, hashed once. A file that changed since it was stat'ed
+    /// is hashed as it is now and the skill rebuilt on the next request.
+    pub(crate) fn digests(&mut self) -> std::io::Result<&[(String, u64)]> {
+        if self.digests.is_none() {
+            let mut digests = Vec::with_capacity(self.manifest.files.len());
+            for (file, stamp) in self.manifest.files.iter().zip(&mut self.stamps) {
+                let bytes = read_limited(&file.path)?;
+                let size = bytes.len() as u64;
+                if stamp.is_none_or(|s| s.len != size) {
+                    *stamp = None;
+                }
+                digests.push((digest(&bytes), size));
+            }
+            self.digests = Some(digests);
+        }
+        Ok(self.digests.as_deref().unwrap_or_default())
+    }
+}
+
+/// Records the stamps of `dir`, its ignore files and every directory below it (not through
+/// symlinks, not into `.git` or `node_modules`), as deep as [`Skill::files`] lists.
+fn watch(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, Option<Stamp>)>) {
+    out.push((dir.to_path_buf(), Stamp::read(dir)));
+    for name in [".gitignore", ".ignore"] {
+        let path = dir.join(name);
+        if let Some(stamp) = Stamp::read(&path) {
+            out.push((path, Some(stamp)));
+        }
+    }
+    if depth >= WATCH_DEPTH {
+        return;
+    }
+    let Ok(read) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in read.flatten() {
+        let name = entry.file_name();
+        if name == ".git" || name == "node_modules" {
+            continue;
+        }
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            watch(&entry.path(), depth + 1, out);
+        }
+    }
+}
+
+/// How deep [`watch`] goes (as deep as the discovery crate lists a skill's files).
+const WATCH_DEPTH: usize = 16;
 
 /// Reads a file of at most [`MAX_BYTES`].
 pub(crate) fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
@@ -350,5 +450,82 @@ mod tests {
             digest(b""),
             "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
+    }
+}
+
+#[cfg(test)]
+mod cache_tests {
+    use super::*;
+    use skills_discovery::{Index, Roots};
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn skill(root: &Path) -> Skill {
+        let index = Index::scan(&Roots::custom([root]));
+        index.get("pdf").unwrap().clone()
+    }
+
+    fn resource_digests(cached: &mut Cached) -> Vec<(String, String)> {
+        let uris: Vec<String> = cached
+            .manifest
+            .files
+            .iter()
+            .map(|f| f.uri.clone())
+            .collect();
+        let digests = cached.digests().unwrap();
+        uris.into_iter()
+            .zip(digests.iter().map(|(d, _)| d.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_cached_skill_goes_stale_when_any_of_its_files_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("pdf");
+        write(
+            &dir.join("SKILL.md"),
+            "---\nname: pdf\ndescription: PDFs.\n---\nBody\n",
+        );
+        write(&dir.join("references/FORMS.md"), "# Forms\n");
+        std::fs::create_dir_all(dir.join("assets")).unwrap();
+        let s = skill(tmp.path());
+        let mut cached = Cached::build(&s).unwrap();
+        let before = resource_digests(&mut cached);
+        assert_eq!(before.len(), 2);
+        assert!(cached.is_fresh(&s));
+
+        // An edited file (same size, so only the stamp tells).
+        write(&dir.join("references/FORMS.md"), "# Forma\n");
+        assert!(!cached.is_fresh(&s));
+        let mut cached = Cached::build(&s).unwrap();
+        let after = resource_digests(&mut cached);
+        assert_eq!(after[0], before[0]);
+        assert_ne!(after[1].1, before[1].1);
+        assert_eq!(after[1].1, digest(b"# Forma\n"));
+        assert!(cached.is_fresh(&s));
+
+        // A file added in a directory that held no file yet.
+        write(&dir.join("assets/logo.txt"), "logo");
+        assert!(!cached.is_fresh(&s));
+        let mut cached = Cached::build(&s).unwrap();
+        assert_eq!(resource_digests(&mut cached).len(), 3);
+
+        // A new ignore file, and a file removed.
+        write(&dir.join(".ignore"), "assets/\n");
+        assert!(!cached.is_fresh(&s));
+        let cached = Cached::build(&s).unwrap();
+        std::fs::remove_file(dir.join("references/FORMS.md")).unwrap();
+        assert!(!cached.is_fresh(&s));
+        let cached = Cached::build(&s).unwrap();
+        let rels: Vec<&str> = cached
+            .manifest
+            .files
+            .iter()
+            .map(|f| f.rel.as_str())
+            .collect();
+        assert_eq!(rels, ["SKILL.md", ".ignore"]);
     }
 }

@@ -118,8 +118,10 @@ pub fn serve_stdio(config: Config) -> Result<(), ServeError> {
         .build()?;
     runtime.block_on(async move {
         let server = server::SkillsServer::new(&config);
+        // Non-blocking pipes when the client starts us with pipes (the usual case): no
+        // hand-off to tokio's blocking pool per message. Falls back to `stdio()` otherwise.
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve(rmcp::transport::stdio_pipes())
             .await
             .map_err(|e| ServeError::Session(e.to_string()))?;
         service

@@ -1,6 +1,6 @@
 //! The rmcp handler: tools, the prompt, and the skills extension methods.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use base64::Engine as _;
@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use skills_discovery::{Changed, Index, Skill};
 
 use crate::Config;
-use crate::catalog::{self, Digests, Manifest};
+use crate::catalog::{self, Cached, Manifest};
 use crate::text;
 
 /// How long clients may cache `skills/list` and `skills/get` results. The server re-reads
@@ -31,14 +31,12 @@ const TTL_MS: u64 = 30_000;
 /// The name of the usage-guide prompt.
 const PROMPT: &str = "init-skills";
 
-/// How many file digests are kept before the cache is emptied.
-const MAX_CACHED_DIGESTS: usize = 100_000;
-
 /// What the server knows between requests.
 #[derive(Debug)]
 struct State {
     index: Index,
-    digests: Digests,
+    /// The served skills' manifests and digests, by id, kept while their files stat the same.
+    cache: HashMap<String, Cached>,
     /// Skills already reported as not served, with the reason (each said once).
     reported: HashSet<(String, String)>,
 }
@@ -62,7 +60,7 @@ impl SkillsServer {
         Self {
             state: Arc::new(Mutex::new(State {
                 index,
-                digests: Digests::default(),
+                cache: HashMap::new(),
                 reported: HashSet::new(),
             })),
             page_size: config.page_size.max(1),
@@ -78,12 +76,17 @@ impl SkillsServer {
     /// Brings the index up to date and, when the set of skills changed, tells the client.
     async fn refresh(&self, peer: &Peer<RoleServer>) {
         let changed = {
-            let mut state = self.lock();
+            let mut guard = self.lock();
+            let state = &mut *guard;
             let changed = state.index.refresh();
             if changed == Changed::Yes {
                 for warning in state.index.warnings() {
                     tracing::warn!("{warning}");
                 }
+                // Forget the skills that are gone.
+                let ids: HashSet<&str> =
+                    state.index.skills().iter().map(|s| s.id.as_str()).collect();
+                state.cache.retain(|id, _| ids.contains(id.as_str()));
             }
             changed
         };
@@ -238,11 +241,21 @@ impl SkillsServer {
     }
 
     /// The manifest of an active skill, when it is served; the reason it is not is logged
-    /// once.
-    fn served(state: &mut State, skill: &Skill) -> Option<Manifest> {
-        match catalog::manifest(skill) {
-            Ok(manifest) => Some(manifest),
+    /// once. Built again only when a file or directory of the skill stats differently.
+    fn served(state: &mut State, skill: &Skill) -> Option<Arc<Manifest>> {
+        if let Some(cached) = state.cache.get(&skill.id)
+            && cached.is_fresh(skill)
+        {
+            return Some(Arc::clone(&cached.manifest));
+        }
+        match Cached::build(skill) {
+            Ok(cached) => {
+                let manifest = Arc::clone(&cached.manifest);
+                state.cache.insert(skill.id.clone(), cached);
+                Some(manifest)
+            }
             Err(reason) => {
+                state.cache.remove(&skill.id);
                 if state.reported.insert((skill.id.clone(), reason.clone())) {
                     tracing::warn!(
                         skill = %skill.skill_md.display(),
@@ -255,7 +268,7 @@ impl SkillsServer {
     }
 
     /// The served skill whose id is exactly `id`.
-    fn served_by_id(state: &mut State, id: &str) -> Option<Manifest> {
+    fn served_by_id(state: &mut State, id: &str) -> Option<Arc<Manifest>> {
         if !catalog::is_spec_name(id) {
             return None;
         }
@@ -266,16 +279,20 @@ impl SkillsServer {
     /// The wire entry of a served skill, with every file's digest. `None` (logged) when a
     /// file cannot be read now.
     fn entry(state: &mut State, manifest: &Manifest) -> Option<WireSkill> {
-        let mut resources = Vec::with_capacity(manifest.files.len());
-        for file in &manifest.files {
-            match state.digests.get(&file.path) {
-                Ok((digest, size)) => resources.push(SkillResource::new(&file.uri, digest, size)),
-                Err(e) => {
-                    tracing::warn!(file = %file.path.display(), "cannot read: {e}");
-                    return None;
-                }
+        let cached = state.cache.get_mut(&manifest.id)?;
+        let digests = match cached.digests() {
+            Ok(digests) => digests,
+            Err(e) => {
+                tracing::warn!(skill = %manifest.uri, "cannot read a file: {e}");
+                return None;
             }
-        }
+        };
+        let resources: Vec<SkillResource> = manifest
+            .files
+            .iter()
+            .zip(digests)
+            .map(|(file, (digest, size))| SkillResource::new(&file.uri, digest.clone(), *size))
+            .collect();
         let mut extra = manifest.frontmatter.clone();
         let name = take_string(&mut extra, "name");
         let description = take_string(&mut extra, "description");
@@ -304,24 +321,26 @@ impl SkillsServer {
 
     fn list_skills_page(&self, request: Option<&PaginatedRequestParams>) -> Res<ListSkillsResult> {
         let mut state = self.lock();
-        let active: Vec<Skill> = state.index.skills().to_vec();
-        let (start, end) = self.page(request, active.len())?;
-        let mut skills = Vec::new();
-        for skill in active.get(start..end).unwrap_or_default() {
+        let total = state.index.skills().len();
+        let (start, end) = self.page(request, total)?;
+        let page: Vec<Skill> = state
+            .index
+            .skills()
+            .get(start..end)
+            .unwrap_or_default()
+            .to_vec();
+        let mut skills = Vec::with_capacity(page.len());
+        for skill in &page {
             if let Some(manifest) = Self::served(&mut state, skill)
                 && let Some(entry) = Self::entry(&mut state, &manifest)
             {
                 skills.push(entry);
             }
         }
-        if state.digests.len() > MAX_CACHED_DIGESTS {
-            // Files come and go; a cache this large is mostly stale. Start over.
-            state.digests.clear();
-        }
         let mut result = ListSkillsResult::with_all_items(skills)
             .with_ttl_ms(TTL_MS)
             .with_cache_scope(CacheScope::Private);
-        result.next_cursor = (end < active.len()).then(|| end.to_string());
+        result.next_cursor = (end < total).then(|| end.to_string());
         Ok(result)
     }
 
@@ -346,10 +365,16 @@ impl SkillsServer {
         request: Option<&PaginatedRequestParams>,
     ) -> Res<ListResourcesResult> {
         let mut state = self.lock();
-        let active: Vec<Skill> = state.index.skills().to_vec();
-        let (start, end) = self.page(request, active.len())?;
+        let total = state.index.skills().len();
+        let (start, end) = self.page(request, total)?;
+        let page: Vec<Skill> = state
+            .index
+            .skills()
+            .get(start..end)
+            .unwrap_or_default()
+            .to_vec();
         let mut resources = Vec::new();
-        for skill in active.get(start..end).unwrap_or_default() {
+        for skill in &page {
             let Some(manifest) = Self::served(&mut state, skill) else {
                 continue;
             };
@@ -367,7 +392,7 @@ impl SkillsServer {
             }
         }
         let mut result = ListResourcesResult::with_all_items(resources);
-        result.next_cursor = (end < active.len()).then(|| end.to_string());
+        result.next_cursor = (end < total).then(|| end.to_string());
         Ok(result)
     }
 
