@@ -36,10 +36,12 @@ use rayon::prelude::*;
 use skills_frontmatter::{MAX_FILE_BYTES, ReferenceKind, SkillMd};
 
 mod config;
+mod context;
 mod rules;
 mod walk;
 
 pub use config::{CONFIG_FILE, Config, ConfigError, Level};
+pub use context::{RESOURCES_FILE, TOOL_NAME_MAX, TOOLS_FILE, UNIVERSAL_TOOLS, is_valid_tool_name};
 pub use rules::{RULES, Rule, Scope, Severity, rule, suggest};
 
 /// The MCP skills extension's limit on the number of files in a skill.
@@ -399,6 +401,7 @@ impl Linter {
         }
         self.check_references(skill, &skill_md, text.as_ref(), &mut out);
         self.check_size(skill, &mut out);
+        self.check_context(skill, &mut out);
         report.diagnostics = out;
         report
     }
@@ -536,6 +539,61 @@ impl Linter {
         }
     }
 
+    /// `tools.json` and `resources.json`, when the skill has them (seed 000's context
+    /// packages): see `context.rs`.
+    fn check_context(&self, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
+        for (file, rule) in [
+            (context::TOOLS_FILE, "tools-json-invalid"),
+            (context::RESOURCES_FILE, "resources-json-invalid"),
+        ] {
+            let path = skill.dir.join(file);
+            let Some(size) = file_size(skill, &path) else {
+                continue;
+            };
+            let content = if size > MAX_FILE_BYTES {
+                Err(format!(
+                    "{file} is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"
+                ))
+            } else {
+                read_sized(&path, size)
+                    .map_err(|e| format!("cannot read {file}: {e}"))
+                    .and_then(|b| {
+                        String::from_utf8(b).map_err(|e| {
+                            format!(
+                                "{file} is not valid UTF-8 (byte {})",
+                                e.utf8_error().valid_up_to()
+                            )
+                        })
+                    })
+            };
+            let text = match content {
+                Ok(t) => t,
+                Err(message) => {
+                    out.extend(self.diagnostic(rule, message, None, path, None, None));
+                    continue;
+                }
+            };
+            let findings = if file == context::TOOLS_FILE {
+                context::check_tools(&text)
+            } else {
+                let exists = |rel: &str| exists(skill, &skill.dir.join(rel));
+                let closest = |rel: &str| closest_file(skill, rel);
+                context::check_resources(&text, &exists, &closest)
+            };
+            let source = Text::new(&text);
+            for f in findings {
+                out.extend(self.diagnostic(
+                    f.rule,
+                    f.message,
+                    f.help,
+                    path.clone(),
+                    f.span,
+                    Some(&source),
+                ));
+            }
+        }
+    }
+
     fn check_duplicate_names(&self, reports: &mut [SkillReport]) {
         let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         for (i, r) in reports.iter().enumerate() {
@@ -655,6 +713,18 @@ fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
         k == exact || k.starts_with(&walk::prefix(full))
     });
     hit || full.exists()
+}
+
+/// The size of a file the walk found directly in the skill, by binary search (no system
+/// call); `None` when there is no such file.
+fn file_size(skill: &walk::SkillDir, full: &Path) -> Option<u64> {
+    let files = skill.files();
+    let exact = walk::key(full);
+    let i = files.partition_point(|f| walk::key(&f.path) < exact);
+    files
+        .get(i)
+        .filter(|f| walk::key(&f.path) == exact)
+        .map(|f| f.size)
 }
 
 /// The skill file whose relative path is closest to `wanted`, for "did you mean": the same

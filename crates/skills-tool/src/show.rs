@@ -168,6 +168,12 @@ struct Card {
     metadata: Option<serde_json::Map<String, serde_json::Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     files: Option<Vec<FileItem>>,
+    /// `tools.json` and `resources.json` (seed 000's context packages), as written, when the
+    /// skill has them and they hold a JSON array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tools: Option<Vec<serde_json::Value>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    resources: Option<Vec<serde_json::Value>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     content: Option<String>,
     #[serde(skip)]
@@ -229,9 +235,30 @@ fn card(skill: &Skill, view: View) -> Result<Card, skills_discovery::DiscoveryEr
                 })
                 .collect()
         }),
+        tools: summary
+            .then(|| context_file(skill, skills_lint::TOOLS_FILE))
+            .flatten(),
+        resources: summary
+            .then(|| context_file(skill, skills_lint::RESOURCES_FILE))
+            .flatten(),
         content: (view == View::Full).then(|| md.body().to_string()),
         view: Some(view),
     })
+}
+
+/// The entries of a context file of the skill; `None` when it is absent or not a JSON array
+/// (`skills lint` says what is wrong with it).
+fn context_file(skill: &Skill, file: &str) -> Option<Vec<serde_json::Value>> {
+    if skill.flat {
+        return None;
+    }
+    let text = std::fs::read_to_string(skill.dir.join(file)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+/// `key` of a context entry, as one line of text.
+fn field<'a>(entry: &'a serde_json::Value, key: &str) -> &'a str {
+    entry.get(key).and_then(|v| v.as_str()).unwrap_or_default()
 }
 
 fn human_size(bytes: u64) -> String {
@@ -299,6 +326,18 @@ impl Card {
                     for f in in_group {
                         out.push_str(&format!("    {}  {}\n", f.path, human_size(f.size)));
                     }
+                }
+            }
+        }
+        for (label, entries, key) in [
+            ("tools", &self.tools, "name"),
+            ("resources", &self.resources, "uri"),
+        ] {
+            if let Some(entries) = entries.as_ref().filter(|e| !e.is_empty()) {
+                out.push_str(&format!("{label}:\n"));
+                for e in entries {
+                    let description = field(e, "description").lines().next().unwrap_or_default();
+                    out.push_str(&format!("  {}  {description}\n", field(e, key)));
                 }
             }
         }

@@ -7,6 +7,7 @@
 //! - `discovery`: `skills list` and `skills show` on temporary home and project trees.
 //! - `url`: `skills url`, text and JSON output and its errors.
 //! - `scaffold`: `skills new` and `skills instructions`.
+//! - `context`: context packages (`tools.json`, `resources.json`): lint and `skills show`.
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
@@ -22,6 +23,7 @@
 )]
 
 mod cli;
+mod context;
 mod discovery;
 mod generated;
 mod package;
