@@ -77,7 +77,12 @@ fn show_summary_lists_tools_and_resources() {
         run.stdout
             .contains("resources:\n  resource://trino/optimization_rules.md  ")
     );
-    snapshot("context__show_summary_text", &run.command, Some(&root), &run.stdout);
+    snapshot(
+        "context__show_summary_text",
+        &run.command,
+        Some(&root),
+        &run.stdout,
+    );
 
     let run = skills(&root, &[&args[..], &["--format", "json"]].concat());
     run.assert_code(0).assert_quiet();
@@ -85,7 +90,12 @@ fn show_summary_lists_tools_and_resources() {
     assert_eq!(card["tools"][1]["name"], "run_query");
     assert_eq!(card["tools"][0]["inputSchema"]["required"][0], "query");
     assert_eq!(card["resources"][1]["uri"], "references/limits.md");
-    snapshot("context__show_summary_json", &run.command, Some(&root), &run.stdout);
+    snapshot(
+        "context__show_summary_json",
+        &run.command,
+        Some(&root),
+        &run.stdout,
+    );
 
     // A skill without context files has neither field, and the card view never shows them.
     let run = skills(
