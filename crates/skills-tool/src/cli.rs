@@ -80,6 +80,13 @@ pub(crate) enum Command {
     /// with lint errors is not packaged (exit 1). Honours SOURCE_DATE_EPOCH. docs/package.md.
     Package(crate::package::PackageArgs),
 
+    /// Install a skill from a .skill/.zip archive, a directory or an http(s) URL.
+    ///
+    /// Installs into the project's .agents/skills (at the repository root), --global
+    /// ~/.agents/skills, or --to DIR. Archives are unpacked safely and the skill must lint
+    /// clean of errors; downloads only from trusted hosts. docs/package.md.
+    Install(crate::install::InstallArgs),
+
     /// Serve the skills to AI agents over MCP (stdio).
     ///
     /// Speaks the Model Context Protocol on stdin/stdout: the list_skills, get_skill and skill

@@ -31,6 +31,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
+mod install;
 mod instructions;
 mod lint;
 mod list;
@@ -113,6 +114,7 @@ where
         cli::Command::Instructions(args) => instructions::run(&args, &roots(&cli.skills_dirs), ui),
         cli::Command::New(args) => new::run(&args, ui),
         cli::Command::Package(args) => package::run(&args, ui),
+        cli::Command::Install(args) => install::run(&args, ui),
         cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs)),
     };
     status.into()

@@ -184,3 +184,334 @@ fn package_refuses_a_directory_without_skill_md() {
     run.assert_code(2);
     assert!(run.stderr.contains("no SKILL.md"), "{}", run.stderr);
 }
+
+// ---- skills install ----
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpListener;
+
+use zip::write::SimpleFileOptions;
+
+/// A ZIP file with these entries (name, content), stored as written.
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    for (name, data) in entries {
+        w.start_file(*name, SimpleFileOptions::default()).unwrap();
+        w.write_all(data).unwrap();
+    }
+    w.finish().unwrap().into_inner()
+}
+
+const SKILL_MD: &str = "---\nname: demo\ndescription: Extract text from PDF files. Use when the user asks about PDFs.\n---\n\n# Demo\n\nSay hi.\n";
+
+/// What the test server answers for a path: status, extra headers, body.
+type Routes = HashMap<String, (u16, Vec<(String, String)>, Vec<u8>)>;
+
+/// Starts an HTTP/1.1 server on 127.0.0.1 in a thread; returns its `HOST:PORT`.
+fn serve(routes: Routes) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request = String::new();
+            reader.read_line(&mut request).unwrap_or_default();
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            let path = request.split(' ').nth(1).unwrap_or("/").to_string();
+            let (status, headers, body) =
+                routes
+                    .get(&path)
+                    .cloned()
+                    .unwrap_or((404, Vec::new(), b"not found".to_vec()));
+            let mut head = format!(
+                "HTTP/1.1 {status} X\r\nContent-Length: {}\r\nConnection: close\r\n",
+                body.len()
+            );
+            for (k, v) in headers {
+                head.push_str(&format!("{k}: {v}\r\n"));
+            }
+            head.push_str("\r\n");
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&body);
+        }
+    });
+    addr
+}
+
+fn route(routes: &mut Routes, path: &str, status: u16, headers: &[(&str, &str)], body: &[u8]) {
+    routes.insert(
+        path.to_string(),
+        (
+            status,
+            headers
+                .iter()
+                .map(|(k, v)| ((*k).to_string(), (*v).to_string()))
+                .collect(),
+            body.to_vec(),
+        ),
+    );
+}
+
+/// The names in `dir`, sorted (to see that no staging directory is left).
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn install_from_directory_into_the_project_root() {
+    let t = tempfile::tempdir().unwrap();
+    let project = t.path().join("project");
+    fs::create_dir_all(project.join(".git")).unwrap();
+    fs::create_dir_all(project.join("sub")).unwrap();
+    make_skill(t.path(), "demo");
+    fs::create_dir_all(t.path().join("demo/__pycache__")).unwrap();
+    fs::write(t.path().join("demo/__pycache__/x.pyc"), "x").unwrap();
+    let run = skills(&project.join("sub"), &["install", "../../demo"]);
+    run.assert_code(0).assert_quiet();
+    let installed = project.join(".agents/skills/demo");
+    assert!(installed.join("SKILL.md").is_file(), "{}", run.stdout);
+    assert!(installed.join("scripts/run.sh").is_file());
+    assert!(!installed.join("__pycache__").exists());
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(installed.join("scripts/run.sh"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o755);
+    }
+    assert_eq!(names(&project.join(".agents/skills")), ["demo"]);
+}
+
+#[test]
+fn install_from_archive_and_overwrite_only_with_force() {
+    let t = tempfile::tempdir().unwrap();
+    make_skill(t.path(), "demo");
+    skills(t.path(), &["package", "demo", "-o", "dist"]).assert_code(0);
+    let run = skills(t.path(), &["install", "dist/demo.skill", "--to", "skills"]);
+    run.assert_code(0).assert_quiet();
+    assert_eq!(run.stdout, "installed demo -> skills/demo\n");
+    assert!(t.path().join("skills/demo/references/REF.md").is_file());
+
+    fs::write(t.path().join("skills/demo/local.md"), "mine").unwrap();
+    let run = skills(t.path(), &["install", "dist/demo.skill", "--to", "skills"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("already installed"), "{}", run.stderr);
+    assert!(run.stderr.contains("--force"), "{}", run.stderr);
+    assert!(t.path().join("skills/demo/local.md").is_file());
+
+    skills(
+        t.path(),
+        &["install", "dist/demo.skill", "--to", "skills", "--force"],
+    )
+    .assert_code(0);
+    assert!(!t.path().join("skills/demo/local.md").exists());
+    assert!(t.path().join("skills/demo/SKILL.md").is_file());
+    assert_eq!(names(&t.path().join("skills")), ["demo"]);
+}
+
+#[test]
+fn install_refuses_unsafe_archives() {
+    let t = tempfile::tempdir().unwrap();
+    let md = SKILL_MD.as_bytes();
+    let mut cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        (
+            "slip",
+            zip_of(&[("demo/SKILL.md", md), ("../evil", b"x")]),
+            "refused",
+        ),
+        (
+            "deep",
+            zip_of(&[("demo/SKILL.md", md), ("demo/../../evil", b"x")]),
+            "refused",
+        ),
+        (
+            "abs",
+            zip_of(&[("demo/SKILL.md", md), ("/tmp/evil", b"x")]),
+            "refused",
+        ),
+        (
+            "drive",
+            zip_of(&[("demo/SKILL.md", md), ("C:/evil", b"x")]),
+            "refused",
+        ),
+        (
+            "backslash",
+            zip_of(&[("demo/SKILL.md", md), ("demo\\..\\evil", b"x")]),
+            "refused",
+        ),
+        (
+            "two-roots",
+            zip_of(&[("demo/SKILL.md", md), ("other/x", b"x")]),
+            "layout",
+        ),
+    ];
+    // A symlink entry.
+    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    w.start_file("demo/SKILL.md", SimpleFileOptions::default())
+        .unwrap();
+    w.write_all(md).unwrap();
+    w.add_symlink("demo/passwd", "/etc/passwd", SimpleFileOptions::default())
+        .unwrap();
+    cases.push(("symlink", w.finish().unwrap().into_inner(), "symlink"));
+    // A zip bomb: 65 MiB of zeros, deflated to a few dozen KiB.
+    let mut w = zip::ZipWriter::new(Cursor::new(Vec::new()));
+    w.start_file("demo/SKILL.md", SimpleFileOptions::default())
+        .unwrap();
+    w.write_all(md).unwrap();
+    w.start_file(
+        "demo/zeros",
+        SimpleFileOptions::default().compression_level(Some(9)),
+    )
+    .unwrap();
+    let chunk = vec![0u8; 1 << 20];
+    for _ in 0..65 {
+        w.write_all(&chunk).unwrap();
+    }
+    cases.push(("bomb", w.finish().unwrap().into_inner(), "zip bomb"));
+    // Too many entries.
+    let many: Vec<String> = (0..2_001).map(|i| format!("demo/f{i}")).collect();
+    let entries: Vec<(&str, &[u8])> = many.iter().map(|n| (n.as_str(), &b""[..])).collect();
+    cases.push(("many", zip_of(&entries), "entries"));
+
+    for (name, bytes, expected) in cases {
+        let archive = t.path().join(format!("{name}.skill"));
+        fs::write(&archive, bytes).unwrap();
+        let run = skills(
+            t.path(),
+            &["install", archive.to_str().unwrap(), "--to", "skills"],
+        );
+        run.assert_code(2);
+        assert!(run.stderr.contains(expected), "{name}: {}", run.stderr);
+        assert!(!t.path().join("evil").exists(), "{name}");
+        assert_eq!(
+            names(&t.path().join("skills")),
+            Vec::<String>::new(),
+            "{name}"
+        );
+    }
+}
+
+#[test]
+fn install_refuses_a_skill_with_lint_errors() {
+    let t = tempfile::tempdir().unwrap();
+    let bad = "---\nname: Demo_Skill\ndescription: Does things. Use when asked.\n---\nBody.\n";
+    fs::write(
+        t.path().join("demo.zip"),
+        zip_of(&[("demo/SKILL.md", bad.as_bytes())]),
+    )
+    .unwrap();
+    let run = skills(t.path(), &["install", "demo.zip", "--to", "skills"]);
+    run.assert_code(1);
+    assert!(run.stderr.contains("not installed"), "{}", run.stderr);
+    assert_eq!(names(&t.path().join("skills")), Vec::<String>::new());
+}
+
+#[test]
+fn install_from_a_flat_archive_takes_the_archive_name() {
+    let t = tempfile::tempdir().unwrap();
+    fs::write(
+        t.path().join("demo.zip"),
+        zip_of(&[("SKILL.md", SKILL_MD.as_bytes())]),
+    )
+    .unwrap();
+    skills(t.path(), &["install", "demo.zip", "--to", "skills"]).assert_code(0);
+    assert!(t.path().join("skills/demo/SKILL.md").is_file());
+}
+
+#[test]
+fn install_over_http() {
+    let t = tempfile::tempdir().unwrap();
+    make_skill(t.path(), "demo");
+    skills(t.path(), &["package", "demo", "-o", "dist"]).assert_code(0);
+    let archive = fs::read(t.path().join("dist/demo.skill")).unwrap();
+    let mut routes = Routes::new();
+    route(
+        &mut routes,
+        "/skills/demo/SKILL.md",
+        200,
+        &[],
+        SKILL_MD.as_bytes(),
+    );
+    route(&mut routes, "/dist/demo.skill", 200, &[], &archive);
+    route(
+        &mut routes,
+        "/moved",
+        302,
+        &[("Location", "/dist/demo.skill")],
+        b"",
+    );
+    route(
+        &mut routes,
+        "/away",
+        302,
+        &[("Location", "https://evil.example/demo.skill")],
+        b"",
+    );
+    let host = serve(routes);
+    let url = |path: &str| format!("http://{host}{path}");
+
+    // Not allowed: plain http to a host nobody named.
+    let run = skills(
+        t.path(),
+        &["install", &url("/dist/demo.skill"), "--to", "a"],
+    );
+    run.assert_code(2);
+    assert!(run.stderr.contains("not a trusted host"), "{}", run.stderr);
+
+    let ok = |path: &str, to: &str| {
+        let run = skills(
+            t.path(),
+            &["install", &url(path), "--to", to, "--allow-host", &host],
+        );
+        run.assert_code(0);
+        assert!(t.path().join(to).join("demo/SKILL.md").is_file(), "{path}");
+    };
+    ok("/skills/demo/SKILL.md", "b");
+    ok("/dist/demo.skill", "c");
+    assert!(t.path().join("c/demo/scripts/run.sh").is_file());
+    // A redirect to the same allowed host is followed.
+    ok("/moved", "d");
+
+    // A redirect to a host that is not trusted is refused before connecting.
+    let run = skills(
+        t.path(),
+        &["install", &url("/away"), "--to", "e", "--allow-host", &host],
+    );
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .contains("https://evil.example/demo.skill: not a trusted host"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(names(&t.path().join("e")), Vec::<String>::new());
+
+    // Errors from the server are reported.
+    let run = skills(
+        t.path(),
+        &[
+            "install",
+            &url("/missing"),
+            "--to",
+            "f",
+            "--allow-host",
+            &host,
+        ],
+    );
+    run.assert_code(2);
+    assert!(run.stderr.contains("HTTP 404"), "{}", run.stderr);
+}

@@ -1,0 +1,391 @@
+//! `skills install`: the safe reverse of `skills package`.
+//!
+//! Every source is staged in a temporary directory inside the destination root, linted, and
+//! only then renamed into place, so a failed install leaves nothing behind.
+
+use std::fs;
+use std::io::Cursor;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use clap::Args;
+use skills_lint::{Config, Linter};
+use skills_package::Limits;
+
+use crate::package::package_error;
+use crate::{Status, Ui, emit, fail, render};
+
+/// Redirects followed, each checked against the trusted hosts.
+const MAX_REDIRECTS: usize = 5;
+/// The most bytes one download may have.
+const MAX_DOWNLOAD: u64 = 32 * 1024 * 1024;
+/// The whole request, connection to last byte.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// `skills install SOURCE [--to DIR | --global] [--force] [--allow-host HOST]...`.
+#[derive(Debug, Args)]
+pub(crate) struct InstallArgs {
+    /// A .skill or .zip archive, a skill directory, or an http(s) URL of a SKILL.md or of an
+    /// archive (GitHub, GitLab, Bitbucket and gist page URLs are translated to raw first).
+    pub(crate) source: String,
+
+    /// Install into DIR (a skills root) instead of the project's .agents/skills.
+    #[arg(long, value_name = "DIR", conflicts_with = "global")]
+    pub(crate) to: Option<PathBuf>,
+
+    /// Install into ~/.agents/skills.
+    #[arg(long)]
+    pub(crate) global: bool,
+
+    /// Replace an installed skill with the same id.
+    #[arg(long)]
+    pub(crate) force: bool,
+
+    /// Also download from HOST, or HOST:PORT for another port (repeatable). Plain http is
+    /// allowed only for hosts named here.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub(crate) allow_hosts: Vec<String>,
+}
+
+pub(crate) fn run(args: &InstallArgs, ui: Ui) -> Status {
+    match install(args, ui) {
+        Ok(status) => status,
+        Err(report) => fail(ui, report),
+    }
+}
+
+fn install(args: &InstallArgs, ui: Ui) -> Result<Status, miette::Report> {
+    let root = destination(args)?;
+    fs::create_dir_all(&root).map_err(|e| {
+        error(
+            format!(
+                "{}: cannot create the skills directory: {e}",
+                root.display()
+            ),
+            "pass a writable directory with --to",
+        )
+    })?;
+    let staging = tempfile::Builder::new()
+        .prefix(".skills-install-")
+        .tempdir_in(&root)
+        .map_err(|e| {
+            error(
+                format!(
+                    "{}: cannot create a temporary directory: {e}",
+                    root.display()
+                ),
+                "check that the skills directory is writable",
+            )
+        })?;
+    let id = stage(args, staging.path())?;
+    let staged = staging.path().join(&id);
+
+    let report = Linter::new(Config::default())
+        .lint_paths(std::slice::from_ref(&staged))
+        .map_err(|e| error(e.to_string(), "the staged skill could not be read"))?;
+    if report.errors() > 0 {
+        eprint!("{}", render::human::report(ui, &report, false));
+        eprintln!("error: {id} not installed: the skill has lint errors");
+        return Ok(Status::Failure);
+    }
+    let target = skills_package::install_dir(&staged, &root, &id, args.force)
+        .map_err(|e| package_error(&e))?;
+    drop(staging);
+    let out = format!("installed {id} -> {}\n", render::path_str(&target));
+    Ok(match emit(&out) {
+        Ok(()) | Err(Status::Success) => Status::Success,
+        Err(s) => s,
+    })
+}
+
+/// `--to`, `--global`, or the project's `.agents/skills` (the repository root's, else the
+/// current directory's).
+fn destination(args: &InstallArgs) -> Result<PathBuf, miette::Report> {
+    if let Some(to) = &args.to {
+        return Ok(to.clone());
+    }
+    if args.global {
+        let home = std::env::home_dir()
+            .filter(|h| !h.as_os_str().is_empty())
+            .ok_or_else(|| {
+                error(
+                    "no home directory".to_string(),
+                    "set HOME, or pass --to DIR",
+                )
+            })?;
+        return Ok(home.join(".agents/skills"));
+    }
+    let cwd = std::env::current_dir().map_err(|e| {
+        error(
+            format!("cannot read the current directory: {e}"),
+            "pass --to DIR",
+        )
+    })?;
+    let project = cwd
+        .ancestors()
+        .find(|d| fs::symlink_metadata(d.join(".git")).is_ok())
+        .unwrap_or(&cwd);
+    Ok(project.join(".agents/skills"))
+}
+
+/// Puts the skill from the source into `staging/<id>` and returns the id.
+fn stage(args: &InstallArgs, staging: &Path) -> Result<String, miette::Report> {
+    let source = args.source.as_str();
+    let lower = source.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        let (bytes, url) = fetch(source, &args.allow_hosts)?;
+        let name = last_segment(&url);
+        return if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+            skills_package::unpack(
+                Cursor::new(bytes),
+                Path::new(&name),
+                staging,
+                &Limits::default(),
+            )
+            .map_err(|e| package_error(&e))
+        } else {
+            stage_skill_md(&bytes, &url, staging)
+        };
+    }
+    let path = Path::new(source);
+    let meta = fs::metadata(path).map_err(|e| {
+        error(
+            format!("{source}: {e}"),
+            "pass a .skill or .zip archive, a skill directory, or an http(s) URL",
+        )
+    })?;
+    if meta.is_dir() {
+        return stage_dir(path, staging);
+    }
+    let file = fs::File::open(path).map_err(|e| {
+        error(
+            format!("{source}: {e}"),
+            "check that the archive is readable",
+        )
+    })?;
+    skills_package::unpack(file, path, staging, &Limits::default()).map_err(|e| package_error(&e))
+}
+
+/// Copies a skill directory as it would be packaged (same excludes, same symlink rules).
+fn stage_dir(dir: &Path, staging: &Path) -> Result<String, miette::Report> {
+    if !dir.join("SKILL.md").is_file() {
+        return Err(error(
+            format!("{}: not a skill directory (no SKILL.md)", dir.display()),
+            "pass the directory that holds the skill's SKILL.md",
+        ));
+    }
+    let id = skills_package::skill_id(dir).map_err(|e| package_error(&e))?;
+    let entries = skills_package::collect(dir).map_err(|e| package_error(&e))?;
+    let root = staging.join(&id);
+    for entry in entries {
+        let to = root.join(&entry.path);
+        let copied = to
+            .parent()
+            .map_or(Ok(()), fs::create_dir_all)
+            .and_then(|()| fs::copy(&entry.source, &to))
+            .and_then(|_| set_mode(&to, entry.executable));
+        copied.map_err(|e| {
+            error(
+                format!("{}: cannot copy: {e}", entry.source.display()),
+                "check that the skill is readable and the destination writable",
+            )
+        })?;
+    }
+    Ok(id)
+}
+
+/// A downloaded SKILL.md: the id is its `name`, which must be one path component.
+fn stage_skill_md(bytes: &[u8], url: &str, staging: &Path) -> Result<String, miette::Report> {
+    let not_skill = || {
+        error(
+            format!("{url}: not a SKILL.md with a name, nor a ZIP archive"),
+            "pass the URL of a SKILL.md (or its blob page) or of a .skill archive",
+        )
+    };
+    let md = skills_frontmatter::SkillMd::parse(bytes).map_err(|_| not_skill())?;
+    let id = md.name().map(str::trim).unwrap_or_default().to_string();
+    let safe = !id.is_empty()
+        && id != "."
+        && id != ".."
+        && !id.contains(['/', '\\', '\0', ':'])
+        && !id.chars().any(char::is_control);
+    if !safe {
+        return Err(not_skill());
+    }
+    let dir = staging.join(&id);
+    fs::create_dir_all(&dir)
+        .and_then(|()| fs::write(dir.join("SKILL.md"), bytes))
+        .map_err(|e| {
+            error(
+                format!("{}: {e}", dir.display()),
+                "check that the destination is writable",
+            )
+        })?;
+    Ok(id)
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, executable: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = if executable { 0o755 } else { 0o644 };
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_path: &Path, _executable: bool) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Downloads `url` (translated to raw first), checking it and every redirect against the
+/// trusted hosts. Returns the bytes and the final URL.
+fn fetch(input: &str, allow: &[String]) -> Result<(Vec<u8>, String), miette::Report> {
+    let mut url = skills_url::to_raw(input)
+        .map(|t| t.raw)
+        .map_err(|e| error(e.to_string(), "see docs/url.md for the URLs understood"))?;
+    let agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .timeout_global(Some(TIMEOUT))
+        .http_status_as_error(false)
+        .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .new_agent();
+    for _ in 0..=MAX_REDIRECTS {
+        if !allowed(&url, allow) {
+            return Err(error(
+                format!("{url}: not a trusted host; refusing to download"),
+                format!(
+                    "trusted over https: {}; pass --allow-host HOST (or HOST:PORT) to trust another",
+                    skills_url::TRUSTED_HOSTS.join(", ")
+                ),
+            ));
+        }
+        let mut response = agent.get(&url).call().map_err(|e| {
+            error(
+                format!("{url}: {e}"),
+                "check the URL and the network".to_string(),
+            )
+        })?;
+        let status = response.status().as_u16();
+        if (300..400).contains(&status) {
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| {
+                    error(
+                        format!("{url}: HTTP {status} without a Location"),
+                        "the server redirected nowhere".to_string(),
+                    )
+                })?;
+            url = resolve(&url, location);
+            continue;
+        }
+        if !(200..300).contains(&status) {
+            return Err(error(
+                format!("{url}: HTTP {status}"),
+                "check the URL".to_string(),
+            ));
+        }
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_DOWNLOAD)
+            .read_to_vec()
+            .map_err(|e| {
+                error(
+                    format!("{url}: {e}"),
+                    format!("downloads are limited to {MAX_DOWNLOAD} bytes"),
+                )
+            })?;
+        return Ok((bytes, url));
+    }
+    Err(error(
+        format!("{input}: more than {MAX_REDIRECTS} redirects"),
+        "pass the final URL".to_string(),
+    ))
+}
+
+/// https to a trusted or allowed host; plain http only to a host named with --allow-host.
+fn allowed(url: &str, allow: &[String]) -> bool {
+    let extra: Vec<&str> = allow.iter().map(String::as_str).collect();
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") {
+        return skills_url::is_trusted(url, &extra);
+    }
+    let Some(rest) = url
+        .get("http://".len()..)
+        .filter(|_| lower.starts_with("http://"))
+    else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let named = extra.iter().any(|h| {
+        let h = h.trim();
+        h.strip_suffix('.')
+            .unwrap_or(h)
+            .eq_ignore_ascii_case(authority)
+    });
+    // The https form is checked too, for the URL's well-formedness (no credentials, ...).
+    named && skills_url::is_trusted(&format!("https://{rest}"), &extra)
+}
+
+/// A `Location` header resolved against the URL that sent it.
+fn resolve(base: &str, location: &str) -> String {
+    if location.contains("://") {
+        return location.to_string();
+    }
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let (scheme, rest) = base.split_at(scheme_end);
+    if let Some(net) = location.strip_prefix("//") {
+        return format!("{scheme}{net}");
+    }
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    if location.starts_with('/') {
+        return format!("{scheme}{authority}{location}");
+    }
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let dir = path
+        .rfind('/')
+        .map_or("/", |i| path.get(..=i).unwrap_or("/"));
+    format!("{scheme}{authority}{dir}{location}")
+}
+
+/// The last path segment of a URL (for the id of a flat archive).
+fn last_segment(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    path.rsplit('/').next().unwrap_or_default().to_string()
+}
+
+fn error(message: String, help: impl Into<String>) -> miette::Report {
+    miette::Report::new(miette::MietteDiagnostic::new(message).with_help(help.into()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn redirects_resolve() {
+        let base = "https://h.example/a/b/c.skill?x=1";
+        assert_eq!(resolve(base, "https://o.example/x"), "https://o.example/x");
+        assert_eq!(resolve(base, "//o.example/x"), "https://o.example/x");
+        assert_eq!(resolve(base, "/x"), "https://h.example/x");
+        assert_eq!(resolve(base, "d.skill"), "https://h.example/a/b/d.skill");
+        assert_eq!(resolve("http://h:1", "x"), "http://h:1/x");
+    }
+
+    #[test]
+    fn hosts() {
+        let allow = vec!["127.0.0.1:8080".to_string()];
+        assert!(allowed("http://127.0.0.1:8080/a", &allow));
+        assert!(!allowed("http://127.0.0.1:8081/a", &allow));
+        assert!(!allowed("http://raw.githubusercontent.com/a", &allow));
+        assert!(allowed(
+            "https://raw.githubusercontent.com/o/r/m/SKILL.md",
+            &[]
+        ));
+        assert!(!allowed("https://evil.example/SKILL.md", &allow));
+        assert!(!allowed("ftp://127.0.0.1:8080/a", &allow));
+    }
+}
