@@ -4,6 +4,7 @@
 //! - `lint-docs [--check]`: writes (or checks) `docs/lint-rules.md` from the rule registry.
 //! - `corpus DIR [--bless]`: lints every collection under `DIR` with the release `skills`
 //!   binary and compares the counts with `testdata/corpus-expected.json`.
+//! - `seed-templates DIR`: renders seed 000's templates through `skills prompt --template`.
 //! - `bench lint [--sizes 1000,10000] [--runs N]`: times `skills lint` on synthetic trees.
 
 // xtask is a CLI: printing to stdout and stderr is its job.
@@ -13,6 +14,7 @@ mod bench;
 mod ci;
 mod corpus;
 mod lint_docs;
+mod seed_templates;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -29,6 +31,7 @@ tasks:
   corpus DIR [--bless]             lint each collection under DIR; compare with
                                    testdata/corpus-expected.json (or rewrite it)
   bench <name> [options]           benchmarks; `cargo xtask bench help` lists them
+  seed-templates DIR               render seed 000's Jinja templates with `skills prompt`
 ";
 
 fn main() -> ExitCode {
@@ -55,6 +58,7 @@ fn run(args: &[String]) -> Result<()> {
         "lint-docs" => lint_docs::run(rest),
         "corpus" => corpus::run(rest),
         "bench" => bench::run(rest),
+        "seed-templates" => seed_templates::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

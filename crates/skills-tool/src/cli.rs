@@ -80,6 +80,15 @@ pub(crate) enum Command {
     /// with lint errors is not packaged (exit 1). Honours SOURCE_DATE_EPOCH. docs/package.md.
     Package(crate::package::PackageArgs),
 
+    /// Render the Level-1 router prompt, or one skill's Level-2 prompt.
+    ///
+    /// `skills prompt router` lists every skill (name, description), the universal tools
+    /// (view_skill, then --tools) and the global resources (--resources). `skills prompt
+    /// NAME` gives the skill's SKILL.md body as persona with its tools.json and
+    /// resources.json. --template renders your own Jinja2 template; --format json prints the
+    /// context instead. docs/prompt.md.
+    Prompt(crate::prompt::PromptArgs),
+
     /// Install a skill from a .skill/.zip archive, a directory or an http(s) URL.
     ///
     /// Installs into the project's .agents/skills (at the repository root), --global

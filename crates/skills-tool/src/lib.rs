@@ -38,6 +38,7 @@ mod list;
 mod mcp;
 mod new;
 mod package;
+mod prompt;
 mod render;
 mod show;
 mod url;
@@ -115,6 +116,7 @@ where
         cli::Command::New(args) => new::run(&args, ui),
         cli::Command::Package(args) => package::run(&args, ui),
         cli::Command::Install(args) => install::run(&args, ui),
+        cli::Command::Prompt(args) => prompt::run(&args, &roots(&cli.skills_dirs), ui),
         cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs)),
     };
     status.into()

@@ -8,6 +8,7 @@
 //! - `url`: `skills url`, text and JSON output and its errors.
 //! - `scaffold`: `skills new` and `skills instructions`.
 //! - `context`: context packages (`tools.json`, `resources.json`): lint and `skills show`.
+//! - `prompt`: `skills prompt` (built-in and user templates, JSON context, token estimates).
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
@@ -27,6 +28,7 @@ mod context;
 mod discovery;
 mod generated;
 mod package;
+mod prompt;
 mod rules;
 mod scaffold;
 mod url;
