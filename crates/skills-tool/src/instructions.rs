@@ -5,9 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use skills_discovery::{Index, Roots};
-use skills_export::{
-    CATALOG_CLOSE, CATALOG_OPEN, CatalogEntry, INSTRUCTIONS_CLOSE, INSTRUCTIONS_OPEN,
-};
+use skills_export::{CATALOG_CLOSE, CATALOG_OPEN, INSTRUCTIONS_CLOSE, INSTRUCTIONS_OPEN};
 
 use crate::{Status, Ui, emit, fail};
 
@@ -28,24 +26,10 @@ pub(crate) struct InstructionsArgs {
     pub(crate) write: Option<PathBuf>,
 }
 
-fn catalog(roots: &Roots) -> String {
-    let index = Index::scan(roots);
-    let entries: Vec<CatalogEntry<'_>> = index
-        .skills()
-        .iter()
-        .map(|s| CatalogEntry {
-            name: &s.name,
-            description: &s.description,
-            location: s.skill_md.to_str().unwrap_or_default(),
-        })
-        .collect();
-    skills_export::catalog_xml(&entries)
-}
-
 pub(crate) fn run(args: &InstructionsArgs, roots: &Roots, ui: Ui) -> Status {
     let guide = skills_export::instructions(!args.no_xml);
     let catalog = if args.catalog {
-        catalog(roots)
+        crate::list::catalog(&Index::scan(roots))
     } else {
         String::new()
     };

@@ -58,18 +58,7 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, _ui: Ui) -> Status {
     };
     let text = match args.format {
         ListFormat::Json => json(&index, &skills),
-        ListFormat::Xml => {
-            let entries: Vec<CatalogEntry<'_>> = index
-                .skills()
-                .iter()
-                .map(|s| CatalogEntry {
-                    name: &s.name,
-                    description: &s.description,
-                    location: s.skill_md.to_str().unwrap_or_default(),
-                })
-                .collect();
-            skills_export::catalog_xml(&entries)
-        }
+        ListFormat::Xml => catalog(&index),
         ListFormat::Table => {
             report_warnings(&index, args.all);
             let listed_skipped = args.all && !index.skipped().is_empty();
@@ -84,6 +73,21 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, _ui: Ui) -> Status {
         Ok(()) | Err(Status::Success) => Status::Success,
         Err(s) => s,
     }
+}
+
+/// The `<available_skills>` catalog of the active skills, located by the absolute path of
+/// their `SKILL.md` (shared with `skills instructions --catalog`).
+pub(crate) fn catalog(index: &Index) -> String {
+    let entries: Vec<CatalogEntry<'_>> = index
+        .skills()
+        .iter()
+        .map(|s| CatalogEntry {
+            name: &s.name,
+            description: &s.description,
+            location: s.skill_md.to_str().unwrap_or_default(),
+        })
+        .collect();
+    skills_export::catalog_xml(&entries)
 }
 
 /// Problems that are not skills of their own (unreadable roots and directories, symlink
