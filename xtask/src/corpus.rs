@@ -1,5 +1,5 @@
 //! `cargo xtask corpus DIR [--bless]`: lints each collection of a corpus of real-world skills
-//! with the release `skills` binary and compares the counts with
+//! with the `skills` binary and compares the counts with
 //! `testdata/corpus-expected.json`.
 //!
 //! The corpus itself is third-party text and stays outside the repository: only the counts
@@ -13,7 +13,7 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use crate::{build_skills, workspace_root};
+use crate::{build_skills_dev, workspace_root};
 
 /// The expectation file, relative to the workspace root.
 const EXPECTED: &str = "testdata/corpus-expected.json";
@@ -52,7 +52,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         bail!("{} holds no collection directories", dir.display());
     }
 
-    let exe = build_skills()?;
+    let exe = build_skills_dev()?;
     let mut actual = BTreeMap::new();
     for (name, path) in &collections {
         let counts = lint_collection(&exe, path)

@@ -2,7 +2,7 @@
 //!
 //! - `ci`: formatting, clippy, the generated docs, and the tests, stopping at the first failure.
 //! - `lint-docs [--check]`: writes (or checks) `docs/lint-rules.md` from the rule registry.
-//! - `corpus DIR [--bless]`: lints every collection under `DIR` with the release `skills`
+//! - `corpus DIR [--bless]`: lints every collection under `DIR` with the `skills`
 //!   binary and compares the counts with `testdata/corpus-expected.json`.
 //! - `seed-templates DIR`: renders seed 000's templates through `skills prompt --template`.
 //! - `bench lint [--sizes 1000,10000] [--runs N]`: times `skills lint` on synthetic trees.
@@ -138,7 +138,21 @@ fn display(cmd: &Command) -> String {
         .join(" ")
 }
 
-/// Builds the release `skills` binary and returns its path.
+/// Builds the dev-profile `skills` binary (what `cargo test` already built, so in CI this
+/// costs nothing) and returns its path. Checks that do not time anything use it.
+fn build_skills_dev() -> Result<PathBuf> {
+    eprintln!("building the `skills` binary...");
+    run_checked(&mut cargo(["build", "-p", "skills-tool"]))?;
+    let exe = target_dir()?
+        .join("debug")
+        .join(format!("skills{}", std::env::consts::EXE_SUFFIX));
+    if !exe.is_file() {
+        bail!("built skills-tool but {} does not exist", exe.display());
+    }
+    Ok(exe)
+}
+
+/// Builds the release `skills` binary and returns its path (for benchmarks).
 fn build_skills() -> Result<PathBuf> {
     eprintln!("building the release `skills` binary...");
     run_checked(&mut cargo(["build", "--release", "-p", "skills-tool"]))?;
