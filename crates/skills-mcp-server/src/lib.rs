@@ -8,6 +8,11 @@
 //!   (`{name}` → `Loading: <id>`, the base directory and the whole `SKILL.md`; its description
 //!   lists the available skills). The `init-skills` prompt returns the usage guide
 //!   ([`skills_export::instructions`]).
+//! - **Progressive disclosure** (seed 000's context packages): the `skills-router` prompt is
+//!   the Level-1 router (every skill, the universal tools, the global resources of
+//!   [`Config::globals`]) and the `view_skill` tool (`{skill_name}`) returns a skill's
+//!   Level-2 prompt, with its `tools.json` and `resources.json` as structured content
+//!   ([`skills_prompt`] renders both).
 //! - **The MCP Skills extension** (SEP-2640, `io.modelcontextprotocol/skills`, with
 //!   `directoryRead`): `skills/list`, `skills/get`, `resources/list`, `resources/read` and
 //!   `resources/directory/read`, every file at `skill://<id>/<path>` with its sha256 digest.
@@ -64,16 +69,29 @@ pub struct Config {
     pub log_level: LogLevel,
     /// How many skills one page of `skills/list` and `resources/list` covers.
     pub page_size: usize,
+    /// Universal tools and global resources of the progressive-disclosure prompts
+    /// (`skills-router` and `view_skill`), after the built-in `view_skill`.
+    pub globals: skills_prompt::Globals,
 }
 
 impl Config {
-    /// Serves the skills under `roots`, logging warnings, 50 skills a page.
+    /// Serves the skills under `roots`, logging warnings, 50 skills a page, no global tools
+    /// or resources.
     pub fn new(roots: Roots) -> Self {
         Self {
             roots,
             log_level: LogLevel::Warn,
             page_size: 50,
+            globals: skills_prompt::Globals::default(),
         }
+    }
+
+    /// Sets the universal tools and global resources the `skills-router` prompt and the
+    /// `view_skill` tool list (seed 000's context packages).
+    #[must_use]
+    pub fn globals(mut self, globals: skills_prompt::Globals) -> Self {
+        self.globals = globals;
+        self
     }
 
     /// Sets the log level.

@@ -31,6 +31,9 @@ const TTL_MS: u64 = 30_000;
 /// The name of the usage-guide prompt.
 const PROMPT: &str = "init-skills";
 
+/// The name of the Level-1 router prompt (seed 000).
+const ROUTER_PROMPT: &str = "skills-router";
+
 /// What the server knows between requests.
 #[derive(Debug)]
 struct State {
@@ -46,6 +49,7 @@ struct State {
 pub(crate) struct SkillsServer {
     state: Arc<Mutex<State>>,
     page_size: usize,
+    globals: Arc<skills_prompt::Globals>,
 }
 
 type Res<T> = Result<T, ErrorData>;
@@ -64,6 +68,7 @@ impl SkillsServer {
                 reported: HashSet::new(),
             })),
             page_size: config.page_size.max(1),
+            globals: Arc::new(config.globals.clone()),
         }
     }
 
@@ -176,6 +181,7 @@ impl SkillsServer {
             )
             .with_title("Load Skill")
             .with_annotations(annotations("Load Skill")),
+            view_skill_tool().with_annotations(annotations("View skill")),
         ]
     }
 
@@ -183,6 +189,14 @@ impl SkillsServer {
         let state = self.lock();
         let index = &state.index;
         match name {
+            skills_prompt::VIEW_SKILL => {
+                only(args, &["skill_name"])?;
+                let wanted = required(args, "skill_name")?;
+                let Some(skill) = index.get(wanted) else {
+                    return Ok(not_found(wanted, index));
+                };
+                self.view_skill(skill, index)
+            }
             "list_skills" => {
                 only(args, &[])?;
                 let skills: Vec<Value> = index
@@ -303,6 +317,41 @@ impl SkillsServer {
             frontmatter,
             SkillResources::Files(resources),
         ))
+    }
+
+    /// The Level-2 prompt of `skill` as text, its scoped tools and resources as structured
+    /// content. A broken `tools.json` or `resources.json` is an error result that says why.
+    fn view_skill(&self, skill: &Skill, index: &Index) -> Res<CallToolResult> {
+        use skills_prompt::{Builtin, Context, render_builtin};
+        let rendered = Context::skill(skill, index.skills(), &self.globals)
+            .and_then(|ctx| render_builtin(Builtin::Skill, &ctx).map(|text| (ctx, text)));
+        let (ctx, text) = match rendered {
+            Ok(done) => done,
+            Err(e) => {
+                tracing::warn!(skill = %skill.skill_md.display(), "cannot build the Level-2 prompt: {e}");
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "Skill '{}' could not be loaded: {e}",
+                    skill.id
+                ))]));
+            }
+        };
+        let structured = json!({
+            "skill": {"id": skill.id, "name": skill.name, "description": skill.description},
+            "scoped_tools": ctx.scoped_tools,
+            "scoped_resources": ctx.scoped_resources,
+        });
+        let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+        result.structured_content = Some(structured);
+        Ok(result)
+    }
+
+    /// The Level-1 router prompt over the current index.
+    fn router_prompt(&self) -> Res<String> {
+        use skills_prompt::{Builtin, Context, render_builtin};
+        let state = self.lock();
+        Context::router(state.index.skills(), &self.globals)
+            .and_then(|ctx| render_builtin(Builtin::Router, &ctx))
+            .map_err(|e| ErrorData::internal_error(e.to_string(), None))
     }
 
     fn page(&self, request: Option<&PaginatedRequestParams>, total: usize) -> Res<(usize, usize)> {
@@ -513,25 +562,47 @@ impl ServerHandler for SkillsServer {
                 None,
             )
             .with_title("Skills usage guide"),
+            Prompt::new(
+                ROUTER_PROMPT,
+                Some(
+                    "The Level-1 router prompt: every skill's name and description, the \
+                     universal tools (view_skill first) and the global resources. Call \
+                     view_skill to get a skill's Level-2 prompt.",
+                ),
+                None,
+            )
+            .with_title("Skills router (Level 1)"),
         ]))
     }
 
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Res<GetPromptResponse> {
-        if request.name != PROMPT {
-            return Err(ErrorData::invalid_params(
-                format!("unknown prompt {:?}: the prompt is {PROMPT}", request.name),
-                None,
-            ));
-        }
-        let mut result = GetPromptResult::new(vec![PromptMessage::new_text(
-            Role::User,
-            skills_export::instructions(true),
-        )]);
-        result.description = Some("How to work with skills through this server".to_string());
+        let (text, description) = match request.name.as_str() {
+            PROMPT => (
+                skills_export::instructions(true),
+                "How to work with skills through this server",
+            ),
+            ROUTER_PROMPT => {
+                self.refresh(&context.peer).await;
+                (
+                    self.router_prompt()?,
+                    "The Level-1 router prompt over the skills served now",
+                )
+            }
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "unknown prompt {other:?}: the prompts are {PROMPT} and {ROUTER_PROMPT}"
+                    ),
+                    None,
+                ));
+            }
+        };
+        let mut result = GetPromptResult::new(vec![PromptMessage::new_text(Role::User, text)]);
+        result.description = Some(description.to_string());
         Ok(result.into())
     }
 
@@ -586,6 +657,35 @@ fn object(value: Value) -> JsonObject {
         Value::Object(map) => map,
         _ => JsonObject::new(),
     }
+}
+
+/// seed 000's `view_skill`, as [`skills_prompt::view_skill`] defines it, with an output
+/// schema for its structured content.
+fn view_skill_tool() -> Tool {
+    let def = skills_prompt::view_skill();
+    let items = json!({"type": "array", "items": {"type": "object"}});
+    let mut tool = Tool::new(def.name, def.description, object(def.input_schema))
+        .with_raw_output_schema(Arc::new(object(json!({
+            "type": "object",
+            "properties": {
+                "skill": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"},
+                        "name": {"type": "string"},
+                        "description": {"type": "string"}
+                    },
+                    "required": ["id", "name", "description"]
+                },
+                "scoped_tools": items,
+                "scoped_resources": items
+            },
+            "required": ["skill", "scoped_tools", "scoped_resources"]
+        }))));
+    if let Some(title) = def.title {
+        tool = tool.with_title(title);
+    }
+    tool
 }
 
 fn to_json(value: &impl serde::Serialize) -> Res<String> {

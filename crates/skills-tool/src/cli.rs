@@ -111,6 +111,16 @@ pub(crate) struct McpArgs {
     /// How much to log on stderr.
     #[arg(long, value_enum, default_value_t = LogLevel::Warn)]
     pub(crate) log_level: LogLevel,
+
+    /// Universal tools after view_skill, for the skills-router prompt and view_skill: a JSON
+    /// array of MCP tool definitions (read once, at start).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tools: Option<std::path::PathBuf>,
+
+    /// Global resources for the skills-router prompt and view_skill: a JSON array of MCP
+    /// resource definitions (read once, at start).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) resources: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -117,7 +117,7 @@ where
         cli::Command::Package(args) => package::run(&args, ui),
         cli::Command::Install(args) => install::run(&args, ui),
         cli::Command::Prompt(args) => prompt::run(&args, &roots(&cli.skills_dirs), ui),
-        cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs)),
+        cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs), ui),
     };
     status.into()
 }

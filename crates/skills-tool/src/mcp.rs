@@ -2,12 +2,14 @@
 
 use skills_mcp_server::{Config, LogLevel};
 
-use crate::Status;
 use crate::cli::{self, McpArgs};
+use crate::{Status, Ui};
 
 /// Ready-to-paste client configurations, shown by `skills mcp --help`.
 pub(crate) const CLIENT_CONFIGS: &str = "\
-Client configuration (the client starts the server; add --skills-dir DIR to serve one folder):
+Client configuration (the client starts the server; add --skills-dir DIR to serve one folder,
+--tools FILE and --resources FILE to give the skills-router prompt and view_skill global tools
+and resources):
 
   Claude Code:
     claude mcp add skills -- skills mcp
@@ -36,7 +38,13 @@ Client configuration (the client starts the server; add --skills-dir DIR to serv
 Tools, prompt and methods, with examples: docs/mcp.md.";
 
 /// Runs the server until the client disconnects.
-pub(crate) fn run(args: &McpArgs, roots: skills_discovery::Roots) -> Status {
+pub(crate) fn run(args: &McpArgs, roots: skills_discovery::Roots, ui: Ui) -> Status {
+    // Bad global files are refused before the client connects, with the file and line.
+    let globals =
+        match crate::prompt::load_globals(args.tools.as_deref(), args.resources.as_deref()) {
+            Ok(globals) => globals,
+            Err(e) => return crate::prompt::fail_prompt(ui, &e),
+        };
     let level = match args.log_level {
         cli::LogLevel::Off => LogLevel::Off,
         cli::LogLevel::Error => LogLevel::Error,
@@ -45,7 +53,7 @@ pub(crate) fn run(args: &McpArgs, roots: skills_discovery::Roots) -> Status {
         cli::LogLevel::Debug => LogLevel::Debug,
         cli::LogLevel::Trace => LogLevel::Trace,
     };
-    match skills_mcp_server::serve_stdio(Config::new(roots).log_level(level)) {
+    match skills_mcp_server::serve_stdio(Config::new(roots).log_level(level).globals(globals)) {
         Ok(()) => Status::Success,
         Err(e) => {
             eprintln!("error: skills mcp: {e}");

@@ -1,6 +1,6 @@
 //! `skills prompt router|NAME`: the progressive-disclosure prompts of seed 000.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use skills_discovery::{Index, Roots};
@@ -64,20 +64,44 @@ pub(crate) fn run(args: &PromptArgs, roots: &Roots, ui: Ui) -> Status {
             );
             Status::Failure
         }
-        Err(Failure::Prompt(e)) => {
-            let help = match &e {
-                PromptError::Template { .. } => {
-                    "the template's variables are listed in docs/prompt.md".to_string()
-                }
-                PromptError::Io { .. } => "check the path".to_string(),
-                _ => "`skills lint` explains what is wrong with a skill's tools.json or resources.json".to_string(),
-            };
-            fail(
-                ui,
-                miette::Report::new(miette::MietteDiagnostic::new(e.to_string()).with_help(help)),
-            )
-        }
+        Err(Failure::Prompt(e)) => fail_prompt(ui, &e),
     }
+}
+
+/// Reports a prompt error with a hint of where to look.
+pub(crate) fn fail_prompt(ui: Ui, e: &PromptError) -> Status {
+    let help = match e {
+        PromptError::Template { .. } => "the template's variables are listed in docs/prompt.md",
+        PromptError::Io { .. } => "check the path",
+        _ => {
+            "`skills lint` explains what is wrong with a skill's tools.json or resources.json; \
+             --tools and --resources files are JSON arrays of MCP definitions (docs/prompt.md)"
+        }
+    };
+    fail(
+        ui,
+        miette::Report::new(miette::MietteDiagnostic::new(e.to_string()).with_help(help)),
+    )
+}
+
+/// The universal tools and global resources of `--tools` and `--resources`, checked for
+/// names that clash with `view_skill` or each other.
+pub(crate) fn load_globals(
+    tools: Option<&Path>,
+    resources: Option<&Path>,
+) -> Result<Globals, PromptError> {
+    let globals = Globals {
+        tools: match tools {
+            Some(p) => skills_prompt::load_tools(p)?,
+            None => Vec::new(),
+        },
+        resources: match resources {
+            Some(p) => skills_prompt::load_resources(p)?,
+            None => Vec::new(),
+        },
+    };
+    Context::router(&[], &globals)?;
+    Ok(globals)
 }
 
 enum Failure {
@@ -92,16 +116,7 @@ impl From<PromptError> for Failure {
 }
 
 fn build(args: &PromptArgs, roots: &Roots) -> Result<String, Failure> {
-    let globals = Globals {
-        tools: match &args.tools {
-            Some(p) => skills_prompt::load_tools(p)?,
-            None => Vec::new(),
-        },
-        resources: match &args.resources {
-            Some(p) => skills_prompt::load_resources(p)?,
-            None => Vec::new(),
-        },
-    };
+    let globals = load_globals(args.tools.as_deref(), args.resources.as_deref())?;
     let index = Index::scan(roots);
     let skills = index.skills();
     let (ctx, builtin) = if args.target == "router" {

@@ -50,13 +50,18 @@ impl ClientHandler for Client {
 type Session = RunningService<RoleClient, Client>;
 
 async fn start(dir: &Path) -> (Session, Client) {
+    start_with(dir, &[]).await
+}
+
+async fn start_with(dir: &Path, extra: &[&Path]) -> (Session, Client) {
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"));
     command
         .arg("mcp")
         .arg("--skills-dir")
         .arg(dir)
         .arg("--log-level")
-        .arg("off");
+        .arg("off")
+        .args(extra);
     let (transport, _) = TokioChildProcess::builder(command)
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -138,10 +143,10 @@ async fn tools_and_prompt() {
     assert!(caps["resources"].is_object());
     assert_eq!(caps["tools"]["listChanged"], true);
 
-    // tools/list: three tools, read-only annotations, schemas, the generated description.
+    // tools/list: four tools, read-only annotations, schemas, the generated description.
     let tools = session.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["list_skills", "get_skill", "skill"]);
+    assert_eq!(names, ["list_skills", "get_skill", "skill", "view_skill"]);
     for tool in &tools {
         let a = serde_json::to_value(tool.annotations.as_ref().unwrap()).unwrap();
         assert_eq!(a["readOnlyHint"], true);
@@ -223,7 +228,11 @@ async fn tools_and_prompt() {
         "git/SKILL.md",
         "..",
     ] {
-        for (tool, key) in [("skill", "name"), ("get_skill", "id")] {
+        for (tool, key) in [
+            ("skill", "name"),
+            ("get_skill", "id"),
+            ("view_skill", "skill_name"),
+        ] {
             let result = call(&session, tool, json!({ key: name })).await.unwrap();
             assert_eq!(result.is_error, Some(true), "{tool} {name:?}");
             assert_eq!(text(&result), expected(name), "{tool} {name:?}");
@@ -237,6 +246,8 @@ async fn tools_and_prompt() {
         ("get_skill", json!({"id": ""}), "id"),
         ("get_skill", json!({"id": 7}), "id"),
         ("get_skill", json!({}), "id"),
+        ("view_skill", json!({"skill_name": ""}), "skill_name"),
+        ("view_skill", json!({"name": "git"}), "name"),
     ] {
         let (code, message) = error_code(call(&session, tool, args).await.unwrap_err());
         assert_eq!(code, -32602);
@@ -245,7 +256,8 @@ async fn tools_and_prompt() {
 
     // The prompt: the usage guide.
     let prompts = session.list_all_prompts().await.unwrap();
-    assert_eq!(prompts[0].name, "init-skills");
+    let names: Vec<&str> = prompts.iter().map(|p| p.name.as_str()).collect();
+    assert_eq!(names, ["init-skills", "skills-router"]);
     let prompt = session
         .get_prompt(GetPromptRequestParams::new("init-skills"))
         .await
@@ -528,4 +540,148 @@ async fn skills_added_and_removed_mid_session() {
     assert!(client.tools_changed.load(Ordering::SeqCst) >= 2);
     assert!(client.resources_changed.load(Ordering::SeqCst) >= 2);
     session.cancel().await.unwrap();
+}
+
+fn testdata(path: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata")
+        .join(path)
+}
+
+fn prompt_text(result: &rmcp::model::GetPromptResult) -> String {
+    let message = serde_json::to_value(&result.messages[0]).unwrap();
+    message["content"]["text"].as_str().unwrap().to_string()
+}
+
+/// Seed 000's progressive disclosure over MCP: the router prompt with the global tools and
+/// resources of `--tools`/`--resources`, and `view_skill` returning the Level-2 prompt.
+#[tokio::test(flavor = "current_thread")]
+async fn view_skill_and_router() {
+    let skills = testdata("context/skills");
+    let tools = testdata("context/global/tools.json");
+    let resources = testdata("context/global/resources.json");
+    let (session, _) = start_with(
+        &skills,
+        &[
+            Path::new("--tools"),
+            &tools,
+            Path::new("--resources"),
+            &resources,
+        ],
+    )
+    .await;
+
+    // The router: every skill, view_skill first then the global tools, the global resources.
+    let router = session
+        .get_prompt(GetPromptRequestParams::new("skills-router"))
+        .await
+        .unwrap();
+    let router = prompt_text(&router);
+    assert!(router.contains("<name>trino-debug</name>"), "{router}");
+    assert!(router.contains("<name>content-creation</name>"), "{router}");
+    let view = router.find("<name>view_skill</name>").unwrap();
+    let fetch = router.find("<name>fetch_url</name>").unwrap();
+    assert!(view < fetch, "{router}");
+    assert!(router.contains("<uri>resource://global/style_guide.md</uri>"));
+    // The scoped tools of a skill are not in the router.
+    assert!(!router.contains("get_explain_plan"), "{router}");
+
+    // view_skill: the Level-2 prompt (persona, scoped + universal tools, scoped + global
+    // resources), any letter case; the scoped definitions as structured content.
+    let viewed = call(&session, "view_skill", json!({"skill_name": "Trino-Debug"}))
+        .await
+        .unwrap();
+    assert_eq!(viewed.is_error, Some(false));
+    let level2 = text(&viewed);
+    assert!(
+        level2.starts_with("You are a Trino query optimization expert."),
+        "{level2}"
+    );
+    for needle in [
+        "<name>get_explain_plan</name>",
+        "<name>view_skill</name>",
+        "<name>fetch_url</name>",
+        "<uri>resource://trino/optimization_rules.md</uri>",
+        "<uri>resource://global/style_guide.md</uri>",
+        "return the first 100 rows (&lt;= 1 MB)",
+    ] {
+        assert!(level2.contains(needle), "{needle} missing from\n{level2}");
+    }
+    let level2_cli = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("--skills-dir")
+        .arg(&skills)
+        .args(["prompt", "trino-debug", "--tools"])
+        .arg(&tools)
+        .arg("--resources")
+        .arg(&resources)
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8(level2_cli.stdout).unwrap(),
+        format!("{level2}\n"),
+        "view_skill and `skills prompt NAME` render the same prompt"
+    );
+    let structured = viewed.structured_content.as_ref().unwrap();
+    assert_eq!(structured["skill"]["name"], "trino-debug");
+    let scoped: Vec<&str> = structured["scoped_tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(scoped, ["get_explain_plan", "run_query"]);
+    assert_eq!(
+        structured["scoped_tools"][0]["inputSchema"]["required"],
+        json!(["query"])
+    );
+    assert_eq!(
+        structured["scoped_resources"][1]["uri"],
+        "references/limits.md"
+    );
+
+    // A skill without context files: empty lists.
+    let plain = call(
+        &session,
+        "view_skill",
+        json!({"skill_name": "content-creation"}),
+    )
+    .await
+    .unwrap();
+    let structured = plain.structured_content.as_ref().unwrap();
+    assert_eq!(structured["scoped_tools"], json!([]));
+    assert_eq!(structured["scoped_resources"], json!([]));
+
+    session.cancel().await.unwrap();
+}
+
+/// A skill with a broken tools.json: view_skill says why as an error result, the server
+/// lives on; bad global files are refused before serving.
+#[tokio::test(flavor = "current_thread")]
+async fn view_skill_broken_package() {
+    let (session, _) = start(&testdata("context/broken/skills")).await;
+    let result = call(&session, "view_skill", json!({"skill_name": "bad-json"}))
+        .await
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    let message = text(&result);
+    assert!(
+        message.starts_with("Skill 'bad-json' could not be loaded: "),
+        "{message}"
+    );
+    assert!(message.contains("tools.json:3:"), "{message}");
+    // Still serving.
+    let listed = call(&session, "list_skills", json!({})).await.unwrap();
+    assert_eq!(listed.is_error, Some(false));
+    session.cancel().await.unwrap();
+
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["mcp", "--tools"])
+        .arg(testdata("context/broken/skills/bad-json/tools.json"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("tools.json:3:"), "{stderr}");
+    assert!(output.stdout.is_empty());
 }
