@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use crate::roots::Roots;
 use crate::stamp::Identity;
 use crate::walk::{Entry, RootWalk, WalkStats};
+use crate::watch::Watch;
 use crate::{Skill, Skipped, Warning};
 
 /// Whether a [`Index::refresh`] changed the list of active skills.
@@ -36,6 +37,12 @@ pub struct Index {
     skipped: Vec<Skipped>,
     warnings: Vec<Warning>,
     stats: WalkStats,
+    /// Kernel change notification gating the `stat` pass of [`Index::refresh`]
+    /// ([`Index::watch`]).
+    watch: Option<Watch>,
+    /// How many `stat` passes refreshes ran, for tests.
+    #[cfg(test)]
+    passes: usize,
 }
 
 impl Index {
@@ -60,6 +67,9 @@ impl Index {
             skipped: Vec::new(),
             warnings: Vec::new(),
             stats,
+            watch: None,
+            #[cfg(test)]
+            passes: 0,
         };
         index.assemble();
         index
@@ -139,7 +149,76 @@ impl Index {
     /// roots that changed are walked again, but a directory whose modification time (and
     /// inode and change time, on Unix) is as before is not listed again, and a skill file
     /// that is as before is not read or parsed again: only new and changed skills are.
+    ///
+    /// After [`Index::watch`], a refresh first asks the kernel whether anything under the
+    /// index changed, and skips the `stat` pass when nothing did.
     pub fn refresh(&mut self) -> Changed {
+        if let Some(watch) = &mut self.watch {
+            match watch.changed() {
+                Ok(false) => return Changed::No,
+                Ok(true) => {}
+                Err(_) => self.watch = None,
+            }
+        }
+        #[cfg(test)]
+        {
+            self.passes += 1;
+        }
+        let changed = self.stat_pass();
+        // After any pass, not only one that found a change: a pass woken by a directory
+        // created above a missing root finds nothing yet, but that directory must now be
+        // watched. The kernel answers re-added watches with their existing descriptors.
+        self.rewatch();
+        changed
+    }
+
+    /// Asks the kernel (inotify, on Linux) to report changes to everything the index
+    /// depends on, so that [`Index::refresh`] can skip its `stat` pass while nothing
+    /// changed: for a long-lived process that refreshes often (an MCP server refreshes
+    /// before every request), that pass is most of the cost of a request. Changes are
+    /// still noticed at the next refresh, exactly as without it.
+    ///
+    /// Returns whether notification is on. It is not on other systems, nor when the kernel
+    /// refuses a watch (the per-user watch limit, a directory that cannot be read) or the
+    /// tree has dangling symlinks (their target may appear anywhere); it turns itself off
+    /// if the kernel later refuses one. Without it, refresh `stat`s everything as before.
+    /// It holds one file descriptor and about two watches per skill.
+    pub fn watch(&mut self) -> bool {
+        if self.watch.is_none() {
+            self.watch = Watch::new().ok();
+            self.rewatch();
+        }
+        self.watch.is_some()
+    }
+
+    /// Whether [`Index::watch`] is on.
+    pub fn is_watching(&self) -> bool {
+        self.watch.is_some()
+    }
+
+    /// (Re)adds the watches for what the walks recorded; turns the gate off when that
+    /// cannot cover every change.
+    fn rewatch(&mut self) {
+        let Some(watch) = &mut self.watch else {
+            return;
+        };
+        let mut targets = Vec::new();
+        for (root, walk) in self.roots.as_slice().iter().zip(&self.walks) {
+            match walk.watch_targets(&root.path) {
+                Some(more) => targets.extend(more),
+                None => {
+                    self.watch = None;
+                    return;
+                }
+            }
+        }
+        if watch.add(targets).is_err() {
+            self.watch = None;
+        }
+    }
+
+    /// The `stat` pass: walks again the roots where anything changed.
+    fn stat_pass(&mut self) -> Changed {
         let mut any = false;
         for (root, walk) in self.roots.as_slice().iter().zip(self.walks.iter_mut()) {
             if !walk.unchanged(&root.path) {
@@ -158,6 +237,12 @@ impl Index {
         } else {
             Changed::Yes
         }
+    }
+
+    /// How many `stat` passes refreshes ran.
+    #[cfg(test)]
+    pub(crate) fn passes(&self) -> usize {
+        self.passes
     }
 
     /// How many directories were listed and skill files parsed since the scan began.

@@ -82,6 +82,7 @@ mod roots;
 mod stamp;
 mod suggest;
 mod walk;
+mod watch;
 
 #[cfg(test)]
 mod tests;

@@ -32,6 +32,19 @@ fn tmp() -> TempDir {
     tempfile::tempdir().unwrap()
 }
 
+/// Scans `roots`, with kernel change notification when `watch` (which must then be on:
+/// the refresh tests run both ways).
+fn scan(roots: &Roots, watch: bool) -> Index {
+    let mut index = Index::scan(roots);
+    if watch {
+        assert!(
+            cfg!(not(target_os = "linux")) || index.watch(),
+            "watch is on"
+        );
+    }
+    index
+}
+
 /// A root of explicit directories.
 fn custom(paths: &[&Path]) -> Roots {
     Roots::custom(paths.iter().map(|p| p.to_path_buf()))
@@ -513,133 +526,141 @@ fn gitignore_node_modules_and_git_are_skipped_hidden_dirs_entered() {
 
 #[test]
 fn refresh_sees_added_edited_and_removed_skills() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    for i in 0..20 {
-        skill(&root.join(format!("s{i:02}")));
+    for watch in [false, true] {
+        let t = tmp();
+        let root = t.path().join("skills");
+        for i in 0..20 {
+            skill(&root.join(format!("s{i:02}")));
+        }
+        skill(&root.join("group/nested"));
+        let mut index = scan(&custom(&[&root]), watch);
+        assert_eq!(index.skills().len(), 21);
+        let parsed = index.stats().parsed;
+        assert_eq!(parsed, 21);
+
+        // Added, at the top and nested.
+        skill(&root.join("added"));
+        skill(&root.join("group/added2"));
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert!(index.get("added").is_some() && index.get("added2").is_some());
+        assert_eq!(
+            index.stats().parsed,
+            parsed + 2,
+            "only the new skills are parsed"
+        );
+
+        // Edited description: re-parsed alone, and a change.
+        let file = root.join("s05/SKILL.md");
+        write(
+            &file,
+            &md("s05", "A new and longer description. Use when asked."),
+        );
+        let before = index.stats();
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert_eq!(
+            index.get("s05").unwrap().description,
+            "A new and longer description. Use when asked."
+        );
+        assert_eq!(index.stats().parsed, before.parsed + 1);
+        assert_eq!(
+            index.stats().read_dirs,
+            before.read_dirs,
+            "no directory listed again"
+        );
+
+        // Edited body only: parsed again, but the list of skills is the same.
+        write(
+            &file,
+            "---\nname: s05\ndescription: A new and longer description. Use when asked.\n---\nNew body, longer.\n",
+        );
+        assert_eq!(index.refresh(), Changed::No);
+        assert_eq!(
+            index.get("s05").unwrap().body().unwrap(),
+            "New body, longer.\n"
+        );
+
+        // Removed, including by deleting just its SKILL.md.
+        fs::remove_dir_all(root.join("s07")).unwrap();
+        fs::remove_file(root.join("group/nested/SKILL.md")).unwrap();
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert!(index.get("s07").is_none() && index.get("nested").is_none());
+        assert_eq!(index.skills().len(), 21);
+
+        // Broken, then fixed.
+        write(&root.join("s01/SKILL.md"), "---\nname: s01\n---\n");
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert!(index.get("s01").is_none());
+        assert_eq!(index.skipped().len(), 1);
+        skill(&root.join("s01"));
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert!(index.get("s01").is_some() && index.skipped().is_empty());
     }
-    skill(&root.join("group/nested"));
-    let mut index = Index::scan(&custom(&[&root]));
-    assert_eq!(index.skills().len(), 21);
-    let parsed = index.stats().parsed;
-    assert_eq!(parsed, 21);
-
-    // Added, at the top and nested.
-    skill(&root.join("added"));
-    skill(&root.join("group/added2"));
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert!(index.get("added").is_some() && index.get("added2").is_some());
-    assert_eq!(
-        index.stats().parsed,
-        parsed + 2,
-        "only the new skills are parsed"
-    );
-
-    // Edited description: re-parsed alone, and a change.
-    let file = root.join("s05/SKILL.md");
-    write(
-        &file,
-        &md("s05", "A new and longer description. Use when asked."),
-    );
-    let before = index.stats();
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert_eq!(
-        index.get("s05").unwrap().description,
-        "A new and longer description. Use when asked."
-    );
-    assert_eq!(index.stats().parsed, before.parsed + 1);
-    assert_eq!(
-        index.stats().read_dirs,
-        before.read_dirs,
-        "no directory listed again"
-    );
-
-    // Edited body only: parsed again, but the list of skills is the same.
-    write(
-        &file,
-        "---\nname: s05\ndescription: A new and longer description. Use when asked.\n---\nNew body, longer.\n",
-    );
-    assert_eq!(index.refresh(), Changed::No);
-    assert_eq!(
-        index.get("s05").unwrap().body().unwrap(),
-        "New body, longer.\n"
-    );
-
-    // Removed, including by deleting just its SKILL.md.
-    fs::remove_dir_all(root.join("s07")).unwrap();
-    fs::remove_file(root.join("group/nested/SKILL.md")).unwrap();
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert!(index.get("s07").is_none() && index.get("nested").is_none());
-    assert_eq!(index.skills().len(), 21);
-
-    // Broken, then fixed.
-    write(&root.join("s01/SKILL.md"), "---\nname: s01\n---\n");
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert!(index.get("s01").is_none());
-    assert_eq!(index.skipped().len(), 1);
-    skill(&root.join("s01"));
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert!(index.get("s01").is_some() && index.skipped().is_empty());
 }
 
 #[test]
 fn refresh_without_changes_reads_and_parses_nothing() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    for i in 0..100 {
-        skill(&root.join(format!("group{}/s{i}", i % 7)));
-    }
-    write(&root.join("flat.md"), &md("flat", "Flat."));
-    let mut index = Index::scan(&custom(&[&root, &t.path().join("missing")]));
-    assert_eq!(index.skills().len(), 101);
-    let stats = index.stats();
-    for _ in 0..3 {
-        assert_eq!(index.refresh(), Changed::No);
-    }
-    assert_eq!(index.stats(), stats);
+    for watch in [false, true] {
+        let t = tmp();
+        let root = t.path().join("skills");
+        for i in 0..100 {
+            skill(&root.join(format!("group{}/s{i}", i % 7)));
+        }
+        write(&root.join("flat.md"), &md("flat", "Flat."));
+        let mut index = scan(&custom(&[&root, &t.path().join("missing")]), watch);
+        assert_eq!(index.skills().len(), 101);
+        let stats = index.stats();
+        for _ in 0..3 {
+            assert_eq!(index.refresh(), Changed::No);
+        }
+        assert_eq!(index.stats(), stats);
 
-    // A new file inside a skill (not a skill change) lists one directory again, parses none.
-    write(&root.join("group0/s0/scripts/run.sh"), "echo\n");
-    write(&root.join("group0/s0/notes.txt"), "x\n");
-    assert_eq!(index.refresh(), Changed::No);
-    assert_eq!(index.stats().parsed, stats.parsed);
+        // A new file inside a skill (not a skill change) lists one directory again, parses none.
+        write(&root.join("group0/s0/scripts/run.sh"), "echo\n");
+        write(&root.join("group0/s0/notes.txt"), "x\n");
+        assert_eq!(index.refresh(), Changed::No);
+        assert_eq!(index.stats().parsed, stats.parsed);
+    }
 }
 
 #[test]
 fn refresh_sees_roots_appear_and_disappear() {
-    let t = tmp();
-    let (first, second) = (t.path().join("first"), t.path().join("second"));
-    skill(&second.join("tool"));
-    let mut index = Index::scan(&custom(&[&first, &second]));
-    assert_eq!(index.get("tool").unwrap().root, second);
-    skill(&first.join("tool"));
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert_eq!(index.get("tool").unwrap().root, first);
-    assert_eq!(index.all().len(), 2);
-    fs::remove_dir_all(&first).unwrap();
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert_eq!(index.get("tool").unwrap().root, second);
-    fs::remove_dir_all(&second).unwrap();
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert!(index.skills().is_empty());
+    for watch in [false, true] {
+        let t = tmp();
+        let (first, second) = (t.path().join("first"), t.path().join("second"));
+        skill(&second.join("tool"));
+        let mut index = scan(&custom(&[&first, &second]), watch);
+        assert_eq!(index.get("tool").unwrap().root, second);
+        skill(&first.join("tool"));
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert_eq!(index.get("tool").unwrap().root, first);
+        assert_eq!(index.all().len(), 2);
+        fs::remove_dir_all(&first).unwrap();
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert_eq!(index.get("tool").unwrap().root, second);
+        fs::remove_dir_all(&second).unwrap();
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert!(index.skills().is_empty());
+    }
 }
 
 #[test]
 fn refresh_follows_ignore_rule_changes() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    write(&root.join("group/.gitignore"), "secret\n");
-    skill(&root.join("group/secret"));
-    skill(&root.join("group/sub/also"));
-    let mut index = Index::scan(&custom(&[&root]));
-    assert_eq!(ids(index.skills()), ["also"]);
-    // Edited in place: the directory's mtime does not move, the file's does.
-    write(
-        &root.join("group/.gitignore"),
-        "# nothing ignored now\nsub\n",
-    );
-    assert_eq!(index.refresh(), Changed::Yes);
-    assert_eq!(ids(index.skills()), ["secret"]);
+    for watch in [false, true] {
+        let t = tmp();
+        let root = t.path().join("skills");
+        write(&root.join("group/.gitignore"), "secret\n");
+        skill(&root.join("group/secret"));
+        skill(&root.join("group/sub/also"));
+        let mut index = scan(&custom(&[&root]), watch);
+        assert_eq!(ids(index.skills()), ["also"]);
+        // Edited in place: the directory's mtime does not move, the file's does.
+        write(
+            &root.join("group/.gitignore"),
+            "# nothing ignored now\nsub\n",
+        );
+        assert_eq!(index.refresh(), Changed::Yes);
+        assert_eq!(ids(index.skills()), ["secret"]);
+    }
 }
 
 #[test]
@@ -794,4 +815,109 @@ fn the_index_can_be_shared_between_threads() {
     shareable::<Skill>();
     shareable::<Warning>();
     shareable::<DiscoveryError>();
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn watched_refreshes_skip_the_stat_pass_until_something_changes() {
+    let t = tmp();
+    let root = t.path().join("skills");
+    for i in 0..50 {
+        skill(&root.join(format!("s{i:02}")));
+    }
+    let mut index = scan(&custom(&[&root]), true);
+    // The first refresh after `watch` checks what happened before the watches existed.
+    assert_eq!(index.refresh(), Changed::No);
+    let passes = index.passes();
+    for _ in 0..5 {
+        assert_eq!(index.refresh(), Changed::No);
+    }
+    assert_eq!(index.passes(), passes, "no stat pass while nothing changed");
+
+    // Reading files is not a change.
+    index.get("s01").unwrap().read().unwrap();
+    assert_eq!(index.refresh(), Changed::No);
+    assert_eq!(index.passes(), passes);
+
+    // A change wakes it: an in-place edit of a description, same size.
+    write(
+        &root.join("s03/SKILL.md"),
+        &md("s03", "Does thinks. Use when asked."),
+    );
+    assert_eq!(index.refresh(), Changed::Yes);
+    assert_eq!(
+        index.get("s03").unwrap().description,
+        "Does thinks. Use when asked."
+    );
+    assert!(index.passes() > passes);
+    assert!(index.is_watching());
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn watched_refreshes_see_what_appears_under_new_directories() {
+    let t = tmp();
+    // A root three levels below anything that exists.
+    let root = t.path().join("a/b/skills");
+    let mut index = scan(&custom(&[&root]), true);
+    assert_eq!(index.refresh(), Changed::No);
+    fs::create_dir(t.path().join("a")).unwrap();
+    assert_eq!(index.refresh(), Changed::No);
+    fs::create_dir(t.path().join("a/b")).unwrap();
+    assert_eq!(index.refresh(), Changed::No);
+    skill(&root.join("late"));
+    assert_eq!(index.refresh(), Changed::Yes);
+    assert!(index.get("late").is_some());
+
+    // A skill directory deleted and made again is watched again: its next edit is seen.
+    fs::remove_dir_all(root.join("late")).unwrap();
+    assert_eq!(index.refresh(), Changed::Yes);
+    skill(&root.join("late"));
+    assert_eq!(index.refresh(), Changed::Yes);
+    assert_eq!(index.refresh(), Changed::No);
+    write(&root.join("late/SKILL.md"), &md("late", "Edited again."));
+    assert_eq!(index.refresh(), Changed::Yes);
+    assert_eq!(index.get("late").unwrap().description, "Edited again.");
+
+    // Unrelated activity beside the root does not cost a pass.
+    let passes = index.passes();
+    write(&t.path().join("a/b/notes.txt"), "x");
+    assert_eq!(index.refresh(), Changed::No);
+    assert_eq!(index.passes(), passes);
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn watched_refreshes_follow_symlinked_skill_files() {
+    let t = tmp();
+    let shared = t.path().join("shared/tool.md");
+    write(&shared, &md("tool", "Shared tool."));
+    let root = t.path().join("skills");
+    fs::create_dir_all(root.join("tool")).unwrap();
+    std::os::unix::fs::symlink(&shared, root.join("tool/SKILL.md")).unwrap();
+    let mut index = scan(&custom(&[&root]), true);
+    assert_eq!(index.refresh(), Changed::No);
+    write(&shared, &md("tool", "Shared tool, edited."));
+    assert_eq!(index.refresh(), Changed::Yes);
+    assert_eq!(
+        index.get("tool").unwrap().description,
+        "Shared tool, edited."
+    );
+}
+
+#[test]
+#[cfg(target_os = "linux")]
+fn dangling_symlinks_keep_the_stat_pass() {
+    let t = tmp();
+    let root = t.path().join("skills");
+    skill(&root.join("one"));
+    std::os::unix::fs::symlink(t.path().join("later"), root.join("later")).unwrap();
+    let mut index = Index::scan(&custom(&[&root]));
+    assert!(
+        !index.watch(),
+        "a dangling symlink may resolve through a change anywhere"
+    );
+    skill(&t.path().join("later"));
+    assert_eq!(index.refresh(), Changed::Yes);
+    assert!(index.get("later").is_some());
 }

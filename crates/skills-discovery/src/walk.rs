@@ -19,6 +19,7 @@ use rayon::prelude::*;
 use skills_frontmatter::{MAX_FILE_BYTES, ParseError, SkillMd, Value};
 
 use crate::stamp::{Identity, Stamp};
+use crate::watch::Target;
 use crate::{SkipReason, Warning};
 
 /// How deep below a root a skill directory may be: `root/a/SKILL.md` is at depth 1,
@@ -191,6 +192,24 @@ impl RootWalk {
                 .entries
                 .par_iter()
                 .all(|(path, entry)| Stamp::read(path) == Some(entry.stamp))
+    }
+
+    /// What to watch so that every change [`RootWalk::unchanged`] would notice leaves a
+    /// kernel event (see `watch.rs`); `None` when that cannot be promised (a dangling
+    /// symlink may start to resolve through a change anywhere).
+    pub(crate) fn watch_targets(&self, root: &Path) -> Option<Vec<Target>> {
+        let mut targets = Vec::with_capacity(self.dirs.len() + self.entries.len() + 1);
+        for (path, record) in &self.dirs {
+            if let DirKind::Plain { dangling, .. } = &record.kind
+                && !dangling.is_empty()
+            {
+                return None;
+            }
+            targets.push(Target::all(path));
+        }
+        targets.extend(self.entries.keys().map(|path| Target::all(path)));
+        targets.extend(crate::watch::ancestor_target(root));
+        Some(targets)
     }
 
     /// The warnings about the root and its directories, in path order.

@@ -1,0 +1,212 @@
+//! Kernel change notification (inotify, on Linux) that lets [`crate::Index::refresh`] skip
+//! its `stat` pass while nothing the index depends on has changed.
+//!
+//! The watch is only a gate in front of the `stat` pass, never a source of truth: any event
+//! (or anything unexpected: a full queue, a read error) means "run the pass". What it must
+//! guarantee is the converse: a change the pass would notice always leaves an event in the
+//! queue before the next refresh. The kernel queues an event inside the system call that
+//! makes the change, so a change made before a request was sent is seen by that request.
+//!
+//! What is watched, for each root (see `RootWalk::watch_targets`):
+//! - every directory the walk recorded (the root, searched directories, skill directories):
+//!   entries created, deleted, renamed, written or changed in them, ignore files included;
+//! - every skill file itself, so a `SKILL.md` that is a symlink to a file elsewhere is
+//!   covered when its target is written;
+//! - the root's parent, or its nearest existing ancestor when the root does not exist, for
+//!   events naming the next path component only (the root appearing, vanishing or being
+//!   replaced).
+//!
+//! A walk with dangling symlinks cannot be covered (the target may appear anywhere), and a
+//! path the kernel refuses to watch (permissions, the `max_user_watches` limit) turns the
+//! gate off for good: the index then `stat`s everything on every refresh, as without it.
+
+use std::path::{Path, PathBuf};
+
+/// One path to watch, and which events on it count.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct Target {
+    pub(crate) path: PathBuf,
+    /// `Some(name)`: only events about the entry `name` of this directory count (an
+    /// ancestor of a root); `None`: every event counts.
+    pub(crate) only: Option<std::ffi::OsString>,
+}
+
+impl Target {
+    pub(crate) fn all(path: &Path) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            only: None,
+        }
+    }
+}
+
+/// The targets that cover a root which may not exist: its parent for events about the root's
+/// name, or the nearest existing ancestor for events about the next component down.
+pub(crate) fn ancestor_target(root: &Path) -> Option<Target> {
+    let mut child = root;
+    while let Some(parent) = child.parent() {
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
+        if parent.is_dir() {
+            return Some(Target {
+                path: parent.to_path_buf(),
+                only: child.file_name().map(std::ffi::OsStr::to_os_string),
+            });
+        }
+        child = parent;
+    }
+    None
+}
+
+#[cfg(target_os = "linux")]
+pub(crate) use linux::Watch;
+
+#[cfg(not(target_os = "linux"))]
+pub(crate) use other::Watch;
+
+#[cfg(target_os = "linux")]
+mod linux {
+    use std::collections::HashMap;
+    use std::ffi::OsString;
+    use std::io;
+
+    use inotify::{Inotify, WatchDescriptor, WatchMask};
+
+    use super::Target;
+
+    /// An inotify instance and what each of its watches is for.
+    pub(crate) struct Watch {
+        inotify: Inotify,
+        /// Per watch descriptor: `None` when every event counts, else the entry names that do.
+        filters: HashMap<WatchDescriptor, Option<Vec<OsString>>>,
+        /// Each target added, with the descriptor the kernel gave it: a different descriptor
+        /// for the same target means a new directory at that path.
+        added: HashMap<Target, WatchDescriptor>,
+        /// Set when watches were added since the last pass: what changed between the pass
+        /// and the new watches is unknown, so the next refresh runs the pass again.
+        dirty: bool,
+        buffer: Vec<u8>,
+    }
+
+    impl std::fmt::Debug for Watch {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("Watch")
+                .field("watches", &self.filters.len())
+                .field("dirty", &self.dirty)
+                .finish_non_exhaustive()
+        }
+    }
+
+    /// Everything that changes what a `stat` or a directory listing returns.
+    fn mask() -> WatchMask {
+        WatchMask::MODIFY
+            | WatchMask::ATTRIB
+            | WatchMask::CLOSE_WRITE
+            | WatchMask::CREATE
+            | WatchMask::DELETE
+            | WatchMask::DELETE_SELF
+            | WatchMask::MOVE_SELF
+            | WatchMask::MOVED_FROM
+            | WatchMask::MOVED_TO
+    }
+
+    impl Watch {
+        pub(crate) fn new() -> io::Result<Self> {
+            Ok(Self {
+                inotify: Inotify::init()?,
+                filters: HashMap::new(),
+                added: HashMap::new(),
+                dirty: true,
+                // Room for many events per read; the queue is drained in a loop anyway.
+                buffer: vec![0; 4096],
+            })
+        }
+
+        /// Watches every target (again: a path may now be a different directory than when
+        /// it was first added; the kernel returns the existing descriptor otherwise).
+        /// Called after every pass the gate let through, so only after changes.
+        ///
+        /// # Errors
+        ///
+        /// The kernel refused a watch: the caller must stop trusting the gate.
+        pub(crate) fn add(&mut self, targets: Vec<Target>) -> io::Result<()> {
+            for target in targets {
+                let wd = self.inotify.watches().add(&target.path, mask())?;
+                let filter = self
+                    .filters
+                    .entry(wd.clone())
+                    .or_insert_with(|| Some(Vec::new()));
+                match (&target.only, filter) {
+                    (None, filter) => *filter = None,
+                    (Some(name), Some(names)) if !names.contains(name) => names.push(name.clone()),
+                    _ => {}
+                }
+                if self.added.get(&target) != Some(&wd) {
+                    self.dirty = true;
+                    self.added.insert(target, wd);
+                }
+            }
+            Ok(())
+        }
+
+        /// Whether anything that counts happened since the last call (or watches were added
+        /// since). Drains the queue.
+        ///
+        /// # Errors
+        ///
+        /// Reading the queue failed: the caller must stop trusting the gate.
+        pub(crate) fn changed(&mut self) -> io::Result<bool> {
+            let mut changed = std::mem::take(&mut self.dirty);
+            loop {
+                let events = match self.inotify.read_events(&mut self.buffer) {
+                    Ok(events) => events,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(changed),
+                    Err(e) => return Err(e),
+                };
+                for event in events {
+                    let counts = match self.filters.get(&event.wd) {
+                        // An overflow (no descriptor of ours), or a descriptor we no longer
+                        // know: assume the worst.
+                        None => true,
+                        Some(None) => true,
+                        Some(Some(names)) => event
+                            .name
+                            .is_none_or(|n| names.iter().any(|w| w.as_os_str() == n)),
+                    };
+                    changed |= counts;
+                }
+            }
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+mod other {
+    use std::io;
+
+    use super::Target;
+
+    /// No kernel notification here: the gate is never on.
+    #[derive(Debug)]
+    pub(crate) struct Watch;
+
+    impl Watch {
+        pub(crate) fn new() -> io::Result<Self> {
+            Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "change notification is only implemented on Linux",
+            ))
+        }
+
+        pub(crate) fn add(&mut self, _targets: Vec<Target>) -> io::Result<()> {
+            Ok(())
+        }
+
+        pub(crate) fn changed(&mut self) -> io::Result<bool> {
+            Ok(true)
+        }
+    }
+}
