@@ -45,6 +45,11 @@ const BENCHES: &[Bench] = &[
         about: "round trips of `skills mcp` (get_skill, skills/list: median, p99) and its peak RSS; options: [--sizes 100,1000] [--calls N]",
         run: mcp::run,
     },
+    Bench {
+        name: "mcp-load",
+        about: "`skills mcp` under load: pipelined get_skill on one connection, then many clients at once (median, p99, peak RSS); options: [--skills 1000] [--requests 10000] [--clients 100] [--calls 100]",
+        run: mcp::run_load,
+    },
 ];
 
 /// Runs the benchmark named by the first argument.

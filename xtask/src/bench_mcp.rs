@@ -285,21 +285,7 @@ fn list_page(server: &mut Server, page: usize, n: usize) -> Result<Duration> {
 
 fn session(exe: &Path, root: &Path, n: usize, calls: usize) -> Result<Row> {
     let mut server = Server::start(exe, root)?;
-    let (init, _) = server.call(
-        "initialize",
-        json!({
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {},
-            "clientInfo": {"name": "xtask-bench-mcp", "version": "0"}
-        }),
-    )?;
-    if init
-        .pointer("/capabilities/extensions/io.modelcontextprotocol~1skills")
-        .is_none()
-    {
-        bail!("initialize did not declare the skills extension: {init}");
-    }
-    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+    initialize(&mut server)?;
 
     let pages = n.div_ceil(PAGE);
     for page in 0..pages {
@@ -389,6 +375,222 @@ fn targets_table(rows: &[Row]) -> String {
     out
 }
 
+/// Options of `bench mcp-load`.
+#[derive(Debug, PartialEq, Eq)]
+struct LoadOptions {
+    skills: usize,
+    requests: usize,
+    clients: usize,
+    calls: usize,
+}
+
+fn parse_load(args: &[String]) -> Result<LoadOptions> {
+    let mut options = LoadOptions {
+        skills: 1_000,
+        requests: 10_000,
+        clients: 100,
+        calls: 100,
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let (flag, inline) = match arg.split_once('=') {
+            Some((f, v)) => (f, Some(v.to_string())),
+            None => (arg.as_str(), None),
+        };
+        let value = inline
+            .or_else(|| args.next().cloned())
+            .with_context(|| format!("`{flag}` needs a value"))?;
+        let n = value
+            .trim()
+            .replace('_', "")
+            .parse::<usize>()
+            .ok()
+            .filter(|&n| n > 0)
+            .with_context(|| format!("`{flag}`: `{value}` is not a positive number"))?;
+        match flag {
+            "--skills" => options.skills = n,
+            "--requests" => options.requests = n,
+            "--clients" => options.clients = n,
+            "--calls" => options.calls = n,
+            other => bail!(
+                "unknown option `{other}` (usage: cargo xtask bench mcp-load [--skills 1000] [--requests 10000] [--clients 100] [--calls 100])"
+            ),
+        }
+    }
+    Ok(options)
+}
+
+/// `cargo xtask bench mcp-load`: the server under load.
+///
+/// 1. **Pipelined**: one connection, `--requests` `get_skill` calls written back to back by
+///    one thread while another reads; each latency runs from writing the request to reading
+///    its answer, so it includes the queue in front of it. Every id must be answered once.
+/// 2. **Concurrent clients**: `--clients` server processes at once (stdio means one server
+///    per client), each making `--calls` sequential `get_skill` calls after its warm-up;
+///    latencies pooled, peak RSS per process.
+pub(super) fn run_load(args: &[String]) -> Result<()> {
+    let options = parse_load(args)?;
+    let exe = build_skills()?;
+    let root = generate_tree(options.skills)?.join("skills");
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+
+    let (pipelined, elapsed, rss) = pipelined(&exe, &root, options.skills, options.requests)?;
+    let throughput = options.requests as f64 / elapsed.as_secs_f64();
+    eprintln!(
+        "pipelined: {} requests in {:.2} s; median {:.3} ms, p99 {:.3} ms; peak RSS {}",
+        options.requests,
+        elapsed.as_secs_f64(),
+        ms(pipelined.median),
+        ms(pipelined.p99),
+        rss.map_or("?".to_string(), mb)
+    );
+
+    let handles: Vec<_> = (0..options.clients)
+        .map(|c| {
+            let (exe, root) = (exe.clone(), root.clone());
+            let (n, calls) = (options.skills, options.calls);
+            std::thread::spawn(move || -> Result<(Vec<Duration>, Option<u64>)> {
+                let mut server = Server::start(&exe, &root)?;
+                initialize(&mut server)?;
+                get_skill(&mut server, c % n)?;
+                let mut times = Vec::with_capacity(calls);
+                for i in 0..calls {
+                    times.push(get_skill(&mut server, (c * 31 + i * 7) % n)?);
+                }
+                let rss = server.peak_rss();
+                server.stop()?;
+                Ok((times, rss))
+            })
+        })
+        .collect();
+    let mut times = Vec::new();
+    let mut peaks = Vec::new();
+    for handle in handles {
+        let (t, rss) = handle
+            .join()
+            .map_err(|_| anyhow::anyhow!("a client thread panicked"))??;
+        times.extend(t);
+        peaks.extend(rss);
+    }
+    let concurrent = Stats::of(times);
+    let max_rss = peaks.iter().copied().max();
+
+    println!();
+    println!(
+        "cores: {cores}; {} skills served",
+        thousands(options.skills)
+    );
+    println!();
+    println!("| load | calls | median (ms) | p99 (ms) | max (ms) | peak RSS per server |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    println!(
+        "| {} `get_skill` pipelined on one connection ({:.0} requests/s) | {} | {:.3} | {:.3} | {:.3} | {} |",
+        thousands(options.requests),
+        throughput,
+        thousands(options.requests),
+        ms(pipelined.median),
+        ms(pipelined.p99),
+        ms(pipelined.max),
+        rss.map_or("?".to_string(), mb)
+    );
+    println!(
+        "| {} clients at once, {} sequential `get_skill` each | {} | {:.3} | {:.3} | {:.3} | {} (max) |",
+        options.clients,
+        options.calls,
+        thousands(options.clients * options.calls),
+        ms(concurrent.median),
+        ms(concurrent.p99),
+        ms(concurrent.max),
+        max_rss.map_or("?".to_string(), mb)
+    );
+    Ok(())
+}
+
+/// `initialize` (checking that the skills extension is declared), then `initialized`.
+fn initialize(server: &mut Server) -> Result<()> {
+    let (init, _) = server.call(
+        "initialize",
+        json!({
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": {},
+            "clientInfo": {"name": "xtask-bench-mcp", "version": "0"}
+        }),
+    )?;
+    if init
+        .pointer("/capabilities/extensions/io.modelcontextprotocol~1skills")
+        .is_none()
+    {
+        bail!("initialize did not declare the skills extension: {init}");
+    }
+    server.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+}
+
+/// Writes `requests` calls back to back and reads the answers at the same time.
+fn pipelined(
+    exe: &Path,
+    root: &Path,
+    n: usize,
+    requests: usize,
+) -> Result<(Stats, Duration, Option<u64>)> {
+    let mut server = Server::start(exe, root)?;
+    initialize(&mut server)?;
+    let mut stdin = server.stdin.take().context("stdin closed")?;
+    let start = Instant::now();
+    let writer = std::thread::spawn(move || -> Result<(ChildStdin, Vec<Instant>)> {
+        let mut sent = Vec::with_capacity(requests);
+        for i in 0..requests {
+            let id = 1_000_000 + i;
+            let mut bytes = serde_json::to_vec(&json!({
+                "jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "get_skill", "arguments": {"id": format!("skill-{}", (i * 7) % n)}}
+            }))?;
+            bytes.push(b'\n');
+            sent.push(Instant::now());
+            stdin.write_all(&bytes)?;
+        }
+        stdin.flush()?;
+        Ok((stdin, sent))
+    });
+    let mut received = vec![None; requests];
+    let mut answered = 0;
+    while answered < requests {
+        server.line.clear();
+        if server.stdout.read_line(&mut server.line)? == 0 {
+            bail!("the server closed stdout after {answered} answers");
+        }
+        let now = Instant::now();
+        let message: Value = serde_json::from_str(&server.line)?;
+        let Some(id) = message.get("id").and_then(Value::as_u64) else {
+            continue;
+        };
+        let slot = usize::try_from(id)
+            .ok()
+            .and_then(|id| id.checked_sub(1_000_000))
+            .and_then(|i| received.get_mut(i))
+            .with_context(|| format!("an answer to an id never sent: {id}"))?;
+        if slot.replace(now).is_some() {
+            bail!("id {id} answered twice");
+        }
+        if message.pointer("/result/isError") != Some(&Value::Bool(false)) {
+            bail!("get_skill failed: {message}");
+        }
+        answered += 1;
+    }
+    let elapsed = start.elapsed();
+    let (stdin, sent) = writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the writer thread panicked"))??;
+    server.stdin = Some(stdin);
+    let times = sent
+        .iter()
+        .zip(&received)
+        .filter_map(|(s, r)| r.map(|r| r.saturating_duration_since(*s)))
+        .collect();
+    let rss = server.peak_rss();
+    server.stop()?;
+    Ok((Stats::of(times), elapsed, rss))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -415,6 +617,24 @@ mod tests {
         );
         assert!(parse(&["--calls".to_string(), "0".to_string()]).is_err());
         assert!(parse(&["--runs".to_string()]).is_err());
+    }
+
+    #[test]
+    fn load_options() {
+        let args: Vec<String> = ["--skills", "50", "--clients=3"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        assert_eq!(
+            parse_load(&args).unwrap(),
+            LoadOptions {
+                skills: 50,
+                requests: 10_000,
+                clients: 3,
+                calls: 100
+            }
+        );
+        assert!(parse_load(&["--sizes".to_string(), "1".to_string()]).is_err());
     }
 
     #[test]

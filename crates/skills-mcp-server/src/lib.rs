@@ -35,6 +35,7 @@
 //! # Ok::<(), skills_mcp_server::ServeError>(())
 //! ```
 
+mod bounded;
 mod catalog;
 mod server;
 mod text;
@@ -138,8 +139,12 @@ pub fn serve_stdio(config: Config) -> Result<(), ServeError> {
         let server = server::SkillsServer::new(&config);
         // Non-blocking pipes when the client starts us with pipes (the usual case): no
         // hand-off to tokio's blocking pool per message. Falls back to `stdio()` otherwise.
+        let (reader, writer) = rmcp::transport::stdio_pipes();
+        let transport = bounded::Bounded::new(
+            rmcp::transport::async_rw::AsyncRwTransport::new_server(reader, writer),
+        );
         let service = server
-            .serve(rmcp::transport::stdio_pipes())
+            .serve(transport)
             .await
             .map_err(|e| ServeError::Session(e.to_string()))?;
         service

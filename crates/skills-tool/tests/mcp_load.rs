@@ -312,6 +312,49 @@ fn ten_thousand_pipelined_requests_while_skills_change() {
     server.finish();
 }
 
+/// A client that writes requests far faster than it reads answers must not make the server
+/// hold every answer at once: it stops reading ahead, and the pipe pushes back.
+#[test]
+fn pipelined_requests_are_answered_in_bounded_memory() {
+    const REQUESTS: u64 = 1_000;
+    let dir = tempfile::tempdir().unwrap();
+    // Answers of about 100 KB (a 50 KB body, as text and as structured content): all of
+    // them at once would be about 100 MB.
+    let body = "Lorem ipsum dolor sit amet. ".repeat(50 * 1024 / 28);
+    std::fs::create_dir_all(dir.path().join("big")).unwrap();
+    std::fs::write(
+        dir.path().join("big/SKILL.md"),
+        format!("---\nname: big\ndescription: Big. Use when testing.\n---\n{body}\n"),
+    )
+    .unwrap();
+    let mut server = Server::start(dir.path());
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        for i in 1..=REQUESTS {
+            let message = json!({"jsonrpc": "2.0", "id": i, "method": "tools/call",
+                "params": {"name": "get_skill", "arguments": {"id": "big"}}});
+            serde_json::to_writer(&mut stdin, &message).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+        stdin
+    });
+    let mut answered = 0;
+    while answered < REQUESTS {
+        let line = server.lines.recv_timeout(PATIENCE).expect("an answer");
+        if line.contains("\"id\":") {
+            assert!(line.contains("Lorem ipsum"), "{}", &line[..line.len().min(300)]);
+            answered += 1;
+        }
+    }
+    server.stdin = Some(writer.join().unwrap());
+    let peak = server.rss_kib("VmHWM:");
+    assert!(
+        peak < 60 * 1024,
+        "peak RSS {peak} KiB: answers piled up instead of the client being slowed"
+    );
+    server.finish();
+}
+
 #[test]
 fn a_hundred_clients_at_once() {
     const CLIENTS: usize = 100;

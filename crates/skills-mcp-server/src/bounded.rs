@@ -1,0 +1,192 @@
+//! Backpressure for pipelined clients: at most [`MAX_IN_FLIGHT`] requests are read ahead
+//! of their answers.
+//!
+//! rmcp reads every message as soon as it arrives and starts a task for each request, so a
+//! client that writes requests faster than it reads answers (or never reads them) makes the
+//! server hold every request and every finished answer at once: 10,000 pipelined
+//! `get_skill` calls peaked at about 250 MB. This wrapper stops reading while too many
+//! requests wait for their answers; the kernel's pipe buffer then pushes back on the client.
+//! Memory is bounded by the limit, not by the client.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use rmcp::RoleServer;
+use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
+use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
+use rmcp::transport::Transport;
+use tokio::sync::Notify;
+
+/// How many requests may be read ahead of their answers. Enough to keep a current-thread
+/// server busy; small enough that their answers stay a few megabytes at most.
+pub(crate) const MAX_IN_FLIGHT: usize = 64;
+
+/// The requests read and not yet answered.
+#[derive(Debug, Default)]
+struct Pending {
+    ids: Mutex<HashSet<RequestId>>,
+    answered: Notify,
+}
+
+impl Pending {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
+        self.ids.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn release(&self, id: &RequestId) {
+        if self.lock().remove(id) {
+            self.answered.notify_one();
+        }
+    }
+}
+
+/// A transport that reads no further while [`MAX_IN_FLIGHT`] requests are unanswered.
+pub(crate) struct Bounded<T> {
+    inner: T,
+    pending: Arc<Pending>,
+    limit: usize,
+}
+
+impl<T> Bounded<T> {
+    pub(crate) fn new(inner: T) -> Self {
+        Self::with_limit(inner, MAX_IN_FLIGHT)
+    }
+
+    pub(crate) fn with_limit(inner: T, limit: usize) -> Self {
+        Self {
+            inner,
+            pending: Arc::default(),
+            limit: limit.max(1),
+        }
+    }
+}
+
+impl<T: Transport<RoleServer>> Transport<RoleServer> for Bounded<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleServer>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        let answered = match &item {
+            JsonRpcMessage::Response(response) => Some(response.id.clone()),
+            JsonRpcMessage::Error(error) => error.id.clone(),
+            _ => None,
+        };
+        let send = self.inner.send(item);
+        let pending = Arc::clone(&self.pending);
+        async move {
+            let result = send.await;
+            // Released once written (or failed): the answer no longer takes memory here.
+            if let Some(id) = answered {
+                pending.release(&id);
+            }
+            result
+        }
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        loop {
+            // Registered before the check, so an answer sent in between still wakes us.
+            let answered = self.pending.answered.notified();
+            if self.pending.lock().len() < self.limit {
+                break;
+            }
+            answered.await;
+        }
+        let message = self.inner.receive().await?;
+        match &message {
+            JsonRpcMessage::Request(request) => {
+                self.pending.lock().insert(request.id.clone());
+            }
+            // A cancelled request may never be answered: stop waiting for it.
+            JsonRpcMessage::Notification(notification) => {
+                if let ClientNotification::CancelledNotification(cancelled) =
+                    &notification.notification
+                    && let Some(id) = &cancelled.params.request_id
+                {
+                    self.pending.release(id);
+                }
+            }
+            _ => {}
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+
+    use super::*;
+    use rmcp::model::{JsonRpcResponse, JsonRpcVersion2_0, ServerResult};
+
+    /// A transport that hands out `n` requests and records what is sent.
+    struct Script {
+        next: i64,
+        n: i64,
+    }
+
+    impl Transport<RoleServer> for Script {
+        type Error = std::io::Error;
+
+        // The trait wants a 'static future; an `async fn` would borrow `self`.
+        #[allow(clippy::manual_async_fn)]
+        fn send(
+            &mut self,
+            _item: TxJsonRpcMessage<RoleServer>,
+        ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+            async { Ok(()) }
+        }
+
+        async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+            if self.next >= self.n {
+                return None;
+            }
+            self.next += 1;
+            let text = format!(r#"{{"jsonrpc":"2.0","id":{},"method":"ping"}}"#, self.next);
+            Some(serde_json::from_str(&text).unwrap())
+        }
+
+        async fn close(&mut self) -> Result<(), Self::Error> {
+            Ok(())
+        }
+    }
+
+    fn answer(id: i64) -> TxJsonRpcMessage<RoleServer> {
+        JsonRpcMessage::Response(JsonRpcResponse {
+            jsonrpc: JsonRpcVersion2_0,
+            id: RequestId::Number(id),
+            result: ServerResult::empty(()),
+        })
+    }
+
+    /// Whether `receive` would return now (polled once, not waited for).
+    async fn ready(t: &mut Bounded<Script>) -> bool {
+        tokio::select! {
+            biased;
+            message = t.receive() => message.is_some(),
+            () = std::future::ready(()) => false,
+        }
+    }
+
+    #[tokio::test(flavor = "current_thread")]
+    async fn reads_no_further_than_the_limit_until_answers_go_out() {
+        let mut t = Bounded::with_limit(Script { next: 0, n: 10 }, 3);
+        for _ in 0..3 {
+            assert!(ready(&mut t).await);
+        }
+        // The fourth read waits: nothing was answered.
+        assert!(!ready(&mut t).await, "read past the limit");
+        // An answer to an unknown id frees nothing; one to a pending id frees one slot.
+        t.send(answer(99)).await.unwrap();
+        assert!(!ready(&mut t).await);
+        t.send(answer(2)).await.unwrap();
+        assert!(ready(&mut t).await);
+        assert!(!ready(&mut t).await);
+    }
+}
