@@ -342,7 +342,11 @@ fn pipelined_requests_are_answered_in_bounded_memory() {
     while answered < REQUESTS {
         let line = server.lines.recv_timeout(PATIENCE).expect("an answer");
         if line.contains("\"id\":") {
-            assert!(line.contains("Lorem ipsum"), "{}", &line[..line.len().min(300)]);
+            assert!(
+                line.contains("Lorem ipsum"),
+                "{}",
+                &line[..line.len().min(300)]
+            );
             answered += 1;
         }
     }
