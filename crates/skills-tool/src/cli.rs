@@ -4,17 +4,34 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// The heading of the options every command takes.
+const GLOBAL: &str = "Global options";
+
 /// Lint, find and show Agent Skills (SKILL.md directories).
 #[derive(Debug, Parser)]
-#[command(name = "skills", version, about, long_about = None, propagate_version = true)]
+#[command(
+    name = "skills",
+    version = env!("SKILLS_VERSION"),
+    about,
+    long_about = None,
+    propagate_version = true
+)]
 pub(crate) struct Cli {
+    /// Print only results, findings and errors: no summary line, notes or progress.
+    #[arg(long, short = 'q', global = true, conflicts_with = "verbose", help_heading = GLOBAL)]
+    pub(crate) quiet: bool,
+
+    /// Say more on stderr: each skill checked and the time taken (lint), info logs (mcp).
+    #[arg(long, short = 'v', global = true, help_heading = GLOBAL)]
+    pub(crate) verbose: bool,
+
     /// When to use colors: auto (a terminal, unless NO_COLOR is set), always, never.
-    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, help_heading = GLOBAL)]
     pub(crate) color: ColorChoice,
 
     /// Look for skills in DIR instead of the default roots (repeatable; the first wins when
     /// two hold the same skill). Also SKILLS_PATH, separated like PATH.
-    #[arg(long = "skills-dir", value_name = "DIR", global = true)]
+    #[arg(long = "skills-dir", value_name = "DIR", global = true, help_heading = GLOBAL)]
     pub(crate) skills_dirs: Vec<PathBuf>,
 
     #[command(subcommand)]
@@ -104,13 +121,52 @@ pub(crate) enum Command {
     /// stderr. Meant to be started by an MCP client, not run by hand.
     #[command(after_long_help = crate::mcp::CLIENT_CONFIGS)]
     Mcp(McpArgs),
+
+    /// Print a shell completion script to stdout.
+    ///
+    /// The script is generated from the same definitions as --help, so it always matches
+    /// this version of skills.
+    #[command(after_long_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+
+    /// Print the man page skills(1), or write one page per command into a directory.
+    ///
+    /// Generated from the same definitions as --help; meant for packagers:
+    /// `skills man --out DIR` writes skills.1, skills-lint.1, ...
+    #[command(hide = true)]
+    Man(ManArgs),
+}
+
+/// Where each shell looks for completions, shown by `skills completions --help`.
+const COMPLETIONS_HELP: &str = "\
+Install (or load in the current shell):
+
+  bash:        skills completions bash > ~/.local/share/bash-completion/completions/skills
+  zsh:         skills completions zsh > ~/.zfunc/_skills   (with fpath+=~/.zfunc before compinit)
+  fish:        skills completions fish > ~/.config/fish/completions/skills.fish
+  powershell:  skills completions powershell | Out-String | Invoke-Expression   (in $PROFILE)
+  elvish:      eval (skills completions elvish | slurp)   (in ~/.config/elvish/rc.elv)";
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// Write skills.1 and a page per command (skills-lint.1, ...) into DIR instead of
+    /// printing skills.1.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) out: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct McpArgs {
-    /// How much to log on stderr.
-    #[arg(long, value_enum, default_value_t = LogLevel::Warn)]
-    pub(crate) log_level: LogLevel,
+    /// How much to log on stderr [default: warn; info with -v, error with -q].
+    #[arg(long, value_enum)]
+    pub(crate) log_level: Option<LogLevel>,
 
     /// Universal tools after view_skill, for the skills-router prompt and view_skill: a JSON
     /// array of MCP tool definitions (read once, at start).

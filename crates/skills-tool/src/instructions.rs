@@ -70,12 +70,16 @@ pub(crate) fn run(args: &InstructionsArgs, roots: &Roots, ui: Ui) -> Status {
         };
     }
     if updated == existing {
-        eprintln!("{} is up to date", file.display());
+        if !ui.quiet() {
+            eprintln!("{} is up to date", file.display());
+        }
         return Status::Success;
     }
     match write_atomically(file, updated.as_bytes()) {
         Ok(()) => {
-            eprintln!("updated {}", file.display());
+            if !ui.quiet() {
+                eprintln!("updated {}", file.display());
+            }
             Status::Success
         }
         Err(e) => fail(ui, io_error(file, &e)),

@@ -31,6 +31,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 mod cli;
+mod generate;
 mod install;
 mod instructions;
 mod lint;
@@ -38,6 +39,7 @@ mod list;
 mod mcp;
 mod new;
 mod package;
+mod panic;
 mod prompt;
 mod render;
 mod show;
@@ -71,10 +73,32 @@ pub(crate) struct Ui {
     pub(crate) color: bool,
     /// Width to wrap diagnostics at.
     pub(crate) width: usize,
+    /// `-q`, `-v` or neither.
+    pub(crate) verbosity: Verbosity,
+}
+
+/// How much a command says besides its result (`-q`, `-v`). The same for every command:
+/// quiet drops summary lines, notes and progress; verbose adds detail on stderr. Findings,
+/// warnings, errors and the result itself are printed at every level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verbosity {
+    Quiet,
+    Normal,
+    Verbose,
 }
 
 impl Ui {
-    fn new(choice: cli::ColorChoice) -> Self {
+    /// `-q`: no summary lines, notes or progress.
+    pub(crate) fn quiet(self) -> bool {
+        self.verbosity == Verbosity::Quiet
+    }
+
+    /// `-v`: more detail on stderr.
+    pub(crate) fn verbose(self) -> bool {
+        self.verbosity == Verbosity::Verbose
+    }
+
+    fn new(choice: cli::ColorChoice, verbosity: Verbosity) -> Self {
         let tty = std::io::stdout().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let color = match choice {
@@ -86,8 +110,19 @@ impl Ui {
             .ok()
             .and_then(|c| c.parse().ok())
             .unwrap_or(100);
-        Self { color, width }
+        Self {
+            color,
+            width,
+            verbosity,
+        }
     }
+}
+
+/// Replaces Rust's panic message (and its hint about backtraces) with a short "internal
+/// error, please report" message, unless `RUST_BACKTRACE` is set. For the binary's `main`:
+/// a library that calls [`run`] keeps its own hook. A panic still exits with code 101.
+pub fn install_panic_hook() {
+    panic::install();
 }
 
 /// Runs the `skills` command with these arguments (the first is the program name) and
@@ -106,7 +141,12 @@ where
             return ExitCode::from(code);
         }
     };
-    let ui = Ui::new(cli.color);
+    let verbosity = match (cli.quiet, cli.verbose) {
+        (true, _) => Verbosity::Quiet,
+        (false, true) => Verbosity::Verbose,
+        (false, false) => Verbosity::Normal,
+    };
+    let ui = Ui::new(cli.color, verbosity);
     let status = match cli.command {
         cli::Command::Lint(args) => lint::run(&args, ui),
         cli::Command::List(args) => list::run(&args, &roots(&cli.skills_dirs), ui),
@@ -118,6 +158,8 @@ where
         cli::Command::Install(args) => install::run(&args, ui),
         cli::Command::Prompt(args) => prompt::run(&args, &roots(&cli.skills_dirs), ui),
         cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs), ui),
+        cli::Command::Completions(args) => generate::completions(&args),
+        cli::Command::Man(args) => generate::man(&args, ui),
     };
     status.into()
 }

@@ -21,10 +21,14 @@ pub(crate) fn run(args: &LintArgs, ui: Ui) -> Status {
         Err(e) => return fail(ui, render::config_error(e)),
     };
     let strict = config.strict;
+    let start = std::time::Instant::now();
     let report = match Linter::new(config).lint_paths(&paths) {
         Ok(r) => r,
         Err(e) => return fail(ui, lint_error(&e)),
     };
+    if ui.verbose() {
+        eprint!("{}", progress(&report, start.elapsed()));
+    }
     let text = match args.format {
         Format::Human => render::human::report(ui, &report, strict),
         Format::Json => render::json::report(&report),
@@ -41,6 +45,33 @@ pub(crate) fn run(args: &LintArgs, ui: Ui) -> Status {
     } else {
         Status::Success
     }
+}
+
+/// `-v`: each skill checked, with its findings, and the time taken (on stderr, so every
+/// format's stdout stays the same).
+fn progress(report: &skills_lint::Report, took: std::time::Duration) -> String {
+    use render::human::plural;
+    let mut out = String::new();
+    for skill in &report.skills {
+        let errors = skill
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == skills_lint::Severity::Error)
+            .count();
+        let warnings = skill.diagnostics.len() - errors;
+        out.push_str(&format!(
+            "checked {}: {}, {}\n",
+            render::path_str(&skill.dir),
+            plural(errors, "error"),
+            plural(warnings, "warning"),
+        ));
+    }
+    out.push_str(&format!(
+        "linted {} in {:.1} ms\n",
+        plural(report.skills.len(), "skill"),
+        took.as_secs_f64() * 1000.0
+    ));
+    out
 }
 
 /// skills.toml (nearest to the first path) first, then the flags: `--allow`, `--warn`,

@@ -47,7 +47,7 @@ struct SkippedItem {
     reason: String,
 }
 
-pub(crate) fn run(args: &ListArgs, roots: &Roots, _ui: Ui) -> Status {
+pub(crate) fn run(args: &ListArgs, roots: &Roots, ui: Ui) -> Status {
     let index = Index::scan(roots);
     // Whatever the format: JSON and XML have no place for them, and stdout stays clean.
     report_problems(&index);
@@ -60,10 +60,14 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, _ui: Ui) -> Status {
         ListFormat::Json => json(&index, &skills),
         ListFormat::Xml => catalog(&index),
         ListFormat::Table => {
-            report_warnings(&index, args.all);
+            if !ui.quiet() {
+                report_warnings(&index, args.all);
+            }
             let listed_skipped = args.all && !index.skipped().is_empty();
             if index.skills().is_empty() && !listed_skipped {
-                eprintln!("{}", nothing_found(roots));
+                if !ui.quiet() {
+                    eprintln!("{}", nothing_found(roots));
+                }
                 return Status::Success;
             }
             table(&index, &skills, args.all)

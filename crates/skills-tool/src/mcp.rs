@@ -45,7 +45,15 @@ pub(crate) fn run(args: &McpArgs, roots: skills_discovery::Roots, ui: Ui) -> Sta
             Ok(globals) => globals,
             Err(e) => return crate::prompt::fail_prompt(ui, &e),
         };
-    let level = match args.log_level {
+    // --log-level wins; otherwise -q and -v move the default (warn) one step.
+    let chosen = args.log_level.unwrap_or(if ui.quiet() {
+        cli::LogLevel::Error
+    } else if ui.verbose() {
+        cli::LogLevel::Info
+    } else {
+        cli::LogLevel::Warn
+    });
+    let level = match chosen {
         cli::LogLevel::Off => LogLevel::Off,
         cli::LogLevel::Error => LogLevel::Error,
         cli::LogLevel::Warn => LogLevel::Warn,

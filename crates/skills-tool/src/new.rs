@@ -183,12 +183,14 @@ pub(crate) fn run(args: &NewArgs, ui: Ui) -> Status {
     }
     match create(&args.path, &args.name, &args.with) {
         Ok(dir) => {
-            eprintln!("created {}", dir.display());
-            eprintln!(
-                "next: edit {} and run `skills lint {}`",
-                dir.join("SKILL.md").display(),
-                dir.display()
-            );
+            if !ui.quiet() {
+                eprintln!("created {}", dir.display());
+                eprintln!(
+                    "next: edit {} and run `skills lint {}`",
+                    dir.join("SKILL.md").display(),
+                    dir.display()
+                );
+            }
             Status::Success
         }
         Err(e) => fail(

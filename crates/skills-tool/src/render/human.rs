@@ -76,7 +76,7 @@ fn to_miette(d: &Diagnostic) -> miette::Report {
     }
 }
 
-fn plural(n: usize, word: &str) -> String {
+pub(crate) fn plural(n: usize, word: &str) -> String {
     if n == 1 {
         format!("{n} {word}")
     } else {
@@ -89,6 +89,9 @@ pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
     for d in report.diagnostics() {
         out.push_str(&report_to_string(ui, to_miette(d).as_ref()));
         out.push_str("\n\n");
+    }
+    if ui.quiet() {
+        return out;
     }
     out.push_str(&format!(
         "checked {}: {}, {}",

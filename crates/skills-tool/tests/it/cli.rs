@@ -444,12 +444,7 @@ fn help() {
     let run = skills(&cli(), &["lint", "--help"]);
     run.assert_code(0).assert_quiet();
     snapshot("cli__lint_help", &run.command, None, &run.stdout);
-    let run = skills(&cli(), &["--version"]);
-    run.assert_code(0);
-    assert_eq!(
-        run.stdout,
-        format!("skills {}\n", env!("CARGO_PKG_VERSION"))
-    );
+    // --version: fit::version_names_the_package_version_and_the_commit.
 }
 
 /// `skills lint | head`: a reader that goes away is not an error (no exit 2, no message),

@@ -10,6 +10,8 @@
 //! - `context`: context packages (`tools.json`, `resources.json`): lint and `skills show`.
 //! - `prompt`: `skills prompt` (built-in and user templates, JSON context, token estimates).
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
+//! - `fit`: `--version`, `-q`/`-v`, completions, man pages, the pre-commit hook and the
+//!   GitHub Action.
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
 //! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.
@@ -26,6 +28,7 @@
 mod cli;
 mod context;
 mod discovery;
+mod fit;
 mod generated;
 mod package;
 mod prompt;

@@ -1,0 +1,258 @@
+//! Fitting in: `--version`, `-q`/`-v`, `skills completions`, `skills man`, and the
+//! pre-commit hook and GitHub Action at the repository root.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use crate::{skills, testdata};
+
+fn cli() -> PathBuf {
+    testdata().join("cli")
+}
+
+/// The commands `skills --help` lists, without `help` itself.
+fn commands() -> Vec<String> {
+    let run = skills(&cli(), &["--help"]);
+    run.assert_code(0);
+    let listing = run
+        .stdout
+        .split("Commands:\n")
+        .nth(1)
+        .and_then(|rest| rest.split("\n\n").next())
+        .expect("no Commands: section");
+    let names: Vec<String> = listing
+        .lines()
+        .filter(|l| l.starts_with("  ") && !l.starts_with("   "))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect();
+    assert!(names.len() >= 11, "{names:?}");
+    names
+}
+
+// --version
+
+#[test]
+fn version_names_the_package_version_and_the_commit() {
+    let run = skills(&cli(), &["--version"]);
+    run.assert_code(0).assert_quiet();
+    let prefix = format!("skills {}", env!("CARGO_PKG_VERSION"));
+    assert!(run.stdout.starts_with(&prefix), "{}", run.stdout);
+    let rest = run.stdout[prefix.len()..].trim_end();
+    // Built from a git checkout (as these tests are, unless run from a packaged crate), the
+    // version carries HEAD's short hash and date; otherwise nothing follows.
+    let head = std::process::Command::new("git")
+        .args(["log", "-1", "--date=short", "--format=%h %cd"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    match head {
+        Some(head) if !head.is_empty() => assert_eq!(rest, format!(" ({head})")),
+        _ => assert_eq!(rest, ""),
+    }
+    // Every command reports the same version.
+    let lint = skills(&cli(), &["lint", "--version"]);
+    assert!(
+        lint.stdout.contains(&run.stdout["skills ".len()..]),
+        "{}",
+        lint.stdout
+    );
+}
+
+// -q and -v
+
+#[test]
+fn quiet_lint_prints_findings_without_the_summary() {
+    let normal = skills(&cli(), &["lint", "--no-config", "mixed"]);
+    let quiet = skills(&cli(), &["lint", "--no-config", "-q", "mixed"]);
+    normal.assert_code(1);
+    quiet.assert_code(1).assert_quiet();
+    assert!(
+        normal
+            .stdout
+            .contains("\nchecked 3 skills: 1 error, 1 warning\n")
+    );
+    assert!(!quiet.stdout.contains("checked"), "{}", quiet.stdout);
+    assert!(quiet.stdout.contains("name-dir-mismatch") && quiet.stdout.contains("vendor-field"));
+    // Exactly the summary is gone.
+    let summary = "checked 3 skills: 1 error, 1 warning\n";
+    assert_eq!(normal.stdout.replace(summary, ""), quiet.stdout);
+
+    // A clean tree says nothing at all; the exit code is the answer.
+    let clean = skills(&cli(), &["--quiet", "lint", "--no-config", "mixed/ok"]);
+    clean.assert_code(0).assert_quiet();
+    assert_eq!(clean.stdout, "");
+}
+
+#[test]
+fn verbose_lint_lists_each_skill_on_stderr() {
+    let normal = skills(
+        &cli(),
+        &["lint", "--no-config", "--format", "json", "mixed"],
+    );
+    let verbose = skills(
+        &cli(),
+        &["lint", "--no-config", "--format", "json", "-v", "mixed"],
+    );
+    verbose.assert_code(1);
+    // stdout is the same document; the detail is on stderr.
+    assert_eq!(normal.stdout, verbose.stdout);
+    assert_eq!(normal.stderr, "");
+    let lines: Vec<&str> = verbose.stderr.lines().collect();
+    assert_eq!(
+        lines[..3],
+        [
+            "checked mixed/forms: 1 error, 0 warnings",
+            "checked mixed/notes: 0 errors, 1 warning",
+            "checked mixed/ok: 0 errors, 0 warnings",
+        ],
+        "{}",
+        verbose.stderr
+    );
+    assert_eq!(lines.len(), 4, "{}", verbose.stderr);
+    assert!(
+        lines[3].starts_with("linted 3 skills in ") && lines[3].ends_with(" ms"),
+        "{}",
+        lines[3]
+    );
+}
+
+#[test]
+fn verbose_mcp_logs_info() {
+    // No client: the server starts, logs, and stops at the end of stdin (exit 2).
+    let mcp = |global: &[&str], args: &[&str]| {
+        let mut all = global.to_vec();
+        all.extend(["mcp", "--skills-dir", "mixed"]);
+        all.extend(args);
+        let run = skills(&cli(), &all);
+        run.assert_code(2);
+        assert!(
+            run.stderr
+                .contains("error: skills mcp: the MCP session failed")
+        );
+        run.stderr
+    };
+    let found = "INFO skills found skills=3";
+    assert!(mcp(&["-v"], &[]).contains(found));
+    assert!(!mcp(&[], &[]).contains(found));
+    // --log-level wins over -v.
+    assert!(!mcp(&["-v"], &["--log-level", "warn"]).contains(found));
+    assert!(mcp(&[], &["--log-level", "info"]).contains(found));
+    // -q keeps errors (checked in `mcp`).
+    mcp(&["-q"], &[]);
+}
+
+#[test]
+fn quiet_and_verbose_exclude_each_other() {
+    let run = skills(&cli(), &["-q", "-v", "lint", "mixed"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("cannot be used with"), "{}", run.stderr);
+}
+
+#[test]
+fn quiet_drops_notes_of_other_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let dir_arg = empty.to_str().unwrap();
+
+    // list: "no skills found" is a note.
+    let normal = skills(dir.path(), &["--skills-dir", dir_arg, "list"]);
+    normal.assert_code(0);
+    assert!(
+        normal.stderr.contains("no skills found"),
+        "{}",
+        normal.stderr
+    );
+    let quiet = skills(dir.path(), &["--skills-dir", dir_arg, "list", "-q"]);
+    quiet.assert_code(0).assert_quiet();
+
+    // new: "created" and "next:" are notes; the skill is still created.
+    let normal = skills(dir.path(), &["new", "one"]);
+    normal.assert_code(0);
+    assert!(normal.stderr.starts_with("created "), "{}", normal.stderr);
+    let quiet = skills(dir.path(), &["-q", "new", "two"]);
+    quiet.assert_code(0).assert_quiet();
+    assert!(dir.path().join("two/SKILL.md").is_file());
+}
+
+// Completions and man pages
+
+#[test]
+fn completions_cover_every_command_in_every_shell() {
+    let commands = commands();
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let run = skills(&cli(), &["completions", shell]);
+        run.assert_code(0).assert_quiet();
+        for command in &commands {
+            assert!(
+                run.stdout.contains(command.as_str()),
+                "{shell} completion lacks `{command}`"
+            );
+        }
+        // And the options of a subcommand.
+        assert!(run.stdout.contains("no-config"), "{shell}: no lint options");
+    }
+    // bash: one case per subcommand.
+    let bash = skills(&cli(), &["completions", "bash"]).stdout;
+    for command in &commands {
+        assert!(
+            bash.contains(&format!("skills,{command})")),
+            "bash completion has no case for {command}"
+        );
+    }
+    assert!(
+        bash.contains("complete -F _skills"),
+        "not registered for `skills`"
+    );
+
+    let unknown = skills(&cli(), &["completions", "tcsh"]);
+    unknown.assert_code(2);
+    assert!(
+        unknown.stderr.contains("possible values"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+#[test]
+fn man_page_has_the_sections_and_every_command() {
+    let run = skills(&cli(), &["man"]);
+    run.assert_code(0).assert_quiet();
+    let page = &run.stdout;
+    assert!(page.contains(".TH skills 1 "), "{}", &page[..200]);
+    for section in [".SH NAME", ".SH SYNOPSIS", ".SH DESCRIPTION", ".SH OPTIONS"] {
+        assert!(page.contains(section), "skills.1 lacks {section}");
+    }
+    for command in commands() {
+        assert!(
+            page.contains(&format!("skills\\-{command}(1)")),
+            "skills.1 does not refer to skills-{command}(1)"
+        );
+    }
+    // Packagers' command: not in the help, but documented in the README.
+    assert!(!skills(&cli(), &["--help"]).stdout.contains("  man "));
+}
+
+#[test]
+fn man_out_writes_one_page_per_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("man/man1");
+    let run = skills(dir.path(), &["man", "--out", out.to_str().unwrap()]);
+    run.assert_code(0).assert_quiet();
+    let files: BTreeSet<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut expected: BTreeSet<String> =
+        commands().iter().map(|c| format!("skills-{c}.1")).collect();
+    expected.insert("skills.1".to_string());
+    assert_eq!(files, expected);
+    assert_eq!(run.stdout.lines().count(), expected.len(), "{}", run.stdout);
+    let lint = std::fs::read_to_string(out.join("skills-lint.1")).unwrap();
+    assert!(lint.starts_with(".ie") && lint.contains("\n.TH skills-lint 1 "));
+    assert!(lint.contains("\\-\\-format") && lint.contains(".SH SYNOPSIS"));
+}
