@@ -2,9 +2,15 @@
 //! pre-commit hook and GitHub Action at the repository root.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 use crate::{skills, testdata};
+
+fn repo() -> PathBuf {
+    testdata().join("..")
+}
 
 fn cli() -> PathBuf {
     testdata().join("cli")
@@ -255,4 +261,129 @@ fn man_out_writes_one_page_per_command() {
     let lint = std::fs::read_to_string(out.join("skills-lint.1")).unwrap();
     assert!(lint.starts_with(".ie") && lint.contains("\n.TH skills-lint 1 "));
     assert!(lint.contains("\\-\\-format") && lint.contains(".SH SYNOPSIS"));
+}
+
+// The pre-commit hook and the GitHub Action
+
+fn yaml(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap();
+    serde_saphyr::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The `--flags` that `skills lint --help` lists.
+fn lint_flags() -> BTreeSet<String> {
+    let help = skills(&cli(), &["lint", "--help"]).stdout;
+    help.split(|c: char| c.is_whitespace() || c == ',' || c == '[' || c == '=')
+        .filter(|w| w.starts_with("--") && w.len() > 2)
+        .map(|w| {
+            w.trim_end_matches(|c: char| !c.is_ascii_alphanumeric())
+                .to_string()
+        })
+        .collect()
+}
+
+#[test]
+fn pre_commit_hook_runs_the_root_packages_binary() {
+    let hooks = yaml(&repo().join(".pre-commit-hooks.yaml"));
+    let hooks = hooks.as_array().expect("a list of hooks");
+    assert_eq!(hooks.len(), 1);
+    let hook = &hooks[0];
+    assert_eq!(hook["id"], "skills-lint");
+    assert_eq!(hook["language"], "rust");
+    assert_eq!(hook["pass_filenames"], false);
+
+    // `language: rust` installs the package at the repository root; its binary must be the
+    // one the entry runs, and it must be the `skills` command.
+    let manifest: toml::Table =
+        toml::from_str(&std::fs::read_to_string(repo().join("Cargo.toml")).unwrap()).unwrap();
+    let bins = manifest["bin"]
+        .as_array()
+        .expect("the root package has a [[bin]]");
+    let bin = bins[0]["name"].as_str().unwrap();
+    let main = std::fs::read_to_string(repo().join(bins[0]["path"].as_str().unwrap())).unwrap();
+    assert!(main.contains("skills_tool::run(std::env::args_os())"));
+    let entry = hook["entry"].as_str().unwrap();
+    assert_eq!(entry, format!("{bin} lint"));
+
+    // `files` names the files lint reads.
+    let files = hook["files"].as_str().unwrap();
+    for name in [
+        "SKILL\\.md",
+        "skills\\.toml",
+        "tools\\.json",
+        "resources\\.json",
+    ] {
+        assert!(files.contains(name), "files lacks {name}: {files}");
+    }
+    // Extra arguments from a user's config come after `lint`; they must be lint's.
+    assert!(hook.get("args").is_none());
+}
+
+#[test]
+fn github_action_installs_and_runs_skills_lint() {
+    let action = yaml(&repo().join("action.yml"));
+    assert_eq!(action["runs"]["using"], "composite");
+    let inputs = action["inputs"].as_object().unwrap();
+    assert_eq!(inputs["format"]["default"], "github");
+    assert_eq!(inputs["path"]["default"], ".");
+    assert!(inputs.contains_key("args"));
+
+    let steps = action["runs"]["steps"].as_array().unwrap();
+    let runs: Vec<&str> = steps.iter().filter_map(|s| s["run"].as_str()).collect();
+    let install = runs
+        .iter()
+        .find(|r| r.contains("cargo install"))
+        .expect("no install step");
+    assert!(install.contains("--locked"), "{install}");
+    let path = install
+        .split("--path ")
+        .nth(1)
+        .and_then(|r| r.split_whitespace().next())
+        .unwrap();
+    assert!(
+        repo().join(path).join("Cargo.toml").is_file(),
+        "the action installs from `{path}`, which is not a crate"
+    );
+    let manifest = std::fs::read_to_string(repo().join(path).join("Cargo.toml")).unwrap();
+    assert!(
+        manifest.contains("name = \"skills\""),
+        "{path} does not build `skills`"
+    );
+
+    let lint = runs
+        .iter()
+        .find(|r| r.contains(" lint "))
+        .expect("no lint step");
+    assert!(
+        lint.contains("/bin/skills\" lint --format \"$FORMAT\""),
+        "{lint}"
+    );
+    let flags = lint_flags();
+    for word in lint.split_whitespace().filter(|w| w.starts_with("--")) {
+        if word == "--" {
+            continue;
+        }
+        assert!(
+            flags.contains(word),
+            "the action passes {word}, unknown to skills lint"
+        );
+    }
+    // Every format the input documents exists.
+    let help = skills(&cli(), &["lint", "--help"]).stdout;
+    for format in ["github", "human", "json", "sarif"] {
+        assert!(help.contains(format), "{format}");
+        assert!(
+            inputs["format"]["description"]
+                .as_str()
+                .unwrap()
+                .contains(format)
+        );
+    }
+    // Inputs never pasted into a script (injection): only through env.
+    for run in &runs {
+        assert!(
+            !run.contains("${{ inputs."),
+            "an input is pasted into a script: {run}"
+        );
+    }
 }
