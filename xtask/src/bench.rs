@@ -91,46 +91,51 @@ fn parse_options(bench: &str, args: &[String]) -> Result<Options> {
         sizes: vec![1_000, 10_000],
         runs: 10,
     };
+    let usage = format!("cargo xtask bench {bench} [--sizes 1000,10000] [--runs N]");
+    for (flag, value) in flags(args, &["--sizes", "--runs"], &usage)? {
+        match flag {
+            "--sizes" => options.sizes = positive_list(&value, flag)?,
+            _ => options.runs = positive(&value, flag)?,
+        }
+    }
+    Ok(options)
+}
+
+/// The `--flag value` and `--flag=value` pairs of `args`, each flag one of `known`; anything
+/// else is an error that shows `usage`.
+fn flags<'k>(args: &[String], known: &[&'k str], usage: &str) -> Result<Vec<(&'k str, String)>> {
+    let mut pairs = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let (flag, inline) = match arg.split_once('=') {
             Some((f, v)) => (f, Some(v.to_string())),
             None => (arg.as_str(), None),
         };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| args.next().cloned())
-                .with_context(|| format!("`{flag}` needs a value"))
+        let Some(&flag) = known.iter().find(|k| **k == flag) else {
+            bail!("unknown option `{flag}` (usage: {usage})");
         };
-        match flag {
-            "--sizes" => {
-                options.sizes = value()?
-                    .split(',')
-                    .map(|s| {
-                        s.trim()
-                            .replace('_', "")
-                            .parse::<usize>()
-                            .ok()
-                            .filter(|&n| n > 0)
-                            .with_context(|| format!("`--sizes`: `{s}` is not a positive number"))
-                    })
-                    .collect::<Result<_>>()?;
-            }
-            "--runs" => {
-                let v = value()?;
-                options.runs = v
-                    .parse::<usize>()
-                    .ok()
-                    .filter(|&n| n > 0)
-                    .with_context(|| format!("`--runs`: `{v}` is not a positive number"))?;
-            }
-            other => bail!(
-                "unknown option `{other}` (usage: cargo xtask bench {bench} [--sizes 1000,10000] [--runs N])"
-            ),
-        }
+        let value = inline
+            .or_else(|| args.next().cloned())
+            .with_context(|| format!("`{flag}` needs a value"))?;
+        pairs.push((flag, value));
     }
-    Ok(options)
+    Ok(pairs)
+}
+
+/// A positive number; `_` may group digits.
+fn positive(value: &str, flag: &str) -> Result<usize> {
+    value
+        .trim()
+        .replace('_', "")
+        .parse::<usize>()
+        .ok()
+        .filter(|&n| n > 0)
+        .with_context(|| format!("`{flag}`: `{value}` is not a positive number"))
+}
+
+/// Comma-separated positive numbers.
+fn positive_list(value: &str, flag: &str) -> Result<Vec<usize>> {
+    value.split(',').map(|s| positive(s, flag)).collect()
 }
 
 /// One row of the results.

@@ -28,7 +28,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use super::{generate_tree, ms, thousands};
+use super::{flags, generate_tree, ms, positive, positive_list, thousands};
 use crate::build_skills;
 
 /// The protocol version the client asks for.
@@ -55,37 +55,11 @@ fn parse(args: &[String]) -> Result<Options> {
         sizes: vec![100, 1_000],
         calls: 1_000,
     };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) => (f, Some(v.to_string())),
-            None => (arg.as_str(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| args.next().cloned())
-                .with_context(|| format!("`{flag}` needs a value"))
-        };
-        let positive = |s: &str, flag: &str| {
-            s.trim()
-                .replace('_', "")
-                .parse::<usize>()
-                .ok()
-                .filter(|&n| n > 0)
-                .with_context(|| format!("`{flag}`: `{s}` is not a positive number"))
-        };
+    let usage = "cargo xtask bench mcp [--sizes 100,1000] [--calls N]";
+    for (flag, value) in flags(args, &["--sizes", "--calls"], usage)? {
         match flag {
-            "--sizes" => {
-                options.sizes = value()?
-                    .split(',')
-                    .map(|s| positive(s, "--sizes"))
-                    .collect::<Result<_>>()?;
-            }
-            "--calls" => options.calls = positive(&value()?, "--calls")?,
-            other => bail!(
-                "unknown option `{other}` (usage: cargo xtask bench mcp [--sizes 100,1000] [--calls N])"
-            ),
+            "--sizes" => options.sizes = positive_list(&value, flag)?,
+            _ => options.calls = positive(&value, flag)?,
         }
     }
     Ok(options)
@@ -391,30 +365,15 @@ fn parse_load(args: &[String]) -> Result<LoadOptions> {
         clients: 100,
         calls: 100,
     };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let (flag, inline) = match arg.split_once('=') {
-            Some((f, v)) => (f, Some(v.to_string())),
-            None => (arg.as_str(), None),
-        };
-        let value = inline
-            .or_else(|| args.next().cloned())
-            .with_context(|| format!("`{flag}` needs a value"))?;
-        let n = value
-            .trim()
-            .replace('_', "")
-            .parse::<usize>()
-            .ok()
-            .filter(|&n| n > 0)
-            .with_context(|| format!("`{flag}`: `{value}` is not a positive number"))?;
+    let usage = "cargo xtask bench mcp-load [--skills 1000] [--requests 10000] [--clients 100] [--calls 100]";
+    let known = ["--skills", "--requests", "--clients", "--calls"];
+    for (flag, value) in flags(args, &known, usage)? {
+        let n = positive(&value, flag)?;
         match flag {
             "--skills" => options.skills = n,
             "--requests" => options.requests = n,
             "--clients" => options.clients = n,
-            "--calls" => options.calls = n,
-            other => bail!(
-                "unknown option `{other}` (usage: cargo xtask bench mcp-load [--skills 1000] [--requests 10000] [--clients 100] [--calls 100])"
-            ),
+            _ => options.calls = n,
         }
     }
     Ok(options)
