@@ -1,5 +1,6 @@
 //! Kernel change notification (inotify, on Linux) that lets [`crate::Index::refresh`] skip
-//! its `stat` pass while nothing the index depends on has changed.
+//! its `stat` pass while nothing the index depends on has changed, and [`DirWatch`], the
+//! same for any cache keyed by directories (the MCP server's per-skill file lists).
 //!
 //! The watch is only a gate in front of the `stat` pass, never a source of truth: any event
 //! (or anything unexpected: a full queue, a read error) means "run the pass". What it must
@@ -62,10 +63,24 @@ pub(crate) fn ancestor_target(root: &Path) -> Option<Target> {
 }
 
 #[cfg(target_os = "linux")]
+pub use linux::DirWatch;
+#[cfg(target_os = "linux")]
 pub(crate) use linux::Watch;
 
 #[cfg(not(target_os = "linux"))]
+pub use other::DirWatch;
+#[cfg(not(target_os = "linux"))]
 pub(crate) use other::Watch;
+
+/// What a [`DirWatch`] saw since it was last asked.
+#[derive(Debug, Clone)]
+pub enum Changes<K> {
+    /// Changes under these keys (empty: nothing changed).
+    Keys(std::collections::HashSet<K>),
+    /// Anything may have changed (the kernel's queue overflowed, or this system has no
+    /// change notification): check everything.
+    All,
+}
 
 #[cfg(target_os = "linux")]
 mod linux {
@@ -181,6 +196,119 @@ mod linux {
             }
         }
     }
+
+    /// Kernel change notification (inotify) on directories, each added under a key, for a
+    /// long-lived process that caches what it read from them: ask [`DirWatch::changed`]
+    /// before using a cache entry, and check (or rebuild) only the keys it names.
+    ///
+    /// The kernel queues an event inside the system call that makes a change, so a change
+    /// made before `changed` is called is in its answer. Changes made between reading a
+    /// directory and adding its watch are not: add the watch, then check the directory
+    /// once more before trusting it. Linux only: elsewhere [`DirWatch::new`] fails.
+    ///
+    /// ```
+    /// use skills_discovery::{Changes, DirWatch};
+    ///
+    /// let dir = std::env::temp_dir().join(format!("dirwatch-doc-{}", std::process::id()));
+    /// std::fs::create_dir_all(&dir)?;
+    /// if let Ok(mut watch) = DirWatch::new() {
+    ///     watch.add("pdf-processing", &dir)?;
+    ///     std::fs::write(dir.join("notes.md"), "new")?;
+    ///     match watch.changed()? {
+    ///         Changes::Keys(keys) => assert!(keys.contains("pdf-processing")),
+    ///         Changes::All => {} // the queue overflowed: check everything
+    ///     }
+    /// }
+    /// std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub struct DirWatch<K> {
+        inotify: Inotify,
+        keys: HashMap<WatchDescriptor, Vec<K>>,
+        buffer: Vec<u8>,
+    }
+
+    impl<K> std::fmt::Debug for DirWatch<K> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_struct("DirWatch")
+                .field("watches", &self.keys.len())
+                .finish_non_exhaustive()
+        }
+    }
+
+    impl<K: Clone + Eq + std::hash::Hash> DirWatch<K> {
+        /// A new, empty watch.
+        ///
+        /// # Errors
+        ///
+        /// The kernel has no inotify instance to give (the per-user limit).
+        pub fn new() -> io::Result<Self> {
+            Ok(Self {
+                inotify: Inotify::init()?,
+                keys: HashMap::new(),
+                buffer: vec![0; 4096],
+            })
+        }
+
+        /// Reports changes in `dir` (its entries created, deleted, renamed, written or
+        /// changed; the directory itself deleted, moved or changed) under `key`. Adding the
+        /// same directory again for the same key does nothing.
+        ///
+        /// # Errors
+        ///
+        /// The kernel refused the watch (permissions, `max_user_watches`): changes in `dir`
+        /// will not be reported, so do not rely on the watch for `key`.
+        pub fn add(&mut self, key: K, dir: &std::path::Path) -> io::Result<()> {
+            let wd = self.inotify.watches().add(dir, mask())?;
+            let keys = self.keys.entry(wd).or_default();
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
+            Ok(())
+        }
+
+        /// What changed since the last call, draining the queue.
+        ///
+        /// # Errors
+        ///
+        /// Reading the queue failed: treat everything as changed and stop using the watch.
+        pub fn changed(&mut self) -> io::Result<crate::Changes<K>> {
+            let mut changed = std::collections::HashSet::new();
+            loop {
+                let events = match self.inotify.read_events(&mut self.buffer) {
+                    Ok(events) => events,
+                    Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                        return Ok(crate::Changes::Keys(changed));
+                    }
+                    Err(e) => return Err(e),
+                };
+                let mut gone = Vec::new();
+                let mut all = false;
+                for event in events {
+                    match self.keys.get(&event.wd) {
+                        Some(keys) => changed.extend(keys.iter().cloned()),
+                        // An overflow, or a watch we do not know.
+                        None => all = true,
+                    }
+                    if event.mask.contains(inotify::EventMask::IGNORED) {
+                        gone.push(event.wd.clone());
+                    }
+                }
+                for wd in gone {
+                    self.keys.remove(&wd);
+                }
+                if all {
+                    // Drain the rest so the next call starts clean.
+                    while self
+                        .inotify
+                        .read_events(&mut self.buffer)
+                        .is_ok_and(|e| e.count() > 0)
+                    {}
+                    return Ok(crate::Changes::All);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -207,6 +335,42 @@ mod other {
 
         pub(crate) fn changed(&mut self) -> io::Result<bool> {
             Ok(true)
+        }
+    }
+
+    /// Kernel change notification on directories: not implemented here.
+    #[derive(Debug)]
+    pub struct DirWatch<K>(std::marker::PhantomData<K>);
+
+    impl<K> DirWatch<K> {
+        /// Always fails here: change notification is only implemented on Linux.
+        ///
+        /// # Errors
+        ///
+        /// Always [`io::ErrorKind::Unsupported`].
+        pub fn new() -> io::Result<Self> {
+            Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "change notification is only implemented on Linux",
+            ))
+        }
+
+        /// Never reached (there is no watch to add to).
+        ///
+        /// # Errors
+        ///
+        /// Never.
+        pub fn add(&mut self, _key: K, _dir: &std::path::Path) -> io::Result<()> {
+            Ok(())
+        }
+
+        /// Everything, always.
+        ///
+        /// # Errors
+        ///
+        /// Never.
+        pub fn changed(&mut self) -> io::Result<crate::Changes<K>> {
+            Ok(crate::Changes::All)
         }
     }
 }

@@ -282,10 +282,27 @@ impl Cached {
         })
     }
 
+    /// Whether this was built for the same `SKILL.md` (another one winning is another skill).
+    pub(crate) fn same_skill(&self, skill: &Skill) -> bool {
+        self.skill_md == skill.skill_md
+    }
+
+    /// The directories (and ignore files) whose changes make this stale: what a change
+    /// watch must cover for the manifest to be trusted without `stat`s. `None` for a flat
+    /// skill, whose file sits in a root among others.
+    pub(crate) fn watch_paths(&self) -> Option<impl Iterator<Item = &Path>> {
+        (!self.watched.is_empty()).then(|| self.watched.iter().map(|(p, _)| p.as_path()))
+    }
+
+    /// Whether every file was stat'ed and, once hashed, still had that size.
+    pub(crate) fn stamps_complete(&self) -> bool {
+        self.stamps.iter().all(Option::is_some)
+    }
+
     /// Whether nothing the manifest was built from changed on disk (one `stat` per
     /// directory, ignore file and file of the skill).
     pub(crate) fn is_fresh(&self, skill: &Skill) -> bool {
-        self.skill_md == skill.skill_md
+        self.same_skill(skill)
             && self
                 .watched
                 .iter()

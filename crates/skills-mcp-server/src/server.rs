@@ -18,7 +18,7 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use skills_discovery::{Changed, Index, Skill};
+use skills_discovery::{Changed, Changes, DirWatch, Index, Skill};
 
 use crate::Config;
 use crate::catalog::{self, Cached, Manifest};
@@ -42,6 +42,11 @@ struct State {
     cache: HashMap<String, Cached>,
     /// Skills already reported as not served, with the reason (each said once).
     reported: HashSet<(String, String)>,
+    /// Change notification on the served skills' directories, by skill id (Linux).
+    dirs: Option<DirWatch<String>>,
+    /// Cached skills whose directories are watched and unchanged since they were checked:
+    /// served without a `stat`.
+    trusted: HashSet<String>,
 }
 
 /// The MCP server over one discovery index.
@@ -69,6 +74,8 @@ impl SkillsServer {
                 index,
                 cache: HashMap::new(),
                 reported: HashSet::new(),
+                dirs: DirWatch::new().ok(),
+                trusted: HashSet::new(),
             })),
             page_size: config.page_size.max(1),
             globals: Arc::new(config.globals.clone()),
@@ -87,6 +94,7 @@ impl SkillsServer {
             let mut guard = self.lock();
             let state = &mut *guard;
             let changed = state.index.refresh();
+            Self::untrust_changed(state);
             if changed == Changed::Yes {
                 for warning in state.index.warnings() {
                     tracing::warn!("{warning}");
@@ -95,6 +103,7 @@ impl SkillsServer {
                 let ids: HashSet<&str> =
                     state.index.skills().iter().map(|s| s.id.as_str()).collect();
                 state.cache.retain(|id, _| ids.contains(id.as_str()));
+                state.trusted.retain(|id| ids.contains(id.as_str()));
             }
             changed
         };
@@ -261,14 +270,22 @@ impl SkillsServer {
     /// once. Built again only when a file or directory of the skill stats differently.
     fn served(state: &mut State, skill: &Skill) -> Option<Arc<Manifest>> {
         if let Some(cached) = state.cache.get(&skill.id)
-            && cached.is_fresh(skill)
+            && cached.same_skill(skill)
         {
-            return Some(Arc::clone(&cached.manifest));
+            if state.trusted.contains(&skill.id) {
+                return Some(Arc::clone(&cached.manifest));
+            }
+            if cached.is_fresh(skill) {
+                let manifest = Arc::clone(&cached.manifest);
+                Self::trust(state, skill);
+                return Some(manifest);
+            }
         }
         match Cached::build(skill) {
             Ok(cached) => {
                 let manifest = Arc::clone(&cached.manifest);
                 state.cache.insert(skill.id.clone(), cached);
+                Self::trust(state, skill);
                 Some(manifest)
             }
             Err(reason) => {
@@ -284,6 +301,43 @@ impl SkillsServer {
         }
     }
 
+    /// Forgets the trust of skills whose directories changed (all of them when the
+    /// kernel's queue overflowed; and the watch, when it failed).
+    fn untrust_changed(state: &mut State) {
+        let Some(watch) = &mut state.dirs else {
+            return;
+        };
+        match watch.changed() {
+            Ok(Changes::Keys(ids)) => {
+                for id in ids {
+                    state.trusted.remove(&id);
+                }
+            }
+            Ok(Changes::All) => state.trusted.clear(),
+            Err(e) => {
+                tracing::warn!("change notification failed, checking files by stat: {e}");
+                state.dirs = None;
+                state.trusted.clear();
+            }
+        }
+    }
+
+    /// Watches a cached skill's directories and, once they are watched and it still stats
+    /// as built, trusts it: later requests serve it without a `stat` until an event about
+    /// one of its directories arrives. Checked after the watch is added, so a change in
+    /// between is not missed.
+    fn trust(state: &mut State, skill: &Skill) {
+        let (Some(watch), Some(cached)) = (&mut state.dirs, state.cache.get(&skill.id)) else {
+            return;
+        };
+        let Some(mut paths) = cached.watch_paths() else {
+            return;
+        };
+        if paths.all(|path| watch.add(skill.id.clone(), path).is_ok()) && cached.is_fresh(skill) {
+            state.trusted.insert(skill.id.clone());
+        }
+    }
+
     /// The served skill whose id is exactly `id`.
     fn served_by_id(state: &mut State, id: &str) -> Option<Arc<Manifest>> {
         if !catalog::is_spec_name(id) {
@@ -296,14 +350,17 @@ impl SkillsServer {
     /// The wire entry of a served skill, with every file's digest. `None` (logged) when a
     /// file cannot be read now.
     fn entry(state: &mut State, manifest: &Manifest) -> Option<WireSkill> {
-        let cached = state.cache.get_mut(&manifest.id)?;
-        let digests = match cached.digests() {
-            Ok(digests) => digests,
-            Err(e) => {
-                tracing::warn!(skill = %manifest.uri, "cannot read a file: {e}");
-                return None;
-            }
-        };
+        let State { cache, trusted, .. } = state;
+        let cached = cache.get_mut(&manifest.id)?;
+        if let Err(e) = cached.digests() {
+            tracing::warn!(skill = %manifest.uri, "cannot read a file: {e}");
+            return None;
+        }
+        if !cached.stamps_complete() {
+            // A file changed between its stat and its hash: rebuild next time.
+            trusted.remove(&manifest.id);
+        }
+        let digests = cached.digests().ok()?;
         let resources: Vec<SkillResource> = manifest
             .files
             .iter()

@@ -685,3 +685,75 @@ async fn view_skill_broken_package() {
     assert!(stderr.contains("tools.json:3:"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+/// Files inside a served skill changing between requests: `skills/get` always describes the
+/// files as they are now (new, edited in place with the same size, deleted, in a new
+/// subdirectory), request after request.
+#[tokio::test(flavor = "current_thread")]
+async fn skill_files_edited_mid_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("git");
+    write(&skill.join("SKILL.md"), skill_md("git", "Git."));
+    write(&skill.join("references/GUIDE.md"), "guide v1\n");
+    let (session, _) = start(dir.path()).await;
+
+    let files = || async {
+        let got = session
+            .get_skill(GetSkillRequestParams::new("skill://git/SKILL.md"))
+            .await
+            .unwrap();
+        let SkillResources::Files(files) = &got.skill.resources else {
+            panic!("no file list")
+        };
+        files
+            .iter()
+            .map(|f| (f.uri.clone(), f.digest.clone(), f.size))
+            .collect::<Vec<_>>()
+    };
+    let sha = |bytes: &[u8]| {
+        let hex: String = sha2::Sha256::digest(bytes)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        format!("sha256:{hex}")
+    };
+    let guide = "skill://git/references/GUIDE.md".to_string();
+    // Twice: the second answer comes from the cache.
+    for _ in 0..2 {
+        let now = files().await;
+        assert_eq!(now.len(), 2);
+        assert_eq!(now[1], (guide.clone(), sha(b"guide v1\n"), 9));
+    }
+
+    // Edited in place, same size.
+    std::fs::write(skill.join("references/GUIDE.md"), "guide v2\n").unwrap();
+    assert_eq!(files().await[1], (guide.clone(), sha(b"guide v2\n"), 9));
+    assert_eq!(files().await[1].1, sha(b"guide v2\n"));
+
+    // A new file in a new directory, then deeper still.
+    write(&skill.join("scripts/run.sh"), "echo\n");
+    let now = files().await;
+    assert_eq!(now.len(), 3, "{now:?}");
+    write(&skill.join("scripts/lib/util.sh"), "true\n");
+    let now = files().await;
+    assert_eq!(now.len(), 4, "{now:?}");
+    std::fs::write(skill.join("scripts/lib/util.sh"), "false\n").unwrap();
+    let util = files()
+        .await
+        .into_iter()
+        .find(|f| f.0.ends_with("util.sh"))
+        .unwrap();
+    assert_eq!(util.1, sha(b"false\n"));
+
+    // Deleted: gone from the list, and not readable.
+    std::fs::remove_file(skill.join("references/GUIDE.md")).unwrap();
+    let now = files().await;
+    assert!(now.iter().all(|f| f.0 != guide), "{now:?}");
+    assert!(
+        session
+            .read_resource(ReadResourceRequestParams::new(guide.clone()))
+            .await
+            .is_err()
+    );
+    session.cancel().await.unwrap();
+}
