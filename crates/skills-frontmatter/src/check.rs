@@ -399,17 +399,7 @@ fn check_name(skill: &SkillMd, dir_name: Option<&str>, out: &mut Vec<Finding>) {
     bad.dedup();
     if !bad.is_empty() {
         let list: Vec<String> = bad.iter().map(|c| format!("{c:?}")).collect();
-        let suggestion: String = name
-            .chars()
-            .map(|c| {
-                if c.is_alphanumeric() || c == '-' {
-                    c
-                } else {
-                    '-'
-                }
-            })
-            .collect::<String>()
-            .to_lowercase();
+        let suggestion = suggest_name(&name);
         out.push(
             Finding::new(
                 Check::NameInvalidChars,
@@ -419,19 +409,27 @@ fn check_name(skill: &SkillMd, dir_name: Option<&str>, out: &mut Vec<Finding>) {
                 ),
                 Some(span.clone()),
             )
-            .help(format!(
-                "use hyphens instead, for example `{}`",
-                suggestion.trim_matches('-')
-            )),
+            .help(if suggestion.is_empty() {
+                "use lowercase letters, digits and single hyphens".to_string()
+            } else {
+                format!("use hyphens instead, for example `{suggestion}`")
+            }),
         );
-    } else if !name.is_ascii() {
+    } else if !raw.trim().is_ascii() {
+        // Checked as written: fullwidth `ｐｄｆ` is `pdf` only after NFKC, and a client that
+        // compares bytes sees the fullwidth letters.
+        let written = raw.trim();
         out.push(
             Finding::new(
                 Check::NameNonAscii,
-                format!("`name` `{name}` has non-ASCII characters"),
+                format!("`name` `{written}` has non-ASCII characters"),
                 Some(span.clone()),
             )
-            .help("use only `a-z`, `0-9` and `-`: the MCP skills extension and several clients accept nothing else"),
+            .help(if name.is_ascii() && written != name {
+                format!("write it as `{name}`: the MCP skills extension and several clients accept only `a-z`, `0-9` and `-`")
+            } else {
+                "use only `a-z`, `0-9` and `-`: the MCP skills extension and several clients accept nothing else".to_string()
+            }),
         );
     }
     if let Some(dir) = dir_name {
@@ -449,6 +447,33 @@ fn check_name(skill: &SkillMd, dir_name: Option<&str>, out: &mut Vec<Finding>) {
             );
         }
     }
+}
+
+/// Invisible characters that change how text is shown but are not part of it: zero-width
+/// spaces and joiners, direction marks and overrides, the BOM, the soft hyphen.
+pub(crate) fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{FEFF}')
+}
+
+/// A name with the invalid characters of `name` fixed: invisible characters and combining
+/// marks dropped, anything else that is not a letter, digit or `-` turned into `-`, hyphens
+/// collapsed and trimmed, lowercased. The suggestion itself passes the name checks (unless
+/// it is empty).
+fn suggest_name(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        if is_invisible_format(c) || unicode_normalization::char::is_combining_mark(c) {
+            continue;
+        }
+        let c = if c.is_alphanumeric() { c } else { '-' };
+        if c == '-' && (out.is_empty() || out.ends_with('-')) {
+            continue;
+        }
+        out.extend(c.to_lowercase());
+    }
+    out.trim_end_matches('-').to_string()
 }
 
 fn check_description(skill: &SkillMd, out: &mut Vec<Finding>) {

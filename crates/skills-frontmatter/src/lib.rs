@@ -73,6 +73,15 @@ pub enum ParseError {
         /// The first line.
         span: Range<usize>,
     },
+    /// The file uses lone `\r` (classic Mac) line endings, so no fence line can be found.
+    /// Reported under the `frontmatter-missing` rule.
+    #[error(
+        "SKILL.md uses CR line endings (a lone `\\r` after the first `---`), so its frontmatter cannot be found"
+    )]
+    CrLineEndings {
+        /// The first `\r`.
+        span: Range<usize>,
+    },
     /// No closing `---` line.
     #[error("the frontmatter opened here is never closed with a `---` line")]
     Unclosed {
@@ -119,7 +128,9 @@ impl ParseError {
         match self {
             ParseError::TooLarge { .. } => Check::FileTooLarge,
             ParseError::InvalidUtf8 { .. } => Check::InvalidUtf8,
-            ParseError::MissingFrontmatter { .. } => Check::FrontmatterMissing,
+            ParseError::MissingFrontmatter { .. } | ParseError::CrLineEndings { .. } => {
+                Check::FrontmatterMissing
+            }
             ParseError::Unclosed { .. } => Check::FrontmatterUnclosed,
             ParseError::InvalidYaml { .. } => Check::YamlInvalid,
             ParseError::DuplicateKey { .. } => Check::YamlDuplicateKey,
@@ -134,6 +145,7 @@ impl ParseError {
             ParseError::TooLarge { .. } => None,
             ParseError::InvalidUtf8 { offset } => Some(*offset..offset + 1),
             ParseError::MissingFrontmatter { span }
+            | ParseError::CrLineEndings { span }
             | ParseError::Unclosed { span }
             | ParseError::InvalidYaml { span, .. }
             | ParseError::DuplicateKey { span, .. }
@@ -151,6 +163,9 @@ impl ParseError {
             ParseError::InvalidUtf8 { .. } => "save the file as UTF-8".to_string(),
             ParseError::MissingFrontmatter { .. } => {
                 "start the file with `---`, then `name:` and `description:`, then `---`; nothing may come before the first `---`".to_string()
+            }
+            ParseError::CrLineEndings { .. } => {
+                "save the file with LF (Unix) or CRLF (Windows) line endings".to_string()
             }
             ParseError::Unclosed { .. } => {
                 "add a line containing only `---` after the last frontmatter field".to_string()
@@ -256,6 +271,7 @@ impl SkillMd {
         let fences = split::split(&source, start).map_err(|e| match e {
             split::FenceError::Missing(span) => ParseError::MissingFrontmatter { span },
             split::FenceError::Unclosed(span) => ParseError::Unclosed { span },
+            split::FenceError::CrLineEndings(span) => ParseError::CrLineEndings { span },
         })?;
         let yaml_text = source.get(fences.yaml.clone()).unwrap_or("");
         let root = yaml::parse(yaml_text, fences.yaml.start).map_err(|e| {
@@ -557,6 +573,77 @@ mod tests {
     }
 
     #[test]
+    fn lone_cr_line_endings_are_named() {
+        let err = parse("---\rname: a\rdescription: b\r---\rbody\r").unwrap_err();
+        assert_eq!(err, ParseError::CrLineEndings { span: 3..4 });
+        assert_eq!(err.check(), Check::FrontmatterMissing);
+        assert!(err.to_string().contains("CR line endings"), "{err}");
+        assert!(err.help().contains("LF"), "{}", err.help());
+    }
+
+    #[test]
+    fn nul_byte_is_a_yaml_error_at_its_position() {
+        let text = "---\nname: a\ndescription: x\0y\n---\nbody\n";
+        let err = parse(text).unwrap_err();
+        assert_eq!(err.check(), Check::YamlInvalid);
+        let span = err.span().unwrap();
+        assert_eq!(&text[span], "\0");
+    }
+
+    /// The findings of the name checks for `name` in a directory of the same name.
+    fn name_findings(name: &str) -> Vec<(&'static str, String, String)> {
+        let text =
+            format!("---\nname: \"{name}\"\ndescription: Probe. Use when asked.\n---\nbody\n");
+        parse(&text)
+            .unwrap()
+            .validate(Some(name))
+            .into_iter()
+            .filter(|f| f.check.id().starts_with("name-"))
+            .map(|f| (f.check.id(), f.message, f.help.unwrap_or_default()))
+            .collect()
+    }
+
+    #[test]
+    fn unicode_oddities_in_names_get_a_valid_suggestion() {
+        for (name, bad, suggestion) in [
+            ("pdf\u{301}-tool", "'\\u{301}'", "pdf-tool"),
+            ("pdf\u{200d}-tool", "'\\u{200d}'", "pdf-tool"),
+            ("pdf\u{202e}-tool", "'\\u{202e}'", "pdf-tool"),
+            ("pdf\u{200b}", "'\\u{200b}'", "pdf"),
+            ("pdf tool", "' '", "pdf-tool"),
+            ("pdf - tool", "' '", "pdf-tool"),
+        ] {
+            let found = name_findings(name);
+            assert_eq!(found.len(), 1, "{name:?}: {found:?}");
+            let (id, message, help) = &found[0];
+            assert_eq!(*id, "name-invalid-chars", "{name:?}");
+            assert!(message.contains(bad), "{name:?}: {message}");
+            assert_eq!(
+                *help,
+                format!("use hyphens instead, for example `{suggestion}`"),
+                "{name:?}"
+            );
+            // The suggestion itself is a clean name.
+            assert!(name_findings(suggestion).is_empty(), "{suggestion}");
+        }
+        let found = name_findings("\u{200b}\u{200d}");
+        assert_eq!(
+            found[0].2,
+            "use lowercase letters, digits and single hyphens"
+        );
+    }
+
+    #[test]
+    fn fullwidth_name_is_non_ascii_as_written() {
+        let found = name_findings("\u{ff50}\u{ff44}\u{ff46}");
+        assert_eq!(found.len(), 1, "{found:?}");
+        let (id, message, help) = &found[0];
+        assert_eq!(*id, "name-non-ascii");
+        assert!(message.contains("\u{ff50}\u{ff44}\u{ff46}"), "{message}");
+        assert!(help.starts_with("write it as `pdf`"), "{help}");
+    }
+
+    #[test]
     fn invalid_utf8_names_the_offset() {
         let mut bytes = b"---\nname: caf".to_vec();
         bytes.push(0xe9);
@@ -673,8 +760,9 @@ mod tests {
             with("НАВЫК", "НАВЫК"),
             ["name-not-lowercase", "name-non-ascii"]
         );
-        // NFKC: fullwidth letters equal their ASCII forms, as in the reference validator.
-        assert!(with("ｍｙ-skill", "my-skill").is_empty());
+        // NFKC: fullwidth letters equal their ASCII forms, as in the reference validator, so
+        // the directory matches; but the name as written (and sent to clients) is not ASCII.
+        assert_eq!(with("ｍｙ-skill", "my-skill"), ["name-non-ascii"]);
         assert_eq!(with("\"123\"", "123"), Vec::<&str>::new());
         assert_eq!(with("true", "true"), ["name-not-string"]);
         assert_eq!(with("\"\"", "x"), ["name-empty"]);

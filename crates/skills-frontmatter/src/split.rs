@@ -22,6 +22,9 @@ pub(crate) enum FenceError {
     Missing(Range<usize>),
     /// An opening fence with no closing `---` line; the range is the opening line.
     Unclosed(Range<usize>),
+    /// The first line is `---` ended by a lone `\r` (classic Mac line endings): no line of
+    /// the file ends where a fence could. The range is that `\r`.
+    CrLineEndings(Range<usize>),
 }
 
 /// Iterates over lines as `(content_range, next_line_start)`, where the content excludes
@@ -64,6 +67,17 @@ pub(crate) fn split(text: &str, start: usize) -> Result<Fences, FenceError> {
         return Err(FenceError::Missing(start..start));
     };
     if !text.get(first.clone()).is_some_and(is_fence) {
+        // `---\rname: a\r---\r`: one long "line" starting with a fence and a lone CR.
+        let line = text.get(first.clone()).unwrap_or("");
+        let after = line
+            .strip_prefix("---")
+            .map(|rest| rest.trim_start_matches([' ', '\t']));
+        if let Some(rest) = after
+            && rest.starts_with('\r')
+        {
+            let cr = first.start + (line.len() - rest.len());
+            return Err(FenceError::CrLineEndings(cr..cr + 1));
+        }
         return Err(FenceError::Missing(first));
     }
     for (line, next) in it {
@@ -121,6 +135,24 @@ mod tests {
         let f = split("---\n---", 0).unwrap();
         assert_eq!(f.yaml, 4..4);
         assert_eq!(f.body, 7..7);
+    }
+
+    #[test]
+    fn lone_cr_line_endings() {
+        assert_eq!(
+            split("---\rname: a\r---\rbody\r", 0),
+            Err(FenceError::CrLineEndings(3..4))
+        );
+        assert_eq!(
+            split("--- \t\rname: a\r---\r", 0),
+            Err(FenceError::CrLineEndings(5..6))
+        );
+        // CRLF is fine, and a `\r` elsewhere in the first line is not a line ending.
+        assert!(split("---\r\nname: a\r\n---\r\n", 0).is_ok());
+        assert!(matches!(
+            split("--x\rname\n", 0),
+            Err(FenceError::Missing(_))
+        ));
     }
 
     #[test]
