@@ -204,8 +204,8 @@ impl Linter {
                     path: path.clone(),
                     source,
                 })?;
-                let files = walk::files_under(path, self.threads);
-                let found = walk::skills_in(&files);
+                let walked = walk::files_under(path, self.threads);
+                let found = walk::skills_in(&walked);
                 if found.is_empty() {
                     other.extend(self.diagnostic(
                         "skill-md-missing",
@@ -222,8 +222,8 @@ impl Linter {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
-                let files = walk::files_under(&dir, self.threads);
-                walk::skills_in(&files)
+                let walked = walk::files_under(&dir, self.threads);
+                walk::skills_in(&walked)
                     .into_iter()
                     .filter(|s| s.dir == dir)
                     .collect()
@@ -327,6 +327,38 @@ impl Linter {
             name: None,
             diagnostics: Vec::new(),
         };
+        for (link, target) in &skill.links_out {
+            let shown = link.strip_prefix(&skill.dir).unwrap_or(link);
+            out.extend(self.diagnostic(
+                "link-outside-skill",
+                format!(
+                    "`{}` is a symlink to {}, outside the skill; it is not followed",
+                    shown.display(),
+                    target.display()
+                ),
+                Some("copy the files into the skill, or remove the link: `skills package` and `skills install` refuse links out of a skill".to_string()),
+                link.clone(),
+                None,
+                None,
+            ));
+        }
+        if let Some(what) = skill.not_a_file {
+            out.extend(
+                self.diagnostic(
+                    "file-unreadable",
+                    format!("SKILL.md is {what}, not a regular file; it is not read"),
+                    Some(
+                        "make `SKILL.md` a regular file holding the frontmatter and instructions"
+                            .to_string(),
+                    ),
+                    md.clone(),
+                    None,
+                    None,
+                ),
+            );
+            report.diagnostics = out;
+            return report;
+        }
         let size = skill
             .files()
             .iter()
@@ -922,5 +954,109 @@ mod tests {
             .lint_paths(&[t.path().join("s")])
             .unwrap();
         assert_eq!(rules_of(&report), ["too-many-files"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn skill_md_that_is_a_directory_or_fifo_is_unreadable() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("d/SKILL.md")).unwrap();
+        std::fs::create_dir_all(t.path().join("f")).unwrap();
+        let fifo = t.path().join("f/SKILL.md");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        let linter = Linter::new(Config::default());
+        let report = linter.lint_paths(&[t.path().to_path_buf()]).unwrap();
+        let messages: Vec<_> = report
+            .diagnostics()
+            .map(|d| (d.rule, d.path.clone(), d.message.clone()))
+            .collect();
+        assert!(messages.contains(&(
+            "file-unreadable",
+            t.path().join("d/SKILL.md"),
+            "SKILL.md is a directory, not a regular file; it is not read".to_string()
+        )));
+        if made.is_ok_and(|s| s.success()) {
+            // Never opened, so the walk does not block on the pipe.
+            assert!(
+                messages.contains(&(
+                    "file-unreadable",
+                    fifo.clone(),
+                    "SKILL.md is a named pipe (FIFO), not a regular file; it is not read"
+                        .to_string()
+                )),
+                "{messages:?}"
+            );
+            // The file given directly is reported too, not silently skipped.
+            let report = linter.lint_paths(&[fifo]).unwrap();
+            assert_eq!(rules_of(&report), ["file-unreadable"]);
+        }
+        // A regular SKILL.md beside a directory spelt `skill.md` wins.
+        skill(t.path(), "both", "body\n");
+        std::fs::create_dir(t.path().join("both/skill.md")).unwrap();
+        let report = linter.lint_paths(&[t.path().join("both")]).unwrap();
+        assert_eq!(rules_of(&report), Vec::<&str>::new());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_out_of_a_skill_are_reported_not_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let outside = t.path().join("outside");
+        for i in 0..20 {
+            write(&outside, &format!("big/{i}.txt"), "x");
+        }
+        write(&outside, "secret.md", "[deeper](x.md)");
+        let root = t.path().join("skills");
+        skill(&root, "s", "See [notes](notes/README.md).\n");
+        write(&root, "s/notes/README.md", "notes\n");
+        std::os::unix::fs::symlink(outside.join("big"), root.join("s/data")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.md"), root.join("s/notes/secret.md"))
+            .unwrap();
+        // Inside the skill: followed, not reported.
+        std::os::unix::fs::symlink("notes", root.join("s/docs")).unwrap();
+        // Outside any skill (a skills folder linking a skill kept elsewhere): followed.
+        skill(&outside, "kept", "body\n");
+        std::os::unix::fs::symlink(outside.join("kept"), root.join("kept")).unwrap();
+
+        let report = Linter::new(Config::default())
+            .lint_paths(std::slice::from_ref(&root))
+            .unwrap();
+        let dirs: Vec<_> = report.skills.iter().map(|s| s.dir.clone()).collect();
+        assert_eq!(dirs, [root.join("kept"), root.join("s")]);
+        let found: Vec<_> = report
+            .diagnostics()
+            .map(|d| (d.rule, d.path.clone(), d.message.clone()))
+            .collect();
+        let canonical = outside.canonicalize().unwrap();
+        assert_eq!(
+            found,
+            [
+                (
+                    "link-outside-skill",
+                    root.join("s/data"),
+                    format!(
+                        "`data` is a symlink to {}, outside the skill; it is not followed",
+                        canonical.join("big").display()
+                    )
+                ),
+                // Reached again through the inside link `docs -> notes`.
+                (
+                    "link-outside-skill",
+                    root.join("s/docs/secret.md"),
+                    format!(
+                        "`docs/secret.md` is a symlink to {}, outside the skill; it is not followed",
+                        canonical.join("secret.md").display()
+                    )
+                ),
+                (
+                    "link-outside-skill",
+                    root.join("s/notes/secret.md"),
+                    format!(
+                        "`notes/secret.md` is a symlink to {}, outside the skill; it is not followed",
+                        canonical.join("secret.md").display()
+                    )
+                ),
+            ]
+        );
     }
 }

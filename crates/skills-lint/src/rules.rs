@@ -479,7 +479,7 @@ pub static RULES: &[Rule] = &[
         id: "link-outside-skill",
         default: Warning,
         scope: Directory,
-        summary: "A link or path in the body is absolute or climbs out of the skill directory.",
+        summary: "A link or path in the body is absolute or climbs out of the skill directory, or a symlink in the skill points outside it (it is not followed).",
         rationale: "The spec: reference files \"using relative paths from the skill root\". A skill is installed and packaged as one directory; paths outside it break.",
         fix: "Copy the file into the skill and link it relatively.",
         bad: "See [style](../shared/STYLE.md) and /etc/app.conf.",

@@ -14,12 +14,38 @@ pub(crate) struct FileEntry {
     pub(crate) size: u64,
 }
 
+/// An entry of the walk that is not a regular file but matters to lint.
+#[derive(Debug, Clone)]
+pub(crate) struct Odd {
+    pub(crate) path: PathBuf,
+    pub(crate) kind: OddKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum OddKind {
+    /// A `SKILL.md` (any case) that is not a regular file: what it is instead.
+    NotAFile(&'static str),
+    /// A symlink inside a skill whose target (canonical) lies outside the skill; not followed.
+    LinkOut(PathBuf),
+}
+
+/// What one walk found: regular files and odd entries, each sorted by path bytes.
+#[derive(Debug)]
+pub(crate) struct Walked {
+    pub(crate) files: Arc<[FileEntry]>,
+    pub(crate) odd: Vec<Odd>,
+}
+
 /// A skill directory and every file under it, sorted by path.
 #[derive(Debug)]
 pub(crate) struct SkillDir {
     pub(crate) dir: PathBuf,
     /// The file whose name is `SKILL.md` in any letter case (`SKILL.md` preferred).
     pub(crate) skill_md: PathBuf,
+    /// Set when `skill_md` is not a regular file (a directory, a FIFO...): what it is.
+    pub(crate) not_a_file: Option<&'static str>,
+    /// Symlinks in the skill that point outside it (not followed), with their targets.
+    pub(crate) links_out: Vec<(PathBuf, PathBuf)>,
     /// The whole walk, shared by every skill found in it.
     all: Arc<[FileEntry]>,
     /// This skill's files: one contiguous run of the sorted walk.
@@ -56,17 +82,40 @@ pub(crate) fn is_skill_md(name: &std::ffi::OsStr) -> bool {
 /// Walks `root` (honouring `.gitignore` and `.ignore`, entering hidden directories, skipping
 /// `.git` and `node_modules`, following symlinks; a symlink loop is reported by `ignore` and
 /// skipped) and returns every regular file, sorted.
-pub(crate) fn files_under(root: &Path, threads: usize) -> Arc<[FileEntry]> {
+///
+/// Two kinds of entry are set aside instead: a `SKILL.md` that is not a regular file (a
+/// directory, a FIFO: never opened, so a FIFO cannot block the walk), and a symlink inside a
+/// skill whose target lies outside that skill (not followed, so a link to `/usr` does not
+/// walk `/usr`; `skills package` refuses such links too).
+pub(crate) fn files_under(root: &Path, threads: usize) -> Walked {
     let found = Mutex::new(Vec::new());
+    let odd = Arc::new(Mutex::new(Vec::new()));
+    let (links, owned_root) = (Arc::clone(&odd), root.to_path_buf());
     WalkBuilder::new(root)
         .hidden(false)
         .follow_links(true)
         .require_git(false)
         .git_global(false)
         .threads(threads)
-        .filter_entry(|e| {
+        .filter_entry(move |e| {
             let name = e.file_name();
-            !(e.depth() > 0 && (name == ".git" || name == "node_modules"))
+            if e.depth() > 0 && (name == ".git" || name == "node_modules") {
+                return false;
+            }
+            if e.depth() > 0
+                && e.path_is_symlink()
+                && !is_skill_md(name)
+                && let Some(target) = link_out_of_skill(&owned_root, e.path())
+            {
+                if let Ok(mut odd) = links.lock() {
+                    odd.push(Odd {
+                        path: e.path().to_path_buf(),
+                        kind: OddKind::LinkOut(target),
+                    });
+                }
+                return false;
+            }
+            true
         })
         .build_parallel()
         .run(|| {
@@ -74,15 +123,27 @@ pub(crate) fn files_under(root: &Path, threads: usize) -> Arc<[FileEntry]> {
                 files: Vec::new(),
                 sink: &found,
             };
+            let odd = Arc::clone(&odd);
             Box::new(move |entry| {
                 let Ok(entry) = entry else {
                     return WalkState::Continue;
                 };
-                if entry.file_type().is_some_and(|t| t.is_file()) {
+                let Some(file_type) = entry.file_type() else {
+                    return WalkState::Continue;
+                };
+                if file_type.is_file() {
                     let size = entry.metadata().map_or(0, |m| m.len());
                     local.push(FileEntry {
                         path: entry.into_path(),
                         size,
+                    });
+                } else if entry.depth() > 0
+                    && is_skill_md(entry.file_name())
+                    && let Ok(mut odd) = odd.lock()
+                {
+                    odd.push(Odd {
+                        path: entry.into_path(),
+                        kind: OddKind::NotAFile(describe(file_type)),
                     });
                 }
                 WalkState::Continue
@@ -92,7 +153,51 @@ pub(crate) fn files_under(root: &Path, threads: usize) -> Arc<[FileEntry]> {
     // Byte order, not `Path`'s component order: it is much cheaper, and the files under any
     // directory still form one contiguous run (they share the prefix `dir/`).
     files.sort_unstable_by(|a, b| key(&a.path).cmp(key(&b.path)));
-    files.into()
+    let mut odd = odd
+        .lock()
+        .map(|mut o| std::mem::take(&mut *o))
+        .unwrap_or_default();
+    odd.sort_unstable_by(|a, b| key(&a.path).cmp(key(&b.path)));
+    Walked {
+        files: files.into(),
+        odd,
+    }
+}
+
+/// What a file type is, for a message ("a directory").
+fn describe(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_block_device() || t.is_char_device() {
+            return "a device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// For a symlink at `link` (under `root`) inside a skill directory: its canonical target when
+/// that lies outside the skill. `None` when the link is not inside a skill, stays inside it,
+/// or does not resolve (the walker reports broken links itself).
+fn link_out_of_skill(root: &Path, link: &Path) -> Option<PathBuf> {
+    let skill = link
+        .ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(root))
+        .find(|d| d.join("SKILL.md").is_file() || d.join("skill.md").is_file())?;
+    let skill = std::fs::canonicalize(skill).ok()?;
+    let target = std::fs::canonicalize(link).ok()?;
+    (!target.starts_with(&skill)).then_some(target)
 }
 
 /// A walker thread's files, handed to the shared list in batches (so the lock is rare) and
@@ -123,22 +228,37 @@ impl Drop for Batch<'_> {
     }
 }
 
-/// Groups sorted files into skills: every directory that holds a `SKILL.md` (any case) is a
-/// skill, and owns every file below it, including those of skills nested inside it.
-pub(crate) fn skills_in(files: &Arc<[FileEntry]>) -> Vec<SkillDir> {
+/// Groups sorted files into skills: every directory that holds a `SKILL.md` (any case, a
+/// regular file preferred, then the exact name) is a skill, and owns every file below it,
+/// including those of skills nested inside it.
+pub(crate) fn skills_in(walked: &Walked) -> Vec<SkillDir> {
+    let files = &walked.files;
+    // (dir, SKILL.md, what it is when not a regular file)
+    let mut markers: Vec<(&Path, &Path, Option<&'static str>)> = Vec::new();
+    for f in files.iter() {
+        if let (Some(name), Some(dir)) = (f.path.file_name(), f.path.parent())
+            && is_skill_md(name)
+        {
+            markers.push((dir, &f.path, None));
+        }
+    }
+    for o in &walked.odd {
+        if let (OddKind::NotAFile(what), Some(dir)) = (&o.kind, o.path.parent()) {
+            markers.push((dir, &o.path, Some(*what)));
+        }
+    }
     let mut skills: Vec<SkillDir> = Vec::new();
     let mut index: HashMap<&Path, usize> = HashMap::new();
-    for f in files.iter() {
-        let (Some(name), Some(dir)) = (f.path.file_name(), f.path.parent()) else {
-            continue;
-        };
-        if !is_skill_md(name) {
-            continue;
-        }
+    for (dir, md, not_a_file) in markers {
         if let Some(existing) = index.get(dir).and_then(|&i| skills.get_mut(i)) {
-            // Both `SKILL.md` and another spelling: the exact name wins.
-            if name == "SKILL.md" {
-                existing.skill_md = f.path.clone();
+            let better = match (existing.not_a_file, not_a_file) {
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                _ => md.file_name().is_some_and(|n| n == "SKILL.md"),
+            };
+            if better {
+                existing.skill_md = md.to_path_buf();
+                existing.not_a_file = not_a_file;
             }
             continue;
         }
@@ -148,10 +268,21 @@ pub(crate) fn skills_in(files: &Arc<[FileEntry]>) -> Vec<SkillDir> {
             + files.get(start..).map_or(0, |rest| {
                 rest.partition_point(|e| key(&e.path).starts_with(&prefix))
             });
+        let links_out = walked
+            .odd
+            .iter()
+            .filter(|o| key(&o.path).starts_with(&prefix))
+            .filter_map(|o| match &o.kind {
+                OddKind::LinkOut(target) => Some((o.path.clone(), target.clone())),
+                OddKind::NotAFile(_) => None,
+            })
+            .collect();
         index.insert(dir, skills.len());
         skills.push(SkillDir {
             dir: dir.to_path_buf(),
-            skill_md: f.path.clone(),
+            skill_md: md.to_path_buf(),
+            not_a_file,
+            links_out,
             all: Arc::clone(files),
             range: start..end,
         });
