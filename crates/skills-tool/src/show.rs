@@ -18,7 +18,8 @@ pub(crate) fn run(args: &ShowArgs, roots: &Roots, ui: Ui) -> Status {
     };
     let result = match (args.view, args.format) {
         (None, ShowFormat::Text) => raw(&skill),
-        (view, ShowFormat::Text) => card(&skill, view.unwrap_or(View::Full)).map(|c| c.text()),
+        (view, ShowFormat::Text) => card(&skill, view.unwrap_or(View::Full))
+            .map(|c| crate::render::terminal_safe(&c.text()).into_owned()),
         (view, ShowFormat::Json) => card(&skill, view.unwrap_or(View::Full)).map(|c| c.json()),
     };
     let text = match result {

@@ -59,9 +59,13 @@ fn to_miette(d: &Diagnostic) -> miette::Report {
     let path = path_str(&d.path);
     let spanned = d.span.clone().zip(d.source.clone());
     let message = if spanned.is_some() {
-        d.message.clone()
+        super::terminal_safe(&d.message).into_owned()
     } else {
-        format!("{path}: {}", d.message)
+        format!(
+            "{}: {}",
+            super::terminal_safe(&path),
+            super::terminal_safe(&d.message)
+        )
     };
     let mut m = MietteDiagnostic::new(message)
         .with_code(d.rule)
@@ -70,7 +74,9 @@ fn to_miette(d: &Diagnostic) -> miette::Report {
     match spanned {
         Some((span, source)) => {
             m = m.with_label(LabeledSpan::at(span, label(d.rule)));
-            miette::Report::new(m).with_source_code(NamedSource::new(path, source.to_string()))
+            // Masked, not escaped, so the span's byte offsets still hold.
+            let shown = super::terminal_safe_same_len(&source).into_owned();
+            miette::Report::new(m).with_source_code(NamedSource::new(path, shown))
         }
         None => miette::Report::new(m),
     }

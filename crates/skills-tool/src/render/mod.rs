@@ -14,6 +14,51 @@ pub(crate) fn path_str(path: &std::path::Path) -> String {
     s.replace('\\', "/")
 }
 
+/// Whether `c` could take over a terminal or hide text: control characters other than
+/// newline and tab (escape sequences, carriage return, backspace, bell) and the Unicode
+/// bidirectional embeddings, overrides and isolates ("Trojan Source").
+fn is_unsafe_for_terminal(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `text` with every character that could take over a terminal written as a visible
+/// `\u{..}` escape. Skill names and descriptions come from files anyone can write.
+pub(crate) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unsafe_for_terminal) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if is_unsafe_for_terminal(c) {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// `text` with the same characters masked, keeping every byte offset (spans into the text
+/// stay valid): each becomes `?` repeated to its UTF-8 length. The `\r` of a CRLF is kept.
+pub(crate) fn terminal_safe_same_len(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(is_unsafe_for_terminal) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        // A CR that ends a CRLF line is a line ending; a lone one would overwrite the line.
+        let crlf = c == '\r' && chars.peek() == Some(&'\n');
+        if is_unsafe_for_terminal(c) && !crlf {
+            out.extend(std::iter::repeat_n('?', c.len_utf8()));
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// `path` relative to the current directory when it is below it, as other paths are shown.
 fn relative(path: &std::path::Path) -> String {
     let rel = std::env::current_dir().ok().and_then(|cwd| {
@@ -49,5 +94,24 @@ pub(crate) fn config_error(e: ConfigError) -> miette::Report {
             };
             miette::Report::new(miette::MietteDiagnostic::new(other.to_string()).with_help(help))
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminal_escapes_are_made_visible() {
+        assert_eq!(terminal_safe("plain\ttext\n"), "plain\ttext\n");
+        assert_eq!(
+            terminal_safe("red \u{1b}[31mX\u{7}\r"),
+            "red \\u{1b}[31mX\\u{7}\\u{d}"
+        );
+        assert_eq!(terminal_safe("a\u{202e}b"), "a\\u{202e}b");
+        let masked = terminal_safe_same_len("a\u{1b}]0;t\u{7}\u{202e}\u{85}z\r\n");
+        assert_eq!(masked, "a?]0;t??????z\r\n");
+        assert_eq!(terminal_safe_same_len("---\rname\r\n"), "---?name\r\n");
+        assert_eq!(masked.len(), "a\u{1b}]0;t\u{7}\u{202e}\u{85}z\r\n".len());
     }
 }
