@@ -287,6 +287,12 @@ pub enum Warning {
         /// The file.
         path: PathBuf,
     },
+    /// A `SKILL.md` that is not a regular file (a directory, a FIFO): never opened, and its
+    /// directory is not a skill.
+    SkillMdNotAFile {
+        /// The `SKILL.md`.
+        path: PathBuf,
+    },
     /// A skill was left out (also in [`Index::skipped`]).
     Skipped(Skipped),
     /// A skill is hidden by one with the same id that has priority.
@@ -309,6 +315,7 @@ impl Warning {
             | Warning::UnreadableDir { path, .. }
             | Warning::SymlinkLoop { path }
             | Warning::SkillMdInRoot { path }
+            | Warning::SkillMdNotAFile { path }
             | Warning::Shadowed { path, .. } => path,
             Warning::Skipped(s) => &s.path,
         }
@@ -335,6 +342,11 @@ impl fmt::Display for Warning {
             Warning::SkillMdInRoot { path } => write!(
                 f,
                 "{}: a SKILL.md directly in a skills root is ignored; put it in a directory named after the skill",
+                path.display()
+            ),
+            Warning::SkillMdNotAFile { path } => write!(
+                f,
+                "{}: not a regular file, so its directory is not a skill; make SKILL.md a file",
                 path.display()
             ),
             Warning::Skipped(s) => {

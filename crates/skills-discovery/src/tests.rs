@@ -297,6 +297,41 @@ fn flat_files_in_a_root() {
     );
 }
 
+#[cfg(unix)]
+#[test]
+fn skill_md_that_is_not_a_file_is_a_warning_and_never_opened() {
+    let t = tmp();
+    let root = t.path().join("skills");
+    fs::create_dir_all(root.join("dir/SKILL.md")).unwrap();
+    fs::create_dir_all(root.join("pipe")).unwrap();
+    let fifo = root.join("pipe/SKILL.md");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    let index = Index::scan(&custom(&[&root]));
+    assert!(index.skills().is_empty());
+    let mut expected = vec![root.join("dir/SKILL.md")];
+    if made {
+        expected.push(fifo);
+    }
+    let mut warned: Vec<PathBuf> = index
+        .warnings()
+        .iter()
+        .filter(|w| matches!(w, Warning::SkillMdNotAFile { .. }))
+        .map(|w| w.path().to_path_buf())
+        .collect();
+    warned.sort();
+    assert_eq!(warned, expected);
+    assert!(
+        Warning::SkillMdNotAFile {
+            path: root.join("dir/SKILL.md")
+        }
+        .to_string()
+        .ends_with("dir/SKILL.md: not a regular file, so its directory is not a skill; make SKILL.md a file")
+    );
+}
+
 #[test]
 fn malformed_skills_are_skipped_with_reasons() {
     let t = tmp();

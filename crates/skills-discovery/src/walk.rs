@@ -385,12 +385,16 @@ impl Walker<'_> {
         let identity = Identity::of(dir, &stamp);
         if depth >= 1 {
             let skill_md = dir.join("SKILL.md");
-            if let Ok(meta) = fs::metadata(&skill_md)
-                && meta.is_file()
-            {
-                self.skill_file(&skill_md, dir, depth, false, identity, Stamp::of(&meta));
-                record.kind = DirKind::Skill(skill_md);
-                return record;
+            if let Ok(meta) = fs::metadata(&skill_md) {
+                if meta.is_file() {
+                    self.skill_file(&skill_md, dir, depth, false, identity, Stamp::of(&meta));
+                    record.kind = DirKind::Skill(skill_md);
+                    return record;
+                }
+                // A directory or FIFO named SKILL.md: said, never opened.
+                record
+                    .warnings
+                    .push(Warning::SkillMdNotAFile { path: skill_md });
             }
         }
         if self.plain_dirs >= MAX_DIRS {
