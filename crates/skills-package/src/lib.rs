@@ -45,11 +45,12 @@
 
 use std::path::PathBuf;
 
+pub mod durable;
 mod install;
 mod pack;
 mod unpack;
 
-pub use install::install_dir;
+pub use install::{STAGING, install_dir};
 pub use pack::{Entry, Format, Options, Packaged, collect, package, skill_id, source_date_epoch};
 pub use unpack::{Limits, unpack};
 

@@ -327,8 +327,24 @@ pub fn package(dir: &Path, out_dir: &Path, options: &Options) -> Result<Packaged
     if let Ok(existing) = fs::canonicalize(&archive) {
         entries.retain(|e| e.source != existing);
     }
+    // What `skills install` accepts (the default unpack limits): refused here, not there.
+    let limits = crate::Limits::default();
+    if entries.len() > limits.max_entries {
+        return Err(PackageError::TooManyEntries {
+            count: entries.len(),
+            limit: limits.max_entries,
+        });
+    }
+    if entries.iter().map(|e| e.size).sum::<u64>() > limits.max_bytes {
+        return Err(PackageError::TooLarge {
+            limit: limits.max_bytes,
+        });
+    }
+    // A temporary file left by a killed run for the same archive is removed first.
+    let base = format!(".{id}.skills-tmp-");
+    let _ = crate::durable::remove_stale(out_dir, &base);
     let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".{id}."))
+        .prefix(&crate::durable::temp_prefix(&base))
         .suffix(".tmp")
         .tempfile_in(out_dir)
         .map_err(|e| PackageError::io(out_dir, e))?;
@@ -336,6 +352,7 @@ pub fn package(dir: &Path, out_dir: &Path, options: &Options) -> Result<Packaged
     set_readable(tmp.as_file()).map_err(|e| PackageError::io(tmp.path(), e))?;
     tmp.persist(&archive)
         .map_err(|e| PackageError::io(&archive, e.error))?;
+    crate::durable::sync_dir(out_dir).map_err(|e| PackageError::io(out_dir, e))?;
     Ok(Packaged {
         id,
         archive,

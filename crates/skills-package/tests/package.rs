@@ -265,3 +265,41 @@ fn install_refuses_overwrite_without_force() {
     left.sort();
     assert_eq!(left, [".stage1", ".stage2", "demo"]);
 }
+
+#[test]
+fn more_files_than_install_accepts_is_refused_and_writes_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = skill(t.path(), "crowded");
+    fs::create_dir(dir.join("assets")).unwrap();
+    let limit = Limits::default().max_entries;
+    // SKILL.md, scripts/run.sh and `limit - 1` assets: one entry too many.
+    for i in 0..limit - 1 {
+        fs::write(dir.join(format!("assets/{i}.txt")), "").unwrap();
+    }
+    let out = tempfile::tempdir().unwrap();
+    let err = package(&dir, out.path(), &Options::default()).unwrap_err();
+    assert!(
+        matches!(err, PackageError::TooManyEntries { count, limit: l } if count == limit + 1 && l == limit),
+        "{err}"
+    );
+    assert_eq!(fs::read_dir(out.path()).unwrap().count(), 0);
+    fs::remove_file(dir.join("assets/0.txt")).unwrap();
+    package(&dir, out.path(), &Options::default()).unwrap();
+}
+
+#[test]
+fn a_temporary_file_left_by_a_killed_run_is_removed() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = skill(t.path(), "hello");
+    let out = tempfile::tempdir().unwrap();
+    // A dead process's leftover (pid beyond any pid_max) and a live one's (ours).
+    let stale = out.path().join(".hello.skills-tmp-999999999-abc.tmp");
+    fs::write(&stale, "half an archive").unwrap();
+    let live = out
+        .path()
+        .join(format!(".hello.skills-tmp-{}-xyz.tmp", std::process::id()));
+    fs::write(&live, "another run").unwrap();
+    package(&dir, out.path(), &Options::default()).unwrap();
+    assert_eq!(stale.exists(), !cfg!(target_os = "linux"));
+    assert!(live.exists());
+}
