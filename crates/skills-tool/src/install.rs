@@ -65,8 +65,12 @@ fn install(args: &InstallArgs, ui: Ui) -> Result<Status, miette::Report> {
             "pass a writable directory with --to",
         )
     })?;
+    // What a killed run left in the root (its staging or set-aside copy) goes first.
+    let _ = skills_package::durable::remove_stale(&root, skills_package::STAGING);
     let staging = tempfile::Builder::new()
-        .prefix(".skills-install-")
+        .prefix(&skills_package::durable::temp_prefix(
+            skills_package::STAGING,
+        ))
         .tempdir_in(&root)
         .map_err(|e| {
             error(

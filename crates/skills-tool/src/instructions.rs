@@ -94,20 +94,41 @@ fn io_error(file: &Path, e: &std::io::Error) -> miette::Report {
 }
 
 /// Writes to a temporary file beside `file`, then renames it over `file`: a reader (or a
-/// crash) sees the old content or the new, never half of it. The old file's permissions are
-/// kept.
+/// crash, a kill, a full disk) sees the old content or the new, never half of it. The old
+/// file's permissions are kept; a symlink is written through (its target is replaced, the
+/// link stays); the directory is synced after the rename. A temporary file left by a killed
+/// run is removed first.
 pub(crate) fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
+    // `AGENTS.md -> CLAUDE.md`: update CLAUDE.md, keep the link.
+    let resolved = match std::fs::symlink_metadata(file) {
+        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(file).or_else(|_| {
+            // A dangling link: create the file it names.
+            std::fs::read_link(file).map(|to| match file.parent() {
+                Some(parent) => parent.join(to),
+                None => to,
+            })
+        })?,
+        _ => file.to_path_buf(),
+    };
+    let file = resolved.as_path();
     let dir = match file.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::NamedTempFile::new_in(dir)?;
+    let name = file
+        .file_name()
+        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+    let base = format!(".{name}.skills-tmp-");
+    let _ = skills_package::durable::remove_stale(dir, &base);
+    let mut tmp = tempfile::Builder::new()
+        .prefix(&skills_package::durable::temp_prefix(&base))
+        .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
     if let Ok(meta) = std::fs::metadata(file) {
         std::fs::set_permissions(tmp.path(), meta.permissions())?;
     }
     tmp.persist(file).map_err(|e| e.error)?;
-    Ok(())
+    skills_package::durable::sync_dir(dir)
 }

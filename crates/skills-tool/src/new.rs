@@ -115,11 +115,16 @@ fn check_name(name: &str) -> Result<(), miette::Report> {
     }
 }
 
+/// The name prefix of the directory a skill is built in, followed by the process id (so a
+/// later run removes what a killed one left).
+const NEW_PREFIX: &str = ".skills-new-";
+
 fn create(root: &Path, name: &str, with: &[Folder]) -> std::io::Result<PathBuf> {
     let target = root.join(name);
     // Build beside the target and rename into place: no half-made skill is ever visible.
+    let _ = skills_package::durable::remove_stale(root, NEW_PREFIX);
     let tmp = tempfile::Builder::new()
-        .prefix(".skills-new-")
+        .prefix(&skills_package::durable::temp_prefix(NEW_PREFIX))
         .tempdir_in(root)?;
     std::fs::write(tmp.path().join("SKILL.md"), skill_md(name, with))?;
     if with.contains(&Folder::Scripts) {
@@ -152,12 +157,15 @@ fn create(root: &Path, name: &str, with: &[Folder]) -> std::io::Result<PathBuf> 
             "# Title\n\nA template the skill's output starts from.\n",
         )?;
     }
-    // `rename` onto an existing non-empty directory fails, so a race cannot overwrite one.
+    // On disk before it becomes visible; `rename` onto an existing non-empty directory
+    // fails, so a race cannot overwrite one.
+    skills_package::durable::sync_tree(tmp.path())?;
     let made = tmp.keep();
     if let Err(e) = std::fs::rename(&made, &target) {
         let _ = std::fs::remove_dir_all(&made);
         return Err(e);
     }
+    skills_package::durable::sync_dir(root)?;
     Ok(target)
 }
 

@@ -12,6 +12,10 @@
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
 //! - `fit`: `--version`, `-q`/`-v`, completions, man pages, the pre-commit hook and the
 //!   GitHub Action.
+//! - `adversarial`: hostile inputs (huge, binary, FIFO, symlink loops, Unicode oddities...)
+//!   through `lint`, `list` and `show`: a clear message, no panic, no hang.
+//! - `no_data_loss`: every command that writes, against a read-only target, a full disk and
+//!   a `SIGKILL` midway: the previous state survives and no temporary file is left.
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
 //! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.
@@ -30,6 +34,7 @@ mod context;
 mod discovery;
 mod fit;
 mod generated;
+mod no_data_loss;
 mod package;
 mod prompt;
 mod rules;
