@@ -231,6 +231,15 @@ fn table(index: &Index, skills: &[&Skill], all: bool) -> String {
             )
         }));
     }
+    // Names and descriptions are anyone's text: no escape sequence reaches the terminal
+    // (escaped before the columns are measured).
+    for row in &mut rows {
+        for cell in [&mut row.0, &mut row.1, &mut row.2] {
+            if let std::borrow::Cow::Owned(safe) = crate::render::terminal_safe(cell) {
+                *cell = safe;
+            }
+        }
+    }
     let id_w = rows
         .iter()
         .map(|r| r.0.chars().count())
@@ -246,12 +255,6 @@ fn table(index: &Index, skills: &[&Skill], all: bool) -> String {
     let desc_w = width.saturating_sub(id_w + src_w + 4).max(20);
     let mut out = format!("{:id_w$}  {:desc_w$}  {}\n", "ID", "DESCRIPTION", "SOURCE");
     for (id, desc, src) in rows {
-        // Names and descriptions are anyone's text: no escape sequence reaches the terminal.
-        let (id, desc, src) = (
-            crate::render::terminal_safe(&id).into_owned(),
-            crate::render::terminal_safe(&desc).into_owned(),
-            crate::render::terminal_safe(&src).into_owned(),
-        );
         let desc = cut(&desc, desc_w);
         out.push_str(&format!(
             "{:id_w$}  {desc:desc_w$}  {src}\n",

@@ -56,7 +56,7 @@ fn to_miette(d: &Diagnostic) -> miette::Report {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
     };
-    let path = path_str(&d.path);
+    let path = super::terminal_safe(&path_str(&d.path)).into_owned();
     let spanned = d.span.clone().zip(d.source.clone());
     let message = if spanned.is_some() {
         super::terminal_safe(&d.message).into_owned()

@@ -29,6 +29,7 @@
     clippy::indexing_slicing
 )]
 
+mod adversarial;
 mod cli;
 mod context;
 mod discovery;

@@ -571,11 +571,20 @@ fn instructions_write_through_a_symlink_keeps_the_link() {
     std::os::unix::fs::symlink("CLAUDE.md", t.path().join("AGENTS.md")).unwrap();
     skills(
         t.path(),
-        &["--skills-dir", "none", "instructions", "--write", "AGENTS.md"],
+        &[
+            "--skills-dir",
+            "none",
+            "instructions",
+            "--write",
+            "AGENTS.md",
+        ],
     )
     .assert_code(0);
     let link = fs::symlink_metadata(t.path().join("AGENTS.md")).unwrap();
-    assert!(link.file_type().is_symlink(), "the link was replaced by a file");
+    assert!(
+        link.file_type().is_symlink(),
+        "the link was replaced by a file"
+    );
     let text = fs::read_to_string(t.path().join("CLAUDE.md")).unwrap();
     assert!(text.starts_with("# Shared notes\n"), "{text}");
     assert!(text.contains("<skills-mcp-instructions>"), "{text}");

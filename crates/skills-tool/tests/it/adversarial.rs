@@ -1,0 +1,558 @@
+//! Hostile and broken inputs through `skills lint`, `skills list` and `skills show`: each
+//! gives a clear message (the file, the line and column where there is one, the fix), and
+//! the process neither panics nor hangs (every run has a 60-second timeout, so a hang fails
+//! the test instead of blocking the suite).
+//!
+//! Parser-level cases live in the owning crates: the alias bomb and deep nesting in
+//! `skills-frontmatter` (`billion_laughs_fails_fast`, `deep_nesting_fails`, and the property
+//! test `tests/never_panics.rs`), lone CR, NUL and Unicode names in its unit tests; an
+//! unreadable `SKILL.md` in `generated.rs` (`file_unreadable`).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::{Run, diagnostics, rules_of, skills, snapshot};
+
+/// Writes `dir/SKILL.md` (creating `dir`) with `bytes`; returns `dir`.
+fn write_md(dir: &Path, bytes: &[u8]) -> PathBuf {
+    fs::create_dir_all(dir).unwrap();
+    fs::write(dir.join("SKILL.md"), bytes).unwrap();
+    dir.to_path_buf()
+}
+
+fn clean_md(name: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: A test skill. Use when testing.\n---\nFollow the steps.\n"
+    )
+}
+
+/// `skills lint --no-config --format json skills` in `root`: the run and its document.
+fn lint_json(root: &Path) -> (Run, serde_json::Value) {
+    let run = skills(root, &["lint", "--no-config", "--format", "json", "skills"]);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    let doc = run.json();
+    (run, doc)
+}
+
+/// `skills lint --no-config skills` in `root`, human output, snapshotted as `name`.
+fn lint_human_snapshot(root: &Path, name: &str, code: i32) -> Run {
+    let run = skills(
+        root,
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "human",
+            "--color",
+            "never",
+            "skills",
+        ],
+    );
+    run.assert_code(code).assert_quiet();
+    snapshot(name, &run.command, Some(root), &run.stdout);
+    run
+}
+
+/// `skills --skills-dir skills ARGS` in `root`.
+fn in_root(root: &Path, args: &[&str]) -> Run {
+    let mut all = vec!["--skills-dir", "skills"];
+    all.extend_from_slice(args);
+    let run = skills(root, &all);
+    assert!(!run.stderr.contains("panicked"), "{}", run.stderr);
+    run
+}
+
+/// The single diagnostic of a JSON lint document, checked to be `rule`.
+#[track_caller]
+fn only(doc: &serde_json::Value, rule: &str) -> serde_json::Value {
+    assert_eq!(rules_of(doc), [rule], "{doc:#}");
+    diagnostics(doc)[0].clone()
+}
+
+#[test]
+fn a_1_gib_skill_md_is_refused_by_its_size() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("skills/huge");
+    fs::create_dir_all(&dir).unwrap();
+    // Sparse: 1 GiB in the metadata, no block on disk. Reading it whole would cost 1 GiB.
+    let f = fs::File::create(dir.join("SKILL.md")).unwrap();
+    f.set_len(1 << 30).unwrap();
+    drop(f);
+
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let d = only(&doc, "file-too-large");
+    assert_eq!(d["path"], "skills/huge/SKILL.md");
+    assert_eq!(
+        d["message"],
+        "SKILL.md is 1073741824 bytes; files over 1048576 bytes are not read"
+    );
+    lint_human_snapshot(t.path(), "adversarial__huge__human", 1);
+
+    let list = in_root(t.path(), &["list", "--all", "--format", "json"]);
+    list.assert_code(0);
+    assert!(
+        list.stdout
+            .contains("SKILL.md is 1073741824 bytes; files over 1048576 bytes are refused"),
+        "{}",
+        list.stdout
+    );
+    // A skill that exists but cannot be shown: "not found" (1), with the reason.
+    let show = in_root(t.path(), &["show", "huge"]);
+    show.assert_code(1);
+    assert!(
+        show.stderr.contains("exists but was skipped"),
+        "{}",
+        show.stderr
+    );
+    assert!(show.stderr.contains("skills lint"), "{}", show.stderr);
+}
+
+/// A billion-laughs document: nine levels of nine aliases each.
+fn alias_bomb() -> String {
+    let mut text = String::from(
+        "---\nname: bomb\ndescription: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n",
+    );
+    let mut prev = 'a';
+    for c in "bcdefghi".chars() {
+        let refs = vec![format!("*{prev}"); 9].join(", ");
+        text.push_str(&format!("{c}: &{c} [{refs}]\n"));
+        prev = c;
+    }
+    text.push_str("---\nBody.\n");
+    text
+}
+
+#[test]
+fn an_alias_bomb_is_refused_with_its_position() {
+    let t = tempfile::tempdir().unwrap();
+    write_md(&t.path().join("skills/bomb"), alias_bomb().as_bytes());
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let d = only(&doc, "yaml-too-complex");
+    assert_eq!(d["path"], "skills/bomb/SKILL.md");
+    assert!(d["line"].as_u64().unwrap() > 3, "{d:#}");
+    assert!(d["help"].as_str().unwrap().contains("no anchors/aliases"));
+    lint_human_snapshot(t.path(), "adversarial__alias_bomb__human", 1);
+
+    let list = in_root(t.path(), &["list", "--all"]);
+    list.assert_code(0);
+    assert!(
+        list.stdout
+            .contains("[skipped: frontmatter YAML is too complex"),
+        "{}",
+        list.stdout
+    );
+    in_root(t.path(), &["show", "bomb"]).assert_code(1);
+}
+
+#[test]
+fn nesting_10000_deep_is_refused_not_a_stack_overflow() {
+    let t = tempfile::tempdir().unwrap();
+    let text = format!(
+        "---\nname: deep\ndescription: {}{}\n---\nBody.\n",
+        "[".repeat(10_000),
+        "]".repeat(10_000)
+    );
+    write_md(&t.path().join("skills/deep"), text.as_bytes());
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let d = only(&doc, "yaml-too-complex");
+    assert_eq!(d["line"], 3);
+    // Block nesting too.
+    let mut block = String::from("---\nname: deep\ndescription: ok. Use when testing.\nx:\n");
+    for depth in 1..10_000 {
+        block.push_str(&" ".repeat(depth.min(200)));
+        block.push_str("- \n");
+    }
+    block.push_str("---\nBody.\n");
+    write_md(&t.path().join("skills/deep"), block.as_bytes());
+    let (run, _) = lint_json(t.path());
+    run.assert_code(1);
+    in_root(t.path(), &["list", "--all"]).assert_code(0);
+}
+
+#[test]
+fn a_nul_byte_is_a_yaml_error_at_its_position() {
+    let t = tempfile::tempdir().unwrap();
+    write_md(
+        &t.path().join("skills/nul"),
+        b"---\nname: nul\ndescription: has a \0 byte. Use when testing.\n---\nBody.\n",
+    );
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let d = only(&doc, "yaml-invalid");
+    assert_eq!(
+        (d["line"].clone(), d["column"].clone()),
+        (3.into(), 20.into())
+    );
+    // The NUL is not sent to the terminal: the snippet shows `?`.
+    let human = lint_human_snapshot(t.path(), "adversarial__nul__human", 1);
+    assert!(!human.stdout.contains('\0'));
+}
+
+#[test]
+fn invalid_utf8_names_the_byte() {
+    let t = tempfile::tempdir().unwrap();
+    write_md(
+        &t.path().join("skills/latin1"),
+        b"---\nname: latin1\ndescription: caf\xe9 au lait. Use when testing.\n---\nBody.\n",
+    );
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let d = only(&doc, "invalid-utf8");
+    assert_eq!(
+        (d["line"].clone(), d["column"].clone()),
+        (3.into(), 17.into())
+    );
+    assert_eq!(d["help"], "save the file as UTF-8");
+    lint_human_snapshot(t.path(), "adversarial__invalid_utf8__human", 1);
+    let list = in_root(t.path(), &["list", "--all"]);
+    assert!(
+        list.stdout
+            .contains("[skipped: SKILL.md is not valid UTF-8"),
+        "{}",
+        list.stdout
+    );
+}
+
+#[test]
+fn crlf_is_fine_and_lone_cr_is_named() {
+    let t = tempfile::tempdir().unwrap();
+    write_md(
+        &t.path().join("skills/crlf"),
+        clean_md("crlf").replace('\n', "\r\n").as_bytes(),
+    );
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(0);
+    assert_eq!(rules_of(&doc), Vec::<&str>::new());
+    let list = in_root(t.path(), &["list", "--format", "json"]);
+    assert!(
+        list.stdout.contains("\"A test skill. Use when testing.\""),
+        "{}",
+        list.stdout
+    );
+
+    fs::remove_dir_all(t.path().join("skills/crlf")).unwrap();
+    write_md(
+        &t.path().join("skills/cr"),
+        clean_md("cr").replace('\n', "\r").as_bytes(),
+    );
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let d = only(&doc, "frontmatter-missing");
+    assert_eq!(
+        (d["line"].clone(), d["column"].clone()),
+        (1.into(), 4.into())
+    );
+    assert!(d["message"].as_str().unwrap().contains("CR line endings"));
+    // The lone CRs are masked in the snippet, so the line is not overwritten on a terminal.
+    let human = lint_human_snapshot(t.path(), "adversarial__lone_cr__human", 1);
+    assert!(!human.stdout.contains('\r'));
+}
+
+#[test]
+fn a_bom_is_a_warning_and_the_skill_still_loads() {
+    let t = tempfile::tempdir().unwrap();
+    let mut bytes = "\u{feff}".as_bytes().to_vec();
+    bytes.extend_from_slice(clean_md("bom").as_bytes());
+    write_md(&t.path().join("skills/bom"), &bytes);
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(0);
+    let d = only(&doc, "utf8-bom");
+    assert_eq!(
+        (d["line"].clone(), d["column"].clone()),
+        (1.into(), 1.into())
+    );
+    let show = in_root(
+        t.path(),
+        &["show", "bom", "--view", "summary", "--format", "json"],
+    );
+    show.assert_code(0);
+    assert_eq!(show.json()["name"], "bom");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_skill_md_that_is_a_directory_or_a_fifo_is_named_and_never_blocks() {
+    let t = tempfile::tempdir().unwrap();
+    fs::create_dir_all(t.path().join("skills/folder/SKILL.md")).unwrap();
+    fs::create_dir_all(t.path().join("skills/pipe")).unwrap();
+    let fifo = t.path().join("skills/pipe/SKILL.md");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let found: Vec<(String, String)> = diagnostics(&doc)
+        .iter()
+        .map(|d| {
+            (
+                d["path"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "skills/folder/SKILL.md".to_string(),
+                "SKILL.md is a directory, not a regular file; it is not read".to_string()
+            ),
+            (
+                "skills/pipe/SKILL.md".to_string(),
+                "SKILL.md is a named pipe (FIFO), not a regular file; it is not read".to_string()
+            ),
+        ]
+    );
+    lint_human_snapshot(t.path(), "adversarial__not_a_file__human", 1);
+    // Given directly, the FIFO is reported too (it used to be skipped: "0 skills", exit 0).
+    let direct = skills(
+        t.path(),
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "json",
+            "skills/pipe/SKILL.md",
+        ],
+    );
+    direct.assert_code(1);
+    assert_eq!(rules_of(&direct.json()), ["file-unreadable"]);
+
+    let list = in_root(t.path(), &["list"]);
+    list.assert_code(0);
+    assert!(
+        list.stderr.contains(
+            "skills/pipe/SKILL.md: not a regular file, so its directory is not a skill; make SKILL.md a file"
+        ),
+        "{}",
+        list.stderr
+    );
+    assert!(
+        list.stderr
+            .contains("skills/folder/SKILL.md: not a regular file"),
+        "{}",
+        list.stderr
+    );
+    in_root(t.path(), &["show", "pipe"]).assert_code(1);
+}
+
+#[cfg(unix)]
+#[test]
+fn symlink_loops_end_and_links_out_of_a_skill_are_not_followed() {
+    use std::os::unix::fs::symlink;
+    let t = tempfile::tempdir().unwrap();
+    let skill = write_md(&t.path().join("skills/loopy"), clean_md("loopy").as_bytes());
+    fs::create_dir(skill.join("sub")).unwrap();
+    symlink("..", skill.join("sub/up")).unwrap();
+    symlink("self", skill.join("self")).unwrap();
+    // Outside the root: many files and a secret the skill must not reach.
+    let outside = t.path().join("outside");
+    fs::create_dir_all(outside.join("bulk")).unwrap();
+    for i in 0..600 {
+        fs::write(outside.join(format!("bulk/{i}.txt")), "x").unwrap();
+    }
+    fs::write(outside.join("secret.txt"), "TOP SECRET").unwrap();
+    let out = write_md(&t.path().join("skills/out"), clean_md("out").as_bytes());
+    symlink(outside.join("bulk"), out.join("bulk")).unwrap();
+    symlink(outside.join("secret.txt"), out.join("secret.txt")).unwrap();
+
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(0);
+    // The 600 files behind the link are not counted (no too-many-files): not walked.
+    assert_eq!(
+        rules_of(&doc),
+        ["link-outside-skill", "link-outside-skill"],
+        "{doc:#}"
+    );
+    let paths: Vec<&str> = diagnostics(&doc)
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["skills/out/bulk", "skills/out/secret.txt"]);
+    let run = lint_human_snapshot(t.path(), "adversarial__links_out__human", 0);
+    assert!(run.stdout.contains("is a symlink to"), "{}", run.stdout);
+
+    let list = in_root(t.path(), &["list"]);
+    list.assert_code(0);
+    let show = in_root(
+        t.path(),
+        &["show", "out", "--view", "full", "--format", "json"],
+    );
+    show.assert_code(0);
+    assert!(!show.stdout.contains("bulk/"), "{}", show.stdout);
+    assert!(!show.stdout.contains("TOP SECRET"));
+    in_root(t.path(), &["show", "loopy", "--view", "full"]).assert_code(0);
+}
+
+#[test]
+fn a_skill_of_100000_files_is_linted_listed_and_refused_by_package() {
+    let t = tempfile::tempdir().unwrap();
+    let skill = write_md(&t.path().join("skills/crowd"), clean_md("crowd").as_bytes());
+    let assets = skill.join("assets");
+    fs::create_dir(&assets).unwrap();
+    for i in 0..100_000 {
+        fs::File::create(assets.join(format!("{i:06}"))).unwrap();
+    }
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(0);
+    let d = only(&doc, "too-many-files");
+    assert_eq!(
+        d["message"],
+        "the skill holds 100001 files; the MCP skills extension serves at most 512"
+    );
+    in_root(t.path(), &["list"]).assert_code(0);
+    in_root(t.path(), &["show", "crowd", "--view", "summary"]).assert_code(0);
+    let run = skills(t.path(), &["package", "skills/crowd", "-o", "dist"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .contains("archive has 100001 entries; at most 2000 are allowed"),
+        "{}",
+        run.stderr
+    );
+    assert!(!t.path().join("dist/crowd.skill").exists());
+}
+
+#[test]
+fn unicode_oddities_in_names_are_named_with_a_fix_that_lints_clean() {
+    let t = tempfile::tempdir().unwrap();
+    let cases = [
+        ("combining", "pdf\u{301}-tool"),
+        ("fullwidth", "\u{ff50}\u{ff44}\u{ff46}"),
+        ("rtl", "pdf\u{202e}-tool"),
+        ("zwj", "pdf\u{200d}-tool"),
+    ];
+    for (_, name) in cases {
+        write_md(
+            &t.path().join("skills").join(name),
+            clean_md(name).as_bytes(),
+        );
+    }
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let mut found: Vec<(String, String, String)> = diagnostics(&doc)
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+                d["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    found.sort();
+    let expected = [
+        (
+            "name-invalid-chars",
+            "`name` `pdf\u{200d}-tool` contains '\\u{200d}'; only letters, digits and `-` are allowed",
+            "use hyphens instead, for example `pdf-tool`",
+        ),
+        (
+            "name-invalid-chars",
+            "`name` `pdf\u{202e}-tool` contains '\\u{202e}'; only letters, digits and `-` are allowed",
+            "use hyphens instead, for example `pdf-tool`",
+        ),
+        (
+            "name-invalid-chars",
+            "`name` `pdf\u{301}-tool` contains '\\u{301}'; only letters, digits and `-` are allowed",
+            "use hyphens instead, for example `pdf-tool`",
+        ),
+        (
+            "name-non-ascii",
+            "`name` `\u{ff50}\u{ff44}\u{ff46}` has non-ASCII characters",
+            "write it as `pdf`: the MCP skills extension and several clients accept only `a-z`, `0-9` and `-`",
+        ),
+    ];
+    let mut expected: Vec<(String, String, String)> = expected
+        .iter()
+        .map(|(a, b, c)| (a.to_string(), b.to_string(), c.to_string()))
+        .collect();
+    expected.sort();
+    assert_eq!(found, expected);
+    // On a terminal, the right-to-left override is shown, not obeyed.
+    let human = lint_human_snapshot(t.path(), "adversarial__unicode_names__human", 1);
+    assert!(!human.stdout.contains('\u{202e}'));
+    let list = in_root(t.path(), &["list"]);
+    list.assert_code(0);
+    assert!(!list.stdout.contains('\u{202e}'), "{}", list.stdout);
+    assert!(list.stdout.contains("pdf\\u{202e}-tool"), "{}", list.stdout);
+    // JSON keeps the exact text.
+    let json = in_root(t.path(), &["list", "--format", "json"]);
+    assert!(json.json().to_string().contains('\u{202e}'));
+}
+
+#[test]
+fn terminal_escapes_in_a_description_are_shown_not_obeyed() {
+    let t = tempfile::tempdir().unwrap();
+    write_md(
+        &t.path().join("skills/evil"),
+        b"---\nname: evil\ndescription: \"Red \\e[31mTEXT\\e[0m, title \\e]0;pwned\\a. Use when testing.\"\n---\nBody.\n",
+    );
+    let list = in_root(t.path(), &["list"]);
+    list.assert_code(0);
+    assert!(!list.stdout.contains('\u{1b}') && !list.stdout.contains('\u{7}'));
+    snapshot(
+        "adversarial__escapes__list",
+        &list.command,
+        Some(t.path()),
+        &list.stdout,
+    );
+    let show = in_root(t.path(), &["show", "evil", "--view", "summary"]);
+    show.assert_code(0);
+    assert!(!show.stdout.contains('\u{1b}'), "{}", show.stdout);
+    assert!(
+        show.stdout.contains("Red \\u{1b}[31mTEXT"),
+        "{}",
+        show.stdout
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn unreadable_directories_are_reported_not_fatal() {
+    use std::os::unix::fs::PermissionsExt;
+    if crate::no_data_loss::privileged() {
+        crate::no_data_loss::skipped(
+            "unreadable_directories_are_reported_not_fatal",
+            "running as root, which reads mode-000 directories",
+        );
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    write_md(&t.path().join("skills/fine"), clean_md("fine").as_bytes());
+    let locked_skill = write_md(
+        &t.path().join("skills/locked"),
+        clean_md("locked").as_bytes(),
+    );
+    fs::create_dir(locked_skill.join("assets")).unwrap();
+    fs::write(locked_skill.join("assets/a.txt"), "x").unwrap();
+    let group = t.path().join("skills/group");
+    write_md(&group.join("inner"), clean_md("inner").as_bytes());
+    for dir in [&locked_skill.join("assets"), &group] {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    let (run, _) = lint_json(t.path());
+    let list = in_root(t.path(), &["list"]);
+    for dir in [&locked_skill.join("assets"), &group] {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    run.assert_code(0);
+    list.assert_code(0);
+    assert!(
+        list.stdout.contains("fine") && list.stdout.contains("locked"),
+        "{}",
+        list.stdout
+    );
+    assert!(
+        list.stderr
+            .contains("cannot read skills/group: Permission denied"),
+        "{}",
+        list.stderr
+    );
+}
