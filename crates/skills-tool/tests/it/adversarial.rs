@@ -375,8 +375,35 @@ fn symlink_loops_end_and_links_out_of_a_skill_are_not_followed() {
         .map(|d| d["path"].as_str().unwrap())
         .collect();
     assert_eq!(paths, ["skills/out/bulk", "skills/out/secret.txt"]);
-    let run = lint_human_snapshot(t.path(), "adversarial__links_out__human", 0);
-    assert!(run.stdout.contains("is a symlink to"), "{}", run.stdout);
+    // Not a snapshot: the message holds the absolute target, so its wrapping depends on
+    // where the temporary directory is.
+    let run = skills(
+        t.path(),
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "human",
+            "--color",
+            "never",
+            "skills",
+        ],
+    );
+    run.assert_code(0).assert_quiet();
+    let flat = run
+        .stdout
+        .replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    let outside = outside.canonicalize().unwrap();
+    for link in ["bulk", "secret.txt"] {
+        let expected = format!(
+            "⚠ skills/out/{link}: `{link}` is a symlink to {}, outside the skill; it is not followed help: copy the files into the skill, or remove the link: `skills package` and `skills install` refuse links out of a skill",
+            outside.join(link).display()
+        );
+        assert!(flat.contains(&expected), "{expected}\n{}", run.stdout);
+    }
 
     let list = in_root(t.path(), &["list"]);
     list.assert_code(0);
@@ -550,8 +577,7 @@ fn unreadable_directories_are_reported_not_fatal() {
         list.stdout
     );
     assert!(
-        list.stderr
-            .contains("cannot read skills/group: Permission denied"),
+        list.stderr.contains("skills/group: Permission denied"),
         "{}",
         list.stderr
     );

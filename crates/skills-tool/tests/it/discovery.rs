@@ -844,8 +844,10 @@ fn an_unreadable_root_is_a_warning() {
         ["deploy", "pdf-processing", "git-commit"]
     );
     assert!(
-        run.stderr
-            .starts_with(&format!("warning: cannot read {}", root.display())),
+        run.stderr.starts_with(&format!(
+            "warning: cannot read skills root {}",
+            root.display()
+        )),
         "{}",
         run.stderr
     );
