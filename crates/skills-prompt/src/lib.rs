@@ -362,14 +362,13 @@ fn parse_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, Pro
         path: path.to_path_buf(),
         source,
     };
-    let size = std::fs::metadata(path).map_err(io)?.len();
-    if size > MAX_CONTEXT_FILE_BYTES {
-        return Err(PromptError::TooLarge {
+    let text = read_context_file(path).map_err(|e| match e {
+        ContextRead::Io(source) => io(source),
+        ContextRead::TooLarge(size) => PromptError::TooLarge {
             path: path.to_path_buf(),
             size,
-        });
-    }
-    let text = std::fs::read_to_string(path).map_err(io)?;
+        },
+    })?;
     serde_json::from_str(&text).map_err(|e| {
         let message = e.to_string();
         let message = message
@@ -383,6 +382,46 @@ fn parse_file<T: serde::de::DeserializeOwned>(path: &Path) -> Result<Vec<T>, Pro
             message,
         }
     })
+}
+
+/// Why [`read_context_file`] failed.
+#[derive(Debug)]
+pub enum ContextRead {
+    /// Not readable, not a regular file, or not UTF-8.
+    Io(std::io::Error),
+    /// Over [`MAX_CONTEXT_FILE_BYTES`]: the size in bytes.
+    TooLarge(u64),
+}
+
+/// Reads a context file (`tools.json`, `resources.json`) of at most
+/// [`MAX_CONTEXT_FILE_BYTES`]. Anything but a regular file (a FIFO, a directory) is refused
+/// before it is opened, so a FIFO cannot block the caller; never more than the limit plus one
+/// byte is read, even from a file that grew since it was measured.
+///
+/// # Errors
+///
+/// [`ContextRead`].
+pub fn read_context_file(path: &Path) -> Result<String, ContextRead> {
+    use std::io::Read;
+    let meta = std::fs::metadata(path).map_err(ContextRead::Io)?;
+    if !meta.is_file() {
+        return Err(ContextRead::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a directory or a FIFO?); it is not read",
+        )));
+    }
+    if meta.len() > MAX_CONTEXT_FILE_BYTES {
+        return Err(ContextRead::TooLarge(meta.len()));
+    }
+    let mut text = String::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(MAX_CONTEXT_FILE_BYTES + 1).read_to_string(&mut text))
+        .map_err(ContextRead::Io)?;
+    let len = text.len() as u64;
+    if len > MAX_CONTEXT_FILE_BYTES {
+        return Err(ContextRead::TooLarge(len));
+    }
+    Ok(text)
 }
 
 /// Which built-in template.
@@ -584,6 +623,31 @@ mod tests {
             resources: Vec::new(),
         };
         Context::router(&[], &globals).unwrap()
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn context_files_that_are_fifos_or_too_large_are_refused_without_blocking() {
+        let t = tempfile::tempdir().unwrap();
+        let fifo = t.path().join("tools.json");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        if made {
+            let err = load_tools(&fifo).unwrap_err();
+            assert!(err.to_string().contains("not a regular file"), "{err}");
+        }
+        let dir = t.path().join("resources.json");
+        std::fs::create_dir(&dir).unwrap();
+        assert!(matches!(load_resources(&dir), Err(PromptError::Io { .. })));
+        let big = t.path().join("big.json");
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_CONTEXT_FILE_BYTES + 1).unwrap();
+        assert!(matches!(
+            load_tools(&big),
+            Err(PromptError::TooLarge { size, .. }) if size == MAX_CONTEXT_FILE_BYTES + 1
+        ));
     }
 
     #[test]

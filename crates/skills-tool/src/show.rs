@@ -253,7 +253,8 @@ fn context_file(skill: &Skill, file: &str) -> Option<Vec<serde_json::Value>> {
     if skill.flat {
         return None;
     }
-    let text = std::fs::read_to_string(skill.dir.join(file)).ok()?;
+    // Bounded, and never a FIFO: `show` must not block or read a huge file whole.
+    let text = skills_prompt::read_context_file(&skill.dir.join(file)).ok()?;
     serde_json::from_str(&text).ok()
 }
 

@@ -582,3 +582,30 @@ fn unreadable_directories_are_reported_not_fatal() {
         list.stderr
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_fifo_context_file_does_not_block_show_or_prompt() {
+    let t = tempfile::tempdir().unwrap();
+    let skill = write_md(&t.path().join("skills/ctx"), clean_md("ctx").as_bytes());
+    let status = std::process::Command::new("mkfifo")
+        .arg(skill.join("tools.json"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Both used to wait forever for a writer on the pipe.
+    let show = in_root(t.path(), &["show", "ctx", "--view", "summary"]);
+    show.assert_code(0);
+    assert!(show.stdout.starts_with("ctx\n"), "{}", show.stdout);
+    let prompt = in_root(t.path(), &["prompt", "ctx"]);
+    prompt.assert_code(2);
+    assert!(
+        prompt.stderr.contains("tools.json: not a regular file"),
+        "{}",
+        prompt.stderr
+    );
+    // Lint only reads regular files: the skill itself is clean.
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(0);
+    assert_eq!(rules_of(&doc), Vec::<&str>::new());
+}
