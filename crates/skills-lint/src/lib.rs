@@ -395,7 +395,7 @@ impl Linter {
             Ok(s) => s,
             Err(e) => {
                 // Errors are rare: read the file again rather than keep a copy of every one.
-                let bytes = std::fs::read(md).unwrap_or_default();
+                let bytes = read_sized(md, size).unwrap_or_default();
                 // Invalid UTF-8 is shown with U+FFFD in its place; the valid prefix (and so
                 // the offset) is unchanged, and the replacement is three bytes long.
                 let shown = String::from_utf8_lossy(&bytes);
@@ -701,7 +701,7 @@ impl<'a> Text<'a> {
 /// The span of the `name` value in a report's SKILL.md, from a diagnostic that carries the
 /// source, or by parsing it again.
 fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<String>) {
-    let Ok(bytes) = std::fs::read(&report.skill_md) else {
+    let Ok(bytes) = read_sized(&report.skill_md, MAX_FILE_BYTES) else {
         return (None, None);
     };
     match SkillMd::parse(&bytes) {
