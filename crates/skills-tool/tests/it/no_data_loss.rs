@@ -6,7 +6,8 @@
 //!   ignores modes) a small tmpfs is mounted and remounted read-only. When neither is
 //!   possible the case is skipped with a note on stderr.
 //! - Full disk: a 64 KiB tmpfs, filled up after the previous state is written. Needs the
-//!   right to mount (root); skipped otherwise.
+//!   right to mount (root); skipped otherwise. A file size limit (`ulimit -f`, EFBIG) gives
+//!   the same failure to every user, so that case always runs.
 //! - Killed: a leftover from a "previous kill" (a temporary name with a dead process id) must
 //!   be cleared by the next run, and a real `SIGKILL` at whatever point the run has reached
 //!   must leave the old state or the new one, never a mix; the run after it succeeds.
@@ -366,6 +367,86 @@ fn instructions_write_on_a_full_disk_keeps_the_file() {
     assert_failed_clearly(&run, "No space left on device");
     assert_eq!(fs::read_to_string(&file).unwrap(), "# Notes\n\nKeep me.\n");
     assert_eq!(names(disk.path()), ["AGENTS.md", "filler"]);
+}
+
+// --- A file size limit (any user) -------------------------------------------------------
+
+/// Runs `skills ARGS` in `cwd` with files limited to 512 bytes (`ulimit -f 1`, SIGXFSZ
+/// ignored so a write past the limit fails with EFBIG instead of killing the process): a
+/// full disk that needs no mount, so it runs for every user.
+fn size_limited(cwd: &Path, args: &[&str]) -> crate::Run {
+    let output = Command::new("sh")
+        .current_dir(cwd)
+        .args(["-c", "trap '' XFSZ; ulimit -f 1; exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_skills"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .output()
+        .unwrap();
+    crate::Run {
+        command: format!("skills {} (ulimit -f 1)", args.join(" ")),
+        code: output.status.code().expect("killed by a signal"),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+#[test]
+fn every_write_past_a_file_size_limit_keeps_the_previous_state() {
+    let t = tempfile::tempdir().unwrap();
+    let src = t.path().join("src");
+    let dir = make_skill(&src, "demo");
+    fs::create_dir(dir.join("assets")).unwrap();
+    fs::write(dir.join("assets/noise.bin"), incompressible(4096)).unwrap();
+    skills(&src, &["package", "demo", "-o", "."]).assert_code(0);
+
+    // package
+    let dist = t.path().join("dist");
+    fs::create_dir(&dist).unwrap();
+    fs::write(dist.join("demo.skill"), "PREVIOUS").unwrap();
+    let run = size_limited(&src, &["package", "demo", "-o", s(&dist)]);
+    assert_failed_clearly(&run, "File too large");
+    assert_eq!(fs::read(dist.join("demo.skill")).unwrap(), b"PREVIOUS");
+    assert_eq!(names(&dist), ["demo.skill"]);
+
+    // install --force
+    let root = t.path().join("skills");
+    old_install(&root);
+    let run = size_limited(
+        t.path(),
+        &["install", "src/demo.skill", "--to", s(&root), "--force"],
+    );
+    assert_failed_clearly(&run, "File too large");
+    assert_eq!(
+        fs::read_to_string(root.join("demo/SKILL.md")).unwrap(),
+        OLD_SKILL
+    );
+    assert_eq!(names(&root), ["demo"]);
+
+    // new: its SKILL.md is over 512 bytes.
+    let run = size_limited(t.path(), &["new", "fresh", "--path", s(&root)]);
+    assert_failed_clearly(&run, "File too large");
+    assert_eq!(names(&root), ["demo"]);
+
+    // instructions --write: the guide is over 512 bytes.
+    fs::write(t.path().join("AGENTS.md"), "# Notes\n").unwrap();
+    let run = size_limited(
+        t.path(),
+        &[
+            "--skills-dir",
+            "none",
+            "instructions",
+            "--write",
+            "AGENTS.md",
+        ],
+    );
+    assert_failed_clearly(&run, "File too large");
+    assert_eq!(
+        fs::read_to_string(t.path().join("AGENTS.md")).unwrap(),
+        "# Notes\n"
+    );
+    assert_eq!(names(t.path()), ["AGENTS.md", "dist", "skills", "src"]);
 }
 
 // --- Killed midway -----------------------------------------------------------------------
