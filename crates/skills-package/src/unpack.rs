@@ -257,4 +257,54 @@ mod tests {
             assert!(check_name(bad).is_err(), "{bad:?} accepted");
         }
     }
+
+    /// A ZIP whose headers say its one deflated file holds 11 bytes while it inflates to
+    /// 1 MiB of zeros (the CRC is right, so only counting catches it).
+    fn lying_zip() -> Vec<u8> {
+        use std::io::Write as _;
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        zip.start_file("bomb/SKILL.md", options).unwrap();
+        zip.write_all(&vec![0u8; 1 << 20]).unwrap();
+        let mut bytes = zip.finish().unwrap().into_inner();
+        let patch = |bytes: &mut Vec<u8>, signature: [u8; 4], offset: usize| {
+            let at = bytes
+                .windows(4)
+                .position(|w| w == signature)
+                .expect("header present");
+            bytes[at + offset..at + offset + 4].copy_from_slice(&11u32.to_le_bytes());
+        };
+        // Uncompressed size: local file header at +22, central directory header at +24.
+        patch(&mut bytes, [0x50, 0x4b, 0x03, 0x04], 22);
+        patch(&mut bytes, [0x50, 0x4b, 0x01, 0x02], 24);
+        bytes
+    }
+
+    #[test]
+    fn a_lying_size_header_does_not_get_past_the_byte_limit() {
+        let dest = tempfile::tempdir().unwrap();
+        let limits = Limits {
+            max_bytes: 64 * 1024,
+            ..Limits::default()
+        };
+        let result = unpack(
+            std::io::Cursor::new(lying_zip()),
+            Path::new("bomb.zip"),
+            dest.path(),
+            &limits,
+        );
+        // Refused by the ZIP reader (it checks what it inflates against the header) or, were
+        // that check ever gone, by our count of bytes written; never past the limit on disk.
+        let caught = match &result {
+            Err(PackageError::TooLarge { .. }) => true,
+            Err(PackageError::Io { source, .. }) => source.kind() == io::ErrorKind::InvalidData,
+            _ => false,
+        };
+        assert!(caught, "{result:?}");
+        let written = std::fs::metadata(dest.path().join("bomb/SKILL.md"))
+            .map(|m| m.len())
+            .unwrap_or(0);
+        assert!(written <= limits.max_bytes + 1, "{written} bytes written");
+    }
 }
