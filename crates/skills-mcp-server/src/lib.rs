@@ -1,4 +1,5 @@
-//! An MCP server for Agent Skills, over stdio: the skills of a discovery index served to
+//! An MCP server for Agent Skills, over stdio ([`serve_stdio`]) or any byte stream
+//! ([`serve`]): the skills of a discovery index served to
 //! agents that speak the Model Context Protocol.
 //!
 //! Two generations of clients are served at once:
@@ -136,23 +137,58 @@ pub fn serve_stdio(config: Config) -> Result<(), ServeError> {
         .enable_all()
         .build()?;
     runtime.block_on(async move {
-        let server = server::SkillsServer::new(&config);
         // Non-blocking pipes when the client starts us with pipes (the usual case): no
         // hand-off to tokio's blocking pool per message. Falls back to `stdio()` otherwise.
         let (reader, writer) = rmcp::transport::stdio_pipes();
-        let transport = bounded::Bounded::new(
-            rmcp::transport::async_rw::AsyncRwTransport::new_server(reader, writer),
-        );
-        let service = server
-            .serve(transport)
-            .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
-        service
-            .waiting()
-            .await
-            .map_err(|e| ServeError::Session(e.to_string()))?;
-        Ok(())
+        serve(config, reader, writer).await
     })
+}
+
+/// Serves `config` over any byte stream: newline-delimited JSON-RPC read from `reader`,
+/// responses and notifications written to `writer`, until `reader` reaches its end.
+///
+/// The same server as [`serve_stdio`] (which calls this), with the same bounded read-ahead.
+/// The first message must be `initialize`. Unlike [`serve_stdio`], this installs no logging
+/// (it logs through whatever `tracing` subscriber the caller has, so
+/// [`Config::log_level`] does not apply) and needs a running tokio runtime; a
+/// current-thread one is enough. Tests and the fuzz target drive the server with it through
+/// `tokio::io::duplex`.
+///
+/// ```no_run
+/// use skills_discovery::Roots;
+/// use skills_mcp_server::Config;
+///
+/// # async fn demo() -> Result<(), skills_mcp_server::ServeError> {
+/// let (client, server) = tokio::io::duplex(64 * 1024);
+/// let (reader, writer) = tokio::io::split(server);
+/// // ... hand `client` to an MCP client ...
+/// # drop(client);
+/// skills_mcp_server::serve(Config::new(Roots::custom(["skills"])), reader, writer).await
+/// # }
+/// ```
+///
+/// # Errors
+///
+/// [`ServeError::Session`] when the session cannot be established (no valid `initialize`)
+/// or ends abnormally; problems with skills or single requests never end the server.
+pub async fn serve<R, W>(config: Config, reader: R, writer: W) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
+    let server = server::SkillsServer::new(&config);
+    let transport = bounded::Bounded::new(rmcp::transport::async_rw::AsyncRwTransport::new_server(
+        reader, writer,
+    ));
+    let service = server
+        .serve(transport)
+        .await
+        .map_err(|e| ServeError::Session(e.to_string()))?;
+    service
+        .waiting()
+        .await
+        .map_err(|e| ServeError::Session(e.to_string()))?;
+    Ok(())
 }
 
 fn init_logging(level: LogLevel) {
