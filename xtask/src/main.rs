@@ -6,6 +6,7 @@
 //!   binary and compares the counts with `testdata/corpus-expected.json`.
 //! - `seed-templates DIR`: renders seed 000's templates through `skills prompt --template`.
 //! - `bench lint [--sizes 1000,10000] [--runs N]`: times `skills lint` on synthetic trees.
+//! - `fuzz-corpus [DIR]`: writes the seed corpora of the cargo-fuzz targets from `testdata/`.
 
 // xtask is a CLI: printing to stdout and stderr is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -13,6 +14,7 @@
 mod bench;
 mod ci;
 mod corpus;
+mod fuzz_corpus;
 mod lint_docs;
 mod seed_templates;
 
@@ -32,6 +34,7 @@ tasks:
                                    testdata/corpus-expected.json (or rewrite it)
   bench <name> [options]           benchmarks; `cargo xtask bench help` lists them
   seed-templates DIR               render seed 000's Jinja templates with `skills prompt`
+  fuzz-corpus [DIR]                seed corpora of the fuzz targets (default fuzz/corpus)
 ";
 
 fn main() -> ExitCode {
@@ -59,6 +62,7 @@ fn run(args: &[String]) -> Result<()> {
         "corpus" => corpus::run(rest),
         "bench" => bench::run(rest),
         "seed-templates" => seed_templates::run(rest),
+        "fuzz-corpus" => fuzz_corpus::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())
