@@ -215,8 +215,11 @@ pub fn to_repository(input: &str) -> Result<String, UrlError> {
 /// Hosts compare exactly, ignoring ASCII case and a trailing dot: `gitlab.com` does not trust
 /// `evil-gitlab.com` or `gitlab.com.evil.org`, nor a subdomain. A URL with a port other than
 /// 443 is trusted only when an extra host names it as `HOST:PORT`. Plain `http` is never
-/// trusted (anyone on the path could change the bytes), and neither is anything [`to_raw`]
-/// would reject. Check every redirect too: this looks at one URL.
+/// trusted (anyone on the path could change the bytes), and neither is a malformed URL (one
+/// [`to_raw`] refuses for its syntax: credentials, invalid characters or escapes, `.`/`..`
+/// segments, ...). Only the host counts: a well-formed page of a trusted host that is not a
+/// file (`https://gitlab.com/a/b/c`, which [`to_raw`] refuses as incomplete) is trusted.
+/// Check every redirect too: this looks at one URL.
 #[must_use]
 pub fn is_trusted(url: &str, extra_hosts: &[&str]) -> bool {
     let Ok(url) = parse::parse(url) else {
