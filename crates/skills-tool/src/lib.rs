@@ -157,7 +157,7 @@ where
         cli::Command::Package(args) => package::run(&args, ui),
         cli::Command::Install(args) => install::run(&args, ui),
         cli::Command::Prompt(args) => prompt::run(&args, &roots(&cli.skills_dirs), ui),
-        cli::Command::Mcp(args) => mcp::run(&args, roots(&cli.skills_dirs), ui),
+        cli::Command::Mcp(args) => mcp::run(&args, &cli.skills_dirs, roots(&cli.skills_dirs), ui),
         cli::Command::Completions(args) => generate::completions(&args),
         cli::Command::Man(args) => generate::man(&args, ui),
     };
@@ -166,6 +166,26 @@ where
 
 /// The skills roots in force: `--skills-dir`, else `SKILLS_PATH`, else the defaults for the
 /// current directory and the home directory.
+/// The `skills-mcp` binary: the MCP server alone, what `skills mcp` hands over to. Takes
+/// `--skills-dir`, `--log-level`, `--tools` and `--resources` as `skills mcp` does.
+pub fn run_mcp<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match cli::McpCli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let ui = Ui::new(cli::ColorChoice::Auto, Verbosity::Normal);
+    let level = cli.args.log_level.unwrap_or(cli::LogLevel::Warn);
+    mcp::serve(&cli.args, level, roots(&cli.skills_dirs), ui).into()
+}
+
 fn roots(skills_dirs: &[std::path::PathBuf]) -> skills_discovery::Roots {
     let cwd = std::env::current_dir().unwrap_or_else(|_| std::path::PathBuf::from("."));
     let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());

@@ -53,7 +53,11 @@ struct Server {
 
 impl Server {
     fn start(root: &Path) -> Self {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+        Self::start_exe(Path::new(env!("CARGO_BIN_EXE_skills")), root)
+    }
+
+    fn start_exe(exe: &Path, root: &Path) -> Self {
+        let mut child = Command::new(exe)
             .arg("mcp")
             .arg("--skills-dir")
             .arg(root)
@@ -476,4 +480,53 @@ fn clients_that_vanish_mid_request() {
             "{status}: {stderr}"
         );
     }
+}
+
+/// `skills mcp` hands over to `skills-mcp` beside it (a smaller process), and serves by
+/// itself when that binary is not there.
+#[test]
+#[cfg(target_os = "linux")]
+fn skills_mcp_hands_over_to_the_server_binary_or_serves_itself() {
+    let dir = tree(2);
+    let exe_of =
+        |server: &Server| std::fs::read_link(format!("/proc/{}/exe", server.child.id())).unwrap();
+    let mut server = Server::start(dir.path());
+    assert!(
+        exe_of(&server).ends_with("skills-mcp"),
+        "{}",
+        exe_of(&server).display()
+    );
+    let listed = server.call(
+        1,
+        "tools/call",
+        json!({"name": "list_skills", "arguments": {}}),
+    );
+    assert_eq!(
+        listed["result"]["structuredContent"]["skills"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    server.finish();
+
+    // A lone copy of `skills`: no sibling, so it serves in its own process.
+    let alone = tempfile::tempdir().unwrap();
+    let copy = alone.path().join("skills");
+    std::fs::copy(env!("CARGO_BIN_EXE_skills"), &copy).unwrap();
+    let mut server = Server::start_exe(&copy, dir.path());
+    assert_eq!(exe_of(&server), copy);
+    let listed = server.call(
+        1,
+        "tools/call",
+        json!({"name": "list_skills", "arguments": {}}),
+    );
+    assert_eq!(
+        listed["result"]["structuredContent"]["skills"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    server.finish();
 }
