@@ -304,3 +304,69 @@ pub(crate) enum Format {
     /// SARIF 2.1.0, for code scanning.
     Sarif,
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+    use std::path::Path;
+
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Flags that give a `--format json` command a second document shape, with its schema.
+    const JSON_VARIANTS: &[(&str, &str, &str)] = &[("prompt", "stats", "prompt-stats")];
+
+    /// The schema files every `--format json` output needs: `<command>.schema.json`, and one
+    /// per flag of `JSON_VARIANTS`.
+    fn json_outputs() -> BTreeSet<String> {
+        let mut names = BTreeSet::new();
+        for cmd in Cli::command().get_subcommands() {
+            let offers_json = cmd
+                .get_arguments()
+                .filter(|a| a.get_id() == "format")
+                .flat_map(|a| a.get_possible_values())
+                .any(|v| v.get_name() == "json");
+            if !offers_json {
+                continue;
+            }
+            names.insert(cmd.get_name().to_string());
+            for (command, flag, schema) in JSON_VARIANTS {
+                if *command == cmd.get_name() {
+                    assert!(
+                        cmd.get_arguments().any(|a| a.get_id() == *flag),
+                        "`{command}` has no --{flag}: update JSON_VARIANTS"
+                    );
+                    names.insert((*schema).to_string());
+                }
+            }
+        }
+        names
+    }
+
+    /// A new JSON output without a schema in docs/schemas/ fails here, and so does a schema
+    /// left behind by an output that is gone. `tests/it/schemas.rs` validates real output
+    /// against each of them.
+    #[test]
+    fn every_json_output_has_a_schema() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas");
+        let mut files = BTreeSet::new();
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".schema.json");
+            files.insert(
+                stem.unwrap_or_else(|| panic!("{name}: not a *.schema.json file"))
+                    .to_string(),
+            );
+        }
+        let outputs = json_outputs();
+        assert!(
+            outputs.contains("lint") && outputs.contains("list"),
+            "{outputs:?}"
+        );
+        assert_eq!(
+            outputs, files,
+            "the JSON outputs of the CLI (left) and the schemas in docs/schemas/ (right) differ"
+        );
+    }
+}

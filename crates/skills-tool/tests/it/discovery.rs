@@ -35,7 +35,7 @@ use serde_json::Value;
 use crate::{Run, regex_escape};
 
 /// A temporary home and project.
-struct Tree {
+pub(crate) struct Tree {
     _tmp: tempfile::TempDir,
     /// The temporary directory (canonical), parent of `home` and `project`.
     base: PathBuf,
@@ -109,7 +109,7 @@ impl Tree {
     }
 
     /// The tree of the module documentation.
-    fn standard() -> Self {
+    pub(crate) fn standard() -> Self {
         let t = Self::new();
         let pdf = t.project.join(".agents/skills/pdf-processing");
         t.write(&pdf.join("SKILL.md"), PDF_MD);
@@ -189,7 +189,7 @@ impl Tree {
     }
 
     /// Runs `skills ARGS` in the project root.
-    fn run(&self, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, args: &[&str]) -> Run {
         self.run_env(&self.project, args, &[])
     }
 

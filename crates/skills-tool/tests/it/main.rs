@@ -10,6 +10,7 @@
 //! - `context`: context packages (`tools.json`, `resources.json`): lint and `skills show`.
 //! - `prompt`: `skills prompt` (built-in and user templates, JSON context, token estimates).
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
+//! - `schemas`: every `--format json` output against its JSON Schema in `docs/schemas/`.
 //! - `fit`: `--version`, `-q`/`-v`, completions, man pages, the pre-commit hook and the
 //!   GitHub Action.
 //! - `adversarial`: hostile inputs (huge, binary, FIFO, symlink loops, Unicode oddities...)
@@ -40,6 +41,7 @@ mod package;
 mod prompt;
 mod rules;
 mod scaffold;
+mod schemas;
 mod url;
 
 use std::path::{Path, PathBuf};
