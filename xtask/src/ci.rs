@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::{cargo, lint_docs, run_checked};
+use crate::{cargo, lint_docs, package_check, public_api, run_checked};
 
 /// One step of the pipeline.
 enum Step {
@@ -12,6 +12,11 @@ enum Step {
     Cargo(&'static [&'static str]),
     /// `cargo xtask lint-docs --check`, run in this process (it is the same code).
     LintDocsCheck,
+    /// `cargo xtask public-api`: each library's API against `docs/public-api/`.
+    PublicApi,
+    /// The file lists of the crates.io packages (no network, no build; the full
+    /// `cargo xtask package-check` needs the registry index and is left to releases).
+    PackageContents,
 }
 
 const STEPS: &[Step] = &[
@@ -25,6 +30,8 @@ const STEPS: &[Step] = &[
         "warnings",
     ]),
     Step::LintDocsCheck,
+    Step::PackageContents,
+    Step::PublicApi,
     Step::Cargo(&["test", "--workspace"]),
 ];
 
@@ -41,6 +48,14 @@ pub(crate) fn run() -> Result<()> {
             Step::LintDocsCheck => {
                 eprintln!("==> cargo xtask lint-docs --check");
                 lint_docs::check()?;
+            }
+            Step::PublicApi => {
+                eprintln!("==> cargo xtask public-api");
+                public_api::run(&[])?;
+            }
+            Step::PackageContents => {
+                eprintln!("==> cargo package --list (each published crate)");
+                package_check::contents()?;
             }
         }
         eprintln!("    ok ({:.1}s)", step_start.elapsed().as_secs_f64());

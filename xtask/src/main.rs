@@ -5,6 +5,9 @@
 //! - `corpus DIR [--bless]`: lints every collection under `DIR` with the `skills`
 //!   binary and compares the counts with `testdata/corpus-expected.json`.
 //! - `seed-templates DIR`: renders seed 000's templates through `skills prompt --template`.
+//! - `public-api [--bless]`: each library crate's public API (rustdoc JSON) against
+//!   `docs/public-api/<crate>.txt`.
+//! - `package-check [--offline]`: `cargo package` of every published crate, built together.
 //! - `bench lint [--sizes 1000,10000] [--runs N]`: times `skills lint` on synthetic trees.
 //! - `fuzz-corpus [DIR]`: writes the seed corpora of the cargo-fuzz targets from `testdata/`.
 
@@ -16,6 +19,8 @@ mod ci;
 mod corpus;
 mod fuzz_corpus;
 mod lint_docs;
+mod package_check;
+mod public_api;
 mod seed_templates;
 
 use std::ffi::OsStr;
@@ -35,6 +40,9 @@ tasks:
   bench <name> [options]           benchmarks; `cargo xtask bench help` lists them
   seed-templates DIR               render seed 000's Jinja templates with `skills prompt`
   fuzz-corpus [DIR]                seed corpora of the fuzz targets (default fuzz/corpus)
+  public-api [--bless]             compare each library's public API with docs/public-api/
+                                   (or rewrite the listings)
+  package-check [--offline]        `cargo package` every published crate, verified together
 ";
 
 fn main() -> ExitCode {
@@ -63,6 +71,8 @@ fn run(args: &[String]) -> Result<()> {
         "bench" => bench::run(rest),
         "seed-templates" => seed_templates::run(rest),
         "fuzz-corpus" => fuzz_corpus::run(rest),
+        "public-api" => public_api::run(rest),
+        "package-check" => package_check::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

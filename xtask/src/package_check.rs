@@ -1,0 +1,99 @@
+//! `cargo xtask package-check [--offline]`: what `cargo publish` would upload, built.
+//!
+//! `cargo package` on every published crate at once: cargo packages them in dependency order
+//! and verifies each one against a local registry holding its siblings' packages, so crates
+//! that depend on unpublished siblings are verified too. It needs the crates.io index (for the
+//! lock file of each package), which is why `cargo xtask ci` does not run it; `--offline`
+//! works when the local cache already holds every dependency. `ci` runs only [`contents`],
+//! which needs neither network nor a build.
+
+use anyhow::{Result, bail};
+
+use crate::public_api::LIBRARIES;
+use crate::{cargo, run_checked};
+
+/// Every crate published to crates.io: the libraries, then the command.
+pub(crate) fn published() -> Vec<&'static str> {
+    let mut all = LIBRARIES.to_vec();
+    all.push("skills-tool");
+    all
+}
+
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    let offline = match args {
+        [] => false,
+        [flag] if flag == "--offline" => true,
+        [other, ..] => bail!("unknown argument `{other}` (expected --offline)"),
+    };
+    contents()?;
+    let mut cmd = cargo(["package"]);
+    for krate in published() {
+        cmd.args(["-p", krate]);
+    }
+    if offline {
+        cmd.arg("--offline");
+    }
+    run_checked(&mut cmd)?;
+    eprintln!(
+        "package-check: {} crates packaged and verified",
+        published().len()
+    );
+    Ok(())
+}
+
+/// Checks the file list of each package (`cargo package --list`, offline, no build): the
+/// README and both license texts are in, and nothing but sources, build script and the
+/// crate's own tests (no `testdata/`, no snapshots).
+pub(crate) fn contents() -> Result<()> {
+    let mut problems = Vec::new();
+    for krate in published() {
+        let out = cargo([
+            "package",
+            "--list",
+            "--offline",
+            "--allow-dirty",
+            "-p",
+            krate,
+        ])
+        .output()?;
+        if !out.status.success() {
+            bail!(
+                "cargo package --list -p {krate} failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let list = String::from_utf8_lossy(&out.stdout);
+        let files: Vec<&str> = list.lines().collect();
+        for needed in ["README.md", "LICENSE-MIT", "LICENSE-APACHE", "src/lib.rs"] {
+            if !files.contains(&needed) {
+                problems.push(format!("{krate}: the package has no {needed}"));
+            }
+        }
+        for f in &files {
+            let allowed = f.starts_with("src/")
+                || (f.starts_with("tests/") && !f.contains("snapshots"))
+                || matches!(
+                    *f,
+                    "Cargo.toml"
+                        | "Cargo.toml.orig"
+                        | "Cargo.lock"
+                        | ".cargo_vcs_info.json"
+                        | "README.md"
+                        | "LICENSE-MIT"
+                        | "LICENSE-APACHE"
+                        | "build.rs"
+                );
+            if !allowed {
+                problems.push(format!("{krate}: the package holds {f}"));
+            }
+        }
+    }
+    if !problems.is_empty() {
+        bail!(
+            "package contents (the `include` lists of crates/*/Cargo.toml):\n  {}",
+            problems.join("\n  ")
+        );
+    }
+    eprintln!("package contents: {} crates ok", published().len());
+    Ok(())
+}
