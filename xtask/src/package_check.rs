@@ -26,6 +26,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         [other, ..] => bail!("unknown argument `{other}` (expected --offline)"),
     };
     contents()?;
+    forget_unpacked_siblings()?;
     let mut cmd = cargo(["package"]);
     for krate in published() {
         cmd.args(["-p", krate]);
@@ -39,6 +40,46 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         published().len()
     );
     Ok(())
+}
+
+/// Removes the copies of our own crates that an earlier `cargo package` unpacked from its
+/// temporary registry (`target/package/tmp-registry`) into `$CARGO_HOME/registry/src/-HASH/`.
+/// Cargo reuses such a copy when the version is the same, so without this a sibling changed
+/// since the last run is verified against its old sources (seen with cargo 1.95: a crate
+/// failed to build against a sibling's API from before a rebase). Only directories named
+/// `<our crate>-<version>` under a registry whose directory starts with `-` (not crates.io's
+/// `index.crates.io-...`) are removed.
+fn forget_unpacked_siblings() -> Result<()> {
+    let home = match std::env::var_os("CARGO_HOME") {
+        Some(h) => std::path::PathBuf::from(h),
+        None => match std::env::home_dir() {
+            Some(h) => h.join(".cargo"),
+            None => return Ok(()),
+        },
+    };
+    let Ok(registries) = std::fs::read_dir(home.join("registry/src")) else {
+        return Ok(());
+    };
+    for registry in registries.flatten() {
+        if !registry.file_name().to_string_lossy().starts_with('-') {
+            continue;
+        }
+        for unpacked in std::fs::read_dir(registry.path())?.flatten() {
+            let name = unpacked.file_name().to_string_lossy().into_owned();
+            if published().iter().any(|c| is_version_of(&name, c)) {
+                std::fs::remove_dir_all(unpacked.path())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `skills-lint-0.1.0` is a version of `skills-lint`; `skills-lint-extra-0.1.0` is not.
+fn is_version_of(dir: &str, krate: &str) -> bool {
+    dir.strip_prefix(krate)
+        .and_then(|rest| rest.strip_prefix('-'))
+        .and_then(|v| v.chars().next())
+        .is_some_and(|c| c.is_ascii_digit())
 }
 
 /// Checks the file list of each package (`cargo package --list`, offline, no build): the
