@@ -10,7 +10,7 @@
 use anyhow::{Result, bail};
 
 use crate::public_api::LIBRARIES;
-use crate::{cargo, run_checked};
+use crate::{cargo, run_checked, workspace_root};
 
 /// Every crate published to crates.io: the libraries, then the command.
 pub(crate) fn published() -> Vec<&'static str> {
@@ -27,7 +27,15 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     };
     contents()?;
     forget_unpacked_siblings()?;
-    let mut cmd = cargo(["package"]);
+    // A target directory of its own, emptied first: cargo takes a registry crate of the same
+    // version to be unchanged, so in a reused target directory the siblings' old builds would
+    // be linked instead of the packages just made.
+    let target = workspace_root().join("target/package-check");
+    if target.exists() {
+        std::fs::remove_dir_all(&target)?;
+    }
+    let mut cmd = cargo(["package", "--target-dir"]);
+    cmd.arg(&target);
     for krate in published() {
         cmd.args(["-p", krate]);
     }
