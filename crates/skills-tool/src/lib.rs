@@ -132,14 +132,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match cli::Cli::try_parse_from(args) {
+    let cli: cli::Cli = match parse(args) {
         Ok(cli) => cli,
-        Err(e) => {
-            // --help and --version are not errors; clap knows which is which.
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     let verbosity = match (cli.quiet, cli.verbose) {
         (true, _) => Verbosity::Quiet,
@@ -173,17 +168,28 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    let cli = match cli::McpCli::try_parse_from(args) {
+    let cli: cli::McpCli = match parse(args) {
         Ok(cli) => cli,
-        Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
-            let _ = e.print();
-            return ExitCode::from(code);
-        }
+        Err(code) => return code,
     };
     let ui = Ui::new(cli::ColorChoice::Auto, Verbosity::Normal);
     let level = cli.args.log_level.unwrap_or(cli::LogLevel::Warn);
     mcp::serve(&cli.args, level, roots(&cli.skills_dirs), ui).into()
+}
+
+/// Parses the command line, or prints help, the version or the usage error and says how to
+/// exit: --help and --version are not errors (0), bad arguments are (2).
+fn parse<P, I, T>(args: I) -> Result<P, ExitCode>
+where
+    P: Parser,
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    P::try_parse_from(args).map_err(|e| {
+        let code = if e.use_stderr() { 2 } else { 0 };
+        let _ = e.print();
+        ExitCode::from(code)
+    })
 }
 
 fn roots(skills_dirs: &[std::path::PathBuf]) -> skills_discovery::Roots {
