@@ -182,7 +182,8 @@ impl Index {
     /// refuses a watch (the per-user watch limit, a directory that cannot be read) or the
     /// tree has dangling symlinks (their target may appear anywhere); it turns itself off
     /// if the kernel later refuses one. Without it, refresh `stat`s everything as before.
-    /// It holds one file descriptor and about two watches per skill.
+    /// It holds one file descriptor and about one watch per skill directory (plus one per
+    /// skill file that is a symlink or has other hard links).
     pub fn watch(&mut self) -> bool {
         if self.watch.is_none() {
             self.watch = Watch::new().ok();

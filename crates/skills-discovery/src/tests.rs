@@ -956,3 +956,30 @@ fn dangling_symlinks_keep_the_stat_pass() {
     assert_eq!(index.refresh(), Changed::Yes);
     assert!(index.get("later").is_some());
 }
+
+#[test]
+#[cfg(target_os = "linux")]
+fn watched_refreshes_follow_hard_linked_skill_files() {
+    let t = tmp();
+    let elsewhere = t.path().join("elsewhere/tool.md");
+    write(&elsewhere, &md("tool", "Linked tool."));
+    let root = t.path().join("skills");
+    fs::create_dir_all(root.join("tool")).unwrap();
+    fs::hard_link(&elsewhere, root.join("tool/SKILL.md")).unwrap();
+    let mut index = scan(&custom(&[&root]), true);
+    assert_eq!(index.refresh(), Changed::No);
+    // Written through the other name: only a watch on the file itself sees it.
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&elsewhere)
+        .and_then(|mut f| {
+            use std::io::Write as _;
+            f.write_all(md("tool", "Linked tool, edited.").as_bytes())
+        })
+        .unwrap();
+    assert_eq!(index.refresh(), Changed::Yes);
+    assert_eq!(
+        index.get("tool").unwrap().description,
+        "Linked tool, edited."
+    );
+}

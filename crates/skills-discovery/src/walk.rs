@@ -207,7 +207,15 @@ impl RootWalk {
             }
             targets.push(Target::all(path));
         }
-        targets.extend(self.entries.keys().map(|path| Target::all(path)));
+        // A skill file's own changes are reported on its directory's watch, unless it is a
+        // symlink (its target's directory is elsewhere) or has other hard links (a write
+        // through another name is reported on that name's directory): watch those directly.
+        targets.extend(
+            self.entries
+                .keys()
+                .filter(|path| needs_own_watch(path))
+                .map(|path| Target::all(path)),
+        );
         targets.extend(crate::watch::ancestor_target(root));
         Some(targets)
     }
@@ -229,6 +237,21 @@ impl RootWalk {
             });
         }
         warnings
+    }
+}
+
+/// Whether a skill file must be watched itself, not only through its directory.
+fn needs_own_watch(path: &Path) -> bool {
+    match fs::symlink_metadata(path) {
+        #[cfg(unix)]
+        Ok(meta) => {
+            use std::os::unix::fs::MetadataExt as _;
+            meta.file_type().is_symlink() || meta.nlink() > 1
+        }
+        #[cfg(not(unix))]
+        Ok(meta) => meta.file_type().is_symlink(),
+        // Gone since the walk: its directory's watch reports that.
+        Err(_) => false,
     }
 }
 

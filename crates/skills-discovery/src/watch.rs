@@ -11,8 +11,9 @@
 //! What is watched, for each root (see `RootWalk::watch_targets`):
 //! - every directory the walk recorded (the root, searched directories, skill directories):
 //!   entries created, deleted, renamed, written or changed in them, ignore files included;
-//! - every skill file itself, so a `SKILL.md` that is a symlink to a file elsewhere is
-//!   covered when its target is written;
+//! - every skill file that is a symlink or has other hard links, so a write through the
+//!   link's target or another name is covered (a plain file's changes are reported on its
+//!   directory's watch);
 //! - the root's parent, or its nearest existing ancestor when the root does not exist, for
 //!   events naming the next path component only (the root appearing, vanishing or being
 //!   replaced).
