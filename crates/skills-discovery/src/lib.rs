@@ -90,7 +90,7 @@ mod tests;
 pub use files::{FileGroup, SkillFile};
 pub use index::{Changed, Index};
 pub use roots::{Root, Roots, SKILL_DIRS, Scope};
-pub use walk::{MAX_DEPTH, MAX_DIRS, NOT_FLAT_SKILLS};
+pub use walk::{MAX_DEPTH, MAX_DIRS, NOT_FLAT_SKILLS, STAGING_PREFIXES};
 pub use watch::{Changes, DirWatch};
 
 /// One skill: what the index keeps about it. The body is read on demand.

@@ -983,3 +983,22 @@ fn watched_refreshes_follow_hard_linked_skill_files() {
         "Linked tool, edited."
     );
 }
+
+#[test]
+fn staging_directories_of_killed_runs_are_not_skills() {
+    let t = tmp();
+    let root = t.path().join("skills");
+    skill(&root.join("real"));
+    // What a killed `skills install` or `skills new` leaves behind until its next run.
+    write(
+        &root.join(".skills-install-4242-abc/real/SKILL.md"),
+        &md("real", "Half-installed copy."),
+    );
+    write(
+        &root.join(".skills-new-4242-xyz/SKILL.md"),
+        &md("draft", "Half-made skill."),
+    );
+    let index = Index::scan(&custom(&[&root]));
+    assert_eq!(ids(index.all()), ["real"]);
+    assert!(index.warnings().is_empty(), "{:?}", index.warnings());
+}

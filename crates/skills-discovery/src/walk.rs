@@ -43,6 +43,11 @@ pub const MAX_DIRS: usize = 10_000;
 /// Directory names never entered.
 const SKIP_DIRS: [&str; 2] = [".git", "node_modules"];
 
+/// Prefixes of the staging directories `skills install` and `skills new` write before they
+/// rename the result into place. A run killed midway leaves one behind until the next run
+/// clears it; it is not a skill (nor a shadowed copy of one), so it is never entered.
+pub const STAGING_PREFIXES: [&str; 2] = [".skills-install-", ".skills-new-"];
+
 /// Fewer pending parses than this are done on the calling thread.
 const PARALLEL_PARSES: usize = 64;
 
@@ -470,7 +475,11 @@ impl Walker<'_> {
         let (mut dirs, mut files, mut dangling) = (Vec::new(), Vec::new(), Vec::new());
         let pushed = self.enter(dir, &stamp, ignore);
         for name in &names {
-            if SKIP_DIRS.iter().any(|s| name == *s) {
+            if SKIP_DIRS.iter().any(|s| name == *s)
+                || STAGING_PREFIXES
+                    .iter()
+                    .any(|p| name.to_str().is_some_and(|n| n.starts_with(p)))
+            {
                 continue;
             }
             let path = dir.join(name);

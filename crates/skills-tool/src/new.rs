@@ -216,6 +216,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn discovery_skips_the_staging_directories() {
+        // A killed run's leftovers must not show up as skills.
+        for prefix in [NEW_PREFIX, skills_package::STAGING] {
+            assert!(
+                skills_discovery::STAGING_PREFIXES.contains(&prefix),
+                "{prefix}"
+            );
+        }
+    }
+
+    #[test]
     fn names_are_checked_like_lint_does() {
         assert!(check_name("pdf-processing").is_ok());
         for bad in ["PDF", "-pdf", "pdf--x", "pdf_x", "", "a/b", "..", "x\"y"] {
