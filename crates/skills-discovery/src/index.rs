@@ -1,11 +1,12 @@
 //! The in-memory index of every skill under a list of roots.
 
+use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::roots::Roots;
 use crate::stamp::Identity;
-use crate::walk::{Entry, RootWalk, WalkStats};
+use crate::walk::{Entry, RootWalk, WalkStats, skill_id};
 use crate::watch::Watch;
 use crate::{Skill, Skipped, Warning};
 
@@ -30,10 +31,17 @@ pub enum Changed {
 pub struct Index {
     roots: Roots,
     walks: Vec<RootWalk>,
-    all: Vec<Skill>,
+    /// The active skills, in priority order.
     active: Vec<Skill>,
-    by_id: HashMap<String, usize>,
-    by_name: HashMap<String, usize>,
+    /// The shadowed skills, in priority order. Each skill is held once: a long-lived index
+    /// (an MCP server's) holds thousands.
+    shadowed: Vec<Skill>,
+    /// Every skill in priority order: where it is in `active` or `shadowed`.
+    order: Vec<Slot>,
+    /// Positions in `active`, sorted by id ignoring case (the first of equal ids first).
+    by_id: Vec<u32>,
+    /// Positions in `active`, sorted by name ignoring case (the first of equal names first).
+    by_name: Vec<u32>,
     skipped: Vec<Skipped>,
     warnings: Vec<Warning>,
     stats: WalkStats,
@@ -60,10 +68,11 @@ impl Index {
         let mut index = Self {
             roots: roots.clone(),
             walks,
-            all: Vec::new(),
             active: Vec::new(),
-            by_id: HashMap::new(),
-            by_name: HashMap::new(),
+            shadowed: Vec::new(),
+            order: Vec::new(),
+            by_id: Vec::new(),
+            by_name: Vec::new(),
             skipped: Vec::new(),
             warnings: Vec::new(),
             stats,
@@ -87,8 +96,17 @@ impl Index {
 
     /// Every skill, shadowed ones included (with [`Skill::shadowed_by`] set), sorted by root
     /// priority and then by id.
-    pub fn all(&self) -> &[Skill] {
-        &self.all
+    pub fn all(&self) -> impl DoubleEndedIterator<Item = &Skill> + '_ {
+        self.order.iter().filter_map(move |slot| match *slot {
+            Slot::Active(i) => self.active.get(i as usize),
+            Slot::Shadowed(i) => self.shadowed.get(i as usize),
+        })
+    }
+
+    /// The shadowed skills (those with [`Skill::shadowed_by`] set), sorted by root priority
+    /// and then by id.
+    pub fn shadowed(&self) -> &[Skill] {
+        &self.shadowed
     }
 
     /// The skills left out because their file could not be read or parsed, or lacks a name
@@ -107,11 +125,21 @@ impl Index {
     /// whose frontmatter `name` is this, ignoring case. The name is only compared with what
     /// the index holds, never joined onto a path.
     pub fn get(&self, name: &str) -> Option<&Skill> {
-        let key = name.to_lowercase();
-        self.by_id
-            .get(&key)
-            .or_else(|| self.by_name.get(&key))
-            .and_then(|&i| self.active.get(i))
+        self.lookup(&self.by_id, name, |s| &s.id)
+            .or_else(|| self.lookup(&self.by_name, name, |s| &s.name))
+    }
+
+    /// The first skill in `sorted` (positions in `active`, sorted by `field` ignoring case)
+    /// whose `field` is `key`, ignoring case.
+    fn lookup(&self, sorted: &[u32], key: &str, field: fn(&Skill) -> &String) -> Option<&Skill> {
+        let skill = |&i: &u32| self.active.get(i as usize);
+        let first = sorted.partition_point(|i| {
+            skill(i).is_some_and(|s| cmp_ignoring_case(field(s), key) == Ordering::Less)
+        });
+        sorted
+            .get(first)
+            .and_then(skill)
+            .filter(|s| cmp_ignoring_case(field(s), key) == Ordering::Equal)
     }
 
     /// Ids of active skills close to `name`, for "did you mean": an edit distance (ignoring
@@ -255,19 +283,29 @@ impl Index {
     /// Builds the lists from the walks: priority order, symlink duplicates dropped, the
     /// first skill of each id active and later ones shadowed.
     fn assemble(&mut self) {
-        let mut all = Vec::new();
+        let mut active = Vec::new();
+        let mut shadowed = Vec::new();
+        let mut order = Vec::new();
         let mut skipped = Vec::new();
         let mut warnings = Vec::new();
         let mut seen: HashSet<&Identity> = HashSet::new();
-        let mut winners: HashMap<&str, PathBuf> = HashMap::new();
+        // Lower-case id to the winning skill's file.
+        let mut winners: HashMap<String, &Path> = HashMap::new();
         for (root, walk) in self.roots.as_slice().iter().zip(&self.walks) {
             warnings.extend(walk.warnings(&root.path));
-            let mut entries: Vec<(&PathBuf, &Entry)> = walk.entries.iter().collect();
+            let mut entries: Vec<(String, String, &PathBuf, &Entry)> = walk
+                .entries
+                .iter()
+                .map(|(path, entry)| {
+                    let id = skill_id(path, Entry::dir(path), entry.flat);
+                    (id.to_lowercase(), id, path, entry)
+                })
+                .collect();
             // Within a root: by id; a directory before a flat file; shallower first.
-            entries.sort_unstable_by(|(pa, a), (pb, b)| {
-                (&a.key, a.flat, a.depth, pa).cmp(&(&b.key, b.flat, b.depth, pb))
+            entries.sort_unstable_by(|(ka, _, pa, a), (kb, _, pb, b)| {
+                (ka, a.flat, a.depth, pa).cmp(&(kb, b.flat, b.depth, pb))
             });
-            for (path, entry) in entries {
+            for (key, id, path, entry) in entries {
                 if !seen.insert(&entry.identity) {
                     // The same directory (or file) reached again through a symlink.
                     continue;
@@ -275,59 +313,92 @@ impl Index {
                 match &entry.outcome {
                     Err(reason) => {
                         let s = Skipped {
-                            id: entry.id.clone(),
+                            id,
                             path: path.clone(),
                             root: root.path.clone(),
                             scope: root.scope,
                             flat: entry.flat,
-                            reason: reason.clone(),
+                            reason: (**reason).clone(),
                         };
                         warnings.push(Warning::Skipped(s.clone()));
                         skipped.push(s);
                     }
                     Ok(meta) => {
-                        let shadowed_by = winners.get(entry.key.as_str()).cloned();
+                        let shadowed_by = winners.get(&key).map(|by| by.to_path_buf());
                         if let Some(by) = &shadowed_by {
                             warnings.push(Warning::Shadowed {
-                                id: entry.id.clone(),
+                                id: id.clone(),
                                 path: path.clone(),
                                 by: by.clone(),
                             });
                         } else {
-                            winners.insert(&entry.key, path.clone());
+                            winners.insert(key, path);
                         }
-                        all.push(Skill {
-                            id: entry.id.clone(),
+                        let skill = Skill {
+                            id,
                             name: meta.name.clone(),
                             description: meta.description.clone(),
                             skill_md: path.clone(),
-                            dir: entry.dir.clone(),
+                            dir: Entry::dir(path).to_path_buf(),
                             root: root.path.clone(),
                             scope: root.scope,
-                            shadowed_by,
                             flat: entry.flat,
-                        });
+                            shadowed_by,
+                        };
+                        let (list, slot): (&mut Vec<Skill>, fn(u32) -> Slot) =
+                            if skill.shadowed_by.is_some() {
+                                (&mut shadowed, Slot::Shadowed)
+                            } else {
+                                (&mut active, Slot::Active)
+                            };
+                        // More than u32::MAX skills cannot be walked (MAX_DIRS, memory).
+                        order.push(slot(u32::try_from(list.len()).unwrap_or(u32::MAX)));
+                        list.push(skill);
                     }
                 }
             }
         }
-        let active: Vec<Skill> = all
-            .iter()
-            .filter(|s| s.shadowed_by.is_none())
-            .cloned()
-            .collect();
-        let mut by_id = HashMap::with_capacity(active.len());
-        let mut by_name = HashMap::new();
-        for (i, skill) in active.iter().enumerate() {
-            by_id.entry(skill.id.to_lowercase()).or_insert(i);
-            by_name.entry(skill.name.to_lowercase()).or_insert(i);
-        }
-        self.all = all;
+        let positions = 0..u32::try_from(active.len()).unwrap_or(u32::MAX);
+        let sorted_by = |field: fn(&Skill) -> &String| {
+            let mut sorted: Vec<u32> = positions.clone().collect();
+            // Stable: the first of equal keys (the one with priority) stays first.
+            sorted.sort_by(
+                |&a, &b| match (active.get(a as usize), active.get(b as usize)) {
+                    (Some(a), Some(b)) => cmp_ignoring_case(field(a), field(b)),
+                    _ => Ordering::Equal,
+                },
+            );
+            sorted
+        };
+        self.by_id = sorted_by(|s| &s.id);
+        self.by_name = sorted_by(|s| &s.name);
+        active.shrink_to_fit();
+        shadowed.shrink_to_fit();
+        order.shrink_to_fit();
         self.active = active;
-        self.by_id = by_id;
-        self.by_name = by_name;
+        self.shadowed = shadowed;
+        self.order = order;
         self.skipped = skipped;
         self.warnings = warnings;
+    }
+}
+
+/// Where a skill of [`Index::all`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Slot {
+    Active(u32),
+    Shadowed(u32),
+}
+
+/// Compares two strings ignoring case, as `str::to_lowercase` does; without allocating when
+/// both are ASCII (almost every id and name).
+fn cmp_ignoring_case(a: &str, b: &str) -> Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        a.bytes()
+            .map(|c| c.to_ascii_lowercase())
+            .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+    } else {
+        a.to_lowercase().cmp(&b.to_lowercase())
     }
 }
 

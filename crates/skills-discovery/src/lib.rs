@@ -59,7 +59,7 @@
 //! let ids: Vec<&str> = index.skills().iter().map(|s| s.id.as_str()).collect();
 //! assert_eq!(ids, ["pdf", "git"]); // the project's first
 //! assert_eq!(index.get("PDF").map(|s| s.scope), Some(Scope::Project));
-//! assert_eq!(index.all().len(), 3); // the global `pdf` is kept, marked shadowed
+//! assert_eq!(index.all().count(), 3); // the global `pdf` is kept, marked shadowed
 //! assert_eq!(index.suggest("gti"), ["git"]);
 //!
 //! // The body is read on demand.

@@ -24,8 +24,8 @@ fn skill(dir: &Path) -> PathBuf {
     path
 }
 
-fn ids(skills: &[Skill]) -> Vec<&str> {
-    skills.iter().map(|s| s.id.as_str()).collect()
+fn ids<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> Vec<&'a str> {
+    skills.into_iter().map(|s| s.id.as_str()).collect()
 }
 
 fn tmp() -> TempDir {
@@ -129,7 +129,7 @@ fn project_roots_walk_up_to_the_repository_root_and_stop() {
         index.get("shared").unwrap().dir,
         cwd.join(".claude/skills/shared")
     );
-    assert_eq!(index.all().len(), 4);
+    assert_eq!(index.all().count(), 4);
 
     // Without a `.git` ancestor only the current directory is a project directory.
     let t = tmp();
@@ -204,8 +204,9 @@ fn a_different_skill_with_the_same_id_is_shadowed() {
     let index = Index::scan(&Roots::default_for(&proj, Some(&home)));
     assert_eq!(ids(index.skills()), ["git"]);
     assert_eq!(index.get("GIT").unwrap().skill_md, winner);
-    let all = index.all();
-    assert_eq!(ids(all), ["git", "Git"]);
+    let all: Vec<&Skill> = index.all().collect();
+    assert_eq!(ids(all.iter().copied()), ["git", "Git"]);
+    assert_eq!(ids(index.shadowed()), ["Git"]);
     assert_eq!(all[1].shadowed_by.as_deref(), Some(winner.as_path()));
     assert_eq!(all[1].scope, Scope::Global);
     assert_eq!(
@@ -265,7 +266,6 @@ fn flat_files_in_a_root() {
     assert_eq!(
         index
             .all()
-            .iter()
             .find(|s| s.flat && s.id == "both")
             .unwrap()
             .shadowed_by,
@@ -668,7 +668,7 @@ fn refresh_sees_roots_appear_and_disappear() {
         skill(&first.join("tool"));
         assert_eq!(index.refresh(), Changed::Yes);
         assert_eq!(index.get("tool").unwrap().root, first);
-        assert_eq!(index.all().len(), 2);
+        assert_eq!(index.all().count(), 2);
         fs::remove_dir_all(&first).unwrap();
         assert_eq!(index.refresh(), Changed::Yes);
         assert_eq!(index.get("tool").unwrap().root, second);

@@ -59,26 +59,41 @@ pub(crate) struct Meta {
 }
 
 /// A skill file found by the walk (a `SKILL.md` or a flat `NAME.md`) and what parsing it gave.
+///
+/// Kept for every skill for as long as the index lives, so it holds nothing that can be
+/// derived from its path: the skill's directory is the path's parent (a flat skill's root)
+/// and its id follows from the path ([`skill_id`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
     pub(crate) stamp: Stamp,
-    pub(crate) dir: PathBuf,
-    pub(crate) id: String,
-    /// `id` in lower case: what lookups and shadowing compare.
-    pub(crate) key: String,
     pub(crate) flat: bool,
     pub(crate) depth: usize,
     /// The skill directory's identity (for a flat skill, the file's).
     pub(crate) identity: Identity,
-    pub(crate) outcome: Result<Meta, SkipReason>,
+    /// Boxed: most skills parse, and the error is much larger than what they keep.
+    pub(crate) outcome: Result<Meta, Box<SkipReason>>,
 }
 
-/// A directory the walk went through.
+impl Entry {
+    /// The skill's directory, from the file's `path`.
+    pub(crate) fn dir(path: &Path) -> &Path {
+        path.parent().unwrap_or(Path::new(""))
+    }
+}
+
+/// A directory the walk went through. One is kept per skill directory for as long as the
+/// index lives, so what most directories lack (ignore files, warnings) is boxed apart.
 #[derive(Debug)]
 struct DirRecord {
     stamp: Stamp,
     depth: usize,
     kind: DirKind,
+    /// Ignore files and warnings, for the few directories that have any.
+    extra: Option<Box<DirExtra>>,
+}
+
+#[derive(Debug, Default)]
+struct DirExtra {
     /// This directory's own `.gitignore` and `.ignore`, combined.
     ignore: Option<Arc<Gitignore>>,
     /// The ignore files read, with their stamps.
@@ -86,19 +101,43 @@ struct DirRecord {
     warnings: Vec<Warning>,
 }
 
+impl DirRecord {
+    fn ignore(&self) -> Option<Arc<Gitignore>> {
+        self.extra.as_ref().and_then(|e| e.ignore.clone())
+    }
+
+    fn ignore_files(&self) -> &[(PathBuf, Option<Stamp>)] {
+        self.extra.as_ref().map_or(&[], |e| &e.ignore_files)
+    }
+
+    fn warnings(&self) -> &[Warning] {
+        self.extra.as_ref().map_or(&[], |e| &e.warnings)
+    }
+
+    fn warn(&mut self, warning: Warning) {
+        self.extra.get_or_insert_default().warnings.push(warning);
+    }
+}
+
 #[derive(Debug)]
 enum DirKind {
-    /// Holds a `SKILL.md` (this path): a skill, not entered further.
-    Skill(PathBuf),
-    /// Searched: the subdirectories visited, the flat skill files (in a root only), and the
-    /// entries that could not be stat'ed (dangling symlinks), which may start to resolve.
-    Plain {
-        dirs: Vec<PathBuf>,
-        files: Vec<PathBuf>,
-        dangling: Vec<PathBuf>,
-    },
+    /// Holds a skill file (this name, some spelling of `SKILL.md`): a skill, not entered
+    /// further.
+    Skill(OsString),
+    /// Searched (boxed: few directories are).
+    Plain(Box<Children>),
     /// Could not be read (a warning says why).
     Unreadable,
+}
+
+/// What a searched directory held, by name: the subdirectories visited, the flat skill
+/// files (in a root only), and the entries that could not be stat'ed (dangling symlinks),
+/// which may start to resolve.
+#[derive(Debug, Default)]
+struct Children {
+    dirs: Vec<OsString>,
+    files: Vec<OsString>,
+    dangling: Vec<OsString>,
 }
 
 /// Everything one walk of one root saw.
@@ -109,9 +148,12 @@ pub(crate) struct RootWalk {
     root_warning: Option<Warning>,
     /// The walk stopped at [`MAX_DIRS`].
     truncated: bool,
-    dirs: HashMap<PathBuf, DirRecord>,
-    /// Skill files, by path.
-    pub(crate) entries: HashMap<PathBuf, Entry>,
+    /// Every directory walked, in the order visited. Vectors at rest (a refresh that walks
+    /// again indexes them by path for the walk's duration): an index lives as long as its
+    /// process, and hash tables of large records would hold twice the memory.
+    dirs: Vec<(PathBuf, DirRecord)>,
+    /// Skill files, with their paths.
+    pub(crate) entries: Vec<(PathBuf, Entry)>,
 }
 
 /// Counters of the work walks did (directories listed, files parsed), for tests.
@@ -127,10 +169,10 @@ impl RootWalk {
     pub(crate) fn walk(root: &Path, previous: Option<RootWalk>, stats: &mut WalkStats) -> Self {
         let previous = previous.unwrap_or_default();
         let mut walker = Walker {
-            old_dirs: previous.dirs,
-            old_entries: previous.entries,
-            dirs: HashMap::new(),
-            entries: HashMap::new(),
+            old_dirs: previous.dirs.into_iter().collect(),
+            old_entries: previous.entries.into_iter().collect(),
+            dirs: Vec::new(),
+            entries: Vec::new(),
             pending: Vec::new(),
             ignores: Vec::new(),
             ancestors: Vec::new(),
@@ -161,12 +203,15 @@ impl RootWalk {
             ),
         };
         walker.parse_pending();
+        let (mut dirs, mut entries) = (walker.dirs, walker.entries);
+        dirs.shrink_to_fit();
+        entries.shrink_to_fit();
         Self {
             root_stamp,
             root_warning,
             truncated: walker.truncated,
-            dirs: walker.dirs,
-            entries: walker.entries,
+            dirs,
+            entries,
         }
     }
 
@@ -186,10 +231,10 @@ impl RootWalk {
             .all(|(path, record)| match &record.kind {
                 DirKind::Skill(_) => true,
                 DirKind::Unreadable => Stamp::read(path) == Some(record.stamp),
-                DirKind::Plain { dangling, .. } => {
+                DirKind::Plain(children) => {
                     Stamp::read(path) == Some(record.stamp)
                         && ignore_files_same(record)
-                        && dangling.iter().all(|d| !d.exists())
+                        && children.dangling.iter().all(|d| !path.join(d).exists())
                 }
             });
         dirs_same
@@ -202,11 +247,11 @@ impl RootWalk {
     /// What to watch so that every change [`RootWalk::unchanged`] would notice leaves a
     /// kernel event (see `watch.rs`); `None` when that cannot be promised (a dangling
     /// symlink may start to resolve through a change anywhere).
-    pub(crate) fn watch_targets(&self, root: &Path) -> Option<Vec<Target>> {
+    pub(crate) fn watch_targets<'a>(&'a self, root: &'a Path) -> Option<Vec<Target<'a>>> {
         let mut targets = Vec::with_capacity(self.dirs.len() + self.entries.len() + 1);
         for (path, record) in &self.dirs {
-            if let DirKind::Plain { dangling, .. } = &record.kind
-                && !dangling.is_empty()
+            if let DirKind::Plain(children) = &record.kind
+                && !children.dangling.is_empty()
             {
                 return None;
             }
@@ -217,7 +262,8 @@ impl RootWalk {
         // through another name is reported on that name's directory): watch those directly.
         targets.extend(
             self.entries
-                .keys()
+                .iter()
+                .map(|(path, _)| path)
                 .filter(|path| needs_own_watch(path))
                 .map(|path| Target::all(path)),
         );
@@ -227,12 +273,17 @@ impl RootWalk {
 
     /// The warnings about the root and its directories, in path order.
     pub(crate) fn warnings(&self, root: &Path) -> Vec<Warning> {
-        let mut dirs: Vec<(&PathBuf, &DirRecord)> = self.dirs.iter().collect();
+        let mut dirs: Vec<(&PathBuf, &DirRecord)> = self
+            .dirs
+            .iter()
+            .filter(|(_, r)| !r.warnings().is_empty())
+            .map(|(p, r)| (p, r))
+            .collect();
         dirs.sort_unstable_by(|a, b| a.0.cmp(b.0));
         let mut warnings: Vec<Warning> = self
             .root_warning
             .iter()
-            .chain(dirs.into_iter().flat_map(|(_, r)| r.warnings.iter()))
+            .chain(dirs.into_iter().flat_map(|(_, r)| r.warnings().iter()))
             .cloned()
             .collect();
         if self.truncated {
@@ -269,7 +320,7 @@ fn is_missing(e: &std::io::Error) -> bool {
 
 fn ignore_files_same(record: &DirRecord) -> bool {
     record
-        .ignore_files
+        .ignore_files()
         .iter()
         .all(|(path, stamp)| Stamp::read(path) == *stamp)
 }
@@ -283,8 +334,8 @@ struct Pending {
 struct Walker<'s> {
     old_dirs: HashMap<PathBuf, DirRecord>,
     old_entries: HashMap<PathBuf, Entry>,
-    dirs: HashMap<PathBuf, DirRecord>,
-    entries: HashMap<PathBuf, Entry>,
+    dirs: Vec<(PathBuf, DirRecord)>,
+    entries: Vec<(PathBuf, Entry)>,
     pending: Vec<Pending>,
     /// The ignore matchers of the directories from the root to the current one.
     ignores: Vec<Arc<Gitignore>>,
@@ -312,36 +363,37 @@ impl Walker<'_> {
             }
             old => self.read(dir, depth, stamp, force, old.as_ref()),
         };
-        self.dirs.insert(dir.to_path_buf(), record);
+        self.dirs.push((dir.to_path_buf(), record));
     }
 
     /// A directory that did not change: its recorded children are visited again (they may
     /// have changed themselves) without reading the directory.
     fn reuse(&mut self, dir: &Path, old: DirRecord) -> DirRecord {
         match &old.kind {
-            DirKind::Skill(skill_md) => match fs::metadata(skill_md) {
-                Ok(meta) if meta.is_file() => {
-                    let identity = Identity::of(dir, &old.stamp);
-                    self.skill_file(skill_md, dir, old.depth, false, identity, Stamp::of(&meta));
-                    old
+            DirKind::Skill(name) => {
+                let skill_md = dir.join(name);
+                match fs::metadata(&skill_md) {
+                    Ok(meta) if meta.is_file() => {
+                        let identity = Identity::of(dir, &old.stamp);
+                        let stamp = Stamp::of(&meta);
+                        self.skill_file(&skill_md, old.depth, false, identity, stamp);
+                        old
+                    }
+                    _ => self.read(dir, old.depth, old.stamp, true, Some(&old)),
                 }
-                _ => self.read(dir, old.depth, old.stamp, true, Some(&old)),
-            },
+            }
             DirKind::Unreadable => old,
-            DirKind::Plain {
-                dirs,
-                files,
-                dangling,
-            } => {
+            DirKind::Plain(children) => {
                 // Stat every child first: anything unexpected (a child gone or changed kind
                 // behind a symlink, a dangling link that now resolves, a new loop) and the
                 // directory is read again instead.
-                let mut child_dirs = Vec::with_capacity(dirs.len());
-                for d in dirs {
-                    match fs::metadata(d) {
+                let mut child_dirs = Vec::with_capacity(children.dirs.len());
+                for name in &children.dirs {
+                    let d = dir.join(name);
+                    match fs::metadata(&d) {
                         Ok(meta) if meta.is_dir() => {
                             let stamp = Stamp::of(&meta);
-                            if self.ancestors.contains(&Identity::of(d, &stamp)) {
+                            if self.ancestors.contains(&Identity::of(&d, &stamp)) {
                                 return self.read(dir, old.depth, old.stamp, true, Some(&old));
                             }
                             child_dirs.push((d, stamp));
@@ -349,24 +401,25 @@ impl Walker<'_> {
                         _ => return self.read(dir, old.depth, old.stamp, true, Some(&old)),
                     }
                 }
-                let mut child_files = Vec::with_capacity(files.len());
-                for f in files {
-                    match fs::metadata(f) {
+                let mut child_files = Vec::with_capacity(children.files.len());
+                for name in &children.files {
+                    let f = dir.join(name);
+                    match fs::metadata(&f) {
                         Ok(meta) if meta.is_file() => child_files.push((f, Stamp::of(&meta))),
                         _ => return self.read(dir, old.depth, old.stamp, true, Some(&old)),
                     }
                 }
-                if dangling.iter().any(|d| d.exists()) {
+                if children.dangling.iter().any(|d| dir.join(d).exists()) {
                     return self.read(dir, old.depth, old.stamp, true, Some(&old));
                 }
                 self.plain_dirs += 1;
-                let pushed = self.enter(dir, &old.stamp, old.ignore.clone());
+                let pushed = self.enter(dir, &old.stamp, old.ignore());
                 for (d, stamp) in child_dirs {
-                    self.visit(d, old.depth + 1, stamp, false);
+                    self.visit(&d, old.depth + 1, stamp, false);
                 }
                 for (f, stamp) in child_files {
-                    let identity = Identity::of(f, &stamp);
-                    self.skill_file(f, dir, old.depth, true, identity, stamp);
+                    let identity = Identity::of(&f, &stamp);
+                    self.skill_file(&f, old.depth, true, identity, stamp);
                 }
                 self.leave(pushed);
                 old
@@ -406,32 +459,24 @@ impl Walker<'_> {
             stamp,
             depth,
             kind: DirKind::Unreadable,
-            ignore: None,
-            ignore_files: Vec::new(),
-            warnings: Vec::new(),
+            extra: None,
         };
         let identity = Identity::of(dir, &stamp);
         if depth >= 1 {
             let skill_md = dir.join("SKILL.md");
             if let Ok(meta) = fs::metadata(&skill_md) {
                 if meta.is_file() {
-                    self.skill_file(&skill_md, dir, depth, false, identity, Stamp::of(&meta));
-                    record.kind = DirKind::Skill(skill_md);
+                    self.skill_file(&skill_md, depth, false, identity, Stamp::of(&meta));
+                    record.kind = DirKind::Skill(OsString::from("SKILL.md"));
                     return record;
                 }
                 // A directory or FIFO named SKILL.md: said, never opened.
-                record
-                    .warnings
-                    .push(Warning::SkillMdNotAFile { path: skill_md });
+                record.warn(Warning::SkillMdNotAFile { path: skill_md });
             }
         }
         if self.plain_dirs >= MAX_DIRS {
             self.truncated = true;
-            record.kind = DirKind::Plain {
-                dirs: Vec::new(),
-                files: Vec::new(),
-                dangling: Vec::new(),
-            };
+            record.kind = DirKind::Plain(Box::default());
             return record;
         }
         self.plain_dirs += 1;
@@ -439,7 +484,7 @@ impl Walker<'_> {
         let mut names: Vec<OsString> = match fs::read_dir(dir) {
             Ok(read) => read.filter_map(|e| e.ok().map(|e| e.file_name())).collect(),
             Err(e) => {
-                record.warnings.push(if depth == 0 {
+                record.warn(if depth == 0 {
                     Warning::UnreadableRoot {
                         root: dir.to_path_buf(),
                         message: e.to_string(),
@@ -461,18 +506,21 @@ impl Walker<'_> {
                 if let Ok(meta) = fs::metadata(&skill_md)
                     && meta.is_file()
                 {
-                    self.skill_file(&skill_md, dir, depth, false, identity, Stamp::of(&meta));
-                    record.kind = DirKind::Skill(skill_md);
+                    self.skill_file(&skill_md, depth, false, identity, Stamp::of(&meta));
+                    record.kind = DirKind::Skill(name.clone());
                     return record;
                 }
             }
         }
         let (ignore, ignore_files) = read_ignore_files(dir, &names);
-        let rules_changed = old.is_none_or(|o| o.ignore_files != ignore_files);
-        record.ignore = ignore.clone();
-        record.ignore_files = ignore_files;
+        let rules_changed = old.is_none_or(|o| o.ignore_files() != ignore_files.as_slice());
+        if ignore.is_some() || !ignore_files.is_empty() {
+            let extra = record.extra.get_or_insert_default();
+            extra.ignore = ignore.clone();
+            extra.ignore_files = ignore_files;
+        }
 
-        let (mut dirs, mut files, mut dangling) = (Vec::new(), Vec::new(), Vec::new());
+        let mut children = Children::default();
         let pushed = self.enter(dir, &stamp, ignore);
         for name in &names {
             if SKIP_DIRS.iter().any(|s| name == *s)
@@ -487,7 +535,7 @@ impl Walker<'_> {
                 Ok(meta) => meta,
                 Err(_) => {
                     if depth < MAX_DEPTH {
-                        dangling.push(path);
+                        children.dangling.push(name.clone());
                     }
                     continue;
                 }
@@ -501,66 +549,58 @@ impl Walker<'_> {
                 }
                 let child = Stamp::of(&meta);
                 if self.ancestors.contains(&Identity::of(&path, &child)) {
-                    record.warnings.push(Warning::SymlinkLoop { path });
+                    record.warn(Warning::SymlinkLoop { path });
                     continue;
                 }
                 self.visit(&path, depth + 1, child, force || rules_changed);
-                dirs.push(path);
+                children.dirs.push(name.clone());
             } else if depth == 0 && meta.is_file() {
                 match flat_file(name) {
                     Flat::Skill => {
                         let child = Stamp::of(&meta);
                         let identity = Identity::of(&path, &child);
-                        self.skill_file(&path, dir, 0, true, identity, child);
-                        files.push(path);
+                        self.skill_file(&path, 0, true, identity, child);
+                        children.files.push(name.clone());
                     }
-                    Flat::SkillMd => record.warnings.push(Warning::SkillMdInRoot { path }),
+                    Flat::SkillMd => record.warn(Warning::SkillMdInRoot { path }),
                     Flat::Not => {}
                 }
             }
         }
         self.leave(pushed);
-        record.kind = DirKind::Plain {
-            dirs,
-            files,
-            dangling,
-        };
+        record.kind = DirKind::Plain(Box::new(children));
         record
     }
 
-    /// Records a skill file, reusing its previous entry when its stamp did not change.
+    /// Records a skill file (its directory is the path's parent), reusing its previous
+    /// entry when its stamp did not change.
     fn skill_file(
         &mut self,
         path: &Path,
-        dir: &Path,
         depth: usize,
         flat: bool,
         identity: Identity,
         stamp: Stamp,
     ) {
-        let id = skill_id(path, dir, flat);
+        // The id follows from the path and `flat`, so an entry at the same path with the
+        // same `flat` has the same id.
         if let Some(mut old) = self.old_entries.remove(path)
             && old.stamp == stamp
             && old.flat == flat
-            && old.id == id
         {
             old.identity = identity;
             old.depth = depth;
-            self.entries.insert(path.to_path_buf(), old);
+            self.entries.push((path.to_path_buf(), old));
             return;
         }
-        let key = id.to_lowercase();
         self.pending.push(Pending {
             path: path.to_path_buf(),
             entry: Entry {
                 stamp,
-                dir: dir.to_path_buf(),
-                id,
-                key,
                 flat,
                 depth,
                 identity,
-                outcome: Err(SkipReason::MissingDescription),
+                outcome: Err(Box::new(SkipReason::MissingDescription)),
             },
         });
     }
@@ -571,7 +611,9 @@ impl Walker<'_> {
         self.stats.parsed += pending.len();
         let parse = |p: Pending| {
             let mut entry = p.entry;
-            entry.outcome = parse_meta(&p.path, entry.stamp.len(), entry.flat, &entry.id);
+            let id = skill_id(&p.path, Entry::dir(&p.path), entry.flat);
+            entry.outcome =
+                parse_meta(&p.path, entry.stamp.len(), entry.flat, &id).map_err(Box::new);
             (p.path, entry)
         };
         if pending.len() < PARALLEL_PARSES {

@@ -22,29 +22,28 @@
 //! path the kernel refuses to watch (permissions, the `max_user_watches` limit) turns the
 //! gate off for good: the index then `stat`s everything on every refresh, as without it.
 
-use std::path::{Path, PathBuf};
+use std::ffi::OsStr;
+use std::path::Path;
 
-/// One path to watch, and which events on it count.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub(crate) struct Target {
-    pub(crate) path: PathBuf,
+/// One path to watch, and which events on it count. Borrowed from the walk's records: the
+/// watch keeps descriptors, not paths.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Target<'a> {
+    pub(crate) path: &'a Path,
     /// `Some(name)`: only events about the entry `name` of this directory count (an
     /// ancestor of a root); `None`: every event counts.
-    pub(crate) only: Option<std::ffi::OsString>,
+    pub(crate) only: Option<&'a OsStr>,
 }
 
-impl Target {
-    pub(crate) fn all(path: &Path) -> Self {
-        Self {
-            path: path.to_path_buf(),
-            only: None,
-        }
+impl<'a> Target<'a> {
+    pub(crate) fn all(path: &'a Path) -> Self {
+        Self { path, only: None }
     }
 }
 
 /// The targets that cover a root which may not exist: its parent for events about the root's
 /// name, or the nearest existing ancestor for events about the next component down.
-pub(crate) fn ancestor_target(root: &Path) -> Option<Target> {
+pub(crate) fn ancestor_target(root: &Path) -> Option<Target<'_>> {
     let mut child = root;
     while let Some(parent) = child.parent() {
         let parent = if parent.as_os_str().is_empty() {
@@ -54,8 +53,8 @@ pub(crate) fn ancestor_target(root: &Path) -> Option<Target> {
         };
         if parent.is_dir() {
             return Some(Target {
-                path: parent.to_path_buf(),
-                only: child.file_name().map(std::ffi::OsStr::to_os_string),
+                path: parent,
+                only: child.file_name(),
             });
         }
         child = parent;
@@ -98,9 +97,6 @@ mod linux {
         inotify: Inotify,
         /// Per watch descriptor: `None` when every event counts, else the entry names that do.
         filters: HashMap<WatchDescriptor, Option<Vec<OsString>>>,
-        /// Each target added, with the descriptor the kernel gave it: a different descriptor
-        /// for the same target means a new directory at that path.
-        added: HashMap<Target, WatchDescriptor>,
         /// Set when watches were added since the last pass: what changed between the pass
         /// and the new watches is unknown, so the next refresh runs the pass again.
         dirty: bool,
@@ -134,7 +130,6 @@ mod linux {
             Ok(Self {
                 inotify: Inotify::init()?,
                 filters: HashMap::new(),
-                added: HashMap::new(),
                 dirty: true,
                 // Room for many events per read; the queue is drained in a loop anyway.
                 buffer: vec![0; 4096],
@@ -148,22 +143,31 @@ mod linux {
         /// # Errors
         ///
         /// The kernel refused a watch: the caller must stop trusting the gate.
-        pub(crate) fn add(&mut self, targets: Vec<Target>) -> io::Result<()> {
+        pub(crate) fn add<'a>(
+            &mut self,
+            targets: impl IntoIterator<Item = Target<'a>>,
+        ) -> io::Result<()> {
+            use std::collections::hash_map::Entry;
             for target in targets {
-                let wd = self.inotify.watches().add(&target.path, mask())?;
-                let filter = self
-                    .filters
-                    .entry(wd.clone())
-                    .or_insert_with(|| Some(Vec::new()));
-                match (&target.only, filter) {
-                    (None, filter) => *filter = None,
-                    (Some(name), Some(names)) if !names.contains(name) => names.push(name.clone()),
-                    _ => {}
-                }
-                if self.added.get(&target) != Some(&wd) {
-                    self.dirty = true;
-                    self.added.insert(target, wd);
-                }
+                let wd = self.inotify.watches().add(target.path, mask())?;
+                // A descriptor not seen before is a new watch (also a new directory at a
+                // path watched before); a known one that now covers more events is as new
+                // for those. A known descriptor was watching all along: nothing was missed.
+                let widened = match (self.filters.entry(wd), target.only) {
+                    (Entry::Vacant(vacant), only) => {
+                        vacant.insert(only.map(|name| vec![name.to_os_string()]));
+                        true
+                    }
+                    (Entry::Occupied(mut known), None) => known.insert(None).is_some(),
+                    (Entry::Occupied(mut known), Some(name)) => match known.get_mut() {
+                        Some(names) if !names.iter().any(|n| n == name) => {
+                            names.push(name.to_os_string());
+                            true
+                        }
+                        _ => false,
+                    },
+                };
+                self.dirty |= widened;
             }
             Ok(())
         }
@@ -330,7 +334,10 @@ mod other {
             ))
         }
 
-        pub(crate) fn add(&mut self, _targets: Vec<Target>) -> io::Result<()> {
+        pub(crate) fn add<'a>(
+            &mut self,
+            _targets: impl IntoIterator<Item = Target<'a>>,
+        ) -> io::Result<()> {
             Ok(())
         }
 

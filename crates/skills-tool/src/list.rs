@@ -52,7 +52,7 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, ui: Ui) -> Status {
     // Whatever the format: JSON and XML have no place for them, and stdout stays clean.
     report_problems(&index);
     let skills: Vec<&Skill> = if args.all {
-        index.all().iter().collect()
+        index.all().collect()
     } else {
         index.skills().iter().collect()
     };
@@ -110,7 +110,7 @@ fn report_warnings(index: &Index, all: bool) {
     if all {
         return;
     }
-    let shadowed = index.all().len() - index.skills().len();
+    let shadowed = index.shadowed().len();
     let skipped = index.skipped().len();
     let mut parts = Vec::new();
     if shadowed > 0 {
