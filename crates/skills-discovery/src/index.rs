@@ -22,6 +22,32 @@ pub enum Changed {
     Yes,
 }
 
+/// How an [`Index`] does its work ([`Index::scan_with`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ScanOptions {
+    /// Whether many skill files are parsed, and many files `stat`ed by a refresh, in
+    /// parallel on rayon's global thread pool (the default). Off, everything happens on the
+    /// calling thread: slower on large trees, but no worker threads are started, and a
+    /// process that must stay small (an MCP server) does not keep their memory.
+    pub parallel: bool,
+}
+
+impl Default for ScanOptions {
+    fn default() -> Self {
+        Self { parallel: true }
+    }
+}
+
+impl ScanOptions {
+    /// Sets [`ScanOptions::parallel`].
+    #[must_use]
+    pub fn parallel(mut self, parallel: bool) -> Self {
+        self.parallel = parallel;
+        self
+    }
+}
+
 /// Every skill found under a list of [`Roots`], with what was skipped and why.
 ///
 /// Only metadata is held (id, name, description, paths, scope); bodies are read on demand
@@ -45,6 +71,7 @@ pub struct Index {
     skipped: Vec<Skipped>,
     warnings: Vec<Warning>,
     stats: WalkStats,
+    options: ScanOptions,
     /// Kernel change notification gating the `stat` pass of [`Index::refresh`]
     /// ([`Index::watch`]).
     watch: Option<Watch>,
@@ -60,10 +87,23 @@ impl Index {
     /// in [`Index::warnings`]. Nothing here fails: problems become warnings and skipped
     /// skills.
     pub fn scan(roots: &Roots) -> Self {
+        Self::scan_with(roots, ScanOptions::default())
+    }
+
+    /// [`Index::scan`], with options that also apply to every [`Index::refresh`].
+    ///
+    /// ```
+    /// use skills_discovery::{Index, Roots, ScanOptions};
+    ///
+    /// // A long-lived, single-threaded process (an MCP server) keeps to its own thread.
+    /// let index = Index::scan_with(&Roots::custom(["skills"]), ScanOptions::default().parallel(false));
+    /// # let _ = index;
+    /// ```
+    pub fn scan_with(roots: &Roots, options: ScanOptions) -> Self {
         let mut stats = WalkStats::default();
         let walks = roots
             .iter()
-            .map(|root| RootWalk::walk(&root.path, None, &mut stats))
+            .map(|root| RootWalk::walk(&root.path, None, &mut stats, options.parallel))
             .collect();
         let mut index = Self {
             roots: roots.clone(),
@@ -76,6 +116,7 @@ impl Index {
             skipped: Vec::new(),
             warnings: Vec::new(),
             stats,
+            options,
             watch: None,
             #[cfg(test)]
             passes: 0,
@@ -250,9 +291,14 @@ impl Index {
     fn stat_pass(&mut self) -> Changed {
         let mut any = false;
         for (root, walk) in self.roots.as_slice().iter().zip(self.walks.iter_mut()) {
-            if !walk.unchanged(&root.path) {
+            if !walk.unchanged(&root.path, self.options.parallel) {
                 let previous = std::mem::take(walk);
-                *walk = RootWalk::walk(&root.path, Some(previous), &mut self.stats);
+                *walk = RootWalk::walk(
+                    &root.path,
+                    Some(previous),
+                    &mut self.stats,
+                    self.options.parallel,
+                );
                 any = true;
             }
         }

@@ -88,7 +88,7 @@ mod watch;
 mod tests;
 
 pub use files::{FileGroup, SkillFile};
-pub use index::{Changed, Index};
+pub use index::{Changed, Index, ScanOptions};
 pub use roots::{Root, Roots, SKILL_DIRS, Scope};
 pub use walk::{MAX_DEPTH, MAX_DIRS, NOT_FLAT_SKILLS, STAGING_PREFIXES};
 pub use watch::{Changes, DirWatch};

@@ -1002,3 +1002,70 @@ fn staging_directories_of_killed_runs_are_not_skills() {
     assert_eq!(ids(index.all()), ["real"]);
     assert!(index.warnings().is_empty(), "{:?}", index.warnings());
 }
+
+#[test]
+fn a_sequential_index_finds_and_refreshes_what_a_parallel_one_does() {
+    let t = tmp();
+    let root = t.path().join("skills");
+    // More skill files than the walk parses on the calling thread anyway.
+    for k in 0..100 {
+        skill(&root.join(format!("s{k:03}")));
+    }
+    write(&root.join("bad/SKILL.md"), "---\nname: bad\n---\n");
+    let roots = custom(&[&root]);
+    let parallel = Index::scan(&roots);
+    let mut sequential = Index::scan_with(&roots, ScanOptions::default().parallel(false));
+    assert_eq!(parallel.skills().len(), 100);
+    assert_eq!(sequential.skills(), parallel.skills());
+    assert_eq!(sequential.skipped(), parallel.skipped());
+
+    write(
+        &root.join("s042/SKILL.md"),
+        &md("s042", "Changed. Use when asked."),
+    );
+    assert_eq!(sequential.refresh(), Changed::Yes);
+    assert_eq!(
+        sequential.get("s042").map(|s| s.description.as_str()),
+        Some("Changed. Use when asked.")
+    );
+    assert_eq!(sequential.refresh(), Changed::No);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_dir_watch_reports_every_key_of_a_shared_directory() {
+    let t = tmp();
+    let (shared, own) = (t.path().join("shared"), t.path().join("own"));
+    fs::create_dir_all(&shared).unwrap();
+    fs::create_dir_all(&own).unwrap();
+    let mut watch = DirWatch::new().unwrap();
+    watch.add("a", &shared).unwrap();
+    watch.add("b", &shared).unwrap();
+    watch.add("b", &shared).unwrap();
+    watch.add("c", &own).unwrap();
+    let keys = |watch: &mut DirWatch<&'static str>| match watch.changed().unwrap() {
+        Changes::Keys(keys) => {
+            let mut keys: Vec<_> = keys.into_iter().collect();
+            keys.sort_unstable();
+            keys
+        }
+        Changes::All => panic!("the queue did not overflow"),
+    };
+    assert!(keys(&mut watch).is_empty());
+
+    write(&shared.join("notes.md"), "new");
+    assert_eq!(keys(&mut watch), ["a", "b"]);
+    write(&own.join("notes.md"), "new");
+    assert_eq!(keys(&mut watch), ["c"]);
+
+    // A directory removed and made again is another directory: its watch is gone, with
+    // every key it had, and the new one reports nothing until it is added.
+    fs::remove_dir_all(&shared).unwrap();
+    assert_eq!(keys(&mut watch), ["a", "b"]);
+    fs::create_dir_all(&shared).unwrap();
+    write(&shared.join("notes.md"), "again");
+    assert!(keys(&mut watch).is_empty());
+    watch.add("b", &shared).unwrap();
+    write(&shared.join("notes.md"), "and again");
+    assert_eq!(keys(&mut watch), ["b"]);
+}

@@ -166,7 +166,13 @@ pub(crate) struct WalkStats {
 impl RootWalk {
     /// Walks `root`, reusing what `previous` (an earlier walk of the same root) recorded for
     /// directories and files whose stamps did not change.
-    pub(crate) fn walk(root: &Path, previous: Option<RootWalk>, stats: &mut WalkStats) -> Self {
+    /// `parallel`: whether many skill files are parsed on rayon's thread pool.
+    pub(crate) fn walk(
+        root: &Path,
+        previous: Option<RootWalk>,
+        stats: &mut WalkStats,
+        parallel: bool,
+    ) -> Self {
         let previous = previous.unwrap_or_default();
         let mut walker = Walker {
             old_dirs: previous.dirs.into_iter().collect(),
@@ -179,6 +185,7 @@ impl RootWalk {
             plain_dirs: 0,
             truncated: false,
             stats,
+            parallel,
         };
         let (root_stamp, root_warning) = match fs::metadata(root) {
             Ok(meta) if meta.is_dir() => {
@@ -220,28 +227,27 @@ impl RootWalk {
     ///
     /// A skill directory is not stat'ed itself: what matters in it is its `SKILL.md`, which
     /// is (and whose disappearance is noticed that way).
-    pub(crate) fn unchanged(&self, root: &Path) -> bool {
+    /// `parallel`: whether the `stat` calls are spread over rayon's thread pool.
+    pub(crate) fn unchanged(&self, root: &Path, parallel: bool) -> bool {
         let now = fs::metadata(root).ok().map(|m| Stamp::of(&m));
         if now != self.root_stamp {
             return false;
         }
-        let dirs_same = self
-            .dirs
-            .par_iter()
-            .all(|(path, record)| match &record.kind {
-                DirKind::Skill(_) => true,
-                DirKind::Unreadable => Stamp::read(path) == Some(record.stamp),
-                DirKind::Plain(children) => {
-                    Stamp::read(path) == Some(record.stamp)
-                        && ignore_files_same(record)
-                        && children.dangling.iter().all(|d| !path.join(d).exists())
-                }
-            });
-        dirs_same
-            && self
-                .entries
-                .par_iter()
-                .all(|(path, entry)| Stamp::read(path) == Some(entry.stamp))
+        let dir_same = |(path, record): &(PathBuf, DirRecord)| match &record.kind {
+            DirKind::Skill(_) => true,
+            DirKind::Unreadable => Stamp::read(path) == Some(record.stamp),
+            DirKind::Plain(children) => {
+                Stamp::read(path) == Some(record.stamp)
+                    && ignore_files_same(record)
+                    && children.dangling.iter().all(|d| !path.join(d).exists())
+            }
+        };
+        let entry_same = |(path, entry): &(PathBuf, Entry)| Stamp::read(path) == Some(entry.stamp);
+        if parallel {
+            self.dirs.par_iter().all(dir_same) && self.entries.par_iter().all(entry_same)
+        } else {
+            self.dirs.iter().all(dir_same) && self.entries.iter().all(entry_same)
+        }
     }
 
     /// What to watch so that every change [`RootWalk::unchanged`] would notice leaves a
@@ -345,6 +351,7 @@ struct Walker<'s> {
     plain_dirs: usize,
     truncated: bool,
     stats: &'s mut WalkStats,
+    parallel: bool,
 }
 
 impl Walker<'_> {
@@ -616,7 +623,7 @@ impl Walker<'_> {
                 parse_meta(&p.path, entry.stamp.len(), entry.flat, &id).map_err(Box::new);
             (p.path, entry)
         };
-        if pending.len() < PARALLEL_PARSES {
+        if !self.parallel || pending.len() < PARALLEL_PARSES {
             self.entries.extend(pending.into_iter().map(parse));
         } else {
             let parsed: Vec<(PathBuf, Entry)> = pending.into_par_iter().map(parse).collect();

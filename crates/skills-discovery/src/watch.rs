@@ -229,7 +229,11 @@ mod linux {
     /// ```
     pub struct DirWatch<K> {
         inotify: Inotify,
-        keys: HashMap<WatchDescriptor, Vec<K>>,
+        /// The first key each directory was added under.
+        keys: HashMap<WatchDescriptor, K>,
+        /// Further keys of a directory (one reached by two skills through symlinks): rare,
+        /// so kept apart rather than making every watch carry a list.
+        more: Vec<(WatchDescriptor, K)>,
         buffer: Vec<u8>,
     }
 
@@ -251,6 +255,7 @@ mod linux {
             Ok(Self {
                 inotify: Inotify::init()?,
                 keys: HashMap::new(),
+                more: Vec::new(),
                 buffer: vec![0; 4096],
             })
         }
@@ -265,9 +270,16 @@ mod linux {
         /// will not be reported, so do not rely on the watch for `key`.
         pub fn add(&mut self, key: K, dir: &std::path::Path) -> io::Result<()> {
             let wd = self.inotify.watches().add(dir, mask())?;
-            let keys = self.keys.entry(wd).or_default();
-            if !keys.contains(&key) {
-                keys.push(key);
+            match self.keys.entry(wd) {
+                std::collections::hash_map::Entry::Vacant(vacant) => {
+                    vacant.insert(key);
+                }
+                std::collections::hash_map::Entry::Occupied(first) => {
+                    let wd = first.key();
+                    if *first.get() != key && !self.more.iter().any(|(w, k)| w == wd && *k == key) {
+                        self.more.push((wd.clone(), key));
+                    }
+                }
             }
             Ok(())
         }
@@ -291,7 +303,15 @@ mod linux {
                 let mut all = false;
                 for event in events {
                     match self.keys.get(&event.wd) {
-                        Some(keys) => changed.extend(keys.iter().cloned()),
+                        Some(key) => {
+                            changed.insert(key.clone());
+                            changed.extend(
+                                self.more
+                                    .iter()
+                                    .filter(|(wd, _)| *wd == event.wd)
+                                    .map(|(_, k)| k.clone()),
+                            );
+                        }
                         // An overflow, or a watch we do not know.
                         None => all = true,
                     }
@@ -301,6 +321,7 @@ mod linux {
                 }
                 for wd in gone {
                     self.keys.remove(&wd);
+                    self.more.retain(|(w, _)| *w != wd);
                 }
                 if all {
                     // Drain the rest so the next call starts clean.
