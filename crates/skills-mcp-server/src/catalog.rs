@@ -21,51 +21,77 @@ pub(crate) const MAX_FILES: usize = 512;
 /// Most bytes one skill may have to be served (the extension's limit).
 pub(crate) const MAX_BYTES: u64 = 16 * 1024 * 1024;
 
-/// One file of a served skill.
+/// One file of a served skill. Its URI and path are derived when needed ([`Manifest::uri`],
+/// [`Manifest::path`]): a server keeps the manifest of every skill it served for its whole
+/// life, so it holds only what cannot be derived.
 #[derive(Debug, Clone)]
 pub(crate) struct ServedFile {
-    /// Path relative to the skill directory, `/`-separated.
-    pub(crate) rel: String,
-    /// `skill://<id>/<rel>`, percent-encoded where needed.
-    pub(crate) uri: String,
-    /// Where it is on disk (taken from the file list, never from a URI).
-    pub(crate) path: PathBuf,
+    /// Path relative to the skill directory, `/`-separated, normal components only (taken
+    /// from the file list, never from a URI).
+    pub(crate) rel: Box<str>,
     /// Its size when listed.
     pub(crate) size: u64,
 }
 
-/// A skill that can be served over the extension: its URI, frontmatter and files.
+/// A skill that can be served over the extension: its id, frontmatter and files.
 #[derive(Debug, Clone)]
 pub(crate) struct Manifest {
     /// The skill's id (a valid spec name, equal to its frontmatter `name`).
-    pub(crate) id: String,
-    /// `skill://<id>/SKILL.md`.
-    pub(crate) uri: String,
-    /// The frontmatter, every field as JSON.
-    pub(crate) frontmatter: serde_json::Map<String, serde_json::Value>,
+    pub(crate) id: Box<str>,
+    /// The skill's directory, as the index found it.
+    dir: Box<Path>,
+    /// The frontmatter's fields other than `name` (the id) and `description` (the index
+    /// holds it), as JSON, in file order.
+    extra: Box<[(Box<str>, serde_json::Value)]>,
     /// Every file, `SKILL.md` first, then sorted.
-    pub(crate) files: Vec<ServedFile>,
+    pub(crate) files: Box<[ServedFile]>,
 }
 
 impl Manifest {
-    /// The skill's description from its frontmatter.
-    pub(crate) fn description(&self) -> &str {
-        self.frontmatter
-            .get("description")
-            .and_then(|v| v.as_str())
-            .unwrap_or("")
+    /// `skill://<id>/SKILL.md`.
+    pub(crate) fn skill_uri(&self) -> String {
+        format!("{SCHEME}{}/SKILL.md", self.id)
     }
 
-    /// The file at exactly this URI.
+    /// `skill://<id>/<rel>`, percent-encoded where needed.
+    pub(crate) fn uri(&self, file: &ServedFile) -> String {
+        format!("{SCHEME}{}/{}", self.id, encode(&file.rel))
+    }
+
+    /// Where a file is on disk: its listed relative path below the skill's directory.
+    pub(crate) fn path(&self, file: &ServedFile) -> PathBuf {
+        self.dir.join(&*file.rel)
+    }
+
+    /// Whether this was built for `skill`'s file: another `SKILL.md` winning the id is
+    /// another skill. (A manifest is only built for a `SKILL.md` in the skill's directory.)
+    pub(crate) fn is_for(&self, skill: &Skill) -> bool {
+        *self.dir == *skill.dir
+            && skill.skill_md.file_name().and_then(|n| n.to_str()) == Some("SKILL.md")
+    }
+
+    /// The frontmatter's fields other than `name` and `description`.
+    pub(crate) fn extra(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.extra
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    /// The file at exactly this URI (compared without building every file's URI).
     pub(crate) fn file(&self, uri: &str) -> Option<&ServedFile> {
-        self.files.iter().find(|f| f.uri == uri)
+        let rest = uri
+            .strip_prefix(SCHEME)?
+            .strip_prefix(&*self.id)?
+            .strip_prefix('/')?;
+        self.files.iter().find(|f| is_encoding_of(rest, &f.rel))
     }
 
     /// The directories of the skill (relative, `/`-separated; `""` is the skill's root).
     pub(crate) fn dirs(&self) -> BTreeSet<&str> {
         let mut dirs = BTreeSet::from([""]);
         for file in &self.files {
-            let mut rel = file.rel.as_str();
+            let mut rel = &*file.rel;
             while let Some((parent, _)) = rel.rsplit_once('/') {
                 dirs.insert(parent);
                 rel = parent;
@@ -98,17 +124,57 @@ pub(crate) fn is_spec_name(id: &str) -> bool {
         && !id.contains("--")
 }
 
+/// Whether a byte stays as it is in a URI path: unreserved characters and `/`.
+fn is_kept(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/')
+}
+
+/// The hexadecimal digit of a nibble (the low four bits of `n`).
+fn hex_digit(n: u8, upper: bool) -> u8 {
+    match n & 0xf {
+        d @ 0..=9 => b'0' + d,
+        d if upper => b'A' + (d - 10),
+        d => b'a' + (d - 10),
+    }
+}
+
+/// The `%XX` escape of a byte.
+fn escape(byte: u8) -> [u8; 3] {
+    [b'%', hex_digit(byte >> 4, true), hex_digit(byte, true)]
+}
+
 /// Percent-encodes a relative path for a URI, keeping unreserved characters and `/`.
 fn encode(rel: &str) -> String {
     let mut out = String::with_capacity(rel.len());
     for byte in rel.bytes() {
-        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~' | b'/') {
+        if is_kept(byte) {
             out.push(char::from(byte));
         } else {
-            out.push_str(&format!("%{byte:02X}"));
+            out.extend(escape(byte).map(char::from));
         }
     }
     out
+}
+
+/// Whether `encoded` is exactly [`encode`]`(rel)`.
+fn is_encoding_of(encoded: &str, rel: &str) -> bool {
+    let mut rest = encoded.as_bytes();
+    for byte in rel.bytes() {
+        let matched = if is_kept(byte) {
+            rest.split_first()
+                .filter(|(first, _)| **first == byte)
+                .map(|(_, tail)| tail)
+        } else {
+            rest.split_at_checked(3)
+                .filter(|(head, _)| *head == escape(byte))
+                .map(|(_, tail)| tail)
+        };
+        match matched {
+            Some(tail) => rest = tail,
+            None => return false,
+        }
+    }
+    rest.is_empty()
 }
 
 /// Builds the manifest of a skill, or says why it is not served over the extension.
@@ -146,7 +212,6 @@ pub(crate) fn manifest(skill: &Skill) -> Result<Manifest, String> {
             "{total} bytes, over the extension's limit of {MAX_BYTES}"
         ));
     }
-    let uri = format!("{SCHEME}{}/SKILL.md", skill.id);
     let mut files = Vec::with_capacity(listed.len());
     for file in listed {
         let Some(rel) = rel_string(&file.path) else {
@@ -155,24 +220,25 @@ pub(crate) fn manifest(skill: &Skill) -> Result<Manifest, String> {
                 file.path.display()
             ));
         };
-        let file_uri = format!("{SCHEME}{}/{}", skill.id, encode(&rel));
         files.push(ServedFile {
-            path: skill.dir.join(&file.path),
-            uri: file_uri,
-            rel,
+            rel: rel.into_boxed_str(),
             size: file.size,
         });
     }
     // SKILL.md first, the rest as listed (sorted).
-    files.sort_by_key(|f| f.rel != "SKILL.md");
-    if files.first().map(|f| f.rel.as_str()) != Some("SKILL.md") {
+    files.sort_by_key(|f| &*f.rel != "SKILL.md");
+    if files.first().map(|f| &*f.rel) != Some("SKILL.md") {
         return Err("its SKILL.md is not among its files".to_string());
     }
     Ok(Manifest {
-        id: skill.id.clone(),
-        uri,
-        frontmatter,
-        files,
+        id: skill.id.clone().into_boxed_str(),
+        dir: skill.dir.clone().into_boxed_path(),
+        extra: frontmatter
+            .into_iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "name" | "description"))
+            .map(|(k, v)| (k.into_boxed_str(), v))
+            .collect(),
+        files: files.into_boxed_slice(),
     })
 }
 
@@ -198,15 +264,40 @@ fn rel_string(path: &Path) -> Option<String> {
     (!parts.is_empty()).then(|| parts.join("/"))
 }
 
-/// `sha256:<hex>` of some bytes.
-pub(crate) fn digest(bytes: &[u8]) -> String {
-    let hash = Sha256::digest(bytes);
+/// A SHA-256 digest, kept as bytes (a third of its text form).
+pub(crate) type Sha = [u8; 32];
+
+/// `sha256:<hex>`, as the extension writes a digest.
+pub(crate) fn digest_text(hash: &Sha) -> String {
     let mut out = String::with_capacity(7 + 64);
     out.push_str("sha256:");
     for byte in hash {
-        out.push_str(&format!("{byte:02x}"));
+        out.push(char::from(hex_digit(byte >> 4, false)));
+        out.push(char::from(hex_digit(*byte, false)));
     }
     out
+}
+
+/// `sha256:<hex>` of some bytes.
+#[cfg(test)]
+pub(crate) fn digest(bytes: &[u8]) -> String {
+    digest_text(&Sha256::digest(bytes).into())
+}
+
+/// The digest and size of a regular file of at most [`MAX_BYTES`], streamed through a small
+/// buffer rather than read whole.
+fn hash_file(path: &Path) -> std::io::Result<(Sha, u64)> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut hasher = Sha256::new();
+    let size = std::io::copy(&mut file.take(MAX_BYTES + 1), &mut hasher)?;
+    if size > MAX_BYTES {
+        return Err(std::io::Error::other("larger than 16 MiB"));
+    }
+    Ok((hasher.finalize().into(), size))
 }
 
 /// What a `stat` says about a file or directory, to notice that it changed: its size and
@@ -245,15 +336,17 @@ impl Stamp {
 /// the same, the skill is not listed, parsed or hashed again.
 #[derive(Debug)]
 pub(crate) struct Cached {
-    /// The `SKILL.md` the manifest was built from (another one winning is another skill).
-    skill_md: PathBuf,
     pub(crate) manifest: Arc<Manifest>,
-    /// Directories and ignore files, with their stamps when listed.
-    watched: Vec<(PathBuf, Option<Stamp>)>,
+    /// Directories and ignore files, relative to the skill's directory (`""` is the
+    /// directory itself), with their stamps when listed.
+    watched: Box<[(Box<Path>, Option<Stamp>)]>,
     /// Each file's stamp (as [`Manifest::files`]); `None` never matches.
-    stamps: Vec<Option<Stamp>>,
+    stamps: Box<[Option<Stamp>]>,
     /// Each file's digest and size, once computed.
-    digests: Option<Vec<(String, u64)>>,
+    digests: Option<Box<[(Sha, u64)]>>,
+    /// Whether its directories are watched and unchanged since it was last checked: then
+    /// it is served without a `stat`.
+    pub(crate) trusted: bool,
 }
 
 impl Cached {
@@ -262,36 +355,40 @@ impl Cached {
         // Stamps first: a change during the listing shows as a changed stamp next time.
         let mut watched = Vec::new();
         if !skill.flat {
-            watch(&skill.dir, 0, &mut watched);
+            watch(&skill.dir, Path::new(""), 0, &mut watched);
         }
         let mut manifest = manifest(skill)?;
         let mut stamps = Vec::with_capacity(manifest.files.len());
-        for file in &mut manifest.files {
-            let stamp = Stamp::read(&file.path);
-            if let Some(stamp) = stamp {
+        for i in 0..manifest.files.len() {
+            let stamp = manifest
+                .files
+                .get(i)
+                .and_then(|file| Stamp::read(&manifest.path(file)));
+            if let (Some(stamp), Some(file)) = (stamp, manifest.files.get_mut(i)) {
                 file.size = stamp.len;
             }
             stamps.push(stamp);
         }
         Ok(Self {
-            skill_md: skill.skill_md.clone(),
             manifest: Arc::new(manifest),
-            watched,
-            stamps,
+            watched: watched.into_boxed_slice(),
+            stamps: stamps.into_boxed_slice(),
             digests: None,
+            trusted: false,
         })
     }
 
     /// Whether this was built for the same `SKILL.md` (another one winning is another skill).
     pub(crate) fn same_skill(&self, skill: &Skill) -> bool {
-        self.skill_md == skill.skill_md
+        self.manifest.is_for(skill)
     }
 
     /// The directories (and ignore files) whose changes make this stale: what a change
     /// watch must cover for the manifest to be trusted without `stat`s. `None` for a flat
     /// skill, whose file sits in a root among others.
-    pub(crate) fn watch_paths(&self) -> Option<impl Iterator<Item = &Path>> {
-        (!self.watched.is_empty()).then(|| self.watched.iter().map(|(p, _)| p.as_path()))
+    pub(crate) fn watch_paths(&self) -> Option<impl Iterator<Item = PathBuf> + '_> {
+        let dir = &self.manifest.dir;
+        (!self.watched.is_empty()).then(|| self.watched.iter().map(|(rel, _)| dir.join(rel)))
     }
 
     /// Whether every file was stat'ed and, once hashed, still had that size.
@@ -302,46 +399,90 @@ impl Cached {
     /// Whether nothing the manifest was built from changed on disk (one `stat` per
     /// directory, ignore file and file of the skill).
     pub(crate) fn is_fresh(&self, skill: &Skill) -> bool {
+        let manifest = &self.manifest;
         self.same_skill(skill)
-            && self
-                .watched
-                .iter()
-                .all(|(path, stamp)| stamp.is_some() && Stamp::read(path) == *stamp)
-            && self
-                .manifest
+            && self.watched.iter().all(|(rel, stamp)| {
+                stamp.is_some() && Stamp::read(&manifest.dir.join(rel)) == *stamp
+            })
+            && manifest
                 .files
                 .iter()
                 .zip(&self.stamps)
-                .all(|(file, stamp)| stamp.is_some() && Stamp::read(&file.path) == *stamp)
+                .all(|(file, stamp)| stamp.is_some() && Stamp::read(&manifest.path(file)) == *stamp)
     }
 
     /// Every file's digest and size, hashed once. A file that changed since it was stat'ed
     /// is hashed as it is now and the skill rebuilt on the next request.
-    pub(crate) fn digests(&mut self) -> std::io::Result<&[(String, u64)]> {
+    pub(crate) fn digests(&mut self) -> std::io::Result<&[(Sha, u64)]> {
         if self.digests.is_none() {
             let mut digests = Vec::with_capacity(self.manifest.files.len());
-            for (file, stamp) in self.manifest.files.iter().zip(&mut self.stamps) {
-                let bytes = read_limited(&file.path)?;
-                let size = bytes.len() as u64;
+            for (file, stamp) in self.manifest.files.iter().zip(self.stamps.iter_mut()) {
+                let (hash, size) = hash_file(&self.manifest.path(file))?;
                 if stamp.is_none_or(|s| s.len != size) {
                     *stamp = None;
                 }
-                digests.push((digest(&bytes), size));
+                digests.push((hash, size));
             }
-            self.digests = Some(digests);
+            self.digests = Some(digests.into_boxed_slice());
         }
         Ok(self.digests.as_deref().unwrap_or_default())
     }
 }
 
+/// The cached skills, sorted by id. A vector rather than a hash map: a server keeps one entry
+/// per skill it served for its whole life, and a hash table of them would stand about half
+/// empty; a lookup is a binary search over ids.
+#[derive(Debug, Default)]
+pub(crate) struct Cache(Vec<Cached>);
+
+impl Cache {
+    fn position(&self, id: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|c| (*c.manifest.id).cmp(id))
+    }
+
+    pub(crate) fn get(&self, id: &str) -> Option<&Cached> {
+        self.position(id).ok().and_then(|i| self.0.get(i))
+    }
+
+    pub(crate) fn get_mut(&mut self, id: &str) -> Option<&mut Cached> {
+        self.position(id).ok().and_then(|i| self.0.get_mut(i))
+    }
+
+    /// Adds a skill, replacing what was cached for its id.
+    pub(crate) fn insert(&mut self, cached: Cached) {
+        match self.position(&cached.manifest.id) {
+            Ok(i) => {
+                if let Some(slot) = self.0.get_mut(i) {
+                    *slot = cached;
+                }
+            }
+            Err(i) => self.0.insert(i, cached),
+        }
+    }
+
+    pub(crate) fn remove(&mut self, id: &str) {
+        if let Ok(i) = self.position(id) {
+            self.0.remove(i);
+        }
+    }
+
+    /// Keeps the skills whose ids `keep` says.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&str) -> bool) {
+        self.0.retain(|c| keep(&c.manifest.id));
+    }
+
+    pub(crate) fn iter_mut(&mut self) -> impl Iterator<Item = &mut Cached> {
+        self.0.iter_mut()
+    }
+}
+
 /// Records the stamps of `dir`, its ignore files and every directory below it (not through
 /// symlinks, not into `.git` or `node_modules`), as deep as [`Skill::files`] lists.
-fn watch(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, Option<Stamp>)>) {
-    out.push((dir.to_path_buf(), Stamp::read(dir)));
+fn watch(dir: &Path, rel: &Path, depth: usize, out: &mut Vec<(Box<Path>, Option<Stamp>)>) {
+    out.push((rel.into(), Stamp::read(dir)));
     for name in [".gitignore", ".ignore"] {
-        let path = dir.join(name);
-        if let Some(stamp) = Stamp::read(&path) {
-            out.push((path, Some(stamp)));
+        if let Some(stamp) = Stamp::read(&dir.join(name)) {
+            out.push((rel.join(name).into_boxed_path(), Some(stamp)));
         }
     }
     if depth >= WATCH_DEPTH {
@@ -356,7 +497,7 @@ fn watch(dir: &Path, depth: usize, out: &mut Vec<(PathBuf, Option<Stamp>)>) {
             continue;
         }
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
-            watch(&entry.path(), depth + 1, out);
+            watch(&entry.path(), &rel.join(&name), depth + 1, out);
         }
     }
 }
@@ -446,6 +587,21 @@ mod tests {
     #[test]
     fn uris_are_encoded_and_split() {
         assert_eq!(encode("a b/ü.md"), "a%20b/%C3%BC.md");
+        for rel in ["a b/ü.md", "SKILL.md", "x%41", "", "%"] {
+            assert!(is_encoding_of(&encode(rel), rel), "{rel}");
+        }
+        for (encoded, rel) in [
+            // Another spelling of the same bytes is not the file's URI.
+            ("a%62", "ab"),
+            ("a%20b/%c3%bc.md", "a b/ü.md"),
+            ("a b", "a b"),
+            ("%2e%2e/x", "../x"),
+            ("SKILL.md/", "SKILL.md"),
+            ("SKILL.m", "SKILL.md"),
+            ("x%4", "x%41"),
+        ] {
+            assert!(!is_encoding_of(encoded, rel), "{encoded} {rel}");
+        }
         assert_eq!(
             split_uri("skill://x/SKILL.md"),
             Some(("x", Some("SKILL.md")))
@@ -486,16 +642,46 @@ mod cache_tests {
     }
 
     fn resource_digests(cached: &mut Cached) -> Vec<(String, String)> {
-        let uris: Vec<String> = cached
-            .manifest
-            .files
-            .iter()
-            .map(|f| f.uri.clone())
-            .collect();
+        let manifest = Arc::clone(&cached.manifest);
+        let uris = manifest.files.iter().map(|f| manifest.uri(f));
         let digests = cached.digests().unwrap();
-        uris.into_iter()
-            .zip(digests.iter().map(|(d, _)| d.clone()))
+        uris.zip(digests.iter().map(|(d, _)| digest_text(d)))
             .collect()
+    }
+
+    #[test]
+    fn the_cache_finds_replaces_and_forgets_skills_by_id() {
+        let tmp = tempfile::tempdir().unwrap();
+        for id in ["b", "c", "a"] {
+            write(
+                &tmp.path().join(id).join("SKILL.md"),
+                &format!("---\nname: {id}\ndescription: Skill {id}.\n---\nBody\n"),
+            );
+        }
+        let index = Index::scan(&Roots::custom([tmp.path()]));
+        let build = |id: &str| Cached::build(index.get(id).unwrap()).unwrap();
+        let mut cache = Cache::default();
+        for id in ["c", "a", "b"] {
+            cache.insert(build(id));
+        }
+        let ids = |cache: &Cache| -> Vec<String> {
+            cache.0.iter().map(|c| c.manifest.id.to_string()).collect()
+        };
+        assert_eq!(ids(&cache), ["a", "b", "c"]);
+        assert!(cache.get("b").is_some());
+        assert!(cache.get("B").is_none() && cache.get("d").is_none());
+
+        // Replacing keeps one entry per id.
+        cache.get_mut("b").unwrap().trusted = true;
+        cache.insert(build("b"));
+        assert_eq!(ids(&cache), ["a", "b", "c"]);
+        assert!(!cache.get("b").unwrap().trusted);
+
+        cache.remove("a");
+        cache.remove("zzz");
+        assert_eq!(ids(&cache), ["b", "c"]);
+        cache.retain(|id| id != "c");
+        assert_eq!(ids(&cache), ["b"]);
     }
 
     #[test]
@@ -537,12 +723,7 @@ mod cache_tests {
         std::fs::remove_file(dir.join("references/FORMS.md")).unwrap();
         assert!(!cached.is_fresh(&s));
         let cached = Cached::build(&s).unwrap();
-        let rels: Vec<&str> = cached
-            .manifest
-            .files
-            .iter()
-            .map(|f| f.rel.as_str())
-            .collect();
+        let rels: Vec<&str> = cached.manifest.files.iter().map(|f| &*f.rel).collect();
         assert_eq!(rels, ["SKILL.md", ".ignore"]);
     }
 }

@@ -1,6 +1,6 @@
 //! The rmcp handler: tools, the prompt, and the skills extension methods.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use base64::Engine as _;
@@ -18,10 +18,10 @@ use rmcp::model::{
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::{Value, json};
-use skills_discovery::{Changed, Changes, DirWatch, Index, Skill};
+use skills_discovery::{Changed, Changes, DirWatch, Index, ScanOptions, Skill};
 
 use crate::Config;
-use crate::catalog::{self, Cached, Manifest};
+use crate::catalog::{self, Cache, Cached, Manifest};
 use crate::text;
 
 /// How long clients may cache `skills/list` and `skills/get` results. The server re-reads
@@ -38,15 +38,20 @@ const ROUTER_PROMPT: &str = "skills-router";
 #[derive(Debug)]
 struct State {
     index: Index,
-    /// The served skills' manifests and digests, by id, kept while their files stat the same.
-    cache: HashMap<String, Cached>,
+    /// Apart from the index, so that a request can borrow skills from the index while it
+    /// updates the catalog.
+    catalog: Catalog,
+}
+
+/// What the server keeps about the skills it serves over the extension.
+#[derive(Debug)]
+struct Catalog {
+    /// The served skills' manifests and digests, kept while their files stat the same.
+    cache: Cache,
     /// Skills already reported as not served, with the reason (each said once).
     reported: HashSet<(String, String)>,
     /// Change notification on the served skills' directories, by skill id (Linux).
     dirs: Option<DirWatch<String>>,
-    /// Cached skills whose directories are watched and unchanged since they were checked:
-    /// served without a `stat`.
-    trusted: HashSet<String>,
 }
 
 /// The MCP server over one discovery index.
@@ -61,7 +66,9 @@ type Res<T> = Result<T, ErrorData>;
 
 impl SkillsServer {
     pub(crate) fn new(config: &Config) -> Self {
-        let mut index = Index::scan(&config.roots);
+        // On this thread: the server is single-threaded, and worker threads would keep the
+        // memory of the parse for the life of the process.
+        let mut index = Index::scan_with(&config.roots, ScanOptions::default().parallel(false));
         for warning in index.warnings() {
             tracing::warn!("{warning}");
         }
@@ -72,10 +79,11 @@ impl SkillsServer {
         Self {
             state: Arc::new(Mutex::new(State {
                 index,
-                cache: HashMap::new(),
-                reported: HashSet::new(),
-                dirs: DirWatch::new().ok(),
-                trusted: HashSet::new(),
+                catalog: Catalog {
+                    cache: Cache::default(),
+                    reported: HashSet::new(),
+                    dirs: DirWatch::new().ok(),
+                },
             })),
             page_size: config.page_size.max(1),
             globals: Arc::new(config.globals.clone()),
@@ -94,7 +102,7 @@ impl SkillsServer {
             let mut guard = self.lock();
             let state = &mut *guard;
             let changed = state.index.refresh();
-            Self::untrust_changed(state);
+            Self::untrust_changed(&mut state.catalog);
             if changed == Changed::Yes {
                 for warning in state.index.warnings() {
                     tracing::warn!("{warning}");
@@ -102,8 +110,7 @@ impl SkillsServer {
                 // Forget the skills that are gone.
                 let ids: HashSet<&str> =
                     state.index.skills().iter().map(|s| s.id.as_str()).collect();
-                state.cache.retain(|id, _| ids.contains(id.as_str()));
-                state.trusted.retain(|id| ids.contains(id.as_str()));
+                state.catalog.cache.retain(|id| ids.contains(id));
             }
             changed
         };
@@ -268,11 +275,11 @@ impl SkillsServer {
 
     /// The manifest of an active skill, when it is served; the reason it is not is logged
     /// once. Built again only when a file or directory of the skill stats differently.
-    fn served(state: &mut State, skill: &Skill) -> Option<Arc<Manifest>> {
+    fn served(state: &mut Catalog, skill: &Skill) -> Option<Arc<Manifest>> {
         if let Some(cached) = state.cache.get(&skill.id)
             && cached.same_skill(skill)
         {
-            if state.trusted.contains(&skill.id) {
+            if cached.trusted {
                 return Some(Arc::clone(&cached.manifest));
             }
             if cached.is_fresh(skill) {
@@ -284,7 +291,7 @@ impl SkillsServer {
         match Cached::build(skill) {
             Ok(cached) => {
                 let manifest = Arc::clone(&cached.manifest);
-                state.cache.insert(skill.id.clone(), cached);
+                state.cache.insert(cached);
                 Self::trust(state, skill);
                 Some(manifest)
             }
@@ -303,21 +310,22 @@ impl SkillsServer {
 
     /// Forgets the trust of skills whose directories changed (all of them when the
     /// kernel's queue overflowed; and the watch, when it failed).
-    fn untrust_changed(state: &mut State) {
+    fn untrust_changed(state: &mut Catalog) {
         let Some(watch) = &mut state.dirs else {
             return;
         };
+        let untrust = |cached: &mut Cached| cached.trusted = false;
         match watch.changed() {
             Ok(Changes::Keys(ids)) => {
                 for id in ids {
-                    state.trusted.remove(&id);
+                    state.cache.get_mut(&id).map(untrust);
                 }
             }
-            Ok(Changes::All) => state.trusted.clear(),
+            Ok(Changes::All) => state.cache.iter_mut().for_each(untrust),
             Err(e) => {
                 tracing::warn!("change notification failed, checking files by stat: {e}");
                 state.dirs = None;
-                state.trusted.clear();
+                state.cache.iter_mut().for_each(untrust);
             }
         }
     }
@@ -326,54 +334,59 @@ impl SkillsServer {
     /// as built, trusts it: later requests serve it without a `stat` until an event about
     /// one of its directories arrives. Checked after the watch is added, so a change in
     /// between is not missed.
-    fn trust(state: &mut State, skill: &Skill) {
-        let (Some(watch), Some(cached)) = (&mut state.dirs, state.cache.get(&skill.id)) else {
+    fn trust(state: &mut Catalog, skill: &Skill) {
+        let (Some(watch), Some(cached)) = (&mut state.dirs, state.cache.get_mut(&skill.id)) else {
             return;
         };
         let Some(mut paths) = cached.watch_paths() else {
             return;
         };
-        if paths.all(|path| watch.add(skill.id.clone(), path).is_ok()) && cached.is_fresh(skill) {
-            state.trusted.insert(skill.id.clone());
-        }
+        let watched = paths.all(|path| watch.add(skill.id.clone(), &path).is_ok());
+        drop(paths);
+        cached.trusted = watched && cached.is_fresh(skill);
     }
 
     /// The served skill whose id is exactly `id`.
-    fn served_by_id(state: &mut State, id: &str) -> Option<Arc<Manifest>> {
+    fn served_by_id<'a>(
+        index: &'a Index,
+        catalog: &mut Catalog,
+        id: &str,
+    ) -> Option<(&'a Skill, Arc<Manifest>)> {
         if !catalog::is_spec_name(id) {
             return None;
         }
-        let skill = state.index.get(id).filter(|s| s.id == id)?.clone();
-        Self::served(state, &skill)
+        let skill = index.get(id).filter(|s| s.id == id)?;
+        let manifest = Self::served(catalog, skill)?;
+        Some((skill, manifest))
     }
 
     /// The wire entry of a served skill, with every file's digest. `None` (logged) when a
     /// file cannot be read now.
-    fn entry(state: &mut State, manifest: &Manifest) -> Option<WireSkill> {
-        let State { cache, trusted, .. } = state;
-        let cached = cache.get_mut(&manifest.id)?;
+    fn entry(state: &mut Catalog, skill: &Skill, manifest: &Manifest) -> Option<WireSkill> {
+        let cached = state.cache.get_mut(&manifest.id)?;
         if let Err(e) = cached.digests() {
-            tracing::warn!(skill = %manifest.uri, "cannot read a file: {e}");
+            tracing::warn!(skill = %manifest.skill_uri(), "cannot read a file: {e}");
             return None;
         }
         if !cached.stamps_complete() {
             // A file changed between its stat and its hash: rebuild next time.
-            trusted.remove(&manifest.id);
+            cached.trusted = false;
         }
         let digests = cached.digests().ok()?;
         let resources: Vec<SkillResource> = manifest
             .files
             .iter()
             .zip(digests)
-            .map(|(file, (digest, size))| SkillResource::new(&file.uri, digest.clone(), *size))
+            .map(|(file, (hash, size))| {
+                SkillResource::new(manifest.uri(file), catalog::digest_text(hash), *size)
+            })
             .collect();
-        let mut extra = manifest.frontmatter.clone();
-        let name = take_string(&mut extra, "name");
-        let description = take_string(&mut extra, "description");
-        let mut frontmatter = SkillFrontmatter::new(name, description);
-        frontmatter.extra = extra;
+        // The manifest is only built when the frontmatter's name is the id; the index holds
+        // the description.
+        let mut frontmatter = SkillFrontmatter::new(&*manifest.id, &skill.description);
+        frontmatter.extra = manifest.extra();
         Some(WireSkill::new(
-            &manifest.uri,
+            manifest.skill_uri(),
             frontmatter,
             SkillResources::Files(resources),
         ))
@@ -429,19 +442,15 @@ impl SkillsServer {
     }
 
     fn list_skills_page(&self, request: Option<&PaginatedRequestParams>) -> Res<ListSkillsResult> {
-        let mut state = self.lock();
-        let total = state.index.skills().len();
+        let mut guard = self.lock();
+        let State { index, catalog } = &mut *guard;
+        let total = index.skills().len();
         let (start, end) = self.page(request, total)?;
-        let page: Vec<Skill> = state
-            .index
-            .skills()
-            .get(start..end)
-            .unwrap_or_default()
-            .to_vec();
+        let page = index.skills().get(start..end).unwrap_or_default();
         let mut skills = Vec::with_capacity(page.len());
-        for skill in &page {
-            if let Some(manifest) = Self::served(&mut state, skill)
-                && let Some(entry) = Self::entry(&mut state, &manifest)
+        for skill in page {
+            if let Some(manifest) = Self::served(catalog, skill)
+                && let Some(entry) = Self::entry(catalog, skill, &manifest)
             {
                 skills.push(entry);
             }
@@ -459,9 +468,10 @@ impl SkillsServer {
         if rest != Some("SKILL.md") {
             return Err(unknown());
         }
-        let mut state = self.lock();
-        let manifest = Self::served_by_id(&mut state, id).ok_or_else(unknown)?;
-        let entry = Self::entry(&mut state, &manifest).ok_or_else(|| {
+        let mut guard = self.lock();
+        let State { index, catalog } = &mut *guard;
+        let (skill, manifest) = Self::served_by_id(index, catalog, id).ok_or_else(unknown)?;
+        let entry = Self::entry(catalog, skill, &manifest).ok_or_else(|| {
             ErrorData::internal_error(format!("cannot read the files of {uri}"), None)
         })?;
         Ok(GetSkillResult::new(entry)
@@ -473,25 +483,22 @@ impl SkillsServer {
         &self,
         request: Option<&PaginatedRequestParams>,
     ) -> Res<ListResourcesResult> {
-        let mut state = self.lock();
-        let total = state.index.skills().len();
+        let mut guard = self.lock();
+        let State { index, catalog } = &mut *guard;
+        let total = index.skills().len();
         let (start, end) = self.page(request, total)?;
-        let page: Vec<Skill> = state
-            .index
-            .skills()
-            .get(start..end)
-            .unwrap_or_default()
-            .to_vec();
+        let page = index.skills().get(start..end).unwrap_or_default();
         let mut resources = Vec::new();
-        for skill in &page {
-            let Some(manifest) = Self::served(&mut state, skill) else {
+        for skill in page {
+            let Some(manifest) = Self::served(catalog, skill) else {
                 continue;
             };
             for file in &manifest.files {
-                let resource = if file.rel == "SKILL.md" {
-                    Resource::new(&file.uri, &skill.name).with_description(manifest.description())
+                let resource = if &*file.rel == "SKILL.md" {
+                    Resource::new(manifest.skill_uri(), &skill.name)
+                        .with_description(&skill.description)
                 } else {
-                    Resource::new(&file.uri, &file.rel)
+                    Resource::new(manifest.uri(file), &*file.rel)
                 };
                 let resource = resource.with_size(file.size);
                 resources.push(match catalog::mime_type(&file.rel) {
@@ -508,16 +515,18 @@ impl SkillsServer {
     fn read(&self, uri: &str) -> Res<ReadResourceResult> {
         let unknown = || ErrorData::invalid_params(format!("No resource is served at {uri}"), None);
         let (id, _) = catalog::split_uri(uri).ok_or_else(unknown)?;
-        let file = {
-            let mut state = self.lock();
-            let manifest = Self::served_by_id(&mut state, id).ok_or_else(unknown)?;
-            manifest.file(uri).cloned().ok_or_else(unknown)?
+        let (path, rel) = {
+            let mut guard = self.lock();
+            let State { index, catalog } = &mut *guard;
+            let (_, manifest) = Self::served_by_id(index, catalog, id).ok_or_else(unknown)?;
+            let file = manifest.file(uri).ok_or_else(unknown)?;
+            (manifest.path(file), file.rel.clone())
         };
-        let bytes = catalog::read_limited(&file.path).map_err(|e| {
-            tracing::warn!(file = %file.path.display(), "cannot read: {e}");
+        let bytes = catalog::read_limited(&path).map_err(|e| {
+            tracing::warn!(file = %path.display(), "cannot read: {e}");
             unknown()
         })?;
-        let mime = catalog::mime_type(&file.rel);
+        let mime = catalog::mime_type(&rel);
         let contents = match String::from_utf8(bytes) {
             Ok(text) if !text.contains('\0') => {
                 ResourceContents::text(text, uri).with_mime_type(mime.unwrap_or("text/plain"))
@@ -534,7 +543,13 @@ impl SkillsServer {
         let not_dir =
             || ErrorData::invalid_params(format!("{uri} is not a directory resource"), None);
         let (id, rest) = catalog::split_uri(uri).ok_or_else(not_dir)?;
-        let manifest = Self::served_by_id(&mut self.lock(), id).ok_or_else(not_dir)?;
+        let manifest = {
+            let mut guard = self.lock();
+            let State { index, catalog } = &mut *guard;
+            Self::served_by_id(index, catalog, id)
+                .ok_or_else(not_dir)?
+                .1
+        };
         let dirs = manifest.dirs();
         // The directory asked for, relative, as its generated URI must match exactly.
         let rel = dirs
@@ -554,7 +569,7 @@ impl SkillsServer {
         }
         for file in manifest.files.iter().filter(|f| parent_of(&f.rel) == rel) {
             let name = file.rel.rsplit('/').next().unwrap_or(&file.rel);
-            let resource = Resource::new(&file.uri, name).with_size(file.size);
+            let resource = Resource::new(manifest.uri(file), name).with_size(file.size);
             children.push(match catalog::mime_type(&file.rel) {
                 Some(mime) => resource.with_mime_type(mime),
                 None => resource,
@@ -750,13 +765,6 @@ fn view_skill_tool() -> Tool {
 
 fn to_json(value: &impl serde::Serialize) -> Res<String> {
     serde_json::to_string_pretty(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
-}
-
-fn take_string(map: &mut serde_json::Map<String, Value>, key: &str) -> String {
-    match map.remove(key) {
-        Some(Value::String(s)) => s,
-        _ => String::new(),
-    }
 }
 
 /// The path made absolute (against the current directory), as text.
