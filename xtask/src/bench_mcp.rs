@@ -70,8 +70,19 @@ struct Row {
     skills: usize,
     get: Stats,
     list: Stats,
-    /// Peak RSS in bytes, when known.
-    rss: Option<u64>,
+    /// Resident memory, when known.
+    memory: Option<Memory>,
+}
+
+/// A process's resident memory, in bytes, from `/proc/<pid>/status` (Linux only).
+#[derive(Debug, Clone, Copy)]
+struct Memory {
+    /// Peak resident set (`VmHWM`): what the targets are about.
+    peak: u64,
+    /// Resident now: anonymous (the heap, stacks; `RssAnon`) ...
+    anon: u64,
+    /// ... and mapped from files (the binary's and libraries' pages; `RssFile`).
+    file: u64,
 }
 
 struct Stats {
@@ -113,7 +124,7 @@ pub(super) fn run(args: &[String]) -> Result<()> {
             ms(row.get.p99),
             ms(row.list.median),
             ms(row.list.p99),
-            row.rss.map_or("?".to_string(), mb)
+            row.memory.map_or("?".to_string(), |m| mb(m.peak))
         );
         rows.push(row);
     }
@@ -208,10 +219,22 @@ impl Server {
 
     /// Peak resident set size in bytes (`VmHWM`), on Linux.
     fn peak_rss(&self) -> Option<u64> {
+        self.memory().map(|m| m.peak)
+    }
+
+    /// The server's resident memory, on Linux.
+    fn memory(&self) -> Option<Memory> {
         let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).ok()?;
-        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-        let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kib * 1024)
+        let field = |name: &str| -> Option<u64> {
+            let line = status.lines().find(|l| l.starts_with(name))?;
+            let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+            Some(kib * 1024)
+        };
+        Some(Memory {
+            peak: field("VmHWM:")?,
+            anon: field("RssAnon:")?,
+            file: field("RssFile:")?,
+        })
     }
 
     fn stop(mut self) -> Result<()> {
@@ -277,13 +300,13 @@ fn session(exe: &Path, root: &Path, n: usize, calls: usize) -> Result<Row> {
     for i in 0..calls {
         list.push(list_page(&mut server, i % pages, n)?);
     }
-    let rss = server.peak_rss();
+    let memory = server.memory();
     server.stop()?;
     Ok(Row {
         skills: n,
         get: Stats::of(get),
         list: Stats::of(list),
-        rss,
+        memory,
     })
 }
 
@@ -293,14 +316,14 @@ fn mb(bytes: u64) -> String {
 
 fn results_table(rows: &[Row]) -> String {
     let mut out = String::from(
-        "| skills | get_skill median (ms) | get_skill p99 (ms) | get_skill max (ms) | skills/list median (ms) | skills/list p99 (ms) | skills/list max (ms) | peak RSS |\n",
+        "| skills | get_skill median (ms) | get_skill p99 (ms) | get_skill max (ms) | skills/list median (ms) | skills/list p99 (ms) | skills/list max (ms) | peak RSS | at the end: anonymous + file-backed |\n",
     );
-    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for r in rows {
         // Writing to a String cannot fail.
         let _ = writeln!(
             out,
-            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} |",
+            "| {} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {:.3} | {} | {} |",
             thousands(r.skills),
             ms(r.get.median),
             ms(r.get.p99),
@@ -308,7 +331,12 @@ fn results_table(rows: &[Row]) -> String {
             ms(r.list.median),
             ms(r.list.p99),
             ms(r.list.max),
-            r.rss.map_or("?".to_string(), mb)
+            r.memory.map_or("?".to_string(), |m| mb(m.peak)),
+            r.memory.map_or("?".to_string(), |m| format!(
+                "{} + {}",
+                mb(m.anon),
+                mb(m.file)
+            ))
         );
     }
     out
@@ -340,7 +368,7 @@ fn targets_table(rows: &[Row]) -> String {
             r.get.max < LOOKUP_TARGET,
         );
         if r.skills <= P99_TARGET_SKILLS {
-            match r.rss {
+            match r.memory.map(|m| m.peak) {
                 Some(rss) => line("peak RSS < 10 MB", mb(rss), rss < RSS_TARGET),
                 None => line("peak RSS < 10 MB", "? (no /proc)".to_string(), false),
             }
