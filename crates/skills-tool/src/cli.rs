@@ -162,25 +162,6 @@ pub(crate) struct ManArgs {
     pub(crate) out: Option<PathBuf>,
 }
 
-/// `skills-mcp`: `skills mcp` in a binary of its own. `skills mcp` hands over to it when it
-/// sits beside `skills`, so the server's process maps only the server's code.
-#[derive(Debug, Parser)]
-#[command(
-    name = "skills-mcp",
-    version = env!("SKILLS_VERSION"),
-    about = "The skills MCP server on stdin/stdout (what `skills mcp` runs)",
-    long_about = None,
-    after_help = crate::mcp::CLIENT_CONFIGS
-)]
-pub(crate) struct McpCli {
-    /// Serve the skills in DIR instead of the default roots (repeatable). Also SKILLS_PATH.
-    #[arg(long = "skills-dir", value_name = "DIR")]
-    pub(crate) skills_dirs: Vec<PathBuf>,
-
-    #[command(flatten)]
-    pub(crate) args: McpArgs,
-}
-
 #[derive(Debug, Args)]
 pub(crate) struct McpArgs {
     /// How much to log on stderr [default: warn; info with -v, error with -q].

@@ -1,6 +1,11 @@
 //! `skills mcp`: the MCP server on stdin/stdout (all the work is in `skills-mcp-server`).
 
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
 use skills_mcp_server::{Config, LogLevel};
+use skills_prompt::Globals;
 
 use crate::cli::{self, McpArgs};
 use crate::{Status, Ui};
@@ -118,11 +123,246 @@ pub(crate) fn serve(
         cli::LogLevel::Debug => LogLevel::Debug,
         cli::LogLevel::Trace => LogLevel::Trace,
     };
+    serve_with(roots, level, globals)
+}
+
+fn serve_with(roots: skills_discovery::Roots, level: LogLevel, globals: Globals) -> Status {
     match skills_mcp_server::serve_stdio(Config::new(roots).log_level(level).globals(globals)) {
         Ok(()) => Status::Success,
         Err(e) => {
             eprintln!("error: skills mcp: {e}");
             Status::Error
+        }
+    }
+}
+
+/// `skills-mcp --help`. The options are `skills mcp`'s (a test holds them together).
+const SERVER_HELP: &str = "\
+The skills MCP server on stdin/stdout (what `skills mcp` runs)
+
+Usage: skills-mcp [OPTIONS]
+
+Options:
+      --skills-dir <DIR>
+          Serve the skills in DIR instead of the default roots (repeatable). Also SKILLS_PATH.
+      --log-level <LOG_LEVEL>
+          How much to log on stderr [default: warn]
+          [possible values: off, error, warn, info, debug, trace]
+      --tools <FILE>
+          Universal tools after view_skill, for the skills-router prompt and view_skill: a
+          JSON array of MCP tool definitions (read once, at start)
+      --resources <FILE>
+          Global resources for the skills-router prompt and view_skill: a JSON array of MCP
+          resource definitions (read once, at start)
+  -h, --help
+          Print help
+  -V, --version
+          Print version
+";
+
+/// What the `skills-mcp` command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum ServerCommand {
+    Serve {
+        skills_dirs: Vec<PathBuf>,
+        level: LogLevel,
+        tools: Option<PathBuf>,
+        resources: Option<PathBuf>,
+    },
+    Help,
+    Version,
+}
+
+/// An error unless `slot` is still empty: these options are given at most once.
+fn once<T>(slot: &Option<T>, flag: &str) -> Result<(), lexopt::Error> {
+    match slot {
+        Some(_) => Err(lexopt::Error::from(format!(
+            "the argument '--{flag}' cannot be used multiple times"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Reads the `skills-mcp` command line (the first item is the program name).
+fn parse_server_args(
+    args: impl IntoIterator<Item = OsString>,
+) -> Result<ServerCommand, lexopt::Error> {
+    use lexopt::prelude::*;
+    let mut parser = lexopt::Parser::from_iter(args);
+    let (mut skills_dirs, mut level, mut tools, mut resources) = (Vec::new(), None, None, None);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("skills-dir") => skills_dirs.push(PathBuf::from(parser.value()?)),
+            Long("log-level") => {
+                once(&level, "log-level")?;
+                let value = parser.value()?;
+                level = Some(match value.to_str() {
+                    Some("off") => LogLevel::Off,
+                    Some("error") => LogLevel::Error,
+                    Some("warn") => LogLevel::Warn,
+                    Some("info") => LogLevel::Info,
+                    Some("debug") => LogLevel::Debug,
+                    Some("trace") => LogLevel::Trace,
+                    _ => {
+                        return Err(lexopt::Error::from(format!(
+                            "invalid value {value:?} for '--log-level': the possible values are off, error, warn, info, debug, trace"
+                        )));
+                    }
+                });
+            }
+            Long("tools") => {
+                once(&tools, "tools")?;
+                tools = Some(PathBuf::from(parser.value()?));
+            }
+            Long("resources") => {
+                once(&resources, "resources")?;
+                resources = Some(PathBuf::from(parser.value()?));
+            }
+            Short('h') | Long("help") => return Ok(ServerCommand::Help),
+            Short('V') | Long("version") => return Ok(ServerCommand::Version),
+            _ => return Err(arg.unexpected()),
+        }
+    }
+    Ok(ServerCommand::Serve {
+        skills_dirs,
+        level: level.unwrap_or(LogLevel::Warn),
+        tools,
+        resources,
+    })
+}
+
+/// The `skills-mcp` binary (see [`crate::run_mcp`]): no clap and no miette on this path.
+pub(crate) fn server_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
+    match parse_server_args(args) {
+        Ok(ServerCommand::Help) => {
+            println!("{SERVER_HELP}\n{CLIENT_CONFIGS}");
+            ExitCode::SUCCESS
+        }
+        Ok(ServerCommand::Version) => {
+            println!("skills-mcp {}", env!("SKILLS_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!(
+                "error: {e}\n\nUsage: skills-mcp [OPTIONS]\n\nFor more information, try '--help'."
+            );
+            ExitCode::from(2)
+        }
+        Ok(ServerCommand::Serve {
+            skills_dirs,
+            level,
+            tools,
+            resources,
+        }) => {
+            // Bad global files are refused before the client connects, with the file and
+            // line.
+            let globals = match crate::prompt::load_globals(tools.as_deref(), resources.as_deref())
+            {
+                Ok(globals) => globals,
+                Err(e) => {
+                    eprintln!("error: {e}\n  help: {}", crate::prompt::help(&e));
+                    return Status::Error.into();
+                }
+            };
+            serve_with(crate::roots(&skills_dirs), level, globals).into()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<ServerCommand, String> {
+        let argv = std::iter::once("skills-mcp")
+            .chain(args.iter().copied())
+            .map(OsString::from);
+        parse_server_args(argv).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_server_reads_what_skills_mcp_hands_over() {
+        assert_eq!(
+            parse(&[]),
+            Ok(ServerCommand::Serve {
+                skills_dirs: vec![],
+                level: LogLevel::Warn,
+                tools: None,
+                resources: None,
+            })
+        );
+        let all = [
+            "--skills-dir",
+            "a",
+            "--skills-dir=b c",
+            "--log-level",
+            "trace",
+            "--tools",
+            "t.json",
+            "--resources",
+            "r.json",
+        ];
+        assert_eq!(
+            parse(&all),
+            Ok(ServerCommand::Serve {
+                skills_dirs: vec!["a".into(), "b c".into()],
+                level: LogLevel::Trace,
+                tools: Some("t.json".into()),
+                resources: Some("r.json".into()),
+            })
+        );
+        assert_eq!(parse(&["--help"]), Ok(ServerCommand::Help));
+        assert_eq!(parse(&["-V"]), Ok(ServerCommand::Version));
+    }
+
+    #[test]
+    fn the_server_refuses_what_clap_would() {
+        for (args, says) in [
+            (&["--log-level", "loud"][..], "possible values"),
+            (
+                &["--log-level", "info", "--log-level", "warn"],
+                "multiple times",
+            ),
+            (&["--tools", "a", "--tools", "b"], "multiple times"),
+            (&["--skills-dir"], "missing argument"),
+            (&["serve"], "unexpected argument"),
+            (&["--verbose"], "invalid option"),
+        ] {
+            let error = parse(args).expect_err(&format!("{args:?}"));
+            assert!(error.contains(says), "{args:?}: {error}");
+        }
+    }
+
+    /// `skills-mcp` takes every option `skills mcp` has (its own parser, so that the server's
+    /// binary does not link clap), and its help says so.
+    #[test]
+    fn the_server_takes_every_option_of_skills_mcp() {
+        use clap::CommandFactory as _;
+        let cli = crate::cli::Cli::command();
+        let globals: Vec<&str> = cli
+            .get_arguments()
+            .filter(|a| a.get_id() != "skills_dirs")
+            .filter_map(|a| a.get_long())
+            .collect();
+        let mcp = cli.find_subcommand("mcp").expect("skills mcp exists");
+        let mut options: Vec<&str> = mcp
+            .get_arguments()
+            .filter_map(|a| a.get_long())
+            .filter(|long| !globals.contains(long))
+            .collect();
+        options.push("skills-dir");
+        assert!(options.len() >= 4, "{options:?}");
+        for long in options {
+            let flag = format!("--{long}");
+            assert!(
+                SERVER_HELP.contains(&flag),
+                "skills-mcp --help lacks {flag}"
+            );
+            let value = if long == "log-level" { "info" } else { "x" };
+            assert!(
+                matches!(parse(&[&flag, value]), Ok(ServerCommand::Serve { .. })),
+                "skills-mcp does not take {flag}"
+            );
         }
     }
 }

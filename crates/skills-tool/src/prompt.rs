@@ -70,18 +70,22 @@ pub(crate) fn run(args: &PromptArgs, roots: &Roots, ui: Ui) -> Status {
 
 /// Reports a prompt error with a hint of where to look.
 pub(crate) fn fail_prompt(ui: Ui, e: &PromptError) -> Status {
-    let help = match e {
+    fail(
+        ui,
+        miette::Report::new(miette::MietteDiagnostic::new(e.to_string()).with_help(help(e))),
+    )
+}
+
+/// How to fix a prompt error.
+pub(crate) fn help(e: &PromptError) -> &'static str {
+    match e {
         PromptError::Template { .. } => "the template's variables are listed in docs/prompt.md",
         PromptError::Io { .. } => "check the path",
         _ => {
             "`skills lint` explains what is wrong with a skill's tools.json or resources.json; \
              --tools and --resources files are JSON arrays of MCP definitions (docs/prompt.md)"
         }
-    };
-    fail(
-        ui,
-        miette::Report::new(miette::MietteDiagnostic::new(e.to_string()).with_help(help)),
-    )
+    }
 }
 
 /// The universal tools and global resources of `--tools` and `--resources`, checked for

@@ -151,6 +151,63 @@ fn verbose_mcp_logs_info() {
     mcp(&["-q"], &[]);
 }
 
+/// `skills-mcp` reads its own command line (no clap in the server's binary): the same
+/// options, help with the client configurations, usage errors with exit 2; and a bad
+/// `--tools` file handed over by `skills mcp` is refused before serving.
+#[test]
+fn the_server_binary_has_a_command_line_of_its_own() {
+    let server = |args: &[&str]| {
+        assert_cmd::cargo::cargo_bin_cmd!("skills-mcp")
+            .args(args)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap()
+    };
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+
+    let help = server(&["--help"]);
+    assert!(help.status.success());
+    let out = text(&help.stdout);
+    for wanted in [
+        "Usage: skills-mcp",
+        "--skills-dir <DIR>",
+        "--log-level",
+        "Claude Code:",
+    ] {
+        assert!(out.contains(wanted), "{wanted}: {out}");
+    }
+    let version = server(&["--version"]);
+    assert!(version.status.success());
+    assert!(text(&version.stdout).starts_with("skills-mcp "));
+
+    let bogus = server(&["--bogus"]);
+    assert_eq!(bogus.status.code(), Some(2));
+    let err = text(&bogus.stderr);
+    assert!(
+        err.contains("invalid option '--bogus'") && err.contains("--help"),
+        "{err}"
+    );
+
+    let tmp = tempfile::tempdir().unwrap();
+    let bad = tmp.path().join("tools.json");
+    std::fs::write(&bad, "[{\n").unwrap();
+    let run = skills(
+        &cli(),
+        &[
+            "mcp",
+            "--skills-dir",
+            "mixed",
+            "--tools",
+            bad.to_str().unwrap(),
+        ],
+    );
+    run.assert_code(2);
+    let shown = format!("{}:2:", bad.display());
+    assert!(run.stderr.contains(&shown), "{}", run.stderr);
+    assert!(run.stderr.contains("help:"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+}
+
 #[test]
 fn quiet_and_verbose_exclude_each_other() {
     let run = skills(&cli(), &["-q", "-v", "lint", "mixed"]);
