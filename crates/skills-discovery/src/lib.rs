@@ -7,9 +7,10 @@
 //! from the current directory up to the repository root, then the same three under the home
 //! directory ([`Roots::default_for`]); or explicit directories ([`Roots::resolve`]).
 //!
-//! [`Index::scan`] builds an in-memory index of every skill's metadata; [`Index::refresh`]
-//! keeps it fresh with `stat` calls, re-reading only what changed; [`Roots::find`] resolves
-//! one id without a full scan. Nothing here prints or fails as a whole: unreadable roots,
+//! [`Index::scan`] builds an in-memory index of every skill's metadata (in parallel; on the
+//! calling thread with [`Index::scan_with`] and [`ScanOptions::parallel`]);
+//! [`Index::refresh`] keeps it fresh with `stat` calls, re-reading only what changed;
+//! [`Roots::find`] resolves one id without a full scan. Nothing here prints or fails as a whole: unreadable roots,
 //! malformed skills and shadowed skills become [`Warning`]s.
 //!
 //! The rules, in short:
