@@ -183,6 +183,21 @@ fn once<T>(slot: &Option<T>, flag: &str) -> Result<(), lexopt::Error> {
     }
 }
 
+/// The value of a path option; empty is refused, as `skills mcp` (clap) refuses it.
+fn path_value(
+    parser: &mut lexopt::Parser,
+    flag: &str,
+    name: &str,
+) -> Result<PathBuf, lexopt::Error> {
+    let value = parser.value()?;
+    if value.is_empty() {
+        return Err(lexopt::Error::from(format!(
+            "a value is required for '--{flag} <{name}>' but none was supplied"
+        )));
+    }
+    Ok(PathBuf::from(value))
+}
+
 /// Reads the `skills-mcp` command line (the first item is the program name).
 fn parse_server_args(
     args: impl IntoIterator<Item = OsString>,
@@ -192,7 +207,7 @@ fn parse_server_args(
     let (mut skills_dirs, mut level, mut tools, mut resources) = (Vec::new(), None, None, None);
     while let Some(arg) = parser.next()? {
         match arg {
-            Long("skills-dir") => skills_dirs.push(PathBuf::from(parser.value()?)),
+            Long("skills-dir") => skills_dirs.push(path_value(&mut parser, "skills-dir", "DIR")?),
             Long("log-level") => {
                 once(&level, "log-level")?;
                 let value = parser.value()?;
@@ -212,11 +227,11 @@ fn parse_server_args(
             }
             Long("tools") => {
                 once(&tools, "tools")?;
-                tools = Some(PathBuf::from(parser.value()?));
+                tools = Some(path_value(&mut parser, "tools", "FILE")?);
             }
             Long("resources") => {
                 once(&resources, "resources")?;
-                resources = Some(PathBuf::from(parser.value()?));
+                resources = Some(path_value(&mut parser, "resources", "FILE")?);
             }
             Short('h') | Long("help") => return Ok(ServerCommand::Help),
             Short('V') | Long("version") => return Ok(ServerCommand::Version),
@@ -325,6 +340,8 @@ mod tests {
             ),
             (&["--tools", "a", "--tools", "b"], "multiple times"),
             (&["--skills-dir"], "missing argument"),
+            (&["--skills-dir", ""], "a value is required"),
+            (&["--tools="], "a value is required"),
             (&["serve"], "unexpected argument"),
             (&["--verbose"], "invalid option"),
         ] {
