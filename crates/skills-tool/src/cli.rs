@@ -330,7 +330,15 @@ mod tests {
     /// against each of them.
     #[test]
     fn every_json_output_has_a_schema() {
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas");
+        let manifest_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = manifest_dir.join("../../docs/schemas");
+        if !manifest_dir.join("../../xtask").is_dir() {
+            // Built from the published package (crates.io, a distribution's build): the
+            // schemas live in the repository, not in the package. In the repository this
+            // check always runs.
+            eprintln!("not in the repository: docs/schemas/ is not there to compare with");
+            return;
+        }
         let mut files = BTreeSet::new();
         for entry in std::fs::read_dir(&dir).unwrap() {
             let name = entry.unwrap().file_name().to_string_lossy().into_owned();
