@@ -467,7 +467,14 @@ fn never_panics_on_odd_input() {
 /// a malformed URL is never trusted.
 #[test]
 fn fuzz_regressions() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/fuzz/url");
+    let manifest_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    if !manifest_dir.join("../../xtask").is_dir() {
+        // Built from the published package: the inputs live in the repository only. In the
+        // repository this test always runs.
+        eprintln!("not in the repository: testdata/fuzz/url/ is not there to replay");
+        return;
+    }
+    let dir = manifest_dir.join("../../testdata/fuzz/url");
     let mut count = 0;
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
