@@ -338,11 +338,10 @@ impl SkillsServer {
         let (Some(watch), Some(cached)) = (&mut state.dirs, state.cache.get_mut(&skill.id)) else {
             return;
         };
-        let Some(mut paths) = cached.watch_paths() else {
-            return;
+        let watched = match cached.watch_paths() {
+            Some(mut paths) => paths.all(|path| watch.add(skill.id.clone(), &path).is_ok()),
+            None => return,
         };
-        let watched = paths.all(|path| watch.add(skill.id.clone(), &path).is_ok());
-        drop(paths);
         cached.trusted = watched && cached.is_fresh(skill);
     }
 
