@@ -385,7 +385,12 @@ impl Index {
                             name: meta.name.clone(),
                             description: meta.description.clone(),
                             skill_md: path.clone(),
-                            dir: Entry::dir(path).to_path_buf(),
+                            // A flat skill's directory is its root, spelled as given.
+                            dir: if entry.flat {
+                                root.path.clone()
+                            } else {
+                                Entry::dir(path).to_path_buf()
+                            },
                             root: root.path.clone(),
                             scope: root.scope,
                             flat: entry.flat,

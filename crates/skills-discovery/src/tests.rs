@@ -1069,3 +1069,56 @@ fn a_dir_watch_reports_every_key_of_a_shared_directory() {
     write(&shared.join("notes.md"), "and again");
     assert_eq!(keys(&mut watch), ["b"]);
 }
+
+#[test]
+fn lookups_ignore_case_and_take_the_first_by_priority() {
+    let t = tmp();
+    let (a, b) = (t.path().join("a"), t.path().join("b"));
+    let named = |path: PathBuf, name: &str| write(&path, &md(name, "Does things. Use when asked."));
+    // Enough skills that the lookups search, not scan.
+    for k in 0..40 {
+        skill(&b.join(format!("f{k:02}")));
+    }
+    // Names equal but for case, in two roots: the higher-priority root's skill.
+    named(a.join("one/SKILL.md"), "Shared");
+    named(b.join("two/SKILL.md"), "shared");
+    // ... and within one root: the first id.
+    named(b.join("m-first/SKILL.md"), "Twin");
+    named(b.join("z-second/SKILL.md"), "TWIN");
+    // An id wins over a name.
+    named(b.join("twin/SKILL.md"), "something-else");
+    // Not ASCII.
+    named(a.join("Émile/SKILL.md"), "ΣΟΦΙΑ");
+    let index = Index::scan(&custom(&[&a, &b]));
+    let id = |query: &str| index.get(query).map(|s| s.id.as_str());
+    assert_eq!(id("SHARED"), Some("one"));
+    assert_eq!(id("shared"), Some("one"));
+    assert_eq!(id("Twin"), Some("twin"));
+    assert_eq!(id("SOMETHING-ELSE"), Some("twin"));
+    assert_eq!(id("m-FIRST"), Some("m-first"));
+    assert_eq!(id("éMILE"), Some("Émile"));
+    assert_eq!(id("σοφια"), Some("Émile"));
+    assert_eq!(id("F07"), Some("f07"));
+    assert_eq!(id("f40"), None);
+    assert_eq!(id(""), None);
+
+    // Remove the id match: the name lookup now answers, with the first of the twins.
+    fs::remove_dir_all(b.join("twin")).unwrap();
+    let index = Index::scan(&custom(&[&a, &b]));
+    assert_eq!(index.get("twin").map(|s| s.id.as_str()), Some("m-first"));
+}
+
+#[test]
+fn a_flat_skills_directory_is_its_root_as_given() {
+    let t = tmp();
+    let root = t.path().join("skills");
+    write(
+        &root.join("notes.md"),
+        &md("notes", "Notes. Use when asked."),
+    );
+    let given = PathBuf::from(format!("{}/", root.display()));
+    let index = Index::scan(&custom(&[&given]));
+    let notes = index.get("notes").unwrap();
+    assert!(notes.flat);
+    assert_eq!(notes.dir.as_os_str(), given.as_os_str());
+}

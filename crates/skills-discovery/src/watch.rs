@@ -403,3 +403,52 @@ mod other {
         }
     }
 }
+
+#[cfg(all(test, target_os = "linux"))]
+mod tests {
+    use std::ffi::OsStr;
+    use std::fs;
+
+    use super::{Target, Watch};
+
+    /// What was added since the last pass may have changed unseen, so the next refresh must
+    /// run the pass: a watch on a new descriptor, or one that now counts more events. A
+    /// descriptor the watch already had was watching all along.
+    #[test]
+    fn new_or_widened_watches_make_the_next_refresh_run_the_pass() {
+        let t = tempfile::tempdir().unwrap();
+        let (top, a) = (t.path(), t.path().join("a"));
+        fs::create_dir(&a).unwrap();
+        let only = |name: &'static str| Target {
+            path: top,
+            only: Some(OsStr::new(name)),
+        };
+        let mut watch = Watch::new().unwrap();
+        assert!(watch.changed().unwrap(), "nothing was watched before");
+        assert!(!watch.changed().unwrap());
+
+        watch.add([Target::all(&a)]).unwrap();
+        assert!(watch.changed().unwrap(), "a new watch");
+        watch.add([Target::all(&a)]).unwrap();
+        assert!(!watch.changed().unwrap(), "the same watch again");
+
+        watch.add([only("x")]).unwrap();
+        assert!(watch.changed().unwrap(), "a new watch for one name");
+        watch.add([only("x")]).unwrap();
+        assert!(!watch.changed().unwrap());
+        watch.add([only("y")]).unwrap();
+        assert!(watch.changed().unwrap(), "one more name counts");
+        watch.add([Target::all(top)]).unwrap();
+        assert!(watch.changed().unwrap(), "every event counts now");
+        watch.add([only("x")]).unwrap();
+        assert!(!watch.changed().unwrap(), "already counted");
+
+        // A directory removed and made again at the same path is another directory.
+        fs::remove_dir(&a).unwrap();
+        fs::create_dir(&a).unwrap();
+        assert!(watch.changed().unwrap(), "the events of the change");
+        watch.add([Target::all(&a)]).unwrap();
+        assert!(watch.changed().unwrap(), "a watch on the new directory");
+        assert!(!watch.changed().unwrap());
+    }
+}
