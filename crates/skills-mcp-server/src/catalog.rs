@@ -649,6 +649,42 @@ mod cache_tests {
             .collect()
     }
 
+    /// Another skill taking over the id (a higher-priority root) is not the cached one,
+    /// even though the cached one's files are all as they were.
+    #[test]
+    fn a_skill_from_another_directory_is_not_the_cached_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (high, low) = (tmp.path().join("high"), tmp.path().join("low"));
+        let text = "---\nname: pdf\ndescription: PDFs.\n---\nBody\n";
+        write(&low.join("pdf/SKILL.md"), text);
+        let roots = Roots::custom([&high, &low]);
+        let before = Index::scan(&roots).get("pdf").unwrap().clone();
+        let cached = Cached::build(&before).unwrap();
+        assert!(cached.same_skill(&before) && cached.is_fresh(&before));
+
+        write(&high.join("pdf/SKILL.md"), text);
+        let after = Index::scan(&roots).get("pdf").unwrap().clone();
+        assert_eq!(after.dir, high.join("pdf"));
+        assert!(!cached.same_skill(&after));
+        assert!(!cached.is_fresh(&after));
+        assert!(Cached::build(&after).unwrap().same_skill(&after));
+    }
+
+    /// The fields besides name and description go out in the file's order.
+    #[test]
+    fn extra_frontmatter_fields_keep_their_order() {
+        let tmp = tempfile::tempdir().unwrap();
+        write(
+            &tmp.path().join("pdf/SKILL.md"),
+            "---\nname: pdf\nlicense: MIT\ndescription: PDFs.\nmetadata:\n  a: b\nallowed-tools: Read\n---\nBody\n",
+        );
+        let cached = Cached::build(&skill(tmp.path())).unwrap();
+        let extra = cached.manifest.extra();
+        let keys: Vec<&str> = extra.keys().map(String::as_str).collect();
+        assert_eq!(keys, ["license", "metadata", "allowed-tools"]);
+        assert_eq!(extra["metadata"], serde_json::json!({"a": "b"}));
+    }
+
     #[test]
     fn the_cache_finds_replaces_and_forgets_skills_by_id() {
         let tmp = tempfile::tempdir().unwrap();

@@ -381,7 +381,9 @@ impl SkillsServer {
             })
             .collect();
         // The manifest is only built when the frontmatter's name is the id; the index holds
-        // the description.
+        // the description. They are two reads of SKILL.md (the index's at its last refresh,
+        // the manifest's when built), so an edit landing between them can mix two versions
+        // in one answer; the next request sees the edit in both.
         let mut frontmatter = SkillFrontmatter::new(&*manifest.id, &skill.description);
         frontmatter.extra = manifest.extra();
         Some(WireSkill::new(
