@@ -4,7 +4,8 @@
 //! description (what it does and when to use it) and where its `SKILL.md` is. This crate
 //! renders that catalog in the `<available_skills>` XML form the agentskills.io client guide
 //! shows, with every value escaped, so `skills list --format xml`, `skills instructions
-//! --catalog` and the MCP server all print the same bytes.
+//! --catalog` and the MCP server all print the same bytes. [`update_blocks`] keeps such a
+//! text current inside a user's `AGENTS.md`, touching nothing but its own marked block.
 //!
 //! ```
 //! use skills_export::{CatalogEntry, catalog_xml};
@@ -27,6 +28,10 @@
 //! assert_eq!(catalog_xml(&[]), "");
 //! ```
 
+mod blocks;
+
+pub use blocks::{Block, BlockError, BlockErrorKind, update_blocks};
+
 /// One skill as the catalog shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CatalogEntry<'a> {
@@ -39,10 +44,20 @@ pub struct CatalogEntry<'a> {
 }
 
 /// Escapes text for an XML element or attribute value: `&`, `<`, `>`, `"` and `'`.
+///
+/// Control characters other than tab, line feed and carriage return become U+FFFD: XML 1.0
+/// allows them in no form (not even as `&#27;`), and an escape sequence in a description
+/// would reach whoever `cat`s the file that embeds the catalog.
+///
+/// ```
+/// assert_eq!(skills_export::escape_xml("a<b \u{1b}]52;x\u{7}"), "a&lt;b \u{fffd}]52;x\u{fffd}");
+/// ```
 pub fn escape_xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {
+            '\t' | '\n' | '\r' => out.push(c),
+            c if c.is_control() => out.push('\u{fffd}'),
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
@@ -81,8 +96,9 @@ pub fn catalog_xml(entries: &[CatalogEntry<'_>]) -> String {
 /// to load them a little at a time, a five-step workflow and a few notes. The MCP server's
 /// `init-skills` prompt and `skills instructions` print this same text.
 ///
-/// With `xml`, the guide is wrapped in `<skills-mcp-instructions>` tags, so it can be
-/// appended to an `AGENTS.md` and still be found (and replaced) as one block.
+/// With `xml`, the guide is wrapped in `<skills-mcp-instructions>` tags, as seed 003 shows
+/// it; a file updated with [`update_blocks`] finds it again by [`Block::Instructions`]'s
+/// markers, never by these tags.
 ///
 /// ```
 /// let guide = skills_export::instructions(true);
@@ -97,87 +113,6 @@ pub fn instructions(xml: bool) -> String {
         INSTRUCTIONS.to_string()
     }
 }
-
-/// Puts `block` into `text` in place of the block that starts with a line beginning with
-/// `open` and ends with the line holding `close`; when there is no such block, appends it
-/// after a blank line. Everything outside the block is kept byte for byte, so writing the
-/// same block twice changes nothing. `block` should end with a line break.
-///
-/// ```
-/// use skills_export::replace_block;
-///
-/// let agents = "# Project\n\nNotes.\n";
-/// let once = replace_block(agents, "<tips>", "</tips>", "<tips>\nv1\n</tips>\n");
-/// assert_eq!(once, "# Project\n\nNotes.\n\n<tips>\nv1\n</tips>\n");
-/// let twice = replace_block(&once, "<tips>", "</tips>", "<tips>\nv2\n</tips>\n");
-/// assert_eq!(twice, "# Project\n\nNotes.\n\n<tips>\nv2\n</tips>\n");
-/// ```
-pub fn replace_block(text: &str, open: &str, close: &str, block: &str) -> String {
-    if let Some(range) = find_block(text, open, close) {
-        let mut out = String::with_capacity(text.len() + block.len());
-        out.push_str(text.get(..range.start).unwrap_or(""));
-        out.push_str(block);
-        out.push_str(text.get(range.end..).unwrap_or(""));
-        return out;
-    }
-    let mut out = text.to_string();
-    if !out.is_empty() {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        if !out.ends_with("\n\n") {
-            out.push('\n');
-        }
-    }
-    out.push_str(block);
-    out
-}
-
-/// Removes the block [`replace_block`] would replace, if there is one.
-pub fn remove_block(text: &str, open: &str, close: &str) -> String {
-    match find_block(text, open, close) {
-        Some(range) => {
-            let mut out = text.get(..range.start).unwrap_or("").to_string();
-            out.push_str(text.get(range.end..).unwrap_or(""));
-            out
-        }
-        None => text.to_string(),
-    }
-}
-
-/// The byte range of the first block: from the start of a line that begins with `open` to the
-/// end of the first later line that contains `close` (its line break included).
-fn find_block(text: &str, open: &str, close: &str) -> Option<std::ops::Range<usize>> {
-    let mut offset = 0;
-    let mut start = None;
-    for line in text.split_inclusive('\n') {
-        match start {
-            None if line.trim_start().starts_with(open) => {
-                start = Some(offset);
-                // A one-line block.
-                if line
-                    .get(open.len()..)
-                    .is_some_and(|rest| rest.contains(close))
-                {
-                    return Some(offset..offset + line.len());
-                }
-            }
-            Some(s) if line.contains(close) => return Some(s..offset + line.len()),
-            _ => {}
-        }
-        offset += line.len();
-    }
-    None
-}
-
-/// The opening tag of the [`instructions`] block.
-pub const INSTRUCTIONS_OPEN: &str = "<skills-mcp-instructions>";
-/// The closing tag of the [`instructions`] block.
-pub const INSTRUCTIONS_CLOSE: &str = "</skills-mcp-instructions>";
-/// The opening tag of the [`catalog_xml`] block.
-pub const CATALOG_OPEN: &str = "<available_skills>";
-/// The closing tag of the [`catalog_xml`] block.
-pub const CATALOG_CLOSE: &str = "</available_skills>";
 
 const INSTRUCTIONS: &str = "\
 # Skills MCP: usage guide
@@ -264,30 +199,19 @@ mod tests {
     }
 
     #[test]
-    fn blocks_are_replaced_in_place_and_the_rest_is_untouched() {
-        let text = "a\r\n<x>\nold\n</x>\nb\n";
-        assert_eq!(
-            replace_block(text, "<x>", "</x>", "<x>\nnew\n</x>\n"),
-            "a\r\n<x>\nnew\n</x>\nb\n"
+    fn control_characters_never_reach_the_xml() {
+        let xml = catalog_xml(&[CatalogEntry {
+            name: "n",
+            description: "clear\u{1b}[2J bell\u{7} nul\u{0} tab\tok",
+            location: "/p",
+        }]);
+        assert!(xml.contains(
+            "<description>clear\u{fffd}[2J bell\u{fffd} nul\u{fffd} tab\tok</description>"
+        ));
+        assert!(
+            !xml.chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t')
         );
-        assert_eq!(remove_block(text, "<x>", "</x>"), "a\r\nb\n");
-        // Appended after a blank line, also to a file without a final line break.
-        assert_eq!(replace_block("a", "<x>", "</x>", "<x/>\n"), "a\n\n<x/>\n");
-        assert_eq!(replace_block("", "<x>", "</x>", "<x/>\n"), "<x/>\n");
-        // An unclosed block is not a block: append instead of eating the rest of the file.
-        assert_eq!(
-            replace_block("<x>\nkeep\n", "<x>", "</x>", "<x></x>\n"),
-            "<x>\nkeep\n\n<x></x>\n"
-        );
-    }
-
-    #[test]
-    fn writing_the_instructions_twice_changes_nothing() {
-        let block = instructions(true);
-        let once = replace_block("# Notes\n", INSTRUCTIONS_OPEN, INSTRUCTIONS_CLOSE, &block);
-        let twice = replace_block(&once, INSTRUCTIONS_OPEN, INSTRUCTIONS_CLOSE, &block);
-        assert_eq!(once, twice);
-        assert!(once.starts_with("# Notes\n\n<skills-mcp-instructions>\n"));
     }
 
     #[test]

@@ -5,9 +5,10 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 use skills_discovery::{Index, Roots};
-use skills_export::{CATALOG_CLOSE, CATALOG_OPEN, INSTRUCTIONS_CLOSE, INSTRUCTIONS_OPEN};
+use skills_export::Block;
 
-use crate::{Status, Ui, emit, fail};
+use crate::util::write;
+use crate::{Status, Ui, emit, fail, render};
 
 #[derive(Debug, Args)]
 pub(crate) struct InstructionsArgs {
@@ -19,9 +20,12 @@ pub(crate) struct InstructionsArgs {
     #[arg(long)]
     pub(crate) catalog: bool,
 
-    /// Update FILE in place instead of printing: replace its <skills-mcp-instructions> block
-    /// (and, with --catalog, its <available_skills> block), or append them; the rest of the
-    /// file is kept byte for byte. Running it twice changes nothing.
+    /// Update FILE in place instead of printing: replace the block between the
+    /// `<!-- skills:begin instructions -->` and `<!-- skills:end instructions -->` lines (and,
+    /// with --catalog, the `catalog` block), or append it; the rest of the file is kept byte
+    /// for byte, and running it twice changes nothing. Marker lines inside code blocks are
+    /// the user's text; a lone, repeated or nested marker is refused (exit 2, nothing written),
+    /// as is a FILE that is not a regular file, is read-only or has other hard links.
     #[arg(long, value_name = "FILE")]
     pub(crate) write: Option<PathBuf>,
 }
@@ -44,91 +48,94 @@ pub(crate) fn run(args: &InstructionsArgs, roots: &Roots, ui: Ui) -> Status {
             Err(s) => s,
         };
     };
-    let existing = match std::fs::read(file) {
-        Ok(bytes) => match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(_) => {
-                return fail(
-                    ui,
-                    miette::Report::new(
-                        miette::MietteDiagnostic::new(format!("{} is not UTF-8 text", file.display()))
-                            .with_help("--write only edits text files; print with `skills instructions` and paste instead"),
-                    ),
-                );
+    match update(file, &guide, args.catalog.then_some(catalog.as_str())) {
+        Ok(false) => {
+            if !ui.quiet() {
+                eprintln!("{} is up to date", file.display());
             }
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return fail(ui, io_error(file, &e)),
-    };
-    let mut updated =
-        skills_export::replace_block(&existing, INSTRUCTIONS_OPEN, INSTRUCTIONS_CLOSE, &guide);
-    if args.catalog {
-        updated = if catalog.is_empty() {
-            skills_export::remove_block(&updated, CATALOG_OPEN, CATALOG_CLOSE)
-        } else {
-            skills_export::replace_block(&updated, CATALOG_OPEN, CATALOG_CLOSE, &catalog)
-        };
-    }
-    if updated == existing {
-        if !ui.quiet() {
-            eprintln!("{} is up to date", file.display());
+            Status::Success
         }
-        return Status::Success;
-    }
-    match write_atomically(file, updated.as_bytes()) {
-        Ok(()) => {
+        Ok(true) => {
             if !ui.quiet() {
                 eprintln!("updated {}", file.display());
             }
             Status::Success
         }
-        Err(e) => fail(ui, io_error(file, &e)),
+        Err(report) => fail(ui, *report),
     }
 }
 
-fn io_error(file: &Path, e: &std::io::Error) -> miette::Report {
-    miette::Report::new(
-        miette::MietteDiagnostic::new(format!("cannot write {}: {e}", file.display()))
-            .with_help("check that the directory exists and is writable; the file was not changed"),
-    )
+/// The largest file `--write` reads: an instructions file is a page of text, not a data set.
+const MAX_FILE: u64 = 16 << 20;
+
+/// Updates `file`'s instructions block (and its catalog block, when `catalog` is given: an
+/// empty one removes it). Says whether the file changed; writes nothing on any error.
+fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, Box<miette::Report>> {
+    let refuse = |message: String, help: String| {
+        Box::new(miette::Report::new(
+            miette::MietteDiagnostic::new(message).with_help(help),
+        ))
+    };
+    write::check_target(file).map_err(|e| refuse(e.to_string(), e.help()))?;
+    let existing = match std::fs::metadata(file) {
+        Ok(meta) if meta.len() > MAX_FILE => {
+            return Err(refuse(
+                format!(
+                    "{} is {} bytes; --write reads files up to {MAX_FILE} bytes",
+                    file.display(),
+                    meta.len()
+                ),
+                "print with `skills instructions` and paste the block instead".into(),
+            ));
+        }
+        Ok(_) => {
+            let bytes =
+                std::fs::read(file).map_err(|e| refuse(io_message(file, &e), IO_HELP.into()))?;
+            String::from_utf8(bytes).map_err(|_| {
+                refuse(
+                    format!("{} is not UTF-8 text", file.display()),
+                    "--write only edits text files; print with `skills instructions` and paste instead".into(),
+                )
+            })?
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(refuse(io_message(file, &e), IO_HELP.into())),
+    };
+    let mut updates = vec![(Block::Instructions, Some(guide))];
+    if let Some(catalog) = catalog {
+        updates.push((Block::Catalog, Some(catalog).filter(|c| !c.is_empty())));
+    }
+    let updated = skills_export::update_blocks(&existing, &updates).map_err(|e| {
+        let name = render::path_str(file);
+        let (code, span) = render::snippet::Snippet::new(name, &existing, e.span.clone(), Some(1));
+        let message = format!("{}: {e}; nothing was written", file.display());
+        Box::new(
+            miette::Report::new(
+                miette::MietteDiagnostic::new(message)
+                    .with_help(format!(
+                        "{}; skills only replaces the text between its `<!-- skills:begin ... -->` and \
+                         `<!-- skills:end ... -->` lines (lines inside code blocks do not count)",
+                        e.help()
+                    ))
+                    .with_label(miette::LabeledSpan::at(span, "this marker")),
+            )
+            .with_source_code(code),
+        )
+    })?;
+    if updated == existing {
+        return Ok(false);
+    }
+    write::write_atomically(file, updated.as_bytes()).map_err(|e| {
+        refuse(
+            format!("cannot write {}: {e}", file.display()),
+            IO_HELP.into(),
+        )
+    })?;
+    Ok(true)
 }
 
-/// Writes to a temporary file beside `file`, then renames it over `file`: a reader (or a
-/// crash, a kill, a full disk) sees the old content or the new, never half of it. The old
-/// file's permissions are kept; a symlink is written through (its target is replaced, the
-/// link stays); the directory is synced after the rename. A temporary file left by a killed
-/// run is removed first.
-pub(crate) fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    // `AGENTS.md -> CLAUDE.md`: update CLAUDE.md, keep the link.
-    let resolved = match std::fs::symlink_metadata(file) {
-        Ok(meta) if meta.file_type().is_symlink() => std::fs::canonicalize(file).or_else(|_| {
-            // A dangling link: create the file it names.
-            std::fs::read_link(file).map(|to| match file.parent() {
-                Some(parent) => parent.join(to),
-                None => to,
-            })
-        })?,
-        _ => file.to_path_buf(),
-    };
-    let file = resolved.as_path();
-    let dir = match file.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let name = file
-        .file_name()
-        .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-    let base = format!(".{name}.skills-tmp-");
-    let _ = skills_package::durable::remove_stale(dir, &base);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&skills_package::durable::temp_prefix(&base))
-        .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
-    tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(file) {
-        std::fs::set_permissions(tmp.path(), meta.permissions())?;
-    }
-    tmp.persist(file).map_err(|e| e.error)?;
-    skills_package::durable::sync_dir(dir)
+const IO_HELP: &str = "check that the directory exists and is writable; the file was not changed";
+
+fn io_message(file: &Path, e: &std::io::Error) -> String {
+    format!("cannot read {}: {e}", file.display())
 }

@@ -44,6 +44,7 @@ mod prompt;
 mod render;
 mod show;
 mod url;
+mod util;
 
 /// The outcome of a command, mapped to the process exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -671,3 +671,167 @@ fn instructions_write_through_a_symlink_keeps_the_link() {
     assert!(text.contains("<skills-mcp-instructions>"), "{text}");
     assert_eq!(names(t.path()), ["AGENTS.md", "CLAUDE.md"]);
 }
+
+/// `skills --skills-dir none instructions --write FILE` in `cwd`.
+fn write_instructions(cwd: &Path, file: &str) -> crate::Run {
+    skills(
+        cwd,
+        &["--skills-dir", "none", "instructions", "--write", file],
+    )
+}
+
+/// A file that documents the old tags (a lone opening tag, a fenced example) and has a
+/// hand-written section after them: the shape that lost a user's text on the second run.
+const DOCUMENTED_TAGS: &str = "\
+# Agents
+
+Our instructions live in a `<skills-mcp-instructions>` block; the tag alone:
+
+<skills-mcp-instructions>
+
+An example of the whole file, with both markers:
+
+```markdown
+<!-- skills:begin instructions -->
+<skills-mcp-instructions>
+example
+</skills-mcp-instructions>
+<!-- skills:end instructions -->
+<available_skills>
+```
+
+## Hand-written section
+
+Keep every line of this.
+";
+
+#[test]
+fn instructions_write_keeps_documented_tags_and_fenced_examples() {
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("AGENTS.md");
+    fs::write(&file, DOCUMENTED_TAGS).unwrap();
+    let first = write_instructions(t.path(), "AGENTS.md");
+    first.assert_code(0);
+    assert!(
+        first.stderr.contains("updated AGENTS.md"),
+        "{}",
+        first.stderr
+    );
+    let once = fs::read_to_string(&file).unwrap();
+    assert!(once.starts_with(DOCUMENTED_TAGS), "{once}");
+    assert!(once.ends_with("</skills-mcp-instructions>\n<!-- skills:end instructions -->\n"));
+
+    let second = write_instructions(t.path(), "AGENTS.md");
+    second.assert_code(0);
+    assert!(
+        second.stderr.contains("AGENTS.md is up to date"),
+        "{}",
+        second.stderr
+    );
+    assert_eq!(
+        fs::read_to_string(&file).unwrap(),
+        once,
+        "the second run changed the file"
+    );
+}
+
+#[test]
+fn instructions_write_refuses_ambiguous_markers_and_writes_nothing() {
+    let t = tempfile::tempdir().unwrap();
+    let file = t.path().join("AGENTS.md");
+    let begin = "<!-- skills:begin instructions -->";
+    let end = "<!-- skills:end instructions -->";
+    for (text, line, why) in [
+        (format!("# A\n{begin}\nmine\n"), 2, "is not closed"),
+        (format!("# A\nmine\n{end}\n"), 3, "has no"),
+        (
+            format!("{begin}\na\n{end}\n\n{begin}\nb\n{end}\n"),
+            5,
+            "appears again",
+        ),
+    ] {
+        fs::write(&file, &text).unwrap();
+        let run = write_instructions(t.path(), "AGENTS.md");
+        run.assert_code(2);
+        assert!(run.stderr.contains(why), "{}", run.stderr);
+        assert!(
+            run.stderr.contains(&format!("AGENTS.md:{line}:1")),
+            "{}",
+            run.stderr
+        );
+        assert!(run.stderr.contains("nothing was written"), "{}", run.stderr);
+        assert_eq!(fs::read_to_string(&file).unwrap(), text);
+    }
+}
+
+#[test]
+fn instructions_write_refuses_what_is_not_a_plain_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = tempfile::tempdir().unwrap();
+    // A device (as root this used to become a text file), and stdin through /proc (a pipe
+    // or a device, whatever the test runner gives the child).
+    for target in ["/dev/null", "/proc/self/fd/0"] {
+        let run = write_instructions(t.path(), target);
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains(", not a regular file"),
+            "{target}: {}",
+            run.stderr
+        );
+    }
+    assert!(
+        write_instructions(t.path(), "/dev/null")
+            .stderr
+            .contains("is a character device")
+    );
+    let meta = fs::metadata("/dev/null").unwrap();
+    assert!(!meta.file_type().is_file(), "/dev/null was replaced");
+
+    // A FIFO (this used to hang on the read) and a socket.
+    let fifo = t.path().join("fifo.md");
+    assert!(
+        Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    let run = write_instructions(t.path(), "fifo.md");
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .contains("a named pipe (FIFO), not a regular file"),
+        "{}",
+        run.stderr
+    );
+    let _listener = std::os::unix::net::UnixListener::bind(t.path().join("sock.md")).unwrap();
+    let run = write_instructions(t.path(), "sock.md");
+    run.assert_code(2);
+    assert!(run.stderr.contains("a socket"), "{}", run.stderr);
+
+    // Read-only by mode (refused even as root, who could write it) and hard-linked.
+    let ro = t.path().join("ro.md");
+    fs::write(&ro, "# mine\n").unwrap();
+    fs::set_permissions(&ro, fs::Permissions::from_mode(0o444)).unwrap();
+    let run = write_instructions(t.path(), "ro.md");
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("is read-only (mode 0444)"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("chmod u+w"), "{}", run.stderr);
+    assert_eq!(fs::read_to_string(&ro).unwrap(), "# mine\n");
+
+    let linked = t.path().join("linked.md");
+    fs::write(&linked, "# mine\n").unwrap();
+    fs::hard_link(&linked, t.path().join("other-name.md")).unwrap();
+    let run = write_instructions(t.path(), "linked.md");
+    run.assert_code(2);
+    assert!(run.stderr.contains("has 2 hard links"), "{}", run.stderr);
+    assert_eq!(
+        fs::read_to_string(t.path().join("other-name.md")).unwrap(),
+        "# mine\n"
+    );
+    assert_eq!(names(t.path()).len(), 5, "{:?}", names(t.path()));
+}

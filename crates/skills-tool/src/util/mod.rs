@@ -1,0 +1,3 @@
+//! Small helpers shared by the commands.
+
+pub(crate) mod write;
