@@ -511,8 +511,79 @@ pub fn find_references(markdown: &str) -> Vec<Reference> {
     refs::find(markdown, 0)
 }
 
+/// Line and column lookups for many offsets into one text, each in time independent of
+/// the file's size: [`line_col`] scans from the start, so a file with thousands of findings
+/// (a one-line `tools.json` with 5,000 bad tools) cost quadratic time.
+///
+/// ```
+/// use skills_frontmatter::{LineIndex, line_col};
+///
+/// let text = "name: é\ndescription: x\n";
+/// let index = LineIndex::new(text);
+/// assert_eq!(index.line_col(text, 21), (2, 13));
+/// assert_eq!(index.line_col(text, 21), line_col(text, 21));
+/// ```
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    /// Byte offset of each line's start.
+    starts: Vec<usize>,
+    /// Characters before each [`LineIndex::BLOCK`]-byte boundary.
+    chars_before: Vec<usize>,
+}
+
+impl LineIndex {
+    const BLOCK: usize = 4096;
+
+    /// Indexes `text` in one pass.
+    pub fn new(text: &str) -> Self {
+        let bytes = text.as_bytes();
+        let mut starts = vec![0];
+        starts.extend(memchr::memchr_iter(b'\n', bytes).map(|i| i + 1));
+        let mut chars_before = Vec::with_capacity(bytes.len() / Self::BLOCK + 1);
+        let mut count = 0;
+        for block in bytes.chunks(Self::BLOCK) {
+            chars_before.push(count);
+            count += chars_in(block);
+        }
+        Self {
+            starts,
+            chars_before,
+        }
+    }
+
+    /// Characters in `text[..offset]`; `offset` is a character boundary.
+    fn chars_to(&self, bytes: &[u8], offset: usize) -> usize {
+        let block = offset / Self::BLOCK;
+        let before = self.chars_before.get(block).copied().unwrap_or(0);
+        before + bytes.get(block * Self::BLOCK..offset).map_or(0, chars_in)
+    }
+
+    /// The same as [`line_col`] for the text this index was built from.
+    pub fn line_col(&self, text: &str, offset: usize) -> (usize, usize) {
+        let mut offset = offset.min(text.len());
+        while !text.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let line = self.starts.partition_point(|&s| s <= offset);
+        let start = self
+            .starts
+            .get(line.saturating_sub(1))
+            .copied()
+            .unwrap_or(0);
+        let bytes = text.as_bytes();
+        let column = self.chars_to(bytes, offset) - self.chars_to(bytes, start) + 1;
+        (line, column)
+    }
+}
+
+/// Characters in UTF-8 bytes: every byte that does not continue a character starts one.
+fn chars_in(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| b & 0xC0 != 0x80).count()
+}
+
 /// The 1-based line and 1-based column (in characters) of byte `offset` in `text`.
 /// Offsets past the end map to the end; an offset inside a character maps to that character.
+/// For many offsets into one text, build a [`LineIndex`].
 pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(text.len());
     while !text.is_char_boundary(offset) {
@@ -528,6 +599,21 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_line_index_agrees_with_line_col_everywhere() {
+        let long = "é".repeat(5_000) + "x\r\n" + &"a".repeat(9_000) + "\n\nñ";
+        for text in ["", "a", "\n", "a\nb\n", "é\nü\u{1F600}x\n", long.as_str()] {
+            let index = LineIndex::new(text);
+            for offset in 0..=text.len() + 2 {
+                assert_eq!(
+                    index.line_col(text, offset),
+                    line_col(text, offset),
+                    "{offset}"
+                );
+            }
+        }
+    }
 
     fn parse(text: &str) -> Result<SkillMd, ParseError> {
         SkillMd::parse(text.as_bytes())

@@ -261,8 +261,9 @@ impl Linter {
             .unwrap_or_else(|| rule(rule_id).map_or_else(String::new, |r| help_from_fix(r.fix)));
         let (start, end) = match (&span, source) {
             (Some(span), Some(text)) => {
-                let (l1, c1) = skills_frontmatter::line_col(text.text, span.start);
-                let (l2, c2) = skills_frontmatter::line_col(text.text, span.end);
+                let index = text.index();
+                let (l1, c1) = index.line_col(text.text, span.start);
+                let (l2, c2) = index.line_col(text.text, span.end);
                 (
                     Some(Position {
                         line: l1,
@@ -683,6 +684,8 @@ fn read_sized(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
 struct Text<'a> {
     text: &'a str,
     shared: std::cell::OnceCell<Arc<str>>,
+    /// Built with the first diagnostic, so positions cost the same for the 5,000th.
+    index: std::cell::OnceCell<skills_frontmatter::LineIndex>,
 }
 
 impl<'a> Text<'a> {
@@ -690,7 +693,13 @@ impl<'a> Text<'a> {
         Self {
             text,
             shared: std::cell::OnceCell::new(),
+            index: std::cell::OnceCell::new(),
         }
+    }
+
+    fn index(&self) -> &skills_frontmatter::LineIndex {
+        self.index
+            .get_or_init(|| skills_frontmatter::LineIndex::new(self.text))
     }
 
     fn shared(&self) -> Arc<str> {

@@ -77,8 +77,14 @@ fn report(e: &UrlError) -> miette::Report {
             .get(offset..)
             .and_then(|s| s.chars().next())
             .map_or(1, char::len_utf8);
-        d = d.with_label(miette::LabeledSpan::at(offset..offset + len, "here"));
-        return miette::Report::new(d).with_source_code(e.input().to_string());
+        let (code, span) = crate::render::snippet::Snippet::new(
+            String::new(),
+            e.input(),
+            offset..offset + len,
+            None,
+        );
+        d = d.with_label(miette::LabeledSpan::at(span, "here"));
+        return miette::Report::new(d).with_source_code(code);
     }
     miette::Report::new(d)
 }

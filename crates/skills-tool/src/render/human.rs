@@ -1,6 +1,8 @@
 //! Diagnostics for people: miette's graphical report per finding, then a summary line.
 
-use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic, NamedSource};
+use std::collections::HashMap;
+
+use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 use skills_lint::{Diagnostic, Report, Severity};
 
 use super::path_str;
@@ -73,10 +75,10 @@ fn to_miette(d: &Diagnostic) -> miette::Report {
         .with_help(d.help.clone());
     match spanned {
         Some((span, source)) => {
+            let column = d.start.map(|p| p.column);
+            let (code, span) = super::snippet::Snippet::new(path, &source, span, column);
             m = m.with_label(LabeledSpan::at(span, label(d.rule)));
-            // Masked, not escaped, so the span's byte offsets still hold.
-            let shown = super::terminal_safe_same_len(&source).into_owned();
-            miette::Report::new(m).with_source_code(NamedSource::new(path, shown))
+            miette::Report::new(m).with_source_code(code)
         }
         None => miette::Report::new(m),
     }
@@ -90,11 +92,38 @@ pub(crate) fn plural(n: usize, word: &str) -> String {
     }
 }
 
+/// How many findings of one rule in one file are drawn; the rest are counted. A person
+/// learns nothing from the 3,000th copy of the same finding, and drawing each costs time.
+pub(crate) const SHOWN_PER_RULE_AND_FILE: usize = 10;
+
 pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
     let mut out = String::new();
+    // (file, rule) -> findings seen; the order of first appearance for the notes.
+    let mut seen: HashMap<(&std::path::Path, &str), usize> = HashMap::new();
+    let mut order = Vec::new();
     for d in report.diagnostics() {
+        let n = seen.entry((d.path.as_path(), d.rule)).or_insert(0);
+        *n += 1;
+        if *n == SHOWN_PER_RULE_AND_FILE + 1 {
+            order.push((d.path.as_path(), d.rule));
+        }
+        if *n > SHOWN_PER_RULE_AND_FILE {
+            continue;
+        }
         out.push_str(&report_to_string(ui, to_miette(d).as_ref()));
         out.push_str("\n\n");
+    }
+    for key in &order {
+        let more = seen.get(key).copied().unwrap_or(0) - SHOWN_PER_RULE_AND_FILE;
+        out.push_str(&format!(
+            "{}: {more} more `{}` {} not shown (--format json lists every finding)\n",
+            super::terminal_safe(&path_str(key.0)),
+            key.1,
+            if more == 1 { "finding" } else { "findings" },
+        ));
+    }
+    if !order.is_empty() {
+        out.push('\n');
     }
     if ui.quiet() {
         return out;

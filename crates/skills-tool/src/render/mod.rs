@@ -4,6 +4,7 @@ pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
 pub(crate) mod sarif;
+pub(crate) mod snippet;
 
 use skills_lint::ConfigError;
 
@@ -78,12 +79,15 @@ pub(crate) fn config_error(e: ConfigError) -> miette::Report {
             span,
             text,
         } => {
-            let mut d = miette::MietteDiagnostic::new(format!("invalid {}: {message}", relative(&path)))
+            let name = relative(&path);
+            let mut d = miette::MietteDiagnostic::new(format!("invalid {name}: {message}"))
                 .with_help("the [lint] table takes `strict = true|false` and `deny`, `warn`, `allow` lists of rule ids");
-            if let Some(span) = span {
-                d = d.with_label(miette::LabeledSpan::at(span, "here"));
-            }
-            miette::Report::new(d).with_source_code(miette::NamedSource::new(relative(&path), text))
+            let Some(span) = span else {
+                return miette::Report::new(d);
+            };
+            let (code, span) = snippet::Snippet::new(name, &text, span, None);
+            d = d.with_label(miette::LabeledSpan::at(span, "here"));
+            miette::Report::new(d).with_source_code(code)
         }
         other => {
             let help = match &other {

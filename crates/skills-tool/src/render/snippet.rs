@@ -1,0 +1,337 @@
+//! The source miette quotes under a diagnostic: a window of a few lines around the span,
+//! each line cut to a window of columns, never the whole file.
+//!
+//! Handing miette the whole text made every diagnostic cost a scan from the start of the
+//! file (quadratic in the number of findings), printed lines of any length (a 650 KB
+//! one-line `tools.json`, once per finding), and panicked on a column past 65,535 (Rust's
+//! format width limit). A [`Snippet`] holds only the lines shown, so each diagnostic costs
+//! the size of its window.
+
+use std::ops::Range;
+
+use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
+
+/// Lines longer than this many characters are cut.
+const MAX_LINE: usize = 160;
+/// How many characters of a cut line are shown.
+const SHOWN: usize = 120;
+/// How many of them come before the span's start.
+const LEAD: usize = 40;
+/// A span over more lines than this is shortened to its first line.
+const MAX_SPAN_LINES: usize = 12;
+/// Lines shown before and after the span (miette's default context).
+const CONTEXT: usize = 1;
+const ELLIPSIS: &str = "…";
+
+/// One line of the window: where it came from and how it was cut.
+#[derive(Debug, Clone, Copy)]
+struct Line {
+    /// Byte offset of the line's start in the original text.
+    orig_start: usize,
+    /// Byte offset, within the original line, where the shown part starts.
+    cut: usize,
+    /// Byte offset of this line in the window.
+    start: usize,
+    /// Bytes before the shown part in the window (an ellipsis, or nothing).
+    prefix: usize,
+    /// Bytes of the original line shown.
+    shown: usize,
+}
+
+/// A window of a source text that miette reads as if it were the whole file: line numbers
+/// and the header's column are those of the original (the column in characters, as the
+/// JSON output counts them).
+#[derive(Debug, Clone)]
+pub(crate) struct Snippet {
+    name: String,
+    text: String,
+    /// 0-based number of the window's first line in the original.
+    first_line: usize,
+    /// Where the label starts in the window, and its 0-based character column in the original.
+    label_start: usize,
+    label_column: usize,
+}
+
+impl Snippet {
+    /// The window of `source` around `span`, named `name`, and the span within it.
+    /// `column` is the span start's 1-based character column when the caller knows it.
+    /// Characters that could take over a terminal are masked first (`?`, same length).
+    pub(crate) fn new(
+        name: String,
+        source: &str,
+        span: Range<usize>,
+        column: Option<usize>,
+    ) -> (Self, SourceSpan) {
+        let len = source.len();
+        let mut start = floor_char(source, span.start.min(len));
+        let mut end = floor_char(source, span.end.clamp(start, len));
+        let bytes = source.as_bytes();
+        let line_start =
+            memchr::memrchr(b'\n', bytes.get(..start).unwrap_or_default()).map_or(0, |i| i + 1);
+        let first_line_no =
+            memchr::memchr_iter(b'\n', bytes.get(..line_start).unwrap_or_default()).count();
+
+        // The span's lines, at most MAX_SPAN_LINES of them, then the context around them.
+        let mut span_lines = vec![line_start];
+        let mut at = line_start;
+        while let Some(nl) = memchr::memchr(b'\n', bytes.get(at..).unwrap_or_default()) {
+            let next = at + nl + 1;
+            if next > end.saturating_sub(1) || next >= len {
+                break;
+            }
+            if span_lines.len() == MAX_SPAN_LINES {
+                // Too long to quote: mark where it starts, to the end of its first line.
+                end = line_end(bytes, line_start);
+                span_lines.truncate(1);
+                break;
+            }
+            span_lines.push(next);
+            at = next;
+        }
+        let last_span_line = span_lines.last().copied().unwrap_or(line_start);
+        let mut starts = Vec::new();
+        let mut before = line_start;
+        for _ in 0..CONTEXT {
+            if before == 0 {
+                break;
+            }
+            before = memchr::memrchr(b'\n', bytes.get(..before - 1).unwrap_or_default())
+                .map_or(0, |i| i + 1);
+            starts.push(before);
+        }
+        starts.reverse();
+        let first_line = first_line_no - starts.len();
+        starts.extend(&span_lines);
+        let mut after = last_span_line;
+        for _ in 0..CONTEXT {
+            match memchr::memchr(b'\n', bytes.get(after..).unwrap_or_default()) {
+                Some(nl) if after + nl + 1 < len => {
+                    after += nl + 1;
+                    starts.push(after);
+                }
+                _ => break,
+            }
+        }
+
+        // The columns shown: the same window on every long line, placed at the span start.
+        let start_col_chars = column.map_or_else(
+            || {
+                source
+                    .get(line_start..start)
+                    .map_or(0, |s| s.chars().count())
+            },
+            |c| c.saturating_sub(1),
+        );
+        let from = start_col_chars.saturating_sub(LEAD);
+
+        let mut text = String::new();
+        let mut lines = Vec::with_capacity(starts.len());
+        for &s in &starts {
+            let e = line_end(bytes, s);
+            let body = source.get(s..e).unwrap_or_default();
+            let (cut, shown) = cut_line(body, from);
+            let prefix = if cut > 0 { ELLIPSIS.len() } else { 0 };
+            lines.push(Line {
+                orig_start: s,
+                cut,
+                start: text.len(),
+                prefix,
+                shown,
+            });
+            if cut > 0 {
+                text.push_str(ELLIPSIS);
+            }
+            text.push_str(body.get(cut..cut + shown).unwrap_or_default());
+            if cut + shown < body.len() {
+                text.push_str(ELLIPSIS);
+            }
+            // The original line ending, so miette counts lines as in the file.
+            let ending = source.get(e..).map_or("", |rest| {
+                if rest.starts_with("\r\n") {
+                    "\r\n"
+                } else if rest.starts_with('\n') {
+                    "\n"
+                } else {
+                    ""
+                }
+            });
+            text.push_str(ending);
+        }
+        let text = crate::render::terminal_safe_same_len(&text).into_owned();
+        let map = |offset: usize| -> usize {
+            let Some(line) = lines.iter().rev().find(|l| l.orig_start <= offset) else {
+                return 0;
+            };
+            let within = offset - line.orig_start;
+            let shown = within.clamp(line.cut, line.cut + line.shown) - line.cut;
+            line.start + line.prefix + shown
+        };
+        start = map(start);
+        end = map(end).max(start);
+        let snippet = Self {
+            name,
+            text,
+            first_line,
+            label_start: start,
+            label_column: start_col_chars,
+        };
+        (snippet, SourceSpan::from(start..end))
+    }
+}
+
+/// The end of the line that starts at `start` (before its `\r\n` or `\n`).
+fn line_end(bytes: &[u8], start: usize) -> usize {
+    let e = memchr::memchr(b'\n', bytes.get(start..).unwrap_or_default())
+        .map_or(bytes.len(), |i| start + i);
+    if e > start && bytes.get(e - 1) == Some(&b'\r') && e < bytes.len() {
+        e - 1
+    } else {
+        e
+    }
+}
+
+/// The byte offset and length of the part of `line` to show: all of it when short, else
+/// `SHOWN` characters from character `from` (or from the start, when the line ends first).
+fn cut_line(line: &str, from: usize) -> (usize, usize) {
+    if line.len() <= MAX_LINE || line.chars().nth(MAX_LINE).is_none() {
+        return (0, line.len());
+    }
+    let mut indices = line
+        .char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(line.len()));
+    let Some(cut) = indices.nth(from) else {
+        return (0, nth_byte(line, SHOWN));
+    };
+    let end = line.get(cut..).map_or(0, |rest| nth_byte(rest, SHOWN));
+    (cut, end)
+}
+
+/// The byte length of the first `n` characters of `s` (all of it when shorter).
+fn nth_byte(s: &str, n: usize) -> usize {
+    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+}
+
+fn floor_char(s: &str, mut i: usize) -> usize {
+    while i > 0 && !s.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+impl SourceCode for Snippet {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner =
+            self.text
+                .as_str()
+                .read_span(span, context_lines_before, context_lines_after)?;
+        let column = if context_lines_before > 0 {
+            0
+        } else if span.offset() == self.label_start {
+            self.label_column
+        } else {
+            inner.column()
+        };
+        let (data, span, line, count) = (
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.first_line,
+            inner.line_count(),
+        );
+        // No name, no name in the header (`[1:5]`, as for a command-line argument).
+        Ok(Box::new(if self.name.is_empty() {
+            MietteSpanContents::new(data, span, line, column, count)
+        } else {
+            MietteSpanContents::new_named(self.name.clone(), data, span, line, column, count)
+        }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(name: &str, source: &str, span: Range<usize>) -> String {
+        let (code, span) = Snippet::new(name.into(), source, span, None);
+        let diag =
+            miette::MietteDiagnostic::new("m").with_label(miette::LabeledSpan::at(span, "here"));
+        let report = miette::Report::new(diag).with_source_code(code);
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(100)
+            .render_report(&mut out, report.as_ref())
+            .unwrap();
+        out
+    }
+
+    #[test]
+    fn short_files_render_as_before() {
+        let source = "a: 1\nb: 2\nc: 3\nd: 4\n";
+        let (code, span) = Snippet::new("f".into(), source, 10..14, None);
+        // One line of context each side, as miette shows; the span moves with the window.
+        assert_eq!(code.text, "b: 2\nc: 3\nd: 4\n");
+        assert_eq!((span.offset(), span.len()), (5, 4));
+        assert_eq!(code.first_line, 1);
+        let out = render("f", source, 10..14);
+        assert!(out.contains("[f:3:1]"), "{out}");
+        assert!(
+            out.contains(" 2 │ b: 2") && out.contains(" 4 │ d: 4"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn a_far_column_renders_a_window_with_the_true_position() {
+        // The column that used to panic miette: past 65,535.
+        let line = "x".repeat(70_000) + "BAD" + &"y".repeat(5_000);
+        let source = format!("first\n{line}\nlast\n");
+        let at = 6 + 70_000;
+        let out = render("tools.json", &source, at..at + 3);
+        assert!(out.contains("[tools.json:2:70001]"), "{out}");
+        assert!(out.contains("…") && out.contains("BAD"), "{out}");
+        assert!(out.len() < 2_000, "{} bytes", out.len());
+    }
+
+    #[test]
+    fn multibyte_text_keeps_character_columns_and_boundaries() {
+        let line = "é".repeat(1_000) + "[x](missing.md)" + &"é".repeat(1_000);
+        let at = 2_000;
+        let out = render("SKILL.md", &line, at..at + 15);
+        assert!(out.contains("[SKILL.md:1:1001]"), "{out}");
+        assert!(out.contains("[x](missing.md)"), "{out}");
+        // A span that starts inside a character is moved to its start, never split.
+        let (code, span) = Snippet::new("f".into(), &line, 1..3, None);
+        assert!(code.text.is_char_boundary(span.offset()));
+    }
+
+    #[test]
+    fn a_span_over_many_lines_is_shortened_to_its_first() {
+        let source: String = (0..100).map(|i| format!("line {i}\n")).collect();
+        let (code, span) = Snippet::new("f".into(), &source, 7..source.len() - 1, None);
+        assert_eq!(code.text.lines().count(), 3);
+        assert_eq!(
+            code.text.get(span.offset()..span.offset() + span.len()),
+            Some("line 1")
+        );
+    }
+
+    #[test]
+    fn spans_at_the_edges_and_out_of_range_are_clamped() {
+        for (source, span) in [
+            ("", 0..0),
+            ("abc", 3..3),
+            ("abc", 5..9),
+            ("a\n", 2..2),
+            ("a\r\nb", 1..4),
+        ] {
+            let (code, span) = Snippet::new("f".into(), source, span, None);
+            assert!(span.offset() + span.len() <= code.text.len());
+            let _ = render("f", source, span.offset()..span.offset() + span.len());
+        }
+    }
+}
