@@ -395,7 +395,7 @@ fn check_schema(text: &str, raw: &RawValue, key: &str, what: &str) -> Option<Fin
             .help("describe the arguments as the properties of one object"),
         );
     }
-    match jsonschema::validator_for(&schema) {
+    match schema_options().build(&schema) {
         Ok(_) => None,
         Err(e) => {
             let at = e.instance_path().to_string();
@@ -404,17 +404,42 @@ fn check_schema(text: &str, raw: &RawValue, key: &str, what: &str) -> Option<Fin
             } else {
                 format!(" at `{at}`")
             };
+            // A pattern that is valid ECMA-262 but over the size limit is reported as "not a
+            // regex" too; the help says both.
+            let pattern = at.ends_with("/pattern`") || at.contains("/patternProperties/");
+            let help = if pattern {
+                "write a valid, smaller regular expression: each pattern must compile within 1 MiB, \
+                 and counted repetitions such as `\\w{1,20000}` (above all inside look-arounds) exceed it"
+            } else {
+                "fix the schema; external `$ref`s are not resolved"
+            };
             Some(
                 Finding::new(
                     RULE,
                     format!("`{key}` of {what} is not a valid JSON Schema{at}: {e}"),
                     span,
                 )
-                .help("fix the schema; external `$ref`s are not resolved"),
+                .help(help),
             )
         }
     }
 }
+
+/// How schemas are compiled: the default pattern engine (ECMA-262 look-around needs
+/// fancy-regex), with the compiled size of each `pattern` bounded. Unbounded, a 388-byte
+/// `"(?<=\\w{1,20000})b"` took 3 s and 2 GB to compile, and any `tools.json` in a pull
+/// request or a downloaded archive is compiled by `lint`, `package` and `install`.
+fn schema_options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options().with_pattern_options(
+        jsonschema::PatternOptions::fancy_regex()
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .dfa_size_limit(PATTERN_SIZE_LIMIT),
+    )
+}
+
+/// Bytes a compiled `pattern` may take (the regex engine's own default is 10 MiB per regex,
+/// which a schema with many patterns multiplies).
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 /// Checks the text of a `resources.json`; `exists` says whether a path relative to the
 /// skill directory names a file of the skill.
@@ -578,6 +603,32 @@ mod tests {
 
     fn tool(name: &str) -> String {
         format!(r#"{{"name": "{name}", "description": "Does x.", "inputSchema": {SCHEMA}}}"#)
+    }
+
+    #[test]
+    fn a_pattern_too_large_to_compile_is_a_finding_not_gigabytes() {
+        // 388 bytes that compiled to 2 GB before patterns were bounded.
+        let bomb = r#"[{"name": "t", "description": "d", "inputSchema": {"type": "object",
+            "properties": {"q": {"type": "string", "pattern": "(?<=\\w{1,20000})b"}}}}]"#;
+        let found = check_tools(bomb);
+        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        assert!(
+            found[0].message.contains("/properties/q/pattern"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0]
+                .help
+                .as_deref()
+                .unwrap_or("")
+                .contains("within 1 MiB")
+        );
+        // Ordinary look-arounds and repetitions still compile.
+        let fine = r#"[{"name": "t", "description": "d", "inputSchema": {"type": "object",
+            "properties": {"q": {"type": "string", "pattern": "^(?=.*\\d)\\w{1,64}$"}},
+            "patternProperties": {"^x-[a-z]{1,32}$": {}}}}]"#;
+        assert_eq!(rules(&check_tools(fine)), Vec::<&str>::new());
     }
 
     #[test]
