@@ -609,3 +609,157 @@ fn a_fifo_context_file_does_not_block_show_or_prompt() {
     run.assert_code(0);
     assert_eq!(rules_of(&doc), Vec::<&str>::new());
 }
+
+/// The output of one run, checked to be a clean exit with `code` and no panic.
+#[track_caller]
+fn no_panic(run: &Run, code: i32) {
+    assert!(
+        !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
+        "{}",
+        run.stderr
+    );
+    run.assert_code(code);
+}
+
+#[test]
+fn a_finding_past_column_65535_renders_a_window_of_its_line() {
+    // miette's format width is a u16: this panicked with exit 101 in human output.
+    let t = tempfile::tempdir().unwrap();
+    let body = "word ".repeat(14_000);
+    let text = format!("{}{body}[x](missing.md)\n", clean_md("long"));
+    write_md(&t.path().join("skills/long"), text.as_bytes());
+    let run = in_root(
+        t.path(),
+        &["lint", "--no-config", "--color", "never", "skills"],
+    );
+    no_panic(&run, 0);
+    // The true line and column (characters, as JSON has them), a cut line, a bounded output.
+    assert!(
+        run.stdout.contains("[skills/long/SKILL.md:6:70005]"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("… word word") && run.stdout.contains("[x](missing.md)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.len() < 4_000, "{} bytes", run.stdout.len());
+    let (_, doc) = lint_json(t.path());
+    let d = diagnostics(&doc)
+        .iter()
+        .find(|d| d["rule"] == "link-missing")
+        .cloned()
+        .unwrap();
+    assert_eq!(
+        (d["line"].as_u64(), d["column"].as_u64()),
+        (Some(6), Some(70_005))
+    );
+}
+
+#[test]
+fn a_frontmatter_error_at_column_70000_is_reported_by_package_and_install() {
+    let t = tempfile::tempdir().unwrap();
+    let long = "d".repeat(70_000);
+    let text = format!("---\nname: wide\ndescription: {long} x: y\n---\nBody.\n");
+    let dir = write_md(&t.path().join("wide"), text.as_bytes());
+    for args in [
+        vec!["package", "wide", "-o", "dist"],
+        vec!["install", "wide", "--to", "installed"],
+    ] {
+        let run = skills(t.path(), &args);
+        no_panic(&run, 1);
+        assert!(run.stderr.contains("yaml-invalid"), "{}", run.stderr);
+        assert!(
+            run.stderr.contains("wide/SKILL.md:3:70016]"),
+            "{}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.len() < 4_000,
+            "{} bytes of stderr",
+            run.stderr.len()
+        );
+    }
+    assert!(dir.join("SKILL.md").is_file());
+    assert!(!t.path().join("dist").join("wide.skill").exists());
+    assert!(!t.path().join("installed/wide").exists());
+}
+
+/// A one-line `tools.json` with `n` tools whose names are invalid.
+fn bad_tools(n: usize) -> String {
+    let tools: Vec<String> = (0..n)
+        .map(|i| {
+            format!(
+                r#"{{"name":"bad tool {i}!","description":"Does thing number {i} of many, at length.","inputSchema":{{"type":"object"}}}}"#
+            )
+        })
+        .collect();
+    format!("[{}]", tools.join(","))
+}
+
+#[test]
+fn thousands_of_findings_on_one_long_line_are_bounded_and_counted() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = write_md(&t.path().join("skills/many"), clean_md("many").as_bytes());
+    let tools = bad_tools(5_000);
+    assert!(tools.len() > 500_000);
+    fs::write(dir.join("tools.json"), &tools).unwrap();
+    let run = in_root(
+        t.path(),
+        &["lint", "--no-config", "--color", "never", "skills"],
+    );
+    no_panic(&run, 1);
+    // Ten drawn, the rest counted in one line; the summary still counts them all.
+    assert_eq!(
+        run.stdout.matches("tool-name-invalid\n").count(),
+        10,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("skills/many/tools.json: 4990 more `tool-name-invalid` findings not shown (--format json lists every finding)"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("checked 1 skill: 5000 errors"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.len() < 20_000, "{} bytes", run.stdout.len());
+    let (_, doc) = lint_json(t.path());
+    assert_eq!(rules_of(&doc).len(), 5_000);
+}
+
+/// 388 bytes of `tools.json` that made the schema compiler allocate 2 GB.
+const REGEX_BOMB: &str = r#"[{"name":"t","description":"d","inputSchema":{"type":"object","properties":{"q":{"type":"string","pattern":"(?<=\\w{1,20000})b"}}}}]"#;
+
+#[test]
+fn a_schema_pattern_too_large_to_compile_is_a_finding_everywhere() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = write_md(&t.path().join("skills/rx"), clean_md("rx").as_bytes());
+    fs::write(dir.join("tools.json"), REGEX_BOMB).unwrap();
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let d = only(&doc, "tool-schema-invalid");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("/properties/q/pattern"),
+        "{d}"
+    );
+    assert!(d["help"].as_str().unwrap().contains("within 1 MiB"), "{d}");
+    // package and install lint first, so they refuse it the same way.
+    let package = skills(t.path(), &["package", "skills/rx", "-o", "dist"]);
+    no_panic(&package, 1);
+    assert!(
+        package.stderr.contains("tool-schema-invalid"),
+        "{}",
+        package.stderr
+    );
+    let install = skills(t.path(), &["install", "skills/rx", "--to", "installed"]);
+    no_panic(&install, 1);
+    assert!(!t.path().join("installed/rx").exists());
+}
