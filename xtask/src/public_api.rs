@@ -25,6 +25,7 @@ use crate::{cargo, run_checked, workspace_root};
 /// The library crates, in the order they are published (dependencies first). `skills-tool`
 /// (the command, whose library is `run`) comes last; its API is checked too.
 pub(crate) const LIBRARIES: &[&str] = &[
+    "skills-core",
     "skills-frontmatter",
     "skills-url",
     "skills-export",

@@ -1,13 +1,14 @@
-//! The files of one skill, for `skills show`.
+//! The files of one skill, for `skills show` and what the MCP server serves.
 
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Arc;
 
-use ignore::gitignore::Gitignore;
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use skills_core::{RepoRules, Verdict};
 
-use crate::walk::{is_ignored, read_ignore_files};
+use crate::walk::read_ignore_files;
 use crate::{DiscoveryError, Skill};
 
 /// How deep [`Skill::files`] lists below the skill directory.
@@ -71,6 +72,7 @@ pub(crate) fn list(skill: &Skill) -> Result<Vec<SkillFile>, DiscoveryError> {
     }
     let base = fs::canonicalize(&skill.dir).map_err(io(&skill.dir))?;
     let mut lister = Lister {
+        repo: RepoRules::for_skill(&base),
         base,
         files: Vec::new(),
         ignores: Vec::new(),
@@ -86,6 +88,8 @@ struct Lister {
     base: PathBuf,
     files: Vec<SkillFile>,
     ignores: Vec<Arc<Gitignore>>,
+    /// The enclosing repository's rules, under the skill's own.
+    repo: RepoRules,
 }
 
 impl Lister {
@@ -112,6 +116,18 @@ impl Lister {
         names.sort_unstable();
         let (ignore, _) = read_ignore_files(dir, &names);
         let pushed = ignore.map(|i| self.ignores.push(i)).is_some();
+        // What `skills package` leaves out is not served either.
+        let skillignore = names
+            .iter()
+            .any(|n| n == ".skillignore")
+            .then(|| {
+                let mut builder = GitignoreBuilder::new(dir);
+                let _partial = builder.add(dir.join(".skillignore"));
+                builder.build().ok().filter(|g| !g.is_empty())
+            })
+            .flatten()
+            .map(|g| self.ignores.push(Arc::new(g)))
+            .is_some();
         for name in names {
             if name == ".git" || name == "node_modules" {
                 continue;
@@ -128,7 +144,7 @@ impl Lister {
                 if let Ok(target) = fs::metadata(&path)
                     && inside
                     && target.is_file()
-                    && !is_ignored(&self.ignores, &path, false)
+                    && !self.excluded(&path, &rel, false)
                 {
                     self.files.push(SkillFile {
                         path: rel,
@@ -136,19 +152,47 @@ impl Lister {
                     });
                 }
             } else if link.is_dir() {
-                if depth < MAX_FILES_DEPTH && !is_ignored(&self.ignores, &path, true) {
+                if depth < MAX_FILES_DEPTH && !self.excluded(&path, &rel, true) {
                     self.dir(&path, &rel, depth + 1, false)?;
                 }
-            } else if link.is_file() && !is_ignored(&self.ignores, &path, false) {
+            } else if link.is_file() && !self.excluded(&path, &rel, false) {
                 self.files.push(SkillFile {
                     path: rel,
                     size: link.len(),
                 });
             }
         }
+        if skillignore {
+            self.ignores.pop();
+        }
         if pushed {
             self.ignores.pop();
         }
         Ok(())
+    }
+
+    /// Whether `path` (`rel` in the skill) is left out: the skill's own ignore files decide
+    /// first (deepest first), then the enclosing repository's, then a secret-looking name
+    /// is left out unless some rule included it with `!` (the one file policy of
+    /// `skills_core`, as `skills package` applies it).
+    fn excluded(&self, path: &Path, rel: &Path, is_dir: bool) -> bool {
+        let mut verdict = Verdict::None;
+        for ignore in self.ignores.iter().rev() {
+            verdict = Verdict::of(ignore.matched(path, is_dir));
+            if verdict != Verdict::None {
+                break;
+            }
+        }
+        if verdict == Verdict::None {
+            verdict = self.repo.matched(rel, is_dir);
+        }
+        match verdict {
+            Verdict::Ignore => true,
+            Verdict::Whitelist => false,
+            Verdict::None => rel
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(skills_core::is_secret),
+        }
     }
 }

@@ -51,7 +51,10 @@ mod pack;
 mod unpack;
 
 pub use install::{STAGING, install_dir};
-pub use pack::{Entry, Format, Options, Packaged, collect, package, skill_id, source_date_epoch};
+pub use pack::{
+    Collected, Entry, Format, Options, Packaged, SkipReason, Skipped, collect, collect_all,
+    package, skill_id, source_date_epoch,
+};
 pub use unpack::{Limits, unpack};
 
 /// Why packaging, unpacking or installing failed. Each variant names the path or entry and

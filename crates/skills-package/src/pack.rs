@@ -8,6 +8,8 @@ use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
+use skills_core::{RepoRules, Verdict};
+
 use crate::PackageError;
 
 /// Names never packaged, wherever they appear: version control, caches, dependencies.
@@ -33,6 +35,44 @@ pub struct Entry {
     pub size: u64,
     /// Whether any executable bit is set (stored as mode 0755, else 0644).
     pub executable: bool,
+}
+
+/// A file of the skill that is not packaged although no ignore file leaves it out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skipped {
+    /// The path relative to the skill directory, `/`-separated.
+    pub path: String,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// Why a file is [`Skipped`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Its name looks like a secret (`.env*`, `*.pem`, `id_*`): included only when an
+    /// ignore file names it with `!`.
+    Secret,
+    /// Not a regular file: a FIFO, a socket or a device (the text says which).
+    Special(&'static str),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Secret => f.write_str("its name looks like a secret (.env*, *.pem, id_*)"),
+            Self::Special(what) => write!(f, "it is {what}, not a regular file"),
+        }
+    }
+}
+
+/// The files of a skill that a package holds, and those left out for a reason worth saying.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Collected {
+    /// The files packaged, sorted by path.
+    pub entries: Vec<Entry>,
+    /// Files left out although no ignore file excludes them, sorted by path.
+    pub skipped: Vec<Skipped>,
 }
 
 /// The archive format.
@@ -76,6 +116,8 @@ pub struct Packaged {
     pub archive: PathBuf,
     /// The files stored, in archive order.
     pub entries: Vec<Entry>,
+    /// Files left out although no ignore file excludes them.
+    pub skipped: Vec<Skipped>,
 }
 
 /// `SOURCE_DATE_EPOCH` from the environment, when set to a number of seconds.
@@ -108,12 +150,28 @@ pub fn skill_id(dir: &Path) -> Result<String, PackageError> {
     })
 }
 
-/// The files of the skill in `dir` that a package holds, sorted by path.
+/// The files of the skill in `dir` that a package holds, sorted by path: [`collect_all`]
+/// without the list of skipped files.
 ///
-/// Leaves out `.git`, `__pycache__`, `node_modules`, `.DS_Store` and `*.pyc`, and what a
-/// `.gitignore` or `.skillignore` in the skill (in any of its directories) excludes. A
-/// symlink to a file or directory inside the skill is followed (its target's content is
-/// stored under the link's path); other file types (sockets, fifos) are skipped.
+/// # Errors
+///
+/// Those of [`collect_all`].
+pub fn collect(dir: &Path) -> Result<Vec<Entry>, PackageError> {
+    collect_all(dir).map(|c| c.entries)
+}
+
+/// The files of the skill in `dir` that a package holds, and the files left out that the
+/// user should hear about.
+///
+/// Leaves out `.git`, `__pycache__`, `node_modules`, `.DS_Store` and `*.pyc`; what a
+/// `.gitignore` or `.skillignore` in the skill (in any of its directories) excludes; what the
+/// enclosing git repository ignores ([`skills_core::RepoRules`]: `.gitignore` files above
+/// the skill, `.git/info/exclude`, the global excludes file); and, unless one of those
+/// includes them with a `!pattern`, names that look like secrets (`.env*`, `*.pem`, `id_*`,
+/// reported in [`Collected::skipped`]). A symlink to a file or directory inside the skill
+/// is followed (its target's content is stored under the link's path); sockets, FIFOs and
+/// devices are skipped and reported. A hard link is an ordinary file: its content is
+/// packaged wherever its other names are.
 ///
 /// # Errors
 ///
@@ -121,7 +179,7 @@ pub fn skill_id(dir: &Path) -> Result<String, PackageError> {
 /// [`PackageError::SymlinkLoop`] for one that points to a directory containing it,
 /// [`PackageError::BrokenSymlink`], [`PackageError::NonUtf8Name`], an invalid ignore file,
 /// or an I/O error, each naming the path.
-pub fn collect(dir: &Path) -> Result<Vec<Entry>, PackageError> {
+pub fn collect_all(dir: &Path) -> Result<Collected, PackageError> {
     let meta = fs::metadata(dir).map_err(|_| PackageError::NotADirectory {
         path: dir.to_path_buf(),
     })?;
@@ -134,12 +192,16 @@ pub fn collect(dir: &Path) -> Result<Vec<Entry>, PackageError> {
     let mut walker = Walker {
         shown: dir.to_path_buf(),
         root: root.clone(),
+        repo: RepoRules::for_skill(&root),
         out: Vec::new(),
+        skipped: Vec::new(),
     };
     walker.walk(&root, "", &mut Vec::new(), &mut vec![root.clone()])?;
-    let mut out = walker.out;
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(out)
+    let mut entries = walker.out;
+    entries.sort_by(|a, b| a.path.cmp(&b.path));
+    let mut skipped = walker.skipped;
+    skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Collected { entries, skipped })
 }
 
 struct Walker {
@@ -147,7 +209,10 @@ struct Walker {
     shown: PathBuf,
     /// The skill directory, canonical.
     root: PathBuf,
+    /// The enclosing repository's rules.
+    repo: RepoRules,
     out: Vec<Entry>,
+    skipped: Vec<Skipped>,
 }
 
 impl Walker {
@@ -212,8 +277,20 @@ impl Walker {
                 (child_real, lmeta)
             };
             let is_dir = meta.is_dir();
-            if is_ignored(ignores, &self.logical(&child_rel), is_dir) {
-                continue;
+            let verdict = match verdict(ignores, &self.logical(&child_rel), is_dir) {
+                Verdict::None => self.repo.matched(Path::new(&child_rel), is_dir),
+                own => own,
+            };
+            match verdict {
+                Verdict::Ignore => continue,
+                Verdict::None if skills_core::is_secret(name) => {
+                    self.skipped.push(Skipped {
+                        path: child_rel,
+                        reason: SkipReason::Secret,
+                    });
+                    continue;
+                }
+                Verdict::None | Verdict::Whitelist => {}
             }
             if is_dir {
                 if ancestors.contains(&target) {
@@ -229,6 +306,11 @@ impl Walker {
                     source: target,
                     size: meta.len(),
                     executable: is_executable(&meta),
+                });
+            } else {
+                self.skipped.push(Skipped {
+                    path: child_rel,
+                    reason: SkipReason::Special(describe(meta.file_type())),
                 });
             }
         }
@@ -284,17 +366,33 @@ impl Walker {
 }
 
 /// The deepest matcher with an opinion decides (a `!pattern` re-includes).
-fn is_ignored(ignores: &[Gitignore], path: &Path, is_dir: bool) -> bool {
+fn verdict(ignores: &[Gitignore], path: &Path, is_dir: bool) -> Verdict {
     for m in ignores.iter().rev() {
-        let found = m.matched(path, is_dir);
-        if found.is_ignore() {
-            return true;
-        }
-        if found.is_whitelist() {
-            return false;
+        match Verdict::of(m.matched(path, is_dir)) {
+            Verdict::None => {}
+            decided => return decided,
         }
     }
-    false
+    Verdict::None
+}
+
+/// What a file type is, for a message ("a named pipe (FIFO)").
+fn describe(t: fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
+    let _ = t;
+    "not a regular file"
 }
 
 #[cfg(unix)]
@@ -321,7 +419,10 @@ fn is_executable(_meta: &fs::Metadata) -> bool {
 /// Those of [`collect`], and I/O or ZIP errors naming the file.
 pub fn package(dir: &Path, out_dir: &Path, options: &Options) -> Result<Packaged, PackageError> {
     let id = skill_id(dir)?;
-    let mut entries = collect(dir)?;
+    let Collected {
+        mut entries,
+        skipped,
+    } = collect_all(dir)?;
     let archive = out_dir.join(format!("{id}.{}", options.format.extension()));
     // An earlier archive written inside the skill is not part of it.
     if let Ok(existing) = fs::canonicalize(&archive) {
@@ -354,6 +455,7 @@ pub fn package(dir: &Path, out_dir: &Path, options: &Options) -> Result<Packaged
         .map_err(|e| PackageError::io(&archive, e.error))?;
     crate::durable::sync_dir(out_dir).map_err(|e| PackageError::io(out_dir, e))?;
     Ok(Packaged {
+        skipped,
         id,
         archive,
         entries,

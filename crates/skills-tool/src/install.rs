@@ -179,9 +179,10 @@ fn stage_dir(dir: &Path, staging: &Path) -> Result<String, miette::Report> {
         ));
     }
     let id = skills_package::skill_id(dir).map_err(|e| package_error(&e))?;
-    let entries = skills_package::collect(dir).map_err(|e| package_error(&e))?;
+    let collected = skills_package::collect_all(dir).map_err(|e| package_error(&e))?;
+    crate::package::warn_skipped(&id, &collected.skipped);
     let root = staging.join(&id);
-    for entry in entries {
+    for entry in collected.entries {
         let to = root.join(&entry.path);
         let copied = to
             .parent()

@@ -91,6 +91,7 @@ pub(crate) fn run(args: &PackageArgs, ui: Ui) -> Status {
     for path in &args.paths {
         match skills_package::package(path, &args.output, &options) {
             Ok(p) => {
+                warn_skipped(&p.id, &p.skipped);
                 let bytes: u64 = p.entries.iter().map(|e| e.size).sum();
                 out.push_str(&format!(
                     "packaged {} -> {} ({}, {bytes} bytes)\n",
@@ -108,6 +109,25 @@ pub(crate) fn run(args: &PackageArgs, ui: Ui) -> Status {
     match emit(&out) {
         Ok(()) | Err(Status::Success) => Status::Success,
         Err(s) => s,
+    }
+}
+
+/// Says on stderr which files of skill `id` were left out although no ignore file names
+/// them: a file the user expected in the package must not vanish silently.
+pub(crate) fn warn_skipped(id: &str, skipped: &[skills_package::Skipped]) {
+    for s in skipped {
+        let name = s.path.rsplit('/').next().unwrap_or(&s.path);
+        let hint = match s.reason {
+            skills_package::SkipReason::Secret => {
+                format!("; to include it, add `!{name}` to the skill's .skillignore")
+            }
+            _ => String::new(),
+        };
+        eprintln!(
+            "warning: {id}/{}: not included: {}{hint}",
+            render::terminal_safe(&s.path),
+            s.reason
+        );
     }
 }
 

@@ -757,3 +757,74 @@ async fn skill_files_edited_mid_session() {
     );
     session.cancel().await.unwrap();
 }
+
+/// A real git repository with a skill in `skills/demo` whose secrets git ignores from above
+/// the skill (`.gitignore` at the root, `.git/info/exclude`) or that only look like secrets.
+fn repository_with_secrets() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(root)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    write(&root.join(".gitignore"), ".env\n");
+    write(&root.join(".git/info/exclude"), "*.secret\n");
+    let skill = root.join("skills/demo");
+    write(
+        &skill.join("SKILL.md"),
+        skill_md("demo", "A demo. Use when testing."),
+    );
+    write(&skill.join(".env"), "TOKEN=1\n");
+    write(&skill.join("keys.secret"), "k\n");
+    write(&skill.join("id_ed25519"), "k\n");
+    write(&skill.join("references/tls.pem"), "k\n");
+    write(&skill.join(".env.example"), "TOKEN=\n");
+    write(&skill.join(".skillignore"), "!.env.example\n");
+    dir
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn secrets_ignored_by_the_repository_or_by_name_are_never_served() {
+    let dir = repository_with_secrets();
+    let root = dir.path().canonicalize().unwrap();
+    let (session, _) = start(&root.join("skills")).await;
+    let uris: Vec<String> = session
+        .list_all_resources()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|r| r.uri.clone())
+        .collect();
+    assert_eq!(
+        uris,
+        [
+            "skill://demo/SKILL.md",
+            "skill://demo/.env.example",
+            "skill://demo/.skillignore"
+        ]
+    );
+    for leaf in [".env", "keys.secret", "id_ed25519", "references/tls.pem"] {
+        let uri = format!("skill://demo/{leaf}");
+        let (code, _) = error_code(
+            session
+                .read_resource(ReadResourceRequestParams::new(uri.clone()))
+                .await
+                .unwrap_err(),
+        );
+        assert_eq!(code, -32602, "{uri}");
+    }
+    // git agrees on what it ignores.
+    let ignored = std::process::Command::new("git")
+        .args(["status", "--short", "--ignored", "skills"])
+        .current_dir(&root)
+        .output()
+        .unwrap();
+    let ignored = String::from_utf8(ignored.stdout).unwrap();
+    assert!(
+        ignored.contains("!! skills/demo/.env\n")
+            && ignored.contains("!! skills/demo/keys.secret\n")
+    );
+    session.cancel().await.unwrap();
+}

@@ -763,3 +763,79 @@ fn a_schema_pattern_too_large_to_compile_is_a_finding_everywhere() {
     no_panic(&install, 1);
     assert!(!t.path().join("installed/rx").exists());
 }
+
+#[test]
+fn secrets_and_special_files_are_not_packaged_or_installed_and_are_named() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path();
+    let git = std::process::Command::new("git")
+        .args(["init", "-q", "."])
+        .current_dir(root)
+        .status()
+        .unwrap();
+    assert!(git.success());
+    fs::write(root.join(".gitignore"), ".env\n").unwrap();
+    fs::write(root.join(".git/info/exclude"), "*.secret\n").unwrap();
+    let dir = write_md(&root.join("skills/demo"), clean_md("demo").as_bytes());
+    for (name, text) in [
+        (".env", "TOKEN=1\n"),
+        ("keys.secret", "k\n"),
+        ("id_rsa", "k\n"),
+        (".env.example", "TOKEN=\n"),
+        (".skillignore", "!.env.example\n"),
+    ] {
+        fs::write(dir.join(name), text).unwrap();
+    }
+    #[cfg(unix)]
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(dir.join("pipe"))
+            .status()
+            .unwrap()
+            .success()
+    );
+
+    let package = skills(root, &["package", "skills/demo", "-o", "dist"]);
+    no_panic(&package, 0);
+    let bytes = fs::read(root.join("dist/demo.skill")).unwrap();
+    let names: Vec<String> = crate::package::entries(&bytes)
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
+    assert_eq!(
+        names,
+        ["demo/.env.example", "demo/.skillignore", "demo/SKILL.md"]
+    );
+    // Ignored by git: left out silently, as git does. By name or by type: said.
+    assert!(
+        package.stderr.contains(
+            "warning: demo/id_rsa: not included: its name looks like a secret (.env*, *.pem, id_*); \
+             to include it, add `!id_rsa` to the skill's .skillignore"
+        ),
+        "{}",
+        package.stderr
+    );
+    #[cfg(unix)]
+    assert!(
+        package
+            .stderr
+            .contains("warning: demo/pipe: not included: it is a named pipe (FIFO)"),
+        "{}",
+        package.stderr
+    );
+    assert!(!package.stderr.contains(".env:") && !package.stderr.contains("keys.secret"));
+
+    let install = skills(root, &["install", "skills/demo", "--to", "installed"]);
+    no_panic(&install, 0);
+    let mut installed: Vec<String> = fs::read_dir(root.join("installed/demo"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    installed.sort();
+    assert_eq!(installed, [".env.example", ".skillignore", "SKILL.md"]);
+    assert!(
+        install.stderr.contains("demo/id_rsa: not included"),
+        "{}",
+        install.stderr
+    );
+}
