@@ -69,7 +69,17 @@ pub fn unpack<R: Read + Seek>(
             limit: limits.max_entries,
         });
     }
+    // Readers disagree on which of two same-named entries counts (this crate keeps the
+    // last, most tools show the first): an archive that says two things is refused.
+    if zip.has_duplicate_names() {
+        return Err(PackageError::UnsafeEntry {
+            name: archive.display().to_string(),
+            reason: "two entries have the same name",
+        });
+    }
     let mut checked = Vec::with_capacity(zip.len());
+    // Lowercased names: `SKILL.md` and `skill.md` are one file on macOS and Windows.
+    let mut folded = std::collections::HashSet::with_capacity(zip.len());
     let mut declared: u64 = 0;
     for index in 0..zip.len() {
         let entry = zip.by_index_raw(index).map_err(zip_err)?;
@@ -85,6 +95,11 @@ pub fn unpack<R: Read + Seek>(
             .name()
             .map_err(|_| unsafe_entry("its name cannot be decoded"))?;
         let (parts, is_dir) = check_name(&decoded).map_err(unsafe_entry)?;
+        if !folded.insert(parts.join("/").to_lowercase()) {
+            return Err(unsafe_entry(
+                "another entry has the same name but for letter case (one file on macOS and Windows)",
+            ));
+        }
         declared = declared.saturating_add(entry.size());
         if declared > limits.max_bytes {
             return Err(PackageError::TooLarge {
@@ -255,6 +270,48 @@ mod tests {
             "a/\u{1b}b",
         ] {
             assert!(check_name(bad).is_err(), "{bad:?} accepted");
+        }
+    }
+
+    fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+        use std::io::Write as _;
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        for (name, data) in entries {
+            zip.start_file(*name, zip::write::SimpleFileOptions::default())
+                .unwrap();
+            zip.write_all(data).unwrap();
+        }
+        zip.finish().unwrap().into_inner()
+    }
+
+    #[test]
+    fn the_same_name_twice_or_but_for_case_is_refused() {
+        let md: &[u8] = b"---\nname: demo\ndescription: d\n---\n";
+        // The zip writer refuses a duplicate name, so the second one is renamed in place.
+        let mut twice = zip_of(&[("demo/SKILL.md", md), ("demo/SKILX.md", b"evil")]);
+        let (from, to) = (b"demo/SKILX.md", b"demo/SKILL.md");
+        while let Some(at) = twice.windows(from.len()).position(|w| w == from) {
+            twice[at..at + from.len()].copy_from_slice(to);
+        }
+        let case = zip_of(&[("demo/SKILL.md", md), ("demo/skill.md", b"evil")]);
+        for (bytes, reason) in [
+            (twice, "two entries have the same name"),
+            (case, "another entry has the same name but for letter case"),
+        ] {
+            let dest = tempfile::tempdir().unwrap();
+            let e = unpack(
+                std::io::Cursor::new(bytes),
+                Path::new("x.skill"),
+                dest.path(),
+                &Limits::default(),
+            )
+            .unwrap_err();
+            assert!(e.to_string().contains(reason), "{e}");
+            assert_eq!(
+                fs::read_dir(dest.path()).unwrap().count(),
+                0,
+                "nothing written"
+            );
         }
     }
 
