@@ -29,12 +29,21 @@ pub struct Config {
     pub source: Option<PathBuf>,
 }
 
+/// `id` as a message shows it: a hostile `skills.toml` can hold a 10 MB "rule id".
+fn shorten(id: &str) -> String {
+    const MAX: usize = 64;
+    match id.char_indices().nth(MAX) {
+        Some((cut, _)) => format!("{}… ({} bytes)", id.get(..cut).unwrap_or(""), id.len()),
+        None => id.to_string(),
+    }
+}
+
 /// A problem with the configuration.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ConfigError {
     /// A rule id that does not exist.
-    #[error("unknown rule `{id}`{}", suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    #[error("unknown rule `{}`{}", shorten(id), suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
     UnknownRule {
         /// The id as given.
         id: String,

@@ -839,3 +839,23 @@ fn secrets_and_special_files_are_not_packaged_or_installed_and_are_named() {
         install.stderr
     );
 }
+
+#[test]
+fn a_huge_rule_name_in_skills_toml_is_refused_at_once_and_shortened() {
+    let t = tempfile::tempdir().unwrap();
+    write_md(&t.path().join("skills/a"), clean_md("a").as_bytes());
+    let id = "x".repeat(1 << 20);
+    fs::write(
+        t.path().join("skills.toml"),
+        format!("[lint]\nallow = [\"{id}\"]\n"),
+    )
+    .unwrap();
+    let run = skills(t.path(), &["lint", "skills"]);
+    no_panic(&run, 2);
+    assert!(run.stderr.contains("xxxx… (1048576"), "{}", run.stderr);
+    assert!(
+        run.stderr.len() < 1_000,
+        "{} bytes of stderr",
+        run.stderr.len()
+    );
+}
