@@ -42,6 +42,32 @@ pub fn is_secret(name: &str) -> bool {
     name.starts_with(".env") || name.ends_with(".pem") || name.starts_with("id_")
 }
 
+/// What a file type is, for a message: "a named pipe (FIFO)", "a socket", "a character
+/// device", "a block device", "a directory", else "not a regular file".
+pub fn describe_file_type(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
 /// What ignore rules say about one path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {

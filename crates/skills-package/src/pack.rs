@@ -310,7 +310,7 @@ impl Walker {
             } else {
                 self.skipped.push(Skipped {
                     path: child_rel,
-                    reason: SkipReason::Special(describe(meta.file_type())),
+                    reason: SkipReason::Special(skills_core::describe_file_type(meta.file_type())),
                 });
             }
         }
@@ -374,25 +374,6 @@ fn verdict(ignores: &[Gitignore], path: &Path, is_dir: bool) -> Verdict {
         }
     }
     Verdict::None
-}
-
-/// What a file type is, for a message ("a named pipe (FIFO)").
-fn describe(t: fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a named pipe (FIFO)";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() || t.is_block_device() {
-            return "a device";
-        }
-    }
-    let _ = t;
-    "not a regular file"
 }
 
 #[cfg(unix)]

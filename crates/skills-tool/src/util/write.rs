@@ -43,31 +43,6 @@ impl TargetError {
     }
 }
 
-/// What a file type is, for a message ("a character device").
-pub(crate) fn describe(t: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a named pipe (FIFO)";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
-
 /// Checks that `file` may be replaced: absent (it will be created), or a regular file, or a
 /// symlink to one (or a dangling one, whose target will be created), writable by mode, with
 /// one name. Follows links, so `/proc/self/fd/0` is judged by what it points at.
@@ -89,7 +64,7 @@ fn check_metadata(file: &Path, meta: &Metadata) -> Result<(), TargetError> {
     if !meta.file_type().is_file() {
         return Err(TargetError::NotRegular {
             path: file.to_path_buf(),
-            what: describe(meta.file_type()),
+            what: skills_core::describe_file_type(meta.file_type()),
         });
     }
     #[cfg(unix)]
