@@ -764,74 +764,63 @@ fn instructions_write_refuses_ambiguous_markers_and_writes_nothing() {
     }
 }
 
+/// Runs `instructions --write target` in `cwd` and checks it is refused (exit 2) saying `says`.
+#[track_caller]
+fn refused(cwd: &Path, target: &str, says: &str) {
+    let run = write_instructions(cwd, target);
+    run.assert_code(2);
+    assert!(run.stderr.contains(says), "{target}: {}", run.stderr);
+}
+
 #[test]
 fn instructions_write_refuses_what_is_not_a_plain_file() {
     use std::os::unix::fs::PermissionsExt;
     let t = tempfile::tempdir().unwrap();
     // A device (as root this used to become a text file), and stdin through /proc (a pipe
     // or a device, whatever the test runner gives the child).
-    for target in ["/dev/null", "/proc/self/fd/0"] {
-        let run = write_instructions(t.path(), target);
-        run.assert_code(2);
-        assert!(
-            run.stderr.contains(", not a regular file"),
-            "{target}: {}",
-            run.stderr
-        );
-    }
-    assert!(
-        write_instructions(t.path(), "/dev/null")
-            .stderr
-            .contains("is a character device")
+    refused(
+        t.path(),
+        "/dev/null",
+        "/dev/null is a character device, not a regular file",
     );
-    let meta = fs::metadata("/dev/null").unwrap();
-    assert!(!meta.file_type().is_file(), "/dev/null was replaced");
+    refused(t.path(), "/proc/self/fd/0", ", not a regular file");
+    assert!(
+        !fs::metadata("/dev/null").unwrap().file_type().is_file(),
+        "/dev/null was replaced"
+    );
 
     // A FIFO (this used to hang on the read) and a socket.
-    let fifo = t.path().join("fifo.md");
     assert!(
         Command::new("mkfifo")
-            .arg(&fifo)
+            .arg(t.path().join("fifo.md"))
             .status()
             .unwrap()
             .success()
     );
-    let run = write_instructions(t.path(), "fifo.md");
-    run.assert_code(2);
-    assert!(
-        run.stderr
-            .contains("a named pipe (FIFO), not a regular file"),
-        "{}",
-        run.stderr
+    refused(
+        t.path(),
+        "fifo.md",
+        "a named pipe (FIFO), not a regular file",
     );
     let _listener = std::os::unix::net::UnixListener::bind(t.path().join("sock.md")).unwrap();
-    let run = write_instructions(t.path(), "sock.md");
-    run.assert_code(2);
-    assert!(run.stderr.contains("a socket"), "{}", run.stderr);
+    refused(t.path(), "sock.md", "a socket, not a regular file");
 
     // Read-only by mode (refused even as root, who could write it) and hard-linked.
     let ro = t.path().join("ro.md");
     fs::write(&ro, "# mine\n").unwrap();
     fs::set_permissions(&ro, fs::Permissions::from_mode(0o444)).unwrap();
-    let run = write_instructions(t.path(), "ro.md");
-    run.assert_code(2);
-    assert!(
-        run.stderr.contains("is read-only (mode 0444)"),
-        "{}",
-        run.stderr
-    );
-    assert!(run.stderr.contains("chmod u+w"), "{}", run.stderr);
+    refused(t.path(), "ro.md", "is read-only (mode 0444)");
+    refused(t.path(), "ro.md", "chmod u+w");
     assert_eq!(fs::read_to_string(&ro).unwrap(), "# mine\n");
 
     let linked = t.path().join("linked.md");
     fs::write(&linked, "# mine\n").unwrap();
     fs::hard_link(&linked, t.path().join("other-name.md")).unwrap();
-    let run = write_instructions(t.path(), "linked.md");
-    run.assert_code(2);
-    assert!(run.stderr.contains("has 2 hard links"), "{}", run.stderr);
+    refused(t.path(), "linked.md", "has 2 hard links");
     assert_eq!(
         fs::read_to_string(t.path().join("other-name.md")).unwrap(),
         "# mine\n"
     );
+    // Nothing was added beside them: no temporary file, no new file.
     assert_eq!(names(t.path()).len(), 5, "{:?}", names(t.path()));
 }
