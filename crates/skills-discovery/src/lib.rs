@@ -157,8 +157,12 @@ impl Skill {
         Ok(self.parse()?.body().to_string())
     }
 
-    /// Every file of the skill, relative to its directory and sorted: `.gitignore`d files,
-    /// `.git` and `node_modules` are left out, and a symlink is listed only when it is a
+    /// Every file of the skill, relative to its directory and sorted: `.git` and
+    /// `node_modules` are left out, so are files its `.gitignore`, `.ignore` or
+    /// `.skillignore` files exclude, files the enclosing git repository ignores, and
+    /// secret-looking names (`.env*`, `*.pem`, `id_*`) unless an ignore file includes them
+    /// with `!` (the order of [`skills_core`], as `skills package` applies it); a symlink is
+    /// listed only when it is a
     /// file inside the skill (directories behind symlinks are not entered). A flat skill's
     /// only file is itself.
     ///
