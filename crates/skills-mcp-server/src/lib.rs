@@ -38,6 +38,8 @@
 
 mod bounded;
 mod catalog;
+mod framing;
+mod log;
 mod server;
 mod text;
 
@@ -132,7 +134,8 @@ pub enum ServeError {
 /// [`ServeError`] when the runtime cannot start or the session cannot be established;
 /// problems with skills or single requests never end the server.
 pub fn serve_stdio(config: Config) -> Result<(), ServeError> {
-    init_logging(config.log_level);
+    // Held until the server ends: dropping it flushes the queued log lines.
+    let _log = init_logging(config.log_level);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -177,9 +180,7 @@ where
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
     let server = server::SkillsServer::new(&config);
-    let transport = bounded::Bounded::new(rmcp::transport::async_rw::AsyncRwTransport::new_server(
-        reader, writer,
-    ));
+    let transport = bounded::Bounded::new(framing::Lines::new(reader, writer));
     let service = server
         .serve(transport)
         .await
@@ -191,7 +192,9 @@ where
     Ok(())
 }
 
-fn init_logging(level: LogLevel) {
+/// Logs to stderr through [`log::stderr`]; `None` when the caller already installed a
+/// subscriber (theirs is kept).
+fn init_logging(level: LogLevel) -> Option<tracing_appender::non_blocking::WorkerGuard> {
     use tracing::level_filters::LevelFilter;
     let filter = match level {
         LogLevel::Off => LevelFilter::OFF,
@@ -201,10 +204,16 @@ fn init_logging(level: LogLevel) {
         LogLevel::Debug => LevelFilter::DEBUG,
         LogLevel::Trace => LevelFilter::TRACE,
     };
-    let _ = tracing_subscriber::fmt()
-        .with_writer(std::io::stderr)
+    if filter == LevelFilter::OFF {
+        return None;
+    }
+    let (writer, guard) = log::stderr();
+    tracing_subscriber::fmt()
+        .with_writer(writer)
         .with_max_level(filter)
         .with_ansi(false)
         .with_target(false)
-        .try_init();
+        .try_init()
+        .ok()
+        .map(|()| guard)
 }

@@ -267,7 +267,10 @@ impl SkillsServer {
                 Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
             }
             other => Err(ErrorData::invalid_params(
-                format!("unknown tool {other:?}: the tools are list_skills, get_skill and skill"),
+                format!(
+                    "unknown tool {:?}: the tools are list_skills, get_skill and skill",
+                    text::clip(other)
+                ),
                 None,
             )),
         }
@@ -436,7 +439,10 @@ impl SkillsServer {
                 .ok()
                 .filter(|&n| n <= total)
                 .ok_or_else(|| {
-                    ErrorData::invalid_params(format!("invalid cursor {cursor:?}"), None)
+                    ErrorData::invalid_params(
+                        format!("invalid cursor {:?}", text::clip(cursor)),
+                        None,
+                    )
                 })?,
         };
         Ok((start, start.saturating_add(self.page_size).min(total)))
@@ -464,7 +470,9 @@ impl SkillsServer {
     }
 
     fn get_skill_entry(&self, uri: &str) -> Res<GetSkillResult> {
-        let unknown = || ErrorData::invalid_params(format!("No skill is served at {uri}"), None);
+        let unknown = || {
+            ErrorData::invalid_params(format!("No skill is served at {}", text::clip(uri)), None)
+        };
         let (id, rest) = catalog::split_uri(uri).ok_or_else(unknown)?;
         if rest != Some("SKILL.md") {
             return Err(unknown());
@@ -473,7 +481,10 @@ impl SkillsServer {
         let State { index, catalog } = &mut *guard;
         let (skill, manifest) = Self::served_by_id(index, catalog, id).ok_or_else(unknown)?;
         let entry = Self::entry(catalog, skill, &manifest).ok_or_else(|| {
-            ErrorData::internal_error(format!("cannot read the files of {uri}"), None)
+            ErrorData::internal_error(
+                format!("cannot read the files of {}", text::clip(uri)),
+                None,
+            )
         })?;
         Ok(GetSkillResult::new(entry)
             .with_ttl_ms(TTL_MS)
@@ -514,7 +525,12 @@ impl SkillsServer {
     }
 
     fn read(&self, uri: &str) -> Res<ReadResourceResult> {
-        let unknown = || ErrorData::invalid_params(format!("No resource is served at {uri}"), None);
+        let unknown = || {
+            ErrorData::invalid_params(
+                format!("No resource is served at {}", text::clip(uri)),
+                None,
+            )
+        };
         let (id, _) = catalog::split_uri(uri).ok_or_else(unknown)?;
         let (path, rel) = {
             let mut guard = self.lock();
@@ -541,8 +557,12 @@ impl SkillsServer {
     }
 
     fn read_directory(&self, uri: &str) -> Res<ReadResourceDirectoryResult> {
-        let not_dir =
-            || ErrorData::invalid_params(format!("{uri} is not a directory resource"), None);
+        let not_dir = || {
+            ErrorData::invalid_params(
+                format!("{} is not a directory resource", text::clip(uri)),
+                None,
+            )
+        };
         let (id, rest) = catalog::split_uri(uri).ok_or_else(not_dir)?;
         let manifest = {
             let mut guard = self.lock();
@@ -784,7 +804,7 @@ fn only(args: Option<&JsonObject>, allowed: &[&str]) -> Res<()> {
         .find(|k| !allowed.contains(&k.as_str()))
     {
         return Err(ErrorData::invalid_params(
-            format!("unknown parameter `{extra}`"),
+            format!("unknown parameter `{}`", text::clip(extra)),
             None,
         ));
     }

@@ -1,5 +1,7 @@
 //! The texts the tools show: the `skill` tool's description and the not-found message.
 
+use std::borrow::Cow;
+
 use skills_discovery::{Index, Scope, Skill};
 use skills_export::escape_xml;
 
@@ -77,7 +79,20 @@ fn available(skills: &[Skill]) -> String {
 /// The error text when no skill has the name asked for (seed 002).
 pub(crate) fn not_found(name: &str, index: &Index) -> String {
     format!(
-        "Skill '{name}' not found.\n\nAvailable skills:\n{}\nUse the exact skill name (case-insensitive) to load a skill.",
+        "Skill '{}' not found.\n\nAvailable skills:\n{}\nUse the exact skill name (case-insensitive) to load a skill.",
+        clip(name),
         available(index.skills())
     )
+}
+
+/// How much of a client's own text (a URI, a name, a cursor) an error message quotes back.
+const MAX_QUOTED: usize = 200;
+
+/// `text` as an error message quotes it: the first [`MAX_QUOTED`] characters, then `…`.
+/// The client chose the text and its length; answers and logs stay small all the same.
+pub(crate) fn clip(text: &str) -> Cow<'_, str> {
+    match text.char_indices().nth(MAX_QUOTED) {
+        Some((end, _)) => format!("{}…", text.get(..end).unwrap_or_default()).into(),
+        None => text.into(),
+    }
 }

@@ -115,3 +115,41 @@ fn no_initialize_is_a_session_error() {
         "{result:?}"
     );
 }
+
+/// Every request with a readable id gets exactly one answer, whatever surrounds it.
+#[test]
+fn every_request_with_an_id_is_answered_once() {
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":14,"method":"tools/call","params":{{"name":"list_skills","arguments":{{"a":{}{}}}}}}}"#,
+        "[".repeat(200),
+        "]".repeat(200)
+    );
+    let lines = [
+        r#"{"jsonrpc":"2.0","id":10,"method":"resources/read","params":{"uri":5}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"get_skill","arguments":"x"}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":12,"method":"resources/read","params":null}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":13,"method":"tools/call","params":{"name":"get_skill","arguments":{"name":"\ud800"}}}"#.to_owned(),
+        deep,
+        r#"{"jsonrpc":"2.0","id":15,"method":"ping"}{"jsonrpc":"2.0","id":16,"method":"tools/list"}"#.to_owned(),
+        r#"{"jsonrpc":"1.0","id":17,"method":"ping"}"#.to_owned(),
+        r#"[{"jsonrpc":"2.0","id":18,"method":"ping"}]"#.to_owned(),
+        "this is not JSON".to_owned(),
+        // The last line has no newline: it still counts.
+        r#"{"jsonrpc":"2.0","id":19,"method":"ping"}"#.to_owned(),
+    ];
+    let (result, messages) = session(lines.join("\n").as_bytes());
+    result.unwrap();
+    let code = |id: i64| response(&messages, id)["error"]["code"].as_i64();
+    for id in [10, 11, 12, 13, 14] {
+        assert_eq!(code(id), Some(-32602), "{:#?}", response(&messages, id));
+    }
+    assert!(response(&messages, 15)["result"].is_object());
+    assert!(response(&messages, 16)["result"]["tools"].is_array());
+    assert_eq!(code(17), Some(-32600));
+    assert_eq!(code(18), Some(-32600));
+    assert!(response(&messages, 19)["result"].is_object());
+    for id in 0..=19 {
+        let answers = messages.iter().filter(|m| m["id"] == id).count();
+        assert_eq!(answers, usize::from(id == 0 || id >= 10), "answers to {id}");
+    }
+}

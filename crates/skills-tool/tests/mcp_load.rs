@@ -57,11 +57,16 @@ impl Server {
     }
 
     fn start_exe(exe: &Path, root: &Path) -> Self {
+        Self::launch(exe, root, "error", true)
+    }
+
+    /// `drain_stderr: false` keeps stderr a pipe that nobody reads.
+    fn launch(exe: &Path, root: &Path, log_level: &str, drain_stderr: bool) -> Self {
         let mut child = Command::new(exe)
             .arg("mcp")
             .arg("--skills-dir")
             .arg(root)
-            .args(["--log-level", "error"])
+            .args(["--log-level", log_level])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -78,13 +83,15 @@ impl Server {
             }
         });
         let stderr = Arc::new(std::sync::Mutex::new(String::new()));
-        let mut err = child.stderr.take().unwrap();
-        let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut text = String::new();
-            let _ = std::io::Read::read_to_string(&mut err, &mut text);
-            sink.lock().unwrap().push_str(&text);
-        });
+        if drain_stderr {
+            let mut err = child.stderr.take().unwrap();
+            let sink = Arc::clone(&stderr);
+            std::thread::spawn(move || {
+                let mut text = String::new();
+                let _ = std::io::Read::read_to_string(&mut err, &mut text);
+                sink.lock().unwrap().push_str(&text);
+            });
+        }
         let stdin = child.stdin.take();
         let mut server = Self {
             child,
@@ -360,6 +367,51 @@ fn pipelined_requests_are_answered_in_bounded_memory() {
         peak < 60 * 1024,
         "peak RSS {peak} KiB: answers piled up instead of the client being slowed"
     );
+    server.finish();
+}
+
+/// Errors are logged with the client's text in them (a URI it could not read). A client
+/// that sends huge ones by the thousand and never reads stderr must get every answer: the
+/// log is clipped, rate-limited and written off the serving thread.
+#[test]
+fn a_client_that_never_reads_stderr_gets_every_answer() {
+    const REQUESTS: u64 = 2_000;
+    let dir = tree(1);
+    let mut server = Server::launch(
+        Path::new(env!("CARGO_BIN_EXE_skills")),
+        dir.path(),
+        "debug",
+        false,
+    );
+    let uri = format!("skill://s0/{}", "x".repeat(100_000));
+    let mut stdin = server.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        for i in 1..=REQUESTS {
+            let message = json!({"jsonrpc": "2.0", "id": i, "method": "resources/read",
+                "params": {"uri": uri}});
+            serde_json::to_writer(&mut stdin, &message).unwrap();
+            stdin.write_all(b"\n").unwrap();
+        }
+        stdin
+    });
+    for _ in 1..=REQUESTS {
+        let answer = server.next();
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.len() < 1_000,
+            "the answer quotes {} bytes",
+            message.len()
+        );
+    }
+    server.stdin = Some(writer.join().unwrap());
+    // What did reach stderr is in clipped lines.
+    let mut err = server.child.stderr.take().unwrap();
+    server.stdin = None;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut err, &mut text).unwrap();
+    let longest = text.lines().map(str::len).max().unwrap_or(0);
+    assert!(longest < 2_200, "a log line of {longest} bytes");
     server.finish();
 }
 
