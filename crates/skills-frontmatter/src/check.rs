@@ -51,6 +51,7 @@ pub enum Check {
     BodyEmpty,
     BodyTooLong,
     BodyTooManyTokens,
+    ControlChars,
 }
 
 impl Check {
@@ -93,6 +94,7 @@ impl Check {
         Check::BodyEmpty,
         Check::BodyTooLong,
         Check::BodyTooManyTokens,
+        Check::ControlChars,
     ];
 
     /// The stable kebab-case id.
@@ -135,6 +137,7 @@ impl Check {
             Check::BodyEmpty => "body-empty",
             Check::BodyTooLong => "body-too-long",
             Check::BodyTooManyTokens => "body-too-many-tokens",
+            Check::ControlChars => "control-chars",
         }
     }
 }
@@ -237,6 +240,7 @@ pub(crate) fn validate(skill: &SkillMd, dir_name: Option<&str>) -> Vec<Finding> 
     check_description(skill, &mut out);
     check_optional(skill, &mut out);
     check_body(skill, &mut out);
+    check_control_chars(skill, &mut out);
     out
 }
 
@@ -731,6 +735,88 @@ fn check_body(skill: &SkillMd, out: &mut Vec<Finding>) {
             .help("the whole body is loaded when the skill activates: move reference material into `references/`"),
         );
     }
+}
+
+/// Whether `c` is a control character no `SKILL.md` needs: C0 but tab, line feed and
+/// carriage return (those have their own rules), DEL, and C1. ESC starts the terminal
+/// sequences (OSC 52 writes the clipboard, `ESC [2J` clears the screen), BEL and NUL are
+/// invalid in the XML catalogs the description goes into.
+pub(crate) fn is_control_char(c: char) -> bool {
+    c.is_control() && !matches!(c, '\t' | '\n' | '\r')
+}
+
+/// How a control character is shown in a message: its name where it has a well-known one.
+fn control_name(c: char) -> String {
+    let name = match c {
+        '\0' => "NUL",
+        '\u{7}' => "BEL",
+        '\u{8}' => "BS",
+        '\u{b}' => "VT",
+        '\u{c}' => "FF",
+        '\u{1b}' => "ESC",
+        '\u{7f}' => "DEL",
+        _ => return format!("U+{:04X}", u32::from(c)),
+    };
+    format!("{name} (U+{:04X})", u32::from(c))
+}
+
+/// The first control character in a frontmatter value (strings in lists and maps too) and
+/// where that string is. YAML itself refuses them raw, so they come from escapes in
+/// double-quoted strings (`"\e[2J"`, `"\a"`, `"\x1b"`).
+fn first_control(value: &Value, span: &Range<usize>) -> Option<(char, Range<usize>)> {
+    match value {
+        Value::String(s) => s
+            .chars()
+            .find(|&c| is_control_char(c))
+            .map(|c| (c, span.clone())),
+        Value::Sequence(items) => items.iter().find_map(|n| first_control(&n.value, &n.span)),
+        Value::Mapping(pairs) => pairs.iter().find_map(|(k, v)| {
+            first_control(&k.value, &k.span).or_else(|| first_control(&v.value, &v.span))
+        }),
+        Value::Null | Value::Bool(_) | Value::Number(_) => None,
+    }
+}
+
+const CONTROL_HELP: &str = "delete it: terminals run escape sequences when they print them, and XML catalogs cannot hold them; to show one, write it as text in a code block";
+
+/// One finding per frontmatter field and one for the body, at the first control character
+/// of each with the count: a body full of escape sequences is one finding, not thousands.
+fn check_control_chars(skill: &SkillMd, out: &mut Vec<Finding>) {
+    for entry in skill.entries() {
+        if let Some((c, span)) = first_control(&entry.value, &entry.value_span) {
+            out.push(
+                Finding::new(
+                    Check::ControlChars,
+                    format!(
+                        "`{}` contains the control character {}",
+                        entry.key,
+                        control_name(c)
+                    ),
+                    Some(span),
+                )
+                .help(CONTROL_HELP),
+            );
+        }
+    }
+    let body = skill.body();
+    let mut found = body.char_indices().filter(|&(_, c)| is_control_char(c));
+    let Some((at, c)) = found.next() else { return };
+    let more = match found.count() {
+        0 => String::new(),
+        n => format!(" and {n} more"),
+    };
+    let at = skill.body_span().start + at;
+    out.push(
+        Finding::new(
+            Check::ControlChars,
+            format!(
+                "the body contains the control character {}{more}",
+                control_name(c)
+            ),
+            Some(at..at + c.len_utf8()),
+        )
+        .help(CONTROL_HELP),
+    );
 }
 
 /// Byte offset (within `body`) of the start of line `n` (0-based).

@@ -855,6 +855,38 @@ mod tests {
     }
 
     #[test]
+    fn control_characters_are_found_in_values_and_the_body() {
+        let with = |text: &str| ids(text, "s");
+        let clean = "---\nname: s\ndescription: Use when asked.\n---\nbody\ttabbed\r\n";
+        assert!(with(clean).is_empty());
+        // YAML refuses them raw, so in the frontmatter they come from escapes.
+        assert_eq!(
+            with("---\nname: s\ndescription: \"Use when \\e[2J asked.\"\n---\nbody\n"),
+            ["control-chars"]
+        );
+        assert_eq!(
+            with("---\nname: s\ndescription: Use when.\nmetadata:\n  k: \"\\a\"\n---\nbody\n"),
+            ["control-chars"]
+        );
+        // A body full of them is one finding, with the count.
+        let skill = parse(&format!(
+            "---\nname: s\ndescription: Use when.\n---\nbody{}\n",
+            "\u{1b}]52;c;x\u{7}".repeat(100)
+        ))
+        .unwrap();
+        let found = skill.validate(Some("s"));
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].message.contains("ESC (U+001B) and 199 more"),
+            "{found:?}"
+        );
+        assert_eq!(
+            with("---\nname: s\ndescription: Use when.\n---\nC1 \u{9b}\n"),
+            ["control-chars"]
+        );
+    }
+
+    #[test]
     fn description_and_optional_rules() {
         let with = |fields: &str| ids(&format!("---\nname: s\n{fields}\n---\nbody\n"), "s");
         assert_eq!(with("description: x"), ["description-no-trigger"]);

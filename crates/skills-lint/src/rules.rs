@@ -466,6 +466,16 @@ pub static RULES: &[Rule] = &[
         good: "SKILL.md body of 12 KB + references/",
     },
     Rule {
+        id: "control-chars",
+        default: Error,
+        scope: File,
+        summary: "`SKILL.md` contains a control character other than tab and line breaks (ESC, BEL, NUL, DEL, C1).",
+        rationale: "Skills are printed at terminals and embedded in XML catalogs. ESC starts escape sequences a terminal runs when it prints them (OSC 52 writes the clipboard, `ESC [2J` clears the screen), and XML 1.0 cannot hold BEL, ESC or NUL at all, so a catalog that contains one is invalid. No instruction needs them.",
+        fix: "Delete the character; to show an escape sequence, write it as text (`\\e[2J`) in a code block.",
+        bad: "description: Colours output \\x1b[31mred\\x1b[0m. Use when asked. (with a raw ESC)",
+        good: "description: Colours terminal output. Use when asked.",
+    },
+    Rule {
         id: "link-missing",
         default: Warning,
         scope: Directory,

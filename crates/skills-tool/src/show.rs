@@ -43,17 +43,20 @@ pub(crate) fn run(args: &ShowArgs, roots: &Roots, ui: Ui) -> Status {
     }
 }
 
-/// The whole file: byte for byte when piped, with a header at a terminal.
+/// The whole file: byte for byte when piped; at a terminal with a header, and with control
+/// characters shown as `\u{1b}`-style escapes (a skill's ESC sequences could clear the
+/// screen or write the clipboard when printed raw).
 fn raw(skill: &Skill) -> Result<String, skills_discovery::DiscoveryError> {
     let text = skill.read()?;
     if std::io::stdout().is_terminal() {
-        Ok(format!(
+        let shown = format!(
             "# {} ({} {})\n# {}\n\n{text}",
             skill.id,
             skill.scope,
             display_path(&skill.root),
             skill.skill_md.display()
-        ))
+        );
+        Ok(crate::render::terminal_safe(&shown).into_owned())
     } else {
         Ok(text)
     }

@@ -30,8 +30,11 @@ pub(crate) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if is_unsafe_for_terminal(c) {
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        // A CR that ends a CRLF line is a line ending; a lone one would overwrite the line.
+        let crlf = c == '\r' && chars.peek() == Some(&'\n');
+        if is_unsafe_for_terminal(c) && !crlf {
             out.push_str(&c.escape_unicode().to_string());
         } else {
             out.push(c);
@@ -113,6 +116,7 @@ mod tests {
             "red \\u{1b}[31mX\\u{7}\\u{d}"
         );
         assert_eq!(terminal_safe("a\u{202e}b"), "a\\u{202e}b");
+        assert_eq!(terminal_safe("crlf\r\n\u{7}"), "crlf\r\n\\u{7}");
         let masked = terminal_safe_same_len("a\u{1b}]0;t\u{7}\u{202e}\u{85}z\r\n");
         assert_eq!(masked, "a?]0;t??????z\r\n");
         assert_eq!(terminal_safe_same_len("---\rname\r\n"), "---?name\r\n");

@@ -540,6 +540,50 @@ fn terminal_escapes_in_a_description_are_shown_not_obeyed() {
     );
 }
 
+#[test]
+fn control_characters_are_lint_errors_and_show_escapes_them_at_a_terminal() {
+    let t = tempfile::tempdir().unwrap();
+    // OSC 52 (write the clipboard) in the description, clear-screen in the body.
+    write_md(
+        &t.path().join("skills/evil"),
+        b"---\nname: evil\ndescription: \"Copies \\e]52;c;ZWNobyBo\\a. Use when testing.\"\n---\nBody.\x1b[2J\x1b[H\r\n",
+    );
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    assert_eq!(
+        rules_of(&doc),
+        ["control-chars", "control-chars"],
+        "{doc:#}"
+    );
+    let messages: Vec<_> = diagnostics(&doc)
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        messages[1].contains("ESC (U+001B) and 1 more"),
+        "{messages:?}"
+    );
+
+    // Piped, `show` is the file byte for byte; at a terminal (a pty from `script`) no
+    // control character reaches it.
+    let piped = in_root(t.path(), &["show", "evil"]);
+    assert!(piped.stdout.contains("\x1b[2J"));
+    let exe = assert_cmd::cargo::cargo_bin!("skills");
+    let tty = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} --skills-dir skills show evil", exe.display()),
+            "/dev/null",
+        ])
+        .current_dir(t.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&tty.stdout);
+    assert!(out.contains("Body.\\u{1b}[2J"), "{out}");
+    assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+}
+
 #[cfg(unix)]
 #[test]
 fn unreadable_directories_are_reported_not_fatal() {
