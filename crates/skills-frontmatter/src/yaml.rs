@@ -304,8 +304,12 @@ fn classify(err: &serde_saphyr::Error, yaml: &str) -> YamlError {
     let message = message
         .split(", set DuplicateKeyPolicy")
         .next()
-        .unwrap_or(message)
-        .to_string();
+        .unwrap_or(message);
+    let message = match inner {
+        serde_saphyr::Error::NonFiniteFloat { value, .. } => not_finite(value),
+        // Parser messages may quote the offending text, whose length the file chose.
+        _ => clip(message, MAX_MESSAGE),
+    };
     let kind = match inner {
         serde_saphyr::Error::DuplicateMappingKey { .. } => YamlErrorKind::DuplicateKey,
         serde_saphyr::Error::Budget { .. }
@@ -329,9 +333,53 @@ fn classify(err: &serde_saphyr::Error, yaml: &str) -> YamlError {
     }
 }
 
+/// The longest parser message kept, in characters; the diagnostic shows the place.
+const MAX_MESSAGE: usize = 300;
+
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((end, _)) => format!("{}…", text.get(..end).unwrap_or_default()),
+        None => text.to_string(),
+    }
+}
+
+/// A number YAML reads as infinite: a literal too large (an integer of a hundred digits is
+/// read as a float and overflows) or `.inf`/`.nan`, which JSON cannot carry.
+fn not_finite(value: &str) -> String {
+    let digits = value.trim_start_matches(['-', '+']);
+    if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) {
+        format!(
+            "a number of {} digits is too large; quote it to keep it as text",
+            digits.len()
+        )
+    } else {
+        format!(
+            "`{}` is not a finite number; quote it to keep it as text",
+            clip(value, 40)
+        )
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn huge_and_infinite_numbers_are_named_for_what_they_are() {
+        let long = "9".repeat(100_000);
+        let err = parse(&format!("n: {long}\n"), 0).unwrap_err();
+        assert_eq!(
+            err.message,
+            "a number of 100000 digits is too large; quote it to keep it as text"
+        );
+        let err = parse("n: .inf\n", 0).unwrap_err();
+        assert_eq!(
+            err.message,
+            "`.inf` is not a finite number; quote it to keep it as text"
+        );
+        let err = parse(&format!("n: 1e{long}\n"), 0).unwrap_err();
+        assert!(err.message.len() < 100, "{}", err.message);
+    }
 
     #[test]
     fn spans_are_absolute() {

@@ -86,6 +86,12 @@ pub enum PackageError {
         /// The link.
         link: PathBuf,
     },
+    /// Symlinks that lead to each other and never to a file or directory (`a -> b -> a`).
+    #[error("{}: a cycle of symlinks that never reaches a file or directory; remove one of the links", link.display())]
+    SymlinkCycle {
+        /// The link.
+        link: PathBuf,
+    },
     /// A symlink whose target does not exist.
     #[error("{}: broken symlink; fix or remove it", link.display())]
     BrokenSymlink {

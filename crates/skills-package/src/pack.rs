@@ -177,6 +177,7 @@ pub fn collect(dir: &Path) -> Result<Vec<Entry>, PackageError> {
 ///
 /// [`PackageError::SymlinkEscape`] for a symlink that points outside the skill,
 /// [`PackageError::SymlinkLoop`] for one that points to a directory containing it,
+/// [`PackageError::SymlinkCycle`] for links that lead to each other,
 /// [`PackageError::BrokenSymlink`], [`PackageError::NonUtf8Name`], an invalid ignore file,
 /// or an I/O error, each naming the path.
 pub fn collect_all(dir: &Path) -> Result<Collected, PackageError> {
@@ -262,8 +263,10 @@ impl Walker {
                     Err(e) if e.kind() == io::ErrorKind::NotFound => {
                         return Err(PackageError::BrokenSymlink { link: shown });
                     }
-                    // A loop of links (ELOOP) cannot be resolved: refuse it as a loop.
-                    Err(_) => return Err(PackageError::SymlinkLoop { link: shown }),
+                    Err(e) if is_link_cycle(&e) => {
+                        return Err(PackageError::SymlinkCycle { link: shown });
+                    }
+                    Err(e) => return Err(PackageError::io(&shown, e)),
                 };
                 if !target.starts_with(&self.root) {
                     return Err(PackageError::SymlinkEscape {
@@ -455,7 +458,125 @@ fn write_zip(
         source,
     };
     let time = zip_time(mtime);
-    let mut zip = ZipWriter::new(&mut *file);
+    let mut out = Archive::new(file);
+    let written = write_entries(&mut out, id, entries, time);
+    // A write error is the archive's, whichever call met it (`io::copy` does not say which
+    // side failed, and the zip writer may meet it first).
+    if let Some(failed) = out.failed {
+        return Err(PackageError::io(archive, failed.error()));
+    }
+    written.map_err(|e| match e {
+        PackageError::Zip { source, .. } => zip_err(source),
+        other => other,
+    })?;
+    file.flush().map_err(|e| PackageError::io(archive, e))?;
+    file.sync_all().map_err(|e| PackageError::io(archive, e))
+}
+
+/// The archive file as the zip writer sees it. After the first failed write or seek, it
+/// writes nothing more and only keeps the position (the zip writer asserts on it): the zip
+/// writer's `Drop` finishes an archive that `finish` could not, and would print its own
+/// complaint to stderr ("ZipWriter::drop: failed to finalize archive") on top of our
+/// error. The temporary file is removed anyway.
+struct Archive<'a> {
+    file: &'a mut fs::File,
+    failed: Option<Failed>,
+    /// Where the zip writer is, and the end of what it wrote, as it believes.
+    pos: u64,
+    end: u64,
+}
+
+/// The first error writing the archive, kept to be reported once the zip writer is gone.
+#[derive(Clone, Copy)]
+struct Failed {
+    kind: io::ErrorKind,
+    os: Option<i32>,
+}
+
+impl Failed {
+    fn error(self) -> io::Error {
+        self.os
+            .map_or_else(|| self.kind.into(), io::Error::from_raw_os_error)
+    }
+}
+
+impl<'a> Archive<'a> {
+    fn new(file: &'a mut fs::File) -> Self {
+        Self {
+            file,
+            failed: None,
+            pos: 0,
+            end: 0,
+        }
+    }
+
+    fn note<T>(&mut self, result: io::Result<T>) -> io::Result<T> {
+        if let Err(e) = &result {
+            self.failed.get_or_insert(Failed {
+                kind: e.kind(),
+                os: e.raw_os_error(),
+            });
+        }
+        result
+    }
+
+    fn moved(&mut self, pos: u64) {
+        self.pos = pos;
+        self.end = self.end.max(pos);
+    }
+}
+
+impl io::Write for Archive<'_> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let n = if self.failed.is_some() {
+            buf.len()
+        } else {
+            let result = self.file.write(buf);
+            self.note(result)?
+        };
+        self.moved(self.pos.saturating_add(n as u64));
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.failed.is_some() {
+            return Ok(());
+        }
+        let result = self.file.flush();
+        self.note(result)
+    }
+}
+
+impl io::Seek for Archive<'_> {
+    fn seek(&mut self, to: io::SeekFrom) -> io::Result<u64> {
+        let pos = if self.failed.is_some() {
+            let target = match to {
+                io::SeekFrom::Start(n) => Some(n),
+                io::SeekFrom::Current(d) => self.pos.checked_add_signed(d),
+                io::SeekFrom::End(d) => self.end.checked_add_signed(d),
+            };
+            target.ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))?
+        } else {
+            let result = self.file.seek(to);
+            self.note(result)?
+        };
+        self.moved(pos);
+        Ok(pos)
+    }
+}
+
+fn write_entries(
+    out: &mut Archive<'_>,
+    id: &str,
+    entries: &[Entry],
+    time: DateTime,
+) -> Result<(), PackageError> {
+    // The path is filled in by the caller, which knows the archive's.
+    let zip_err = |source| PackageError::Zip {
+        path: std::path::PathBuf::new(),
+        source,
+    };
+    let mut zip = ZipWriter::new(out);
     for entry in entries {
         let options = SimpleFileOptions::default()
             .compression_method(CompressionMethod::Deflated)
@@ -469,9 +590,22 @@ fn write_zip(
             fs::File::open(&entry.source).map_err(|e| PackageError::io(&entry.source, e))?;
         io::copy(&mut source, &mut zip).map_err(|e| PackageError::io(&entry.source, e))?;
     }
-    let inner = zip.finish().map_err(zip_err)?;
-    inner.flush().map_err(|e| PackageError::io(archive, e))?;
-    inner.sync_all().map_err(|e| PackageError::io(archive, e))
+    zip.finish().map_err(zip_err)?;
+    Ok(())
+}
+
+/// Whether resolving a link failed because links lead to each other (ELOOP), rather than
+/// to one of their own ancestors (that resolves, and is caught by the walk).
+fn is_link_cycle(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
 }
 
 /// Temporary files are created 0600; an archive is for sharing.

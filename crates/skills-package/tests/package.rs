@@ -139,11 +139,19 @@ fn symlinks() {
     ));
     fs::remove_file(dir.join("scripts/up")).unwrap();
 
+    // Links that lead to each other (ELOOP) are a cycle, not a link to an ancestor.
     symlink("self", dir.join("self")).unwrap();
     assert!(matches!(
         collect(&dir),
-        Err(PackageError::SymlinkLoop { .. })
+        Err(PackageError::SymlinkCycle { .. })
     ));
+    fs::remove_file(dir.join("self")).unwrap();
+    symlink("b", dir.join("a")).unwrap();
+    symlink("a", dir.join("b")).unwrap();
+    let e = collect(&dir).unwrap_err();
+    assert!(matches!(e, PackageError::SymlinkCycle { .. }), "{e:?}");
+    assert!(e.to_string().contains("a cycle of symlinks"), "{e}");
+    assert!(!e.to_string().contains("contains it"), "{e}");
 }
 
 fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {

@@ -19,8 +19,34 @@ use crate::{Status, Ui, emit, fail, render};
 const MAX_REDIRECTS: usize = 5;
 /// The most bytes one download may have.
 const MAX_DOWNLOAD: u64 = 32 * 1024 * 1024;
-/// The whole request, connection to last byte.
+/// The whole request, connection to last byte, unless `SKILLS_HTTP_TIMEOUT` (seconds) says.
 const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// [`TIMEOUT`], or `SKILLS_HTTP_TIMEOUT` seconds (as cargo has `CARGO_HTTP_TIMEOUT`: slow
+/// links want more, tests want less).
+fn timeout() -> Duration {
+    std::env::var("SKILLS_HTTP_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&secs| secs > 0)
+        .map_or(TIMEOUT, Duration::from_secs)
+}
+
+/// What to do about a failed request: the advice depends on why it failed.
+fn network_help(e: &ureq::Error, timeout: Duration) -> String {
+    match e {
+        ureq::Error::Timeout(_) => format!(
+            "the download took longer than {} s; check the network, or allow more with SKILLS_HTTP_TIMEOUT=SECONDS",
+            timeout.as_secs()
+        ),
+        ureq::Error::BodyExceedsLimit(_) => format!(
+            "downloads are limited to {} MiB; download the archive yourself and run `skills install FILE`",
+            MAX_DOWNLOAD / (1024 * 1024)
+        ),
+        ureq::Error::HostNotFound => "check the host name and the network".to_string(),
+        _ => "check the URL and the network, then try again".to_string(),
+    }
+}
 
 /// `skills install SOURCE [--to DIR | --global] [--force] [--allow-host HOST]...`.
 #[derive(Debug, Args)]
@@ -56,6 +82,7 @@ pub(crate) fn run(args: &InstallArgs, ui: Ui) -> Status {
 
 fn install(args: &InstallArgs, ui: Ui) -> Result<Status, miette::Report> {
     let root = destination(args)?;
+    let created = !root.exists();
     fs::create_dir_all(&root).map_err(|e| {
         error(
             format!(
@@ -65,6 +92,16 @@ fn install(args: &InstallArgs, ui: Ui) -> Result<Status, miette::Report> {
             "pass a writable directory with --to",
         )
     })?;
+    let result = install_into(args, ui, &root);
+    // A failed install into a directory it created leaves no empty directory behind.
+    if created && !matches!(result, Ok(Status::Success)) {
+        let _ = fs::remove_dir(&root);
+    }
+    result
+}
+
+fn install_into(args: &InstallArgs, ui: Ui, root: &Path) -> Result<Status, miette::Report> {
+    let root = root.to_path_buf();
     // What a killed run left in the root (its staging or set-aside copy) goes first.
     let _ = skills_package::durable::remove_stale(&root, skills_package::STAGING);
     let staging = tempfile::Builder::new()
@@ -247,9 +284,10 @@ fn fetch(input: &str, allow: &[String]) -> Result<(Vec<u8>, String), miette::Rep
     let mut url = skills_url::to_raw(input)
         .map(|t| t.raw)
         .map_err(|e| error(e.to_string(), "see docs/url.md for the URLs understood"))?;
+    let timeout = timeout();
     let agent = ureq::Agent::config_builder()
         .max_redirects(0)
-        .timeout_global(Some(TIMEOUT))
+        .timeout_global(Some(timeout))
         .http_status_as_error(false)
         .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")))
         .build()
@@ -264,12 +302,10 @@ fn fetch(input: &str, allow: &[String]) -> Result<(Vec<u8>, String), miette::Rep
                 ),
             ));
         }
-        let mut response = agent.get(&url).call().map_err(|e| {
-            error(
-                format!("{url}: {e}"),
-                "check the URL and the network".to_string(),
-            )
-        })?;
+        let mut response = agent
+            .get(&url)
+            .call()
+            .map_err(|e| error(format!("{url}: {e}"), network_help(&e, timeout)))?;
         let status = response.status().as_u16();
         if (300..400).contains(&status) {
             let location = response
@@ -296,12 +332,7 @@ fn fetch(input: &str, allow: &[String]) -> Result<(Vec<u8>, String), miette::Rep
             .with_config()
             .limit(MAX_DOWNLOAD)
             .read_to_vec()
-            .map_err(|e| {
-                error(
-                    format!("{url}: {e}"),
-                    format!("downloads are limited to {MAX_DOWNLOAD} bytes"),
-                )
-            })?;
+            .map_err(|e| error(format!("{url}: {e}"), network_help(&e, timeout)))?;
         return Ok((bytes, url));
     }
     Err(error(

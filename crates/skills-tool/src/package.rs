@@ -183,7 +183,9 @@ fn error(message: String, help: &str) -> miette::Report {
 /// The library's error, with its fix as help where the message does not already say it.
 pub(crate) fn package_error(e: &PackageError) -> miette::Report {
     let help = match e {
-        PackageError::SymlinkEscape { .. } | PackageError::SymlinkLoop { .. } => {
+        PackageError::SymlinkEscape { .. }
+        | PackageError::SymlinkLoop { .. }
+        | PackageError::SymlinkCycle { .. } => {
             "a skill must be self-contained: packages and installs never follow links out of it"
         }
         PackageError::Io { .. } | PackageError::Zip { .. } => {

@@ -903,3 +903,39 @@ fn a_huge_rule_name_in_skills_toml_is_refused_at_once_and_shortened() {
         run.stderr.len()
     );
 }
+
+#[cfg(unix)]
+#[test]
+fn a_huge_integer_and_a_cycle_of_links_are_named_for_what_they_are() {
+    let t = tempfile::tempdir().unwrap();
+    // A 100,000-digit integer is not a "non-finite float", and the message does not
+    // quote it whole.
+    write_md(
+        &t.path().join("skills/big"),
+        format!(
+            "---\nname: big\ndescription: Use when testing.\nmetadata:\n  n: {}\n---\nBody.\n",
+            "9".repeat(100_000)
+        )
+        .as_bytes(),
+    );
+    let (run, doc) = lint_json(t.path());
+    run.assert_code(1);
+    let message = only(&doc, "yaml-invalid")["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        message.contains("100000 digits is too large; quote it"),
+        "{message}"
+    );
+    assert!(message.len() < 200, "{} bytes", message.len());
+
+    // Two links that lead to each other are a cycle, not "a directory that contains it".
+    let dir = write_md(&t.path().join("cycle"), clean_md("cycle").as_bytes());
+    std::os::unix::fs::symlink("b", dir.join("a")).unwrap();
+    std::os::unix::fs::symlink("a", dir.join("b")).unwrap();
+    let run = skills(t.path(), &["package", "cycle", "-o", "dist"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("a cycle of symlinks"), "{}", run.stderr);
+    assert!(!run.stderr.contains("contains it"), "{}", run.stderr);
+}

@@ -307,6 +307,11 @@ fn package_on_a_full_disk_keeps_the_old_archive_and_no_temp_file() {
     fs::write(dist.join("demo.skill"), "PREVIOUS").unwrap();
     let run = skills(src.path(), &["package", "demo", "-o", s(&dist)]);
     assert_failed_clearly(&run, "No space left on device");
+    // The archive is what could not be written, not the file being read; and the zip
+    // writer's own complaint on drop never reaches the user.
+    assert!(run.stderr.contains("demo.skill"), "{}", run.stderr);
+    assert!(!run.stderr.contains("noise.bin"), "{}", run.stderr);
+    assert!(!run.stderr.contains("ZipWriter"), "{}", run.stderr);
     assert_eq!(fs::read(dist.join("demo.skill")).unwrap(), b"PREVIOUS");
     assert_eq!(names(&dist), ["demo.skill"]);
 }

@@ -515,3 +515,65 @@ fn install_over_http() {
     run.assert_code(2);
     assert!(run.stderr.contains("HTTP 404"), "{}", run.stderr);
 }
+
+/// Answers every request with headers promising `length` bytes, sends `sent` bytes of
+/// them, then holds the connection open for `stall`.
+fn serve_partial(length: usize, sent: usize, stall: std::time::Duration) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap().to_string();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            loop {
+                let mut line = String::new();
+                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+                    break;
+                }
+            }
+            let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\n\r\n");
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(&vec![b'x'; sent]);
+            std::thread::sleep(stall);
+        }
+    });
+    addr
+}
+
+#[test]
+fn a_slow_or_oversized_download_is_named_for_what_it_is() {
+    let t = tempfile::tempdir().unwrap();
+    let install = |host: &str, timeout: &str| {
+        let output = assert_cmd::cargo::cargo_bin_cmd!("skills")
+            .current_dir(t.path())
+            .args([
+                "install",
+                &format!("http://{host}/demo.skill"),
+                "--to",
+                "out",
+            ])
+            .args(["--allow-host", host])
+            .env("NO_COLOR", "1")
+            .env("SKILLS_HTTP_TIMEOUT", timeout)
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2));
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    // Stalls after 10 bytes: a timeout, with the timeout's advice and not the size limit's.
+    let slow = serve_partial(1000, 10, std::time::Duration::from_secs(10));
+    let stderr = install(&slow, "1");
+    assert!(stderr.contains("took longer than 1 s"), "{stderr}");
+    assert!(stderr.contains("SKILLS_HTTP_TIMEOUT"), "{stderr}");
+    assert!(!stderr.contains("MiB"), "{stderr}");
+    // Over 32 MiB: the limit's advice.
+    let big = serve_partial(40 << 20, 40 << 20, std::time::Duration::ZERO);
+    let stderr = install(&big, "30");
+    assert!(stderr.contains("limited to 32 MiB"), "{stderr}");
+    assert!(!t.path().join("out").exists());
+}
