@@ -582,6 +582,25 @@ fn control_characters_are_lint_errors_and_show_escapes_them_at_a_terminal() {
     let out = String::from_utf8_lossy(&tty.stdout);
     assert!(out.contains("Body.\\u{1b}[2J"), "{out}");
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
+
+    // The XML catalogs cannot hold them (XML 1.0): U+FFFD in their place, in the catalog
+    // printed and in the one written into AGENTS.md.
+    let xml = in_root(t.path(), &["list", "--format", "xml"]);
+    xml.assert_code(0);
+    assert!(
+        xml.stdout
+            .contains("Copies \u{fffd}]52;c;ZWNobyBo\u{fffd}."),
+        "{}",
+        xml.stdout
+    );
+    in_root(
+        t.path(),
+        &["instructions", "--catalog", "--write", "AGENTS.md"],
+    )
+    .assert_code(0);
+    let agents = fs::read_to_string(t.path().join("AGENTS.md")).unwrap();
+    assert!(agents.contains("\u{fffd}]52;c;"), "{agents}");
+    assert!(!agents.contains(['\u{1b}', '\u{7}']), "{agents:?}");
 }
 
 #[cfg(unix)]
