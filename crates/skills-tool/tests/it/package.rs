@@ -259,10 +259,13 @@ fn route(routes: &mut Routes, path: &str, status: u16, headers: &[(&str, &str)],
     );
 }
 
-/// The names in `dir`, sorted (to see that no staging directory is left).
+/// The names in `dir`, sorted (to see that no staging directory is left); none when a
+/// failed install removed the directory it had created.
 fn names(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = fs::read_dir(dir)
-        .unwrap()
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = entries
         .map(|e| e.unwrap().file_name().into_string().unwrap())
         .collect();
     names.sort();
