@@ -58,11 +58,14 @@ pub(crate) fn stderr() -> (
     Clipped<tracing_appender::non_blocking::NonBlocking>,
     tracing_appender::non_blocking::WorkerGuard,
 ) {
+    // The server's log is its only output besides the protocol on stdout.
+    #[allow(clippy::disallowed_methods)]
+    let stderr = io::stderr();
     let (writer, guard) = tracing_appender::non_blocking::NonBlockingBuilder::default()
         .lossy(true)
         .buffered_lines_limit(QUEUED_LINES)
         .thread_name("skills-mcp-log")
-        .finish(io::stderr());
+        .finish(stderr);
     (Clipped::new(writer), guard)
 }
 

@@ -148,6 +148,39 @@ pub struct Globals {
     pub resources: Vec<Resource>,
 }
 
+impl Globals {
+    /// The universal tools of the JSON file `tools` and the global resources of
+    /// `resources` (each a JSON array of MCP definitions; either may be absent), checked
+    /// as the router will use them: a name that clashes with `view_skill` or another is
+    /// refused here, at start, rather than when the first prompt is rendered.
+    ///
+    /// ```no_run
+    /// use std::path::Path;
+    /// let globals = skills_prompt::Globals::load(Some(Path::new("tools.json")), None)?;
+    /// println!("{} universal tools", globals.tools.len());
+    /// # Ok::<(), skills_prompt::PromptError>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`PromptError`] naming the file (and the line and column where the JSON is wrong)
+    /// when a file cannot be read or parsed, or a name clashes.
+    pub fn load(tools: Option<&Path>, resources: Option<&Path>) -> Result<Self, PromptError> {
+        let globals = Self {
+            tools: match tools {
+                Some(p) => load_tools(p)?,
+                None => Vec::new(),
+            },
+            resources: match resources {
+                Some(p) => load_resources(p)?,
+                None => Vec::new(),
+            },
+        };
+        Context::router(&[], &globals)?;
+        Ok(globals)
+    }
+}
+
 /// Why a context could not be built or rendered.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]

@@ -28,11 +28,7 @@ pub(crate) fn install() {
             .or_else(|| payload.downcast_ref::<String>().map(String::as_str))
             .unwrap_or("(no message)");
         let text = message(text, location.as_deref());
-        // Nothing else can be done if stderr is gone.
-        #[allow(clippy::print_stderr)]
-        {
-            eprintln!("{text}");
-        }
+        crate::printer::plain_stderr(&text);
     }));
 }
 

@@ -6,7 +6,7 @@ use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnost
 use skills_lint::{Diagnostic, Report, Severity};
 
 use super::path_str;
-use crate::Ui;
+use crate::printer::Ui;
 
 fn handler(ui: Ui) -> GraphicalReportHandler {
     let theme = if ui.color {

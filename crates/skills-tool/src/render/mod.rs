@@ -1,12 +1,13 @@
-//! Renderers for lint reports: human (miette), JSON, GitHub annotations, SARIF.
+//! Data to text: lint reports (human through miette, JSON, GitHub annotations, SARIF),
+//! source snippets, and the small formatting rules every command shares (paths, terminal
+//! safety). Nothing here prints.
 
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
 pub(crate) mod sarif;
+pub(crate) mod skills;
 pub(crate) mod snippet;
-
-use skills_lint::ConfigError;
 
 /// A path as printed: `/`-separated on every platform, so output and snapshots agree.
 pub(crate) fn path_str(path: &std::path::Path) -> String {
@@ -63,45 +64,29 @@ pub(crate) fn terminal_safe_same_len(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
-/// `path` relative to the current directory when it is below it, as other paths are shown.
-fn relative(path: &std::path::Path) -> String {
+/// A path for people: relative to the current directory when below it, `~/...` when below
+/// the home directory, else absolute.
+pub(crate) fn display_path(path: &std::path::Path) -> String {
+    let cwd = std::env::current_dir().ok();
+    if let Some(rel) = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()) {
+        let s = rel.display().to_string();
+        return if s.is_empty() { ".".to_string() } else { s };
+    }
+    let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
+    if let Some(rel) = home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
+        return format!("~/{}", rel.display());
+    }
+    path.display().to_string()
+}
+
+/// `path` relative to the current directory when it is inside it, with `/` separators.
+pub(crate) fn relative(path: &std::path::Path) -> String {
     let rel = std::env::current_dir().ok().and_then(|cwd| {
         path.strip_prefix(cwd)
             .ok()
             .map(std::path::Path::to_path_buf)
     });
     path_str(rel.as_deref().unwrap_or(path))
-}
-
-/// A bad `skills.toml` (or a bad rule id in the flags), as a report with the source.
-pub(crate) fn config_error(e: ConfigError) -> miette::Report {
-    match e {
-        ConfigError::Parse {
-            path,
-            message,
-            span,
-            text,
-        } => {
-            let name = relative(&path);
-            let mut d = miette::MietteDiagnostic::new(format!("invalid {name}: {message}"))
-                .with_help("the [lint] table takes `strict = true|false` and `deny`, `warn`, `allow` lists of rule ids");
-            let Some(span) = span else {
-                return miette::Report::new(d);
-            };
-            let (code, span) = snippet::Snippet::new(name, &text, span, None);
-            d = d.with_label(miette::LabeledSpan::at(span, "here"));
-            miette::Report::new(d).with_source_code(code)
-        }
-        other => {
-            let help = match &other {
-                ConfigError::UnknownRule { .. } => {
-                    "rule ids are listed by `skills lint --explain RULE` and in docs/lint-rules.md"
-                }
-                _ => "check the file",
-            };
-            miette::Report::new(miette::MietteDiagnostic::new(other.to_string()).with_help(help))
-        }
-    }
 }
 
 #[cfg(test)]

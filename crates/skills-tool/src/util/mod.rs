@@ -1,3 +1,4 @@
-//! Small helpers shared by the commands.
+//! Small helpers shared by the commands: none of them prints or decides an exit code.
 
+pub(crate) mod roots;
 pub(crate) mod write;

@@ -5,7 +5,7 @@
 //!
 //! The schemas are closed (`additionalProperties: false`) and name their required fields, so
 //! a renamed, added or removed field fails here until the schema (and its documentation) is
-//! updated. `cli.rs`'s unit test `every_json_output_has_a_schema` checks that every
+//! updated. `args.rs`'s unit test `every_json_output_has_a_schema` checks that every
 //! `--format json` the CLI offers has a file here.
 
 use std::path::{Path, PathBuf};

@@ -1,54 +1,37 @@
 //! `skills show NAME`.
 
-use std::io::IsTerminal;
-
 use serde::Serialize;
 use skills_discovery::{FileGroup, Index, Roots, Skill, SkillFile};
 use skills_frontmatter::SkillMd;
 
-use crate::cli::{ShowArgs, ShowFormat, View};
-use crate::list::{display_path, nothing_found};
-use crate::{Status, Ui, emit, fail};
+use crate::args::{ShowArgs, ShowFormat, View};
+use crate::errors;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render::{self, display_path};
 
-pub(crate) fn run(args: &ShowArgs, roots: &Roots, ui: Ui) -> Status {
+pub(crate) fn run(args: &ShowArgs, roots: &Roots, printer: &Printer) -> Result<ExitStatus, Error> {
     // One id resolved per root first: no full scan for the common case.
-    let skill = match roots.find(&args.name) {
-        Some(s) => s,
-        None => return not_found(&args.name, roots, ui),
+    let Some(skill) = roots.find(&args.name) else {
+        return Ok(not_found(&args.name, roots, printer));
     };
     let result = match (args.view, args.format) {
-        (None, ShowFormat::Text) => raw(&skill),
+        (None, ShowFormat::Text) => raw(&skill, printer.stdout_is_terminal()),
         (view, ShowFormat::Text) => card(&skill, view.unwrap_or(View::Full))
-            .map(|c| crate::render::terminal_safe(&c.text()).into_owned()),
+            .map(|c| render::terminal_safe(&c.text()).into_owned()),
         (view, ShowFormat::Json) => card(&skill, view.unwrap_or(View::Full)).map(|c| c.json()),
     };
-    let text = match result {
-        Ok(t) => t,
-        Err(e) => {
-            return fail(
-                ui,
-                miette::Report::new(
-                    miette::MietteDiagnostic::new(format!("cannot show `{}`: {e}", skill.id))
-                        .with_help(format!(
-                            "`skills lint {}` explains what is wrong",
-                            display_path(&skill.dir)
-                        )),
-                ),
-            );
-        }
-    };
-    match emit(&text) {
-        Ok(()) | Err(Status::Success) => Status::Success,
-        Err(s) => s,
-    }
+    let text = result.map_err(|e| errors::unreadable_skill(&skill, &e))?;
+    printer.out(&text)?;
+    Ok(ExitStatus::Success)
 }
 
 /// The whole file: byte for byte when piped; at a terminal with a header, and with control
 /// characters shown as `\u{1b}`-style escapes (a skill's ESC sequences could clear the
 /// screen or write the clipboard when printed raw).
-fn raw(skill: &Skill) -> Result<String, skills_discovery::DiscoveryError> {
+fn raw(skill: &Skill, terminal: bool) -> Result<String, skills_discovery::DiscoveryError> {
     let text = skill.read()?;
-    if std::io::stdout().is_terminal() {
+    if terminal {
         let shown = format!(
             "# {} ({} {})\n# {}\n\n{text}",
             skill.id,
@@ -56,13 +39,14 @@ fn raw(skill: &Skill) -> Result<String, skills_discovery::DiscoveryError> {
             display_path(&skill.root),
             skill.skill_md.display()
         );
-        Ok(crate::render::terminal_safe(&shown).into_owned())
+        Ok(render::terminal_safe(&shown).into_owned())
     } else {
         Ok(text)
     }
 }
 
-fn not_found(name: &str, roots: &Roots, ui: Ui) -> Status {
+/// Not found is exit 1, as `grep` has it: the command worked, the answer is no.
+fn not_found(name: &str, roots: &Roots, printer: &Printer) -> ExitStatus {
     let index = Index::scan(roots);
     let skipped = index
         .skipped()
@@ -95,7 +79,7 @@ fn not_found(name: &str, roots: &Roots, ui: Ui) -> Status {
             format!("did you mean `{first}`? (or {})", more.join(", "))
         }
     } else if index.skills().is_empty() {
-        nothing_found(roots)
+        render::skills::nothing_found(roots)
     } else {
         "`skills list` shows the installed skills".to_string()
     };
@@ -103,9 +87,8 @@ fn not_found(name: &str, roots: &Roots, ui: Ui) -> Status {
     for r in roots {
         looked.push_str(&format!("\n  {} ({})", display_path(&r.path), r.scope));
     }
-    let d = miette::MietteDiagnostic::new(format!("{message}\n{looked}")).with_help(help);
-    eprintln!("{}", crate::render::human::report_to_string(ui, &d));
-    Status::Failure
+    printer.error(errors::plain(format!("{message}\n{looked}"), help).as_ref());
+    ExitStatus::Failure
 }
 
 fn s_dir(skipped: Option<&skills_discovery::Skipped>) -> std::path::PathBuf {

@@ -1,4 +1,5 @@
-//! The command line: clap definitions only.
+//! The command line: every clap type and help text, and nothing else. Nothing here
+//! imports from the rest of the crate; the commands read these types.
 
 use std::path::PathBuf;
 
@@ -79,23 +80,23 @@ pub(crate) enum Command {
     /// GitHub blob -> raw.githubusercontent.com, GitLab /-/blob/ -> /-/raw/, Bitbucket /src/ ->
     /// /raw/, gists -> gist.githubusercontent.com; tree URLs name the directory's SKILL.md.
     /// Exit status 2 when the URL is malformed. Rules: docs/url.md.
-    Url(crate::url::UrlArgs),
+    Url(UrlArgs),
 
     /// Print the usage guide for agents (the MCP init-skills prompt), or write it into a file.
     ///
     /// `skills instructions --catalog --write AGENTS.md` keeps an AGENTS.md block with the
     /// guide and the catalog of installed skills up to date.
-    Instructions(crate::instructions::InstructionsArgs),
+    Instructions(InstructionsArgs),
 
     /// Create a new skill that lints clean, with optional scripts/, references/, assets/.
-    New(crate::new::NewArgs),
+    New(NewArgs),
 
     /// Lint skills and write them as byte-reproducible .skill (ZIP) archives.
     ///
     /// Writes DIR/<id>.skill whose entries are <id>/<path>, leaving out .git, __pycache__,
     /// node_modules, .DS_Store, *.pyc and what .gitignore or .skillignore exclude. A skill
     /// with lint errors is not packaged (exit 1). Honours SOURCE_DATE_EPOCH. docs/package.md.
-    Package(crate::package::PackageArgs),
+    Package(PackageArgs),
 
     /// Render the Level-1 router prompt, or one skill's Level-2 prompt.
     ///
@@ -104,14 +105,14 @@ pub(crate) enum Command {
     /// NAME` gives the skill's SKILL.md body as persona with its tools.json and
     /// resources.json. --template renders your own Jinja2 template; --format json prints the
     /// context instead. docs/prompt.md.
-    Prompt(crate::prompt::PromptArgs),
+    Prompt(PromptArgs),
 
     /// Install a skill from a .skill/.zip archive, a directory or an http(s) URL.
     ///
     /// Installs into the project's .agents/skills (at the repository root), --global
     /// ~/.agents/skills, or --to DIR. Archives are unpacked safely and the skill must lint
     /// clean of errors; downloads only from trusted hosts. docs/package.md.
-    Install(crate::install::InstallArgs),
+    Install(InstallArgs),
 
     /// Serve the skills to AI agents over MCP (stdio).
     ///
@@ -119,7 +120,7 @@ pub(crate) enum Command {
     /// tools, the init-skills prompt, and the io.modelcontextprotocol/skills extension
     /// (skills/list, skills/get, resources). Skills are re-read on every request. Logs go to
     /// stderr. Meant to be started by an MCP client, not run by hand.
-    #[command(after_long_help = crate::mcp::CLIENT_CONFIGS)]
+    #[command(after_long_help = CLIENT_CONFIGS)]
     Mcp(McpArgs),
 
     /// Print a shell completion script to stdout.
@@ -284,6 +285,194 @@ pub(crate) enum Format {
     Github,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
+}
+
+/// Ready-to-paste client configurations, shown by `skills mcp --help`.
+pub(crate) const CLIENT_CONFIGS: &str = "\
+Client configuration (the client starts the server; add --skills-dir DIR to serve one folder,
+--tools FILE and --resources FILE to give the skills-router prompt and view_skill global tools
+and resources):
+
+  Claude Code:
+    claude mcp add skills -- skills mcp
+
+  Claude Desktop (claude_desktop_config.json):
+    {
+      \"mcpServers\": {
+        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+  Cursor (.cursor/mcp.json):
+    {
+      \"mcpServers\": {
+        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+  VS Code (.vscode/mcp.json):
+    {
+      \"servers\": {
+        \"skills\": { \"type\": \"stdio\", \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+Tools, prompt and methods, with examples: docs/mcp.md.";
+
+/// `skills install SOURCE [--to DIR | --global] [--force] [--allow-host HOST]...`.
+#[derive(Debug, Args)]
+pub(crate) struct InstallArgs {
+    /// A .skill or .zip archive, a skill directory, or an http(s) URL of a SKILL.md or of an
+    /// archive (GitHub, GitLab, Bitbucket and gist page URLs are translated to raw first).
+    pub(crate) source: String,
+
+    /// Install into DIR (a skills root) instead of the project's .agents/skills.
+    #[arg(long, value_name = "DIR", conflicts_with = "global")]
+    pub(crate) to: Option<PathBuf>,
+
+    /// Install into ~/.agents/skills.
+    #[arg(long)]
+    pub(crate) global: bool,
+
+    /// Replace an installed skill with the same id.
+    #[arg(long)]
+    pub(crate) force: bool,
+
+    /// Also download from HOST, or HOST:PORT for another port (repeatable). Plain http is
+    /// allowed only for hosts named here.
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub(crate) allow_hosts: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InstructionsArgs {
+    /// Print the guide as plain Markdown, without the <skills-mcp-instructions> wrapper.
+    #[arg(long, conflicts_with = "write")]
+    pub(crate) no_xml: bool,
+
+    /// Also print the <available_skills> catalog of the discovered skills.
+    #[arg(long)]
+    pub(crate) catalog: bool,
+
+    /// Update FILE in place instead of printing: replace the block between the
+    /// `<!-- skills:begin instructions -->` and `<!-- skills:end instructions -->` lines (and,
+    /// with --catalog, the `catalog` block), or append it; the rest of the file is kept byte
+    /// for byte, and running it twice changes nothing. Marker lines inside code blocks are
+    /// the user's text; a lone, repeated or nested marker is refused (exit 2, nothing written),
+    /// as is a FILE that is not a regular file, is read-only or has other hard links.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) write: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct NewArgs {
+    /// The skill's name: lowercase letters, digits and single hyphens, at most 64 characters.
+    pub(crate) name: String,
+
+    /// The directory to create the skill in (the skill goes to DIR/NAME).
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    pub(crate) path: PathBuf,
+
+    /// Optional folders to add, with a starter file each (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "FOLDERS")]
+    pub(crate) with: Vec<Folder>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Folder {
+    Scripts,
+    References,
+    Assets,
+}
+
+/// `skills package PATH... [-o DIR] [--format skill|zip] [--no-lint] [--list]`.
+#[derive(Debug, Args)]
+pub(crate) struct PackageArgs {
+    /// Skill directories (each holding a SKILL.md).
+    #[arg(required = true, value_name = "PATH")]
+    pub(crate) paths: Vec<PathBuf>,
+
+    /// Directory to write the archives to (created if missing).
+    #[arg(short = 'o', long = "output", value_name = "DIR", default_value = ".")]
+    pub(crate) output: PathBuf,
+
+    /// Archive format: `skill` writes <id>.skill, `zip` writes <id>.zip (the same bytes).
+    #[arg(long, value_enum, default_value_t = PackageFormat::Skill)]
+    pub(crate) format: PackageFormat,
+
+    /// Package even when the skill has lint errors.
+    #[arg(long)]
+    pub(crate) no_lint: bool,
+
+    /// Print the files that would be packaged, with their sizes, and write nothing.
+    #[arg(long)]
+    pub(crate) list: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum PackageFormat {
+    /// <id>.skill, the extension Claude and Anthropic's packager use.
+    Skill,
+    /// <id>.zip.
+    Zip,
+}
+
+/// `skills prompt`.
+#[derive(Debug, Args)]
+pub(crate) struct PromptArgs {
+    /// `router` for the Level-1 prompt, or a skill's id for its Level-2 prompt.
+    #[arg(value_name = "router|NAME")]
+    pub(crate) target: String,
+
+    /// Universal tools after view_skill: a JSON array of MCP tool definitions.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) tools: Option<PathBuf>,
+
+    /// Global resources: a JSON array of MCP resource definitions.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) resources: Option<PathBuf>,
+
+    /// Render this Jinja2 template instead of the built-in one (same variables; values are
+    /// escaped for XML only when FILE ends in .xml, .xml.j2, .xml.jinja or .xml.jinja2).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) template: Option<PathBuf>,
+
+    /// Output: the rendered prompt, or the context object the templates see.
+    #[arg(long, value_enum, default_value_t = PromptFormat::Text)]
+    pub(crate) format: PromptFormat,
+
+    /// Print token estimates (bytes / 4) instead of the prompt: this prompt, Level 1, and
+    /// every skill loaded in full.
+    #[arg(long)]
+    pub(crate) stats: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum PromptFormat {
+    /// The rendered prompt.
+    Text,
+    /// The context as JSON (with --stats: the estimates as JSON).
+    Json,
+}
+
+/// `skills url URL [--format text|json]`.
+#[derive(Debug, Args)]
+pub(crate) struct UrlArgs {
+    /// A GitHub, GitHub Enterprise, GitLab, Bitbucket or gist URL of a SKILL.md (blob) or of
+    /// a skill directory (tree); raw URLs and other hosts are printed unchanged.
+    pub(crate) url: String,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = UrlFormat::Text)]
+    pub(crate) format: UrlFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum UrlFormat {
+    /// The raw URL alone.
+    Text,
+    /// input, raw, repository, host, reference, path and trusted (docs/url.md).
+    Json,
 }
 
 #[cfg(test)]

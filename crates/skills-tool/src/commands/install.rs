@@ -8,12 +8,14 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::Args;
 use skills_lint::{Config, Linter};
 use skills_package::Limits;
 
-use crate::package::package_error;
-use crate::{Status, Ui, emit, fail, render};
+use crate::args::InstallArgs;
+use crate::errors::{self, plain as error};
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render;
 
 /// Redirects followed, each checked against the trusted hosts.
 const MAX_REDIRECTS: usize = 5;
@@ -48,39 +50,7 @@ fn network_help(e: &ureq::Error, timeout: Duration) -> String {
     }
 }
 
-/// `skills install SOURCE [--to DIR | --global] [--force] [--allow-host HOST]...`.
-#[derive(Debug, Args)]
-pub(crate) struct InstallArgs {
-    /// A .skill or .zip archive, a skill directory, or an http(s) URL of a SKILL.md or of an
-    /// archive (GitHub, GitLab, Bitbucket and gist page URLs are translated to raw first).
-    pub(crate) source: String,
-
-    /// Install into DIR (a skills root) instead of the project's .agents/skills.
-    #[arg(long, value_name = "DIR", conflicts_with = "global")]
-    pub(crate) to: Option<PathBuf>,
-
-    /// Install into ~/.agents/skills.
-    #[arg(long)]
-    pub(crate) global: bool,
-
-    /// Replace an installed skill with the same id.
-    #[arg(long)]
-    pub(crate) force: bool,
-
-    /// Also download from HOST, or HOST:PORT for another port (repeatable). Plain http is
-    /// allowed only for hosts named here.
-    #[arg(long = "allow-host", value_name = "HOST")]
-    pub(crate) allow_hosts: Vec<String>,
-}
-
-pub(crate) fn run(args: &InstallArgs, ui: Ui) -> Status {
-    match install(args, ui) {
-        Ok(status) => status,
-        Err(report) => fail(ui, report),
-    }
-}
-
-fn install(args: &InstallArgs, ui: Ui) -> Result<Status, miette::Report> {
+pub(crate) fn run(args: &InstallArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let root = destination(args)?;
     let created = !root.exists();
     fs::create_dir_all(&root).map_err(|e| {
@@ -92,15 +62,15 @@ fn install(args: &InstallArgs, ui: Ui) -> Result<Status, miette::Report> {
             "pass a writable directory with --to",
         )
     })?;
-    let result = install_into(args, ui, &root);
+    let result = install_into(args, printer, &root);
     // A failed install into a directory it created leaves no empty directory behind.
-    if created && !matches!(result, Ok(Status::Success)) {
+    if created && !matches!(result, Ok(ExitStatus::Success)) {
         let _ = fs::remove_dir(&root);
     }
     result
 }
 
-fn install_into(args: &InstallArgs, ui: Ui, root: &Path) -> Result<Status, miette::Report> {
+fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<ExitStatus, Error> {
     let root = root.to_path_buf();
     // What a killed run left in the root (its staging or set-aside copy) goes first.
     let _ = skills_package::durable::remove_stale(&root, skills_package::STAGING);
@@ -118,25 +88,27 @@ fn install_into(args: &InstallArgs, ui: Ui, root: &Path) -> Result<Status, miett
                 "check that the skills directory is writable",
             )
         })?;
-    let id = stage(args, staging.path())?;
+    let id = stage(args, staging.path(), printer)?;
     let staged = staging.path().join(&id);
 
     let report = Linter::new(Config::default())
         .lint_paths(std::slice::from_ref(&staged))
         .map_err(|e| error(e.to_string(), "the staged skill could not be read"))?;
     if report.errors() > 0 {
-        eprint!("{}", render::human::report(ui, &report, false));
-        eprintln!("error: {id} not installed: the skill has lint errors");
-        return Ok(Status::Failure);
+        printer.err(&render::human::report(printer.ui(), &report, false));
+        printer.err(&format!(
+            "error: {id} not installed: the skill has lint errors\n"
+        ));
+        return Ok(ExitStatus::Failure);
     }
     let target = skills_package::install_dir(&staged, &root, &id, args.force)
-        .map_err(|e| package_error(&e))?;
+        .map_err(|e| errors::package(&e))?;
     drop(staging);
-    let out = format!("installed {id} -> {}\n", render::path_str(&target));
-    Ok(match emit(&out) {
-        Ok(()) | Err(Status::Success) => Status::Success,
-        Err(s) => s,
-    })
+    printer.out(&format!(
+        "installed {id} -> {}\n",
+        render::path_str(&target)
+    ))?;
+    Ok(ExitStatus::Success)
 }
 
 /// `--to`, `--global`, or the project's `.agents/skills` (the repository root's, else the
@@ -170,7 +142,7 @@ fn destination(args: &InstallArgs) -> Result<PathBuf, miette::Report> {
 }
 
 /// Puts the skill from the source into `staging/<id>` and returns the id.
-fn stage(args: &InstallArgs, staging: &Path) -> Result<String, miette::Report> {
+fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
     let source = args.source.as_str();
     let lower = source.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
@@ -183,7 +155,7 @@ fn stage(args: &InstallArgs, staging: &Path) -> Result<String, miette::Report> {
                 staging,
                 &Limits::default(),
             )
-            .map_err(|e| package_error(&e))
+            .map_err(|e| errors::package(&e))
         } else {
             stage_skill_md(&bytes, &url, staging)
         };
@@ -196,7 +168,7 @@ fn stage(args: &InstallArgs, staging: &Path) -> Result<String, miette::Report> {
         )
     })?;
     if meta.is_dir() {
-        return stage_dir(path, staging);
+        return stage_dir(path, staging, printer);
     }
     let file = fs::File::open(path).map_err(|e| {
         error(
@@ -204,20 +176,22 @@ fn stage(args: &InstallArgs, staging: &Path) -> Result<String, miette::Report> {
             "check that the archive is readable",
         )
     })?;
-    skills_package::unpack(file, path, staging, &Limits::default()).map_err(|e| package_error(&e))
+    skills_package::unpack(file, path, staging, &Limits::default()).map_err(|e| errors::package(&e))
 }
 
 /// Copies a skill directory as it would be packaged (same excludes, same symlink rules).
-fn stage_dir(dir: &Path, staging: &Path) -> Result<String, miette::Report> {
+fn stage_dir(dir: &Path, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
     if !dir.join("SKILL.md").is_file() {
         return Err(error(
             format!("{}: not a skill directory (no SKILL.md)", dir.display()),
             "pass the directory that holds the skill's SKILL.md",
         ));
     }
-    let id = skills_package::skill_id(dir).map_err(|e| package_error(&e))?;
-    let collected = skills_package::collect_all(dir).map_err(|e| package_error(&e))?;
-    crate::package::warn_skipped(&id, &collected.skipped);
+    let id = skills_package::skill_id(dir).map_err(|e| errors::package(&e))?;
+    let collected = skills_package::collect_all(dir).map_err(|e| errors::package(&e))?;
+    for warning in render::skills::skipped_files(&id, &collected.skipped) {
+        printer.warn(&warning);
+    }
     let root = staging.join(&id);
     for entry in collected.entries {
         let to = root.join(&entry.path);
@@ -391,10 +365,6 @@ fn resolve(base: &str, location: &str) -> String {
 fn last_segment(url: &str) -> String {
     let path = url.split(['?', '#']).next().unwrap_or_default();
     path.rsplit('/').next().unwrap_or_default().to_string()
-}
-
-fn error(message: String, help: impl Into<String>) -> miette::Report {
-    miette::Report::new(miette::MietteDiagnostic::new(message).with_help(help.into()))
 }
 
 #[cfg(test)]

@@ -2,31 +2,12 @@
 
 use std::path::{Path, PathBuf};
 
-use clap::{Args, ValueEnum};
 use skills_frontmatter::SkillMd;
 
-use crate::{Status, Ui, fail};
-
-#[derive(Debug, Args)]
-pub(crate) struct NewArgs {
-    /// The skill's name: lowercase letters, digits and single hyphens, at most 64 characters.
-    pub(crate) name: String,
-
-    /// The directory to create the skill in (the skill goes to DIR/NAME).
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub(crate) path: PathBuf,
-
-    /// Optional folders to add, with a starter file each (comma-separated).
-    #[arg(long, value_enum, value_delimiter = ',', value_name = "FOLDERS")]
-    pub(crate) with: Vec<Folder>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Folder {
-    Scripts,
-    References,
-    Assets,
-}
+use crate::args::{Folder, NewArgs};
+use crate::errors;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
 
 fn skill_md(name: &str, with: &[Folder]) -> String {
     let title: String = name
@@ -169,46 +150,31 @@ fn create(root: &Path, name: &str, with: &[Folder]) -> std::io::Result<PathBuf> 
     Ok(target)
 }
 
-pub(crate) fn run(args: &NewArgs, ui: Ui) -> Status {
-    if let Err(report) = check_name(&args.name) {
-        return fail(ui, report);
-    }
+pub(crate) fn run(args: &NewArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    check_name(&args.name)?;
     let target = args.path.join(&args.name);
     if target.exists() {
-        return fail(
-            ui,
-            miette::Report::new(
-                miette::MietteDiagnostic::new(format!("{} already exists", target.display()))
-                    .with_help("choose another name or --path; `skills new` never overwrites"),
-            ),
-        );
+        return Err(errors::plain(
+            format!("{} already exists", target.display()),
+            "choose another name or --path; `skills new` never overwrites",
+        )
+        .into());
     }
-    if let Err(e) = std::fs::create_dir_all(&args.path) {
-        return fail(
-            ui,
-            miette::Report::msg(format!("cannot create {}: {e}", args.path.display())),
-        );
-    }
-    match create(&args.path, &args.name, &args.with) {
-        Ok(dir) => {
-            if !ui.quiet() {
-                eprintln!("created {}", dir.display());
-                eprintln!(
-                    "next: edit {} and run `skills lint {}`",
-                    dir.join("SKILL.md").display(),
-                    dir.display()
-                );
-            }
-            Status::Success
-        }
-        Err(e) => fail(
-            ui,
-            miette::Report::new(
-                miette::MietteDiagnostic::new(format!("cannot create {}: {e}", target.display()))
-                    .with_help("check that the directory is writable; nothing was left behind"),
-            ),
-        ),
-    }
+    std::fs::create_dir_all(&args.path)
+        .map_err(|e| errors::plain(format!("cannot create {}: {e}", args.path.display()), ""))?;
+    let dir = create(&args.path, &args.name, &args.with).map_err(|e| {
+        errors::plain(
+            format!("cannot create {}: {e}", target.display()),
+            "check that the directory is writable; nothing was left behind",
+        )
+    })?;
+    printer.status(&format!(
+        "created {}\nnext: edit {} and run `skills lint {}`\n",
+        dir.display(),
+        dir.join("SKILL.md").display(),
+        dir.display()
+    ));
+    Ok(ExitStatus::Success)
 }
 
 #[cfg(test)]

@@ -2,49 +2,49 @@
 
 use std::path::PathBuf;
 
-use skills_lint::{Config, ConfigError, Level, LintError, Linter};
+use skills_lint::{Config, ConfigError, Level, Linter};
 
-use crate::cli::{Format, LintArgs};
-use crate::{Status, Ui, emit, fail, render};
+use crate::args::{Format, LintArgs};
+use crate::errors;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render;
 
-pub(crate) fn run(args: &LintArgs, ui: Ui) -> Status {
+pub(crate) fn run(args: &LintArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     if let Some(id) = &args.explain {
-        return explain(id, ui);
+        return explain(id, printer);
     }
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
         args.paths.clone()
     };
-    let config = match config(args, &paths) {
-        Ok(c) => c,
-        Err(e) => return fail(ui, render::config_error(e)),
-    };
+    let config = config(args, &paths).map_err(errors::config)?;
     let strict = config.strict;
     let start = std::time::Instant::now();
-    let report = match Linter::new(config).lint_paths(&paths) {
-        Ok(r) => r,
-        Err(e) => return fail(ui, lint_error(&e)),
-    };
-    if ui.verbose() {
-        eprint!("{}", progress(&report, start.elapsed()));
+    let report = Linter::new(config)
+        .lint_paths(&paths)
+        .map_err(|e| errors::lint(&e))?;
+    if printer.ui().verbose() {
+        printer.detail(&progress(&report, start.elapsed()));
     }
     let text = match args.format {
-        Format::Human => render::human::report(ui, &report, strict),
+        Format::Human => render::human::report(printer.ui(), &report, strict),
         Format::Json => render::json::report(&report),
         Format::Github => render::github::report(&report),
         Format::Sarif => render::sarif::report(&report),
     };
     // A closed stdout (`skills lint | head`) ends the output, not the verdict: the findings
     // still decide the exit code.
-    if let Err(Status::Error) = emit(&text) {
-        return Status::Error;
+    match printer.out(&text) {
+        Ok(()) | Err(Error::BrokenPipe) => {}
+        Err(e) => return Err(e),
     }
-    if report.failed(strict) {
-        Status::Failure
+    Ok(if report.failed(strict) {
+        ExitStatus::Failure
     } else {
-        Status::Success
-    }
+        ExitStatus::Success
+    })
 }
 
 /// `-v`: each skill checked, with its findings, and the time taken (on stderr, so every
@@ -101,27 +101,9 @@ fn config(args: &LintArgs, paths: &[PathBuf]) -> Result<Config, ConfigError> {
     Ok(config)
 }
 
-fn lint_error(e: &LintError) -> miette::Report {
-    let help = match e {
-        LintError::NotFound { .. } => {
-            "check the path; `skills lint` with no path lints the current directory"
-        }
-        LintError::NotASkill { .. } => {
-            "pass a skill directory, a SKILL.md file, or a directory that contains skills"
-        }
-        _ => "check that the path is readable",
-    };
-    miette::Report::new(miette::MietteDiagnostic::new(e.to_string()).with_help(help))
-}
-
-fn explain(id: &str, ui: Ui) -> Status {
+fn explain(id: &str, printer: &Printer) -> Result<ExitStatus, Error> {
     let Some(rule) = skills_lint::rule(id) else {
-        let mut d = miette::MietteDiagnostic::new(format!("unknown rule `{id}`"));
-        d = d.with_help(match skills_lint::suggest(id) {
-            Some(s) => format!("did you mean `{s}`? `skills lint --explain` takes a rule id"),
-            None => "the rules are listed in docs/lint-rules.md".to_string(),
-        });
-        return fail(ui, miette::Report::new(d));
+        return Err(errors::unknown_rule(id).into());
     };
     let text = format!(
         "{id} ({severity} by default)\n\n{summary}\n\nWhy: {why}\n\nFix: {fix}\n\nBad:\n{bad}\n\nGood:\n{good}\n",
@@ -133,10 +115,8 @@ fn explain(id: &str, ui: Ui) -> Status {
         bad = indent(rule.bad),
         good = indent(rule.good),
     );
-    match emit(&text) {
-        Ok(()) | Err(Status::Success) => Status::Success,
-        Err(s) => s,
-    }
+    printer.out(&text)?;
+    Ok(ExitStatus::Success)
 }
 
 fn indent(text: &str) -> String {

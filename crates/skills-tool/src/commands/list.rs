@@ -4,10 +4,11 @@ use std::path::Path;
 
 use serde::Serialize;
 use skills_discovery::{Index, Roots, Skill, Warning};
-use skills_export::CatalogEntry;
 
-use crate::cli::{ListArgs, ListFormat};
-use crate::{Status, Ui, emit};
+use crate::args::{ListArgs, ListFormat};
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render::{self, display_path};
 
 /// Bumped on any incompatible change to the JSON below.
 const SCHEMA_VERSION: u32 = 1;
@@ -47,10 +48,10 @@ struct SkippedItem {
     reason: String,
 }
 
-pub(crate) fn run(args: &ListArgs, roots: &Roots, ui: Ui) -> Status {
+pub(crate) fn run(args: &ListArgs, roots: &Roots, printer: &Printer) -> Result<ExitStatus, Error> {
     let index = Index::scan(roots);
     // Whatever the format: JSON and XML have no place for them, and stdout stays clean.
-    report_problems(&index);
+    report_problems(&index, printer);
     let skills: Vec<&Skill> = if args.all {
         index.all().collect()
     } else {
@@ -58,55 +59,34 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, ui: Ui) -> Status {
     };
     let text = match args.format {
         ListFormat::Json => json(&index, &skills),
-        ListFormat::Xml => catalog(&index),
+        ListFormat::Xml => render::skills::catalog(&index),
         ListFormat::Table => {
-            if !ui.quiet() {
-                report_warnings(&index, args.all);
-            }
+            report_warnings(&index, args.all, printer);
             let listed_skipped = args.all && !index.skipped().is_empty();
             if index.skills().is_empty() && !listed_skipped {
-                if !ui.quiet() {
-                    eprintln!("{}", nothing_found(roots));
-                }
-                return Status::Success;
+                printer.status(&format!("{}\n", render::skills::nothing_found(roots)));
+                return Ok(ExitStatus::Success);
             }
-            table(&index, &skills, args.all)
+            table(&index, &skills, args.all, printer.ui().width)
         }
     };
-    match emit(&text) {
-        Ok(()) | Err(Status::Success) => Status::Success,
-        Err(s) => s,
-    }
-}
-
-/// The `<available_skills>` catalog of the active skills, located by the absolute path of
-/// their `SKILL.md` (shared with `skills instructions --catalog`).
-pub(crate) fn catalog(index: &Index) -> String {
-    let entries: Vec<CatalogEntry<'_>> = index
-        .skills()
-        .iter()
-        .map(|s| CatalogEntry {
-            name: &s.name,
-            description: &s.description,
-            location: s.skill_md.to_str().unwrap_or_default(),
-        })
-        .collect();
-    skills_export::catalog_xml(&entries)
+    printer.out(&text)?;
+    Ok(ExitStatus::Success)
 }
 
 /// Problems that are not skills of their own (unreadable roots and directories, symlink
 /// loops, ...) go to stderr.
-fn report_problems(index: &Index) {
+fn report_problems(index: &Index, printer: &Printer) {
     for w in index.warnings() {
         match w {
             Warning::Skipped(_) | Warning::Shadowed { .. } => {}
-            other => eprintln!("warning: {other}"),
+            other => printer.warn(&other.to_string()),
         }
     }
 }
 
 /// Shadowed and skipped skills are summed up on stderr unless `--all` lists them.
-fn report_warnings(index: &Index, all: bool) {
+fn report_warnings(index: &Index, all: bool, printer: &Printer) {
     if all {
         return;
     }
@@ -121,37 +101,13 @@ fn report_warnings(index: &Index, all: bool) {
     }
     if !parts.is_empty() {
         let n = shadowed + skipped;
-        eprintln!(
-            "note: {} skill{} not shown; `skills list --all` lists {}",
+        printer.note(&format!(
+            "{} skill{} not shown; `skills list --all` lists {}",
             parts.join(" and "),
             if n == 1 { "" } else { "s" },
             if n == 1 { "it" } else { "them" }
-        );
+        ));
     }
-}
-
-pub(crate) fn nothing_found(roots: &Roots) -> String {
-    let mut out = String::from("no skills found. Looked in:\n");
-    for r in roots {
-        out.push_str(&format!("  {} ({})\n", display_path(&r.path), r.scope));
-    }
-    out.push_str("Create one with a SKILL.md in .agents/skills/<name>/, or point --skills-dir at your skills.");
-    out
-}
-
-/// A path for people: relative to the current directory when below it, `~/...` when below
-/// the home directory, else absolute.
-pub(crate) fn display_path(path: &Path) -> String {
-    let cwd = std::env::current_dir().ok();
-    if let Some(rel) = cwd.as_deref().and_then(|c| path.strip_prefix(c).ok()) {
-        let s = rel.display().to_string();
-        return if s.is_empty() { ".".to_string() } else { s };
-    }
-    let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
-    if let Some(rel) = home.as_deref().and_then(|h| path.strip_prefix(h).ok()) {
-        return format!("~/{}", rel.display());
-    }
-    path.display().to_string()
 }
 
 fn json(index: &Index, skills: &[&Skill]) -> String {
@@ -209,8 +165,7 @@ fn cut(text: &str, width: usize) -> String {
     out
 }
 
-fn table(index: &Index, skills: &[&Skill], all: bool) -> String {
-    let width = crate::width();
+fn table(index: &Index, skills: &[&Skill], all: bool, width: usize) -> String {
     let source = |s: &Skill| format!("{} {}", s.scope, display_path(&s.root));
     let mut rows: Vec<(String, String, String)> = skills
         .iter()
@@ -235,7 +190,7 @@ fn table(index: &Index, skills: &[&Skill], all: bool) -> String {
     // (escaped before the columns are measured).
     for row in &mut rows {
         for cell in [&mut row.0, &mut row.1, &mut row.2] {
-            if let std::borrow::Cow::Owned(safe) = crate::render::terminal_safe(cell) {
+            if let std::borrow::Cow::Owned(safe) = render::terminal_safe(cell) {
                 *cell = safe;
             }
         }

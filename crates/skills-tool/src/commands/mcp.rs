@@ -7,40 +7,10 @@ use std::process::ExitCode;
 use skills_mcp_server::{Config, LogLevel};
 use skills_prompt::Globals;
 
-use crate::cli::{self, McpArgs};
-use crate::{Status, Ui};
-
-/// Ready-to-paste client configurations, shown by `skills mcp --help`.
-pub(crate) const CLIENT_CONFIGS: &str = "\
-Client configuration (the client starts the server; add --skills-dir DIR to serve one folder,
---tools FILE and --resources FILE to give the skills-router prompt and view_skill global tools
-and resources):
-
-  Claude Code:
-    claude mcp add skills -- skills mcp
-
-  Claude Desktop (claude_desktop_config.json):
-    {
-      \"mcpServers\": {
-        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
-      }
-    }
-
-  Cursor (.cursor/mcp.json):
-    {
-      \"mcpServers\": {
-        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
-      }
-    }
-
-  VS Code (.vscode/mcp.json):
-    {
-      \"servers\": {
-        \"skills\": { \"type\": \"stdio\", \"command\": \"skills\", \"args\": [\"mcp\"] }
-      }
-    }
-
-Tools, prompt and methods, with examples: docs/mcp.md.";
+use crate::args::{self, CLIENT_CONFIGS, McpArgs};
+use crate::errors;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::{self, Printer, Ui};
 
 /// `skills mcp`: hands over to the `skills-mcp` binary beside this one when there is one
 /// (the server's process then maps only the server's code: a few megabytes less resident
@@ -49,9 +19,9 @@ pub(crate) fn run(
     args: &McpArgs,
     skills_dirs: &[std::path::PathBuf],
     roots: skills_discovery::Roots,
-    ui: Ui,
-) -> Status {
-    let level = log_level(args, ui);
+    printer: &Printer,
+) -> Result<ExitStatus, Error> {
+    let level = log_level(args, printer.ui());
     #[cfg(unix)]
     if let Some(server) = sibling() {
         use clap::ValueEnum as _;
@@ -71,16 +41,18 @@ pub(crate) fn run(
         }
         // Only returns on failure; then serve here instead.
         let error = command.exec();
-        if !ui.quiet() {
-            eprintln!(
-                "note: cannot run {}: {error}; serving from skills itself",
-                server.display()
-            );
-        }
+        printer.note(&format!(
+            "cannot run {}: {error}; serving from skills itself",
+            server.display()
+        ));
     }
     #[cfg(not(unix))]
     let _ = skills_dirs;
-    serve(args, level, roots, ui)
+    // Bad global files are refused before the client connects, with the file and line.
+    let globals = Globals::load(args.tools.as_deref(), args.resources.as_deref())
+        .map_err(|e| errors::prompt(&e))?;
+    serve(roots, server_level(level), globals).map_err(|e| errors::plain(e, ""))?;
+    Ok(ExitStatus::Success)
 }
 
 /// `skills-mcp` next to the running executable, if it is there.
@@ -92,48 +64,31 @@ fn sibling() -> Option<std::path::PathBuf> {
 }
 
 /// The log level: --log-level wins; otherwise -q and -v move the default (warn) one step.
-fn log_level(args: &McpArgs, ui: Ui) -> cli::LogLevel {
+fn log_level(args: &McpArgs, ui: Ui) -> args::LogLevel {
     args.log_level.unwrap_or(if ui.quiet() {
-        cli::LogLevel::Error
+        args::LogLevel::Error
     } else if ui.verbose() {
-        cli::LogLevel::Info
+        args::LogLevel::Info
     } else {
-        cli::LogLevel::Warn
+        args::LogLevel::Warn
     })
 }
 
-/// Runs the server in this process until the client disconnects.
-pub(crate) fn serve(
-    args: &McpArgs,
-    chosen: cli::LogLevel,
-    roots: skills_discovery::Roots,
-    ui: Ui,
-) -> Status {
-    // Bad global files are refused before the client connects, with the file and line.
-    let globals =
-        match crate::prompt::load_globals(args.tools.as_deref(), args.resources.as_deref()) {
-            Ok(globals) => globals,
-            Err(e) => return crate::prompt::fail_prompt(ui, &e),
-        };
-    let level = match chosen {
-        cli::LogLevel::Off => LogLevel::Off,
-        cli::LogLevel::Error => LogLevel::Error,
-        cli::LogLevel::Warn => LogLevel::Warn,
-        cli::LogLevel::Info => LogLevel::Info,
-        cli::LogLevel::Debug => LogLevel::Debug,
-        cli::LogLevel::Trace => LogLevel::Trace,
-    };
-    serve_with(roots, level, globals)
+fn server_level(level: args::LogLevel) -> LogLevel {
+    match level {
+        args::LogLevel::Off => LogLevel::Off,
+        args::LogLevel::Error => LogLevel::Error,
+        args::LogLevel::Warn => LogLevel::Warn,
+        args::LogLevel::Info => LogLevel::Info,
+        args::LogLevel::Debug => LogLevel::Debug,
+        args::LogLevel::Trace => LogLevel::Trace,
+    }
 }
 
-fn serve_with(roots: skills_discovery::Roots, level: LogLevel, globals: Globals) -> Status {
-    match skills_mcp_server::serve_stdio(Config::new(roots).log_level(level).globals(globals)) {
-        Ok(()) => Status::Success,
-        Err(e) => {
-            eprintln!("error: skills mcp: {e}");
-            Status::Error
-        }
-    }
+/// Runs the server in this process until the client disconnects.
+fn serve(roots: skills_discovery::Roots, level: LogLevel, globals: Globals) -> Result<(), String> {
+    skills_mcp_server::serve_stdio(Config::new(roots).log_level(level).globals(globals))
+        .map_err(|e| format!("skills mcp: {e}"))
 }
 
 /// `skills-mcp --help`. The options are `skills mcp`'s (a test holds them together).
@@ -250,17 +205,17 @@ fn parse_server_args(
 pub(crate) fn server_main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     match parse_server_args(args) {
         Ok(ServerCommand::Help) => {
-            println!("{SERVER_HELP}\n{CLIENT_CONFIGS}");
+            printer::plain_stdout(&format!("{SERVER_HELP}\n{CLIENT_CONFIGS}"));
             ExitCode::SUCCESS
         }
         Ok(ServerCommand::Version) => {
-            println!("skills-mcp {}", env!("SKILLS_VERSION"));
+            printer::plain_stdout(&format!("skills-mcp {}", env!("SKILLS_VERSION")));
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!(
+            printer::plain_stderr(&format!(
                 "error: {e}\n\nUsage: skills-mcp [OPTIONS]\n\nFor more information, try '--help'."
-            );
+            ));
             ExitCode::from(2)
         }
         Ok(ServerCommand::Serve {
@@ -271,15 +226,23 @@ pub(crate) fn server_main(args: impl IntoIterator<Item = OsString>) -> ExitCode 
         }) => {
             // Bad global files are refused before the client connects, with the file and
             // line.
-            let globals = match crate::prompt::load_globals(tools.as_deref(), resources.as_deref())
-            {
+            let globals = match Globals::load(tools.as_deref(), resources.as_deref()) {
                 Ok(globals) => globals,
                 Err(e) => {
-                    eprintln!("error: {e}\n  help: {}", crate::prompt::help(&e));
-                    return Status::Error.into();
+                    printer::plain_stderr(&format!(
+                        "error: {e}\n  help: {}",
+                        errors::prompt_help(&e)
+                    ));
+                    return ExitStatus::Error.into();
                 }
             };
-            serve_with(crate::roots(&skills_dirs), level, globals).into()
+            match serve(crate::util::roots::resolve(&skills_dirs), level, globals) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    printer::plain_stderr(&format!("error: {e}"));
+                    ExitStatus::Error.into()
+                }
+            }
         }
     }
 }
@@ -355,7 +318,7 @@ mod tests {
     #[test]
     fn the_server_takes_every_option_of_skills_mcp() {
         use clap::CommandFactory as _;
-        let cli = crate::cli::Cli::command();
+        let cli = crate::args::Cli::command();
         let globals: Vec<&str> = cli
             .get_arguments()
             .filter(|a| a.get_id() != "skills_dirs")

@@ -1,39 +1,26 @@
 //! `skills instructions`: the usage guide for agents, optionally with the skills catalog,
 //! printed or written into a file such as `AGENTS.md`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use clap::Args;
 use skills_discovery::{Index, Roots};
 use skills_export::Block;
 
+use crate::args::InstructionsArgs;
+use crate::errors;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render;
 use crate::util::write;
-use crate::{Status, Ui, emit, fail, render};
 
-#[derive(Debug, Args)]
-pub(crate) struct InstructionsArgs {
-    /// Print the guide as plain Markdown, without the <skills-mcp-instructions> wrapper.
-    #[arg(long, conflicts_with = "write")]
-    pub(crate) no_xml: bool,
-
-    /// Also print the <available_skills> catalog of the discovered skills.
-    #[arg(long)]
-    pub(crate) catalog: bool,
-
-    /// Update FILE in place instead of printing: replace the block between the
-    /// `<!-- skills:begin instructions -->` and `<!-- skills:end instructions -->` lines (and,
-    /// with --catalog, the `catalog` block), or append it; the rest of the file is kept byte
-    /// for byte, and running it twice changes nothing. Marker lines inside code blocks are
-    /// the user's text; a lone, repeated or nested marker is refused (exit 2, nothing written),
-    /// as is a FILE that is not a regular file, is read-only or has other hard links.
-    #[arg(long, value_name = "FILE")]
-    pub(crate) write: Option<PathBuf>,
-}
-
-pub(crate) fn run(args: &InstructionsArgs, roots: &Roots, ui: Ui) -> Status {
+pub(crate) fn run(
+    args: &InstructionsArgs,
+    roots: &Roots,
+    printer: &Printer,
+) -> Result<ExitStatus, Error> {
     let guide = skills_export::instructions(!args.no_xml);
     let catalog = if args.catalog {
-        crate::list::catalog(&Index::scan(roots))
+        render::skills::catalog(&Index::scan(roots))
     } else {
         String::new()
     };
@@ -43,26 +30,16 @@ pub(crate) fn run(args: &InstructionsArgs, roots: &Roots, ui: Ui) -> Status {
             text.push('\n');
             text.push_str(&catalog);
         }
-        return match emit(&text) {
-            Ok(()) | Err(Status::Success) => Status::Success,
-            Err(s) => s,
-        };
+        printer.out(&text)?;
+        return Ok(ExitStatus::Success);
     };
-    match update(file, &guide, args.catalog.then_some(catalog.as_str())) {
-        Ok(false) => {
-            if !ui.quiet() {
-                eprintln!("{} is up to date", file.display());
-            }
-            Status::Success
-        }
-        Ok(true) => {
-            if !ui.quiet() {
-                eprintln!("updated {}", file.display());
-            }
-            Status::Success
-        }
-        Err(report) => fail(ui, *report),
-    }
+    let changed = update(file, &guide, args.catalog.then_some(catalog.as_str()))?;
+    printer.status(&if changed {
+        format!("updated {}\n", file.display())
+    } else {
+        format!("{} is up to date\n", file.display())
+    });
+    Ok(ExitStatus::Success)
 }
 
 /// The largest file `--write` reads: an instructions file is a page of text, not a data set.
@@ -70,12 +47,8 @@ const MAX_FILE: u64 = 16 << 20;
 
 /// Updates `file`'s instructions block (and its catalog block, when `catalog` is given: an
 /// empty one removes it). Says whether the file changed; writes nothing on any error.
-fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, Box<miette::Report>> {
-    let refuse = |message: String, help: String| {
-        Box::new(miette::Report::new(
-            miette::MietteDiagnostic::new(message).with_help(help),
-        ))
-    };
+fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, miette::Report> {
+    let refuse = |message: String, help: String| errors::plain(message, help);
     write::check_target(file).map_err(|e| refuse(e.to_string(), e.help()))?;
     let existing = match std::fs::metadata(file) {
         Ok(meta) if meta.len() > MAX_FILE => {
@@ -109,18 +82,16 @@ fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, Box<m
         let name = render::path_str(file);
         let (code, span) = render::snippet::Snippet::new(name, &existing, e.span.clone(), Some(1));
         let message = format!("{}: {e}; nothing was written", file.display());
-        Box::new(
-            miette::Report::new(
-                miette::MietteDiagnostic::new(message)
-                    .with_help(format!(
-                        "{}; skills only replaces the text between its `<!-- skills:begin ... -->` and \
-                         `<!-- skills:end ... -->` lines (lines inside code blocks do not count)",
-                        e.help()
-                    ))
-                    .with_label(miette::LabeledSpan::at(span, "this marker")),
-            )
-            .with_source_code(code),
+        miette::Report::new(
+            miette::MietteDiagnostic::new(message)
+                .with_help(format!(
+                    "{}; skills only replaces the text between its `<!-- skills:begin ... -->` and \
+                     `<!-- skills:end ... -->` lines (lines inside code blocks do not count)",
+                    e.help()
+                ))
+                .with_label(miette::LabeledSpan::at(span, "this marker")),
         )
+        .with_source_code(code)
     })?;
     if updated == existing {
         return Ok(false);

@@ -1,12 +1,15 @@
-//! `skills completions` and `skills man`: generated from the clap definitions in `cli.rs`,
+//! `skills completions` and `skills man`: generated from the clap definitions in `args.rs`,
 //! so they can never disagree with `--help`.
 
 use std::path::Path;
 
 use clap::CommandFactory;
 
-use crate::cli::{Cli, CompletionsArgs, ManArgs};
-use crate::{Status, Ui, emit, fail};
+use crate::args::{Cli, CompletionsArgs, ManArgs};
+use crate::errors;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render;
 
 /// The whole command line, as clap builds it, without the `help` subcommand (`--help`
 /// already says everything, and it would get a completion and a page of its own).
@@ -16,39 +19,33 @@ fn command() -> clap::Command {
     cmd
 }
 
-pub(crate) fn completions(args: &CompletionsArgs) -> Status {
+pub(crate) fn completions(args: &CompletionsArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let mut cmd = command();
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "skills", &mut out);
-    finish(emit(&String::from_utf8_lossy(&out)))
+    printer.out(&String::from_utf8_lossy(&out))?;
+    Ok(ExitStatus::Success)
 }
 
-pub(crate) fn man(args: &ManArgs, ui: Ui) -> Status {
+pub(crate) fn man(args: &ManArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let cmd = command();
     let Some(dir) = &args.out else {
-        return match page(&cmd) {
-            Ok(text) => finish(emit(&text)),
-            Err(e) => fail(
-                ui,
-                miette::Report::msg(format!("cannot render skills.1: {e}")),
-            ),
-        };
+        let text =
+            page(&cmd).map_err(|e| errors::plain(format!("cannot render skills.1: {e}"), ""))?;
+        printer.out(&text)?;
+        return Ok(ExitStatus::Success);
     };
-    if let Err(e) = std::fs::create_dir_all(dir) {
-        return fail(ui, write_error(dir, &e));
-    }
+    std::fs::create_dir_all(dir).map_err(|e| write_error(dir, &e))?;
     let mut written = Vec::new();
-    if let Err(report) = write_pages(&cmd, dir, &mut written) {
-        return fail(ui, report);
-    }
-    if !ui.quiet() {
+    write_pages(&cmd, dir, &mut written)?;
+    if !printer.ui().quiet() {
         let mut text = String::new();
         for path in &written {
-            text.push_str(&format!("wrote {}\n", crate::render::path_str(path)));
+            text.push_str(&format!("wrote {}\n", render::path_str(path)));
         }
-        return finish(emit(&text));
+        printer.out(&text)?;
     }
-    Status::Success
+    Ok(ExitStatus::Success)
 }
 
 /// One page for `cmd` and one for each of its visible subcommands, depth first.
@@ -80,18 +77,10 @@ pub(crate) fn page(cmd: &clap::Command) -> std::io::Result<String> {
 }
 
 fn write_error(path: &Path, e: &std::io::Error) -> miette::Report {
-    miette::Report::new(
-        miette::MietteDiagnostic::new(format!("cannot write {}: {e}", path.display()))
-            .with_help("pass a writable directory with --out"),
+    errors::plain(
+        format!("cannot write {}: {e}", path.display()),
+        "pass a writable directory with --out",
     )
-}
-
-/// A closed stdout is not an error: the reader has what it wanted.
-fn finish(result: Result<(), Status>) -> Status {
-    match result {
-        Ok(()) | Err(Status::Success) => Status::Success,
-        Err(s) => s,
-    }
 }
 
 #[cfg(test)]

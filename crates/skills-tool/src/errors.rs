@@ -1,0 +1,141 @@
+//! Every error of the command itself as the user reads it: the message and the help line
+//! that says how to fix it. The help texts live here, in one place, so the same library
+//! error reads the same in every command.
+
+use skills_lint::{ConfigError, LintError};
+use skills_package::PackageError;
+use skills_prompt::PromptError;
+use skills_url::UrlError;
+
+use crate::render::{self, snippet::Snippet};
+
+/// A message and its help.
+pub(crate) fn plain(message: impl Into<String>, help: impl Into<String>) -> miette::Report {
+    let help = help.into();
+    let mut d = miette::MietteDiagnostic::new(message.into());
+    if !help.is_empty() {
+        d = d.with_help(help);
+    }
+    miette::Report::new(d)
+}
+
+/// A packaging or installing error, with its fix where the message does not already say it.
+pub(crate) fn package(e: &PackageError) -> miette::Report {
+    let help = match e {
+        PackageError::SymlinkEscape { .. }
+        | PackageError::SymlinkLoop { .. }
+        | PackageError::SymlinkCycle { .. } => {
+            "a skill must be self-contained: packages and installs never follow links out of it"
+        }
+        PackageError::Io { .. } | PackageError::Zip { .. } => {
+            "check that the paths exist and are readable and writable"
+        }
+        _ => "see docs/package.md",
+    };
+    plain(e.to_string(), help)
+}
+
+/// How to fix a prompt error (also printed plainly by the `skills-mcp` binary).
+pub(crate) fn prompt_help(e: &PromptError) -> &'static str {
+    match e {
+        PromptError::Template { .. } => "the template's variables are listed in docs/prompt.md",
+        PromptError::Io { .. } => "check the path",
+        _ => {
+            "`skills lint` explains what is wrong with a skill's tools.json or resources.json; \
+             --tools and --resources files are JSON arrays of MCP definitions (docs/prompt.md)"
+        }
+    }
+}
+
+/// A prompt error with [`prompt_help`].
+pub(crate) fn prompt(e: &PromptError) -> miette::Report {
+    plain(e.to_string(), prompt_help(e))
+}
+
+/// A lint run that could not start on its paths.
+pub(crate) fn lint(e: &LintError) -> miette::Report {
+    let help = match e {
+        LintError::NotFound { .. } => {
+            "check the path; `skills lint` with no path lints the current directory"
+        }
+        LintError::NotASkill { .. } => {
+            "pass a skill directory, a SKILL.md file, or a directory that contains skills"
+        }
+        _ => "check that the path is readable",
+    };
+    plain(e.to_string(), help)
+}
+
+/// `--explain` of a rule that does not exist.
+pub(crate) fn unknown_rule(id: &str) -> miette::Report {
+    plain(
+        format!("unknown rule `{id}`"),
+        match skills_lint::suggest(id) {
+            Some(s) => format!("did you mean `{s}`? `skills lint --explain` takes a rule id"),
+            None => "the rules are listed in docs/lint-rules.md".to_string(),
+        },
+    )
+}
+
+/// A skill that was found but cannot be read or shown.
+pub(crate) fn unreadable_skill(
+    skill: &skills_discovery::Skill,
+    e: &dyn std::fmt::Display,
+) -> miette::Report {
+    plain(
+        format!("cannot show `{}`: {e}", skill.id),
+        format!(
+            "`skills lint {}` explains what is wrong",
+            render::display_path(&skill.dir)
+        ),
+    )
+}
+
+/// A URL that cannot be translated, with a label under the offending character when there
+/// is one.
+pub(crate) fn url(e: &UrlError) -> miette::Report {
+    let mut d =
+        miette::MietteDiagnostic::new(format!("cannot translate the URL: {e}")).with_help(e.help());
+    if let Some(offset) = e.offset() {
+        let len = e
+            .input()
+            .get(offset..)
+            .and_then(|s| s.chars().next())
+            .map_or(1, char::len_utf8);
+        let (code, span) = Snippet::new(String::new(), e.input(), offset..offset + len, None);
+        d = d.with_label(miette::LabeledSpan::at(span, "here"));
+        return miette::Report::new(d).with_source_code(code);
+    }
+    miette::Report::new(d)
+}
+
+/// A bad `skills.toml` (or a bad rule id in the flags), as a report with the source.
+pub(crate) fn config(e: ConfigError) -> miette::Report {
+    match e {
+        ConfigError::Parse {
+            path,
+            message,
+            span,
+            text,
+        } => {
+            let name = render::relative(&path);
+            let mut d = miette::MietteDiagnostic::new(format!("invalid {name}: {message}"))
+                .with_help("the [lint] table takes `strict = true|false` and `deny`, `warn`, `allow` lists of rule ids");
+            let Some(span) = span else {
+                return miette::Report::new(d);
+            };
+            let (code, span) = Snippet::new(name, &text, span, None);
+            d = d.with_label(miette::LabeledSpan::at(span, "here"));
+            miette::Report::new(d).with_source_code(code)
+        }
+        other => {
+            let help = match &other {
+                ConfigError::UnknownRule { .. } => {
+                    "rule ids are listed by `skills lint --explain RULE` and in docs/lint-rules.md"
+                }
+                _ => "check the file",
+            };
+            miette::Report::new(miette::MietteDiagnostic::new(other.to_string()).with_help(help))
+        }
+    }
+}

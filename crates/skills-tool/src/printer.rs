@@ -1,0 +1,169 @@
+//! The one place that writes to the terminal.
+//!
+//! Commands build text (with `render`) and hand it to a [`Printer`]; nothing else in the
+//! crate prints. So `-q`/`-v` mean the same in every command, a closed stdout is one
+//! [`Error::BrokenPipe`] for `lib.rs` to map to an exit status, and the terminal's settings
+//! (colors, width) are read once.
+
+// The one module allowed to touch stdout and stderr (clippy.toml disallows it elsewhere).
+#![allow(clippy::disallowed_methods)]
+
+use std::io::{IsTerminal as _, Write as _};
+
+use crate::args::ColorChoice;
+use crate::exit::Error;
+
+/// How much a command says besides its result (`-q`, `-v`). The same for every command:
+/// quiet drops summary lines, notes and progress; verbose adds detail on stderr. Findings,
+/// warnings, errors and the result itself are printed at every level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Verbosity {
+    Quiet,
+    Normal,
+    Verbose,
+}
+
+/// The output settings renderers need: plain data, copied freely.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Ui {
+    /// Whether output gets colors.
+    pub(crate) color: bool,
+    /// Width to wrap diagnostics and tables at.
+    pub(crate) width: usize,
+    /// `-q`, `-v` or neither.
+    pub(crate) verbosity: Verbosity,
+}
+
+impl Ui {
+    /// `-q`: no summary lines, notes or progress.
+    pub(crate) fn quiet(self) -> bool {
+        self.verbosity == Verbosity::Quiet
+    }
+
+    /// `-v`: more detail on stderr.
+    pub(crate) fn verbose(self) -> bool {
+        self.verbosity == Verbosity::Verbose
+    }
+}
+
+/// The narrowest `$COLUMNS` taken; below it (or without it) the width is [`DEFAULT_WIDTH`].
+const MIN_WIDTH: usize = 40;
+const DEFAULT_WIDTH: usize = 100;
+
+/// `$COLUMNS` when it is a usable width, else 100: the one rule for tables and diagnostics.
+fn terminal_width(columns: Option<&str>) -> usize {
+    columns
+        .and_then(|c| c.trim().parse().ok())
+        .filter(|w| *w >= MIN_WIDTH)
+        .unwrap_or(DEFAULT_WIDTH)
+}
+
+/// Writes a command's output (stdout) and its messages (stderr).
+#[derive(Debug)]
+pub(crate) struct Printer {
+    ui: Ui,
+}
+
+impl Printer {
+    pub(crate) fn new(color: ColorChoice, verbosity: Verbosity) -> Self {
+        let tty = std::io::stdout().is_terminal();
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+        let color = match color {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => tty && !no_color,
+        };
+        let width = terminal_width(std::env::var("COLUMNS").ok().as_deref());
+        Self {
+            ui: Ui {
+                color,
+                width,
+                verbosity,
+            },
+        }
+    }
+
+    /// The settings, for renderers.
+    pub(crate) fn ui(&self) -> Ui {
+        self.ui
+    }
+
+    /// Whether stdout is a terminal (some output differs: headers, escaping).
+    pub(crate) fn stdout_is_terminal(&self) -> bool {
+        std::io::stdout().is_terminal()
+    }
+
+    /// Writes the command's result to stdout. A reader that went away (`skills lint | head`)
+    /// is [`Error::BrokenPipe`]: not a failure, but nothing more should be written.
+    pub(crate) fn out(&self, text: &str) -> Result<(), Error> {
+        let mut out = std::io::stdout().lock();
+        out.write_all(text.as_bytes())
+            .and_then(|()| out.flush())
+            .map_err(Error::stdout)
+    }
+
+    /// A message on stderr, as given (it ends with its own newline when it needs one).
+    /// Nothing can be done when stderr is gone, so a failure is ignored.
+    pub(crate) fn err(&self, text: &str) {
+        let _ = std::io::stderr().lock().write_all(text.as_bytes());
+    }
+
+    /// `warning: TEXT`, at every verbosity: a warning is part of the result.
+    pub(crate) fn warn(&self, text: &str) {
+        self.err(&format!("warning: {text}\n"));
+    }
+
+    /// `note: TEXT`, unless `-q`.
+    pub(crate) fn note(&self, text: &str) {
+        if !self.ui.quiet() {
+            self.err(&format!("note: {text}\n"));
+        }
+    }
+
+    /// A summary or progress line on stderr, unless `-q`.
+    pub(crate) fn status(&self, text: &str) {
+        if !self.ui.quiet() {
+            self.err(text);
+        }
+    }
+
+    /// Detail on stderr, only with `-v`.
+    pub(crate) fn detail(&self, text: &str) {
+        if self.ui.verbose() {
+            self.err(text);
+        }
+    }
+
+    /// An error of the command itself (not a finding), drawn as a diagnostic on stderr.
+    pub(crate) fn error(&self, report: &dyn miette::Diagnostic) {
+        self.err(&format!(
+            "{}\n",
+            crate::render::human::report_to_string(self.ui, report)
+        ));
+    }
+}
+
+/// For the `skills-mcp` binary and the panic hook, which have no [`Printer`]: a line on
+/// stdout or stderr, failures ignored.
+pub(crate) fn plain_stdout(text: &str) {
+    let _ = writeln!(std::io::stdout().lock(), "{text}");
+}
+
+/// See [`plain_stdout`].
+pub(crate) fn plain_stderr(text: &str) {
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_rule_for_the_terminal_width() {
+        assert_eq!(terminal_width(None), 100);
+        assert_eq!(terminal_width(Some("120")), 120);
+        assert_eq!(terminal_width(Some(" 80 ")), 80);
+        assert_eq!(terminal_width(Some("20")), 100);
+        assert_eq!(terminal_width(Some("wide")), 100);
+    }
+}

@@ -1,0 +1,53 @@
+//! Texts about the installed skills that more than one command prints.
+
+use skills_discovery::{Index, Roots};
+use skills_export::CatalogEntry;
+
+use super::display_path;
+
+/// The `<available_skills>` catalog of the active skills, located by the absolute path of
+/// their `SKILL.md` (shared with `skills instructions --catalog`).
+pub(crate) fn catalog(index: &Index) -> String {
+    let entries: Vec<CatalogEntry<'_>> = index
+        .skills()
+        .iter()
+        .map(|s| CatalogEntry {
+            name: &s.name,
+            description: &s.description,
+            location: s.skill_md.to_str().unwrap_or_default(),
+        })
+        .collect();
+    skills_export::catalog_xml(&entries)
+}
+
+/// What `list`, `show` and `prompt` say when no root holds a skill: where they looked and
+/// how to make one.
+pub(crate) fn nothing_found(roots: &Roots) -> String {
+    let mut out = String::from("no skills found. Looked in:\n");
+    for r in roots {
+        out.push_str(&format!("  {} ({})\n", display_path(&r.path), r.scope));
+    }
+    out.push_str("Create one with a SKILL.md in .agents/skills/<name>/, or point --skills-dir at your skills.");
+    out
+}
+
+/// The warning for each file of skill `id` left out although no ignore file names it
+/// (`package` and `install`): a file the user expected must not vanish silently.
+pub(crate) fn skipped_files(id: &str, skipped: &[skills_package::Skipped]) -> Vec<String> {
+    let mut out = Vec::new();
+    for s in skipped {
+        let name = s.path.rsplit('/').next().unwrap_or(&s.path);
+        let hint = match s.reason {
+            skills_package::SkipReason::Secret => {
+                format!("; to include it, add `!{name}` to the skill's .skillignore")
+            }
+            _ => String::new(),
+        };
+        out.push(format!(
+            "{id}/{}: not included: {}{hint}",
+            super::terminal_safe(&s.path),
+            s.reason
+        ));
+    }
+    out
+}
