@@ -1,4 +1,15 @@
-//! What every `skills-*` crate shares about a skill's files.
+//! What every `skills-*` crate shares about a skill's files, so that each answer exists once:
+//!
+//! - [`layout`]: the names and limits of a skill directory (`SKILL.md`, `tools.json`, the
+//!   directories no walker enters, 512 files / 16 MiB);
+//! - which files belong to a skill: [`RepoRules`], [`is_secret`] (below);
+//! - [`fs`]: reads that are bounded and never block on a FIFO ([`read_bounded`]), [`Stamp`]s
+//!   that notice a change, [`describe_file_type`];
+//! - [`durable`]: writes that a crash, a kill or a full disk cannot half-do
+//!   ([`durable::write_atomically`]), and the staging prefixes of killed runs;
+//! - [`suggest`]: one "did you mean" for every command.
+//!
+//! ## Which files belong to a skill
 //!
 //! A skill directory usually lives in a git repository. Which of its files belong to it is
 //! decided in layers, the deepest with an opinion winning, as git decides:
@@ -29,198 +40,11 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-use std::path::{Path, PathBuf};
+pub mod durable;
+pub mod fs;
+pub mod layout;
+mod policy;
+pub mod suggest;
 
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
-
-/// The name patterns of [`is_secret`], for messages and docs.
-pub const SECRET_PATTERNS: &[&str] = &[".env*", "*.pem", "id_*"];
-
-/// Whether a file or directory name looks like a secret that must not leave the machine by
-/// accident: `.env*` (dotenv files), `*.pem` (keys and certificates), `id_*` (SSH keys).
-pub fn is_secret(name: &str) -> bool {
-    name.starts_with(".env") || name.ends_with(".pem") || name.starts_with("id_")
-}
-
-/// What a file type is, for a message: "a named pipe (FIFO)", "a socket", "a character
-/// device", "a block device", "a directory", else "not a regular file".
-pub fn describe_file_type(t: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a named pipe (FIFO)";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_char_device() {
-            return "a character device";
-        }
-        if t.is_block_device() {
-            return "a block device";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
-    }
-}
-
-/// What ignore rules say about one path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Verdict {
-    /// Left out.
-    Ignore,
-    /// Included explicitly (a `!pattern`): even a secret name is kept.
-    Whitelist,
-    /// No rule matches.
-    None,
-}
-
-impl Verdict {
-    /// The verdict of one `ignore` match.
-    pub fn of<T>(found: ignore::Match<T>) -> Self {
-        if found.is_ignore() {
-            Self::Ignore
-        } else if found.is_whitelist() {
-            Self::Whitelist
-        } else {
-            Self::None
-        }
-    }
-}
-
-/// The ignore rules of the git repository around a skill directory, for paths inside the
-/// skill. Outside a repository there are none (git's rules apply only in one).
-#[derive(Debug, Clone)]
-pub struct RepoRules {
-    /// The skill directory, canonical: what relative paths are joined onto.
-    skill: PathBuf,
-    /// Outermost first: global excludes, `.git/info/exclude`, then each `.gitignore` from
-    /// the repository root down to the skill's parent.
-    matchers: Vec<Gitignore>,
-}
-
-impl RepoRules {
-    /// The rules for the skill in `dir`. Never fails: an unreadable or invalid ignore file
-    /// contributes the patterns that could be read, as in git.
-    pub fn for_skill(dir: &Path) -> Self {
-        let skill = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let mut matchers = Vec::new();
-        // The nearest directory holding `.git` (a directory, or a file in a worktree).
-        let Some(repo) = skill.ancestors().find(|a| a.join(".git").exists()) else {
-            return Self { skill, matchers };
-        };
-        let build = |root: &Path, file: &Path| {
-            if !file.is_file() {
-                return None;
-            }
-            let mut builder = GitignoreBuilder::new(root);
-            let _partial = builder.add(file);
-            builder.build().ok().filter(|m| !m.is_empty())
-        };
-        if let Some(global) = ignore::gitignore::gitconfig_excludes_path() {
-            matchers.extend(build(repo, &global));
-        }
-        matchers.extend(build(repo, &repo.join(".git/info/exclude")));
-        // The skill's own `.gitignore` is read by the walkers, with the rest of its files.
-        let mut above: Vec<&Path> = skill
-            .ancestors()
-            .skip(1)
-            .take_while(|a| a.starts_with(repo))
-            .collect();
-        above.reverse();
-        for dir in above {
-            matchers.extend(build(dir, &dir.join(".gitignore")));
-        }
-        Self { skill, matchers }
-    }
-
-    /// What the repository's rules say about `rel` (relative to the skill directory): the
-    /// deepest rule file with an opinion decides. A path under an ignored directory is
-    /// ignored too, as git cannot re-include it.
-    pub fn matched(&self, rel: &Path, is_dir: bool) -> Verdict {
-        if self.matchers.is_empty() {
-            return Verdict::None;
-        }
-        let path = self.skill.join(rel);
-        for m in self.matchers.iter().rev() {
-            match Verdict::of(m.matched_path_or_any_parents(&path, is_dir)) {
-                Verdict::None => {}
-                decided => return decided,
-            }
-        }
-        Verdict::None
-    }
-
-    /// Whether any rule applies at all (outside a repository, or with no rule files, none).
-    pub fn is_empty(&self) -> bool {
-        self.matchers.is_empty()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-
-    use super::*;
-
-    #[test]
-    fn secrets_by_name() {
-        for name in [
-            ".env",
-            ".env.local",
-            ".envrc",
-            "tls.pem",
-            "id_rsa",
-            "id_ed25519.pub",
-        ] {
-            assert!(is_secret(name), "{name}");
-        }
-        for name in ["SKILL.md", "env.md", "pem.txt", "my_id_rsa", "identity.md"] {
-            assert!(!is_secret(name), "{name}");
-        }
-    }
-
-    #[test]
-    fn rules_from_above_the_skill_in_repository_order() {
-        let t = tempfile::tempdir().unwrap();
-        let repo = t.path();
-        std::fs::create_dir_all(repo.join(".git/info")).unwrap();
-        std::fs::create_dir_all(repo.join("skills/pdf/sub")).unwrap();
-        std::fs::write(repo.join(".gitignore"), "*.secret\nbuild/\n").unwrap();
-        std::fs::write(repo.join("skills/.gitignore"), "!keep.secret\n").unwrap();
-        std::fs::write(repo.join(".git/info/exclude"), "*.local\n").unwrap();
-        let rules = RepoRules::for_skill(&repo.join("skills/pdf"));
-        let m = |p: &str| rules.matched(Path::new(p), false);
-        assert_eq!(m("a.secret"), Verdict::Ignore);
-        assert_eq!(m("sub/a.secret"), Verdict::Ignore);
-        assert_eq!(
-            m("keep.secret"),
-            Verdict::Whitelist,
-            "the deeper file decides"
-        );
-        assert_eq!(m("notes.local"), Verdict::Ignore);
-        assert_eq!(
-            m("build/out.txt"),
-            Verdict::Ignore,
-            "under an ignored directory"
-        );
-        assert_eq!(m("SKILL.md"), Verdict::None);
-    }
-
-    #[test]
-    fn no_repository_no_rules() {
-        let t = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(t.path().join("skills/pdf")).unwrap();
-        std::fs::write(t.path().join(".gitignore"), "*\n").unwrap();
-        let rules = RepoRules::for_skill(&t.path().join("skills/pdf"));
-        // Unless the temporary directory itself sits in a repository.
-        if t.path().ancestors().all(|a| !a.join(".git").exists()) {
-            assert!(rules.is_empty());
-            assert_eq!(rules.matched(Path::new("x"), false), Verdict::None);
-        }
-    }
-}
+pub use fs::{Identity, ReadError, Stamp, describe_file_type, read_bounded};
+pub use policy::{RepoRules, SECRET_PATTERNS, Verdict, is_secret};

@@ -129,7 +129,7 @@ impl Lister {
             .map(|g| self.ignores.push(Arc::new(g)))
             .is_some();
         for name in names {
-            if name == ".git" || name == "node_modules" {
+            if skills_core::layout::is_skipped_dir(name.as_ref()) {
                 continue;
             }
             let path = dir.join(&name);

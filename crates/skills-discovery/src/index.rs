@@ -5,10 +5,10 @@ use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::roots::Roots;
-use crate::stamp::Identity;
 use crate::walk::{Entry, RootWalk, WalkStats, skill_id};
 use crate::watch::Watch;
 use crate::{Skill, Skipped, Warning};
+use skills_core::Identity;
 
 /// Whether a [`Index::refresh`] changed the list of active skills.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -188,27 +188,7 @@ impl Index {
     /// string, or one containing the other (when that one has 3 characters or more).
     /// Closest first, then by priority.
     pub fn suggest(&self, name: &str) -> Vec<&str> {
-        let query = name.to_lowercase();
-        let query_len = query.chars().count();
-        if query_len == 0 {
-            return Vec::new();
-        }
-        let mut hits: Vec<(usize, usize, &str)> = self
-            .active
-            .iter()
-            .enumerate()
-            .filter_map(|(i, skill)| {
-                let id = skill.id.to_lowercase();
-                let id_len = id.chars().count();
-                let distance = crate::suggest::distance(&query, &id);
-                let close = distance <= 3 && distance * 2 <= query_len.max(id_len);
-                let contains =
-                    (query_len >= 3 && id.contains(&query)) || (id_len >= 3 && query.contains(&id));
-                (close || contains).then_some((distance, i, skill.id.as_str()))
-            })
-            .collect();
-        hits.sort_unstable();
-        hits.into_iter().map(|(_, _, id)| id).collect()
+        skills_core::suggest::closest(name, self.active.iter().map(|s| s.id.as_str()))
     }
 
     /// Brings the index up to date with the disk and says whether the active skills changed.

@@ -77,11 +77,11 @@ use std::path::{Path, PathBuf};
 
 use skills_frontmatter::{ParseError, SkillMd};
 
+use skills_core::ReadError;
+
 mod files;
 mod index;
 mod roots;
-mod stamp;
-mod suggest;
 mod walk;
 mod watch;
 
@@ -91,7 +91,7 @@ mod tests;
 pub use files::{FileGroup, SkillFile};
 pub use index::{Changed, Index, ScanOptions};
 pub use roots::{Root, Roots, SKILL_DIRS, Scope};
-pub use walk::{MAX_DEPTH, MAX_DIRS, NOT_FLAT_SKILLS, STAGING_PREFIXES};
+pub use walk::{MAX_DEPTH, MAX_DIRS, NOT_FLAT_SKILLS};
 pub use watch::{Changes, DirWatch};
 
 /// One skill: what the index keeps about it. The body is read on demand.
@@ -174,15 +174,25 @@ impl Skill {
     }
 
     fn read_bytes(&self) -> Result<Vec<u8>, DiscoveryError> {
-        walk::read_limited(&self.skill_md).map_err(|e| match e {
-            walk::ReadError::Io(source) => DiscoveryError::Io {
-                path: self.skill_md.clone(),
-                source,
-            },
-            walk::ReadError::Parse(source) => DiscoveryError::Parse {
-                path: self.skill_md.clone(),
-                source,
-            },
+        let path = || self.skill_md.clone();
+        skills_core::read_bounded(&self.skill_md, skills_frontmatter::MAX_FILE_BYTES).map_err(|e| {
+            match e {
+                ReadError::TooLarge { size, limit } => DiscoveryError::Parse {
+                    path: path(),
+                    source: ParseError::TooLarge { size, limit },
+                },
+                ReadError::Io(source) => DiscoveryError::Io {
+                    path: path(),
+                    source,
+                },
+                other => DiscoveryError::Io {
+                    path: path(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        other.to_string(),
+                    ),
+                },
+            }
         })
     }
 }

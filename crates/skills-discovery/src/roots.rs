@@ -4,9 +4,9 @@ use std::ffi::OsStr;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-use crate::stamp::Stamp;
 use crate::walk::{self, Flat};
 use crate::{Index, Skill};
+use skills_core::Stamp;
 
 /// The directories searched in each scope, highest priority first: the cross-agent
 /// convention, the legacy singular name, and Claude's.
@@ -259,7 +259,7 @@ fn probe(root: &Root, id: &str, key: &str) -> Option<Skill> {
             .into_iter()
             .collect()
     };
-    let skip_dir = |name: &str| name == ".git" || name == "node_modules";
+    let skip_dir = |name: &str| skills_core::layout::is_skipped_dir(name.as_ref());
     // The exact spelling, then lower case (how ids are usually spelt), without a listing.
     let spellings: Vec<&str> = if id == key { vec![id] } else { vec![id, key] };
     if let Some(skill) = spellings
@@ -333,7 +333,7 @@ fn probe_dir(
             .ok()?
             .flatten()
             .map(|e| e.file_name())
-            .filter(|n| walk::is_skill_md(n))
+            .filter(|n| skills_core::layout::is_skill_md(n))
             .collect();
         names.sort_unstable();
         names

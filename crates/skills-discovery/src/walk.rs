@@ -9,16 +9,17 @@
 use std::collections::HashMap;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ignore::Match;
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 use rayon::prelude::*;
+use skills_core::durable::STAGING_PREFIXES;
+use skills_core::layout::is_skill_md;
+use skills_core::{Identity, ReadError, Stamp};
 use skills_frontmatter::{MAX_FILE_BYTES, ParseError, SkillMd, Value};
 
-use crate::stamp::{Identity, Stamp};
 use crate::watch::Target;
 use crate::{SkipReason, Warning};
 
@@ -39,14 +40,6 @@ pub const NOT_FLAT_SKILLS: [&str; 5] = [
 /// walk stops and warns ([`Warning::TooManyDirs`]), so pointing at a huge tree stays cheap.
 /// Skill directories do not count: 10,000 installed skills are fine.
 pub const MAX_DIRS: usize = 10_000;
-
-/// Directory names never entered.
-const SKIP_DIRS: [&str; 2] = [".git", "node_modules"];
-
-/// Prefixes of the staging directories `skills install` and `skills new` write before they
-/// rename the result into place. A run killed midway leaves one behind until the next run
-/// clears it; it is not a skill (nor a shadowed copy of one), so it is never entered.
-pub const STAGING_PREFIXES: [&str; 2] = [".skills-install-", ".skills-new-"];
 
 /// Fewer pending parses than this are done on the calling thread.
 const PARALLEL_PARSES: usize = 64;
@@ -530,7 +523,7 @@ impl Walker<'_> {
         let mut children = Children::default();
         let pushed = self.enter(dir, &stamp, ignore);
         for name in &names {
-            if SKIP_DIRS.iter().any(|s| name == *s)
+            if skills_core::layout::is_skipped_dir(name)
                 || STAGING_PREFIXES
                     .iter()
                     .any(|p| name.to_str().is_some_and(|n| n.starts_with(p)))
@@ -643,12 +636,6 @@ pub(crate) fn skill_id(path: &Path, dir: &Path, flat: bool) -> String {
         .unwrap_or_default()
 }
 
-/// Whether a file name is some spelling of `SKILL.md`.
-pub(crate) fn is_skill_md(name: &OsStr) -> bool {
-    name.to_str()
-        .is_some_and(|n| n.eq_ignore_ascii_case("SKILL.md"))
-}
-
 pub(crate) enum Flat {
     /// A `NAME.md` skill.
     Skill,
@@ -716,29 +703,6 @@ pub(crate) fn is_ignored(stack: &[Arc<Gitignore>], path: &Path, is_dir: bool) ->
     false
 }
 
-/// Reads a file of at most [`MAX_FILE_BYTES`], refusing larger ones without reading them.
-pub(crate) fn read_limited(path: &Path) -> Result<Vec<u8>, ReadError> {
-    let file = fs::File::open(path).map_err(ReadError::Io)?;
-    let size = file.metadata().map_err(ReadError::Io)?.len();
-    if size > MAX_FILE_BYTES {
-        return Err(ReadError::Parse(ParseError::TooLarge {
-            size,
-            limit: MAX_FILE_BYTES,
-        }));
-    }
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(MAX_FILE_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .map_err(ReadError::Io)?;
-    Ok(bytes)
-}
-
-/// Why [`read_limited`] failed.
-pub(crate) enum ReadError {
-    Io(std::io::Error),
-    Parse(ParseError),
-}
-
 /// Reads and parses a skill file and takes what the index keeps from it.
 pub(crate) fn parse_meta(path: &Path, size: u64, flat: bool, id: &str) -> Result<Meta, SkipReason> {
     if size > MAX_FILE_BYTES {
@@ -747,9 +711,11 @@ pub(crate) fn parse_meta(path: &Path, size: u64, flat: bool, id: &str) -> Result
             limit: MAX_FILE_BYTES,
         }));
     }
-    let bytes = read_limited(path).map_err(|e| match e {
-        ReadError::Io(e) => SkipReason::Unreadable(e.to_string()),
-        ReadError::Parse(e) => SkipReason::Parse(e),
+    let bytes = skills_core::read_bounded(path, MAX_FILE_BYTES).map_err(|e| match e {
+        ReadError::TooLarge { size, limit } => {
+            SkipReason::Parse(ParseError::TooLarge { size, limit })
+        }
+        other => SkipReason::Unreadable(other.to_string()),
     })?;
     let md = SkillMd::parse_vec(bytes).map_err(|e| match e {
         ParseError::MissingFrontmatter { .. } if flat => SkipReason::NoFrontmatter,

@@ -3,7 +3,10 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::{PackageError, durable};
+use skills_core::durable::{self, INSTALL_PREFIX};
+
+use crate::PackageError;
+use crate::swap;
 
 /// Moves the skill directory `staged` to `root/<id>` and returns that path.
 ///
@@ -43,7 +46,7 @@ pub fn install_dir(
         return Err(PackageError::AlreadyInstalled { path: target });
     }
     // One atomic swap where the system has it: no moment without a skill at `target`.
-    if durable::exchange(staged, &target).map_err(|e| PackageError::io(&target, e))? {
+    if swap::exchange(staged, &target).map_err(|e| PackageError::io(&target, e))? {
         durable::sync_dir(root).map_err(|e| PackageError::io(root, e))?;
         // `staged` now holds the old skill; if it cannot be removed here, the caller's
         // temporary directory (or the next run's clean-up) removes it.
@@ -51,7 +54,7 @@ pub fn install_dir(
         return Ok(target);
     }
     let aside = tempfile::Builder::new()
-        .prefix(&durable::temp_prefix(STAGING))
+        .prefix(&durable::temp_prefix(INSTALL_PREFIX))
         .tempdir_in(root)
         .map_err(|e| PackageError::io(root, e))?;
     let old = aside.path().join(id);
@@ -65,10 +68,6 @@ pub fn install_dir(
     aside.close().map_err(|e| PackageError::io(&old, e))?;
     Ok(target)
 }
-
-/// The name prefix of temporary directories in a skills root (staging and set-aside skills),
-/// followed by the process id: see [`durable::remove_stale`].
-pub const STAGING: &str = ".skills-install-";
 
 #[cfg(test)]
 mod tests {

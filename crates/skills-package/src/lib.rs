@@ -46,12 +46,12 @@
 
 use std::path::PathBuf;
 
-pub mod durable;
 mod install;
 mod pack;
+mod swap;
 mod unpack;
 
-pub use install::{STAGING, install_dir};
+pub use install::install_dir;
 pub use pack::{
     Collected, Entry, Format, Options, Packaged, SkipReason, Skipped, collect, collect_all,
     package, skill_id, source_date_epoch,

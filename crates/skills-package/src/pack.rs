@@ -427,9 +427,9 @@ pub fn package(dir: &Path, out_dir: &Path, options: &Options) -> Result<Packaged
     }
     // A temporary file left by a killed run for the same archive is removed first.
     let base = format!(".{id}.skills-tmp-");
-    let _ = crate::durable::remove_stale(out_dir, &base);
+    let _ = skills_core::durable::remove_stale(out_dir, &base);
     let mut tmp = tempfile::Builder::new()
-        .prefix(&crate::durable::temp_prefix(&base))
+        .prefix(&skills_core::durable::temp_prefix(&base))
         .suffix(".tmp")
         .tempfile_in(out_dir)
         .map_err(|e| PackageError::io(out_dir, e))?;
@@ -437,7 +437,7 @@ pub fn package(dir: &Path, out_dir: &Path, options: &Options) -> Result<Packaged
     set_readable(tmp.as_file()).map_err(|e| PackageError::io(tmp.path(), e))?;
     tmp.persist(&archive)
         .map_err(|e| PackageError::io(&archive, e.error))?;
-    crate::durable::sync_dir(out_dir).map_err(|e| PackageError::io(out_dir, e))?;
+    skills_core::durable::sync_dir(out_dir).map_err(|e| PackageError::io(out_dir, e))?;
     Ok(Packaged {
         skipped,
         id,

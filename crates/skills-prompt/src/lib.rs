@@ -45,10 +45,7 @@ use skills_discovery::Skill;
 
 /// The name of the universal tool that loads a skill's Level-2 prompt.
 pub const VIEW_SKILL: &str = "view_skill";
-/// A skill's scoped tools, beside its `SKILL.md`.
-pub const TOOLS_FILE: &str = "tools.json";
-/// A skill's scoped resources, beside its `SKILL.md`.
-pub const RESOURCES_FILE: &str = "resources.json";
+pub use skills_core::layout::{RESOURCES_FILE, TOOLS_FILE};
 /// The largest `tools.json` or `resources.json` read (1 MiB, as `SKILL.md`).
 pub const MAX_CONTEXT_FILE_BYTES: u64 = 1024 * 1024;
 
@@ -435,26 +432,20 @@ pub enum ContextRead {
 ///
 /// [`ContextRead`].
 pub fn read_context_file(path: &Path) -> Result<String, ContextRead> {
-    use std::io::Read;
-    let meta = std::fs::metadata(path).map_err(ContextRead::Io)?;
-    if !meta.is_file() {
-        return Err(ContextRead::Io(std::io::Error::new(
+    let bytes = skills_core::read_bounded(path, MAX_CONTEXT_FILE_BYTES).map_err(|e| match e {
+        skills_core::ReadError::TooLarge { size, .. } => ContextRead::TooLarge(size),
+        skills_core::ReadError::Io(e) => ContextRead::Io(e),
+        other => ContextRead::Io(std::io::Error::new(
             std::io::ErrorKind::InvalidInput,
-            "not a regular file (a directory or a FIFO?); it is not read",
-        )));
-    }
-    if meta.len() > MAX_CONTEXT_FILE_BYTES {
-        return Err(ContextRead::TooLarge(meta.len()));
-    }
-    let mut text = String::new();
-    std::fs::File::open(path)
-        .and_then(|f| f.take(MAX_CONTEXT_FILE_BYTES + 1).read_to_string(&mut text))
-        .map_err(ContextRead::Io)?;
-    let len = text.len() as u64;
-    if len > MAX_CONTEXT_FILE_BYTES {
-        return Err(ContextRead::TooLarge(len));
-    }
-    Ok(text)
+            format!("{other}; it is not read"),
+        )),
+    })?;
+    String::from_utf8(bytes).map_err(|_| {
+        ContextRead::Io(std::io::Error::new(
+            std::io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        ))
+    })
 }
 
 /// Which built-in template.

@@ -2,6 +2,7 @@
 //! that says how to fix it. The help texts live here, in one place, so the same library
 //! error reads the same in every command.
 
+use skills_core::durable::TargetError;
 use skills_lint::{ConfigError, LintError};
 use skills_package::PackageError;
 use skills_prompt::PromptError;
@@ -89,6 +90,24 @@ pub(crate) fn unreadable_skill(
             render::display_path(&skill.dir)
         ),
     )
+}
+
+/// How to go on when `--write` refuses its target.
+pub(crate) fn target_help(e: &TargetError) -> String {
+    match e {
+        TargetError::NotRegular { .. } => {
+            "--write only updates regular files; print to stdout instead and redirect it".into()
+        }
+        TargetError::ReadOnly { path, .. } => format!(
+            "it was left unchanged; make it writable first (chmod u+w {}) if it should be updated",
+            path.display()
+        ),
+        TargetError::HardLinked { .. } => "it was left unchanged: writing a new file would split the names \
+             (the others would keep the old text); update a copy and move it over, or remove the other links"
+            .into(),
+        TargetError::Io { .. } => "check that the path is readable; nothing was written".into(),
+        _ => "nothing was written".into(),
+    }
 }
 
 /// A URL that cannot be translated, with a label under the offending character when there

@@ -57,7 +57,7 @@ fn write_pages(
     let man = clap_mangen::Man::new(cmd.clone());
     let path = dir.join(man.get_filename());
     let text = page(cmd).map_err(|e| write_error(&path, &e))?;
-    crate::util::write::write_atomically(&path, text.as_bytes())
+    skills_core::durable::write_atomically(&path, text.as_bytes())
         .map_err(|e| write_error(&path, &e))?;
     written.push(path);
     for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {

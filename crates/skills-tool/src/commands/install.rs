@@ -8,6 +8,7 @@ use std::io::Cursor;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use skills_core::durable::{self, INSTALL_PREFIX};
 use skills_lint::{Config, Linter};
 use skills_package::Limits;
 
@@ -73,11 +74,9 @@ pub(crate) fn run(args: &InstallArgs, printer: &Printer) -> Result<ExitStatus, E
 fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<ExitStatus, Error> {
     let root = root.to_path_buf();
     // What a killed run left in the root (its staging or set-aside copy) goes first.
-    let _ = skills_package::durable::remove_stale(&root, skills_package::STAGING);
+    let _ = durable::remove_stale(&root, INSTALL_PREFIX);
     let staging = tempfile::Builder::new()
-        .prefix(&skills_package::durable::temp_prefix(
-            skills_package::STAGING,
-        ))
+        .prefix(&durable::temp_prefix(INSTALL_PREFIX))
         .tempdir_in(&root)
         .map_err(|e| {
             error(

@@ -3,6 +3,7 @@
 
 use std::path::Path;
 
+use skills_core::durable;
 use skills_discovery::{Index, Roots};
 use skills_export::Block;
 
@@ -11,7 +12,6 @@ use crate::errors;
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
 use crate::render;
-use crate::util::write;
 
 pub(crate) fn run(
     args: &InstructionsArgs,
@@ -49,7 +49,7 @@ const MAX_FILE: u64 = 16 << 20;
 /// empty one removes it). Says whether the file changed; writes nothing on any error.
 fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, miette::Report> {
     let refuse = |message: String, help: String| errors::plain(message, help);
-    write::check_target(file).map_err(|e| refuse(e.to_string(), e.help()))?;
+    durable::check_target(file).map_err(|e| refuse(e.to_string(), errors::target_help(&e)))?;
     let existing = match std::fs::metadata(file) {
         Ok(meta) if meta.len() > MAX_FILE => {
             return Err(refuse(
@@ -96,7 +96,7 @@ fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, miett
     if updated == existing {
         return Ok(false);
     }
-    write::write_atomically(file, updated.as_bytes()).map_err(|e| {
+    durable::write_atomically(file, updated.as_bytes()).map_err(|e| {
         refuse(
             format!("cannot write {}: {e}", file.display()),
             IO_HELP.into(),

@@ -2,6 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
+use skills_core::durable::{self, NEW_PREFIX};
 use skills_frontmatter::SkillMd;
 
 use crate::args::{Folder, NewArgs};
@@ -96,16 +97,12 @@ fn check_name(name: &str) -> Result<(), miette::Report> {
     }
 }
 
-/// The name prefix of the directory a skill is built in, followed by the process id (so a
-/// later run removes what a killed one left).
-const NEW_PREFIX: &str = ".skills-new-";
-
 fn create(root: &Path, name: &str, with: &[Folder]) -> std::io::Result<PathBuf> {
     let target = root.join(name);
     // Build beside the target and rename into place: no half-made skill is ever visible.
-    let _ = skills_package::durable::remove_stale(root, NEW_PREFIX);
+    let _ = durable::remove_stale(root, NEW_PREFIX);
     let tmp = tempfile::Builder::new()
-        .prefix(&skills_package::durable::temp_prefix(NEW_PREFIX))
+        .prefix(&durable::temp_prefix(NEW_PREFIX))
         .tempdir_in(root)?;
     std::fs::write(tmp.path().join("SKILL.md"), skill_md(name, with))?;
     if with.contains(&Folder::Scripts) {
@@ -140,13 +137,13 @@ fn create(root: &Path, name: &str, with: &[Folder]) -> std::io::Result<PathBuf> 
     }
     // On disk before it becomes visible; `rename` onto an existing non-empty directory
     // fails, so a race cannot overwrite one.
-    skills_package::durable::sync_tree(tmp.path())?;
+    durable::sync_tree(tmp.path())?;
     let made = tmp.keep();
     if let Err(e) = std::fs::rename(&made, &target) {
         let _ = std::fs::remove_dir_all(&made);
         return Err(e);
     }
-    skills_package::durable::sync_dir(root)?;
+    durable::sync_dir(root)?;
     Ok(target)
 }
 
@@ -180,17 +177,6 @@ pub(crate) fn run(args: &NewArgs, printer: &Printer) -> Result<ExitStatus, Error
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn discovery_skips_the_staging_directories() {
-        // A killed run's leftovers must not show up as skills.
-        for prefix in [NEW_PREFIX, skills_package::STAGING] {
-            assert!(
-                skills_discovery::STAGING_PREFIXES.contains(&prefix),
-                "{prefix}"
-            );
-        }
-    }
 
     #[test]
     fn names_are_checked_like_lint_does() {

@@ -1,4 +1,3 @@
 //! Small helpers shared by the commands: none of them prints or decides an exit code.
 
 pub(crate) mod roots;
-pub(crate) mod write;

@@ -663,7 +663,9 @@ fn a_fifo_context_file_does_not_block_show_or_prompt() {
     let prompt = in_root(t.path(), &["prompt", "ctx"]);
     prompt.assert_code(2);
     assert!(
-        prompt.stderr.contains("tools.json: not a regular file"),
+        prompt
+            .stderr
+            .contains("tools.json: a named pipe (FIFO), not a regular file"),
         "{}",
         prompt.stderr
     );

@@ -1,0 +1,225 @@
+//! Reading and watching files without trusting them: bounded reads that never block on a
+//! FIFO, and stamps that notice a change.
+
+use std::fs::{self, Metadata};
+use std::io::Read as _;
+use std::path::Path;
+use std::time::SystemTime;
+
+/// What a file type is, for a message: "a named pipe (FIFO)", "a socket", "a character
+/// device", "a block device", "a directory", else "not a regular file".
+pub fn describe_file_type(t: std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a regular file"
+    }
+}
+
+/// Why [`read_bounded`] read nothing.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ReadError {
+    /// The file is larger than the limit; it was not read.
+    #[error("{size} bytes, over the limit of {limit}")]
+    TooLarge {
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Not a regular file (a FIFO would block the reader forever; a device never ends).
+    #[error("{0}, not a regular file")]
+    NotAFile(&'static str),
+    /// The file cannot be opened or read.
+    #[error(transparent)]
+    Io(#[from] std::io::Error),
+}
+
+/// Reads the regular file at `path` (symlinks followed) if it holds at most `limit` bytes.
+///
+/// The size is checked before reading, and the read stops one byte past the limit, so a
+/// file that grows while it is read cannot make it allocate more. FIFOs, sockets and
+/// devices are refused before they are opened (opening a FIFO blocks until a writer
+/// comes).
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let path = dir.path().join("SKILL.md");
+/// std::fs::write(&path, "---\nname: x\n---\n")?;
+/// assert_eq!(skills_core::read_bounded(&path, 1024)?.len(), 16);
+/// assert!(matches!(
+///     skills_core::read_bounded(&path, 8),
+///     Err(skills_core::ReadError::TooLarge { size: 16, limit: 8 })
+/// ));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`ReadError`]: too large, not a regular file, or an I/O error.
+pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile(describe_file_type(meta.file_type())));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    let file = fs::File::open(path)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    let read = bytes.len() as u64;
+    if read > limit {
+        return Err(ReadError::TooLarge { size: read, limit });
+    }
+    Ok(bytes)
+}
+
+/// The parts of a file's metadata that change when the file (or, for a directory, the list
+/// of its entries) changes. On Unix the inode and the change time are included too, so a
+/// file replaced by another one, or a `chmod`, is noticed even within one mtime tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stamp {
+    modified: Option<SystemTime>,
+    len: u64,
+    is_dir: bool,
+    #[cfg(unix)]
+    dev: u64,
+    #[cfg(unix)]
+    ino: u64,
+    #[cfg(unix)]
+    ctime: (i64, i64),
+}
+
+impl Stamp {
+    /// The stamp of `meta`.
+    pub fn of(meta: &Metadata) -> Self {
+        #[cfg(unix)]
+        use std::os::unix::fs::MetadataExt;
+        Self {
+            modified: meta.modified().ok(),
+            len: meta.len(),
+            is_dir: meta.is_dir(),
+            #[cfg(unix)]
+            dev: meta.dev(),
+            #[cfg(unix)]
+            ino: meta.ino(),
+            #[cfg(unix)]
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+
+    /// `stat` (following symlinks), or `None` when the path cannot be stat'ed.
+    pub fn read(path: &Path) -> Option<Self> {
+        fs::metadata(path).ok().map(|m| Self::of(&m))
+    }
+
+    /// The size in bytes.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the size is zero.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+/// What a path resolves to, so two paths reaching one directory or file through symlinks
+/// are known to be the same. On Unix it is the device and inode (directories cannot be
+/// hard linked, so for a directory this is exactly "the same canonical path"); elsewhere it
+/// is the canonical path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Identity(
+    #[cfg(unix)] (u64, u64),
+    #[cfg(not(unix))] std::path::PathBuf,
+);
+
+impl Identity {
+    /// The identity of `path`, whose stamp is `stamp`.
+    #[cfg(unix)]
+    pub fn of(_path: &Path, stamp: &Stamp) -> Self {
+        Self((stamp.dev, stamp.ino))
+    }
+
+    /// The identity of `path`, whose stamp is `stamp`.
+    #[cfg(not(unix))]
+    pub fn of(path: &Path, _stamp: &Stamp) -> Self {
+        Self(fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    #[test]
+    fn bounded_reads_refuse_what_is_too_large_or_not_a_file() {
+        let t = tempfile::tempdir().unwrap();
+        let file = t.path().join("f");
+        fs::write(&file, "12345").unwrap();
+        assert_eq!(read_bounded(&file, 5).unwrap(), b"12345");
+        assert!(matches!(
+            read_bounded(&file, 4),
+            Err(ReadError::TooLarge { size: 5, limit: 4 })
+        ));
+        assert!(matches!(
+            read_bounded(t.path(), 4),
+            Err(ReadError::NotAFile("a directory"))
+        ));
+        assert!(matches!(
+            read_bounded(&t.path().join("missing"), 4),
+            Err(ReadError::Io(_))
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_is_refused_without_blocking() {
+        let t = tempfile::tempdir().unwrap();
+        let fifo = t.path().join("pipe");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if !made.is_ok_and(|s| s.success()) {
+            return;
+        }
+        assert!(matches!(
+            read_bounded(&fifo, 4),
+            Err(ReadError::NotAFile("a named pipe (FIFO)"))
+        ));
+    }
+
+    #[test]
+    fn a_stamp_changes_with_the_file() {
+        let t = tempfile::tempdir().unwrap();
+        let file = t.path().join("f");
+        fs::write(&file, "a").unwrap();
+        let before = Stamp::read(&file).unwrap();
+        fs::write(&file, "ab").unwrap();
+        let after = Stamp::read(&file).unwrap();
+        assert_ne!(before, after);
+        assert_eq!(after.len(), 2);
+        assert_eq!(Identity::of(&file, &before), Identity::of(&file, &after));
+    }
+}
