@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use anyhow::Result;
 
-use crate::{cargo, lint_docs, package_check, public_api, run_checked};
+use crate::{cargo, lint_docs, package_check, public_api, run_checked, tidy, workspace_root};
 
 /// One step of the pipeline.
 enum Step {
@@ -14,6 +14,10 @@ enum Step {
     LintDocsCheck,
     /// `cargo xtask public-api`: each library's API against `docs/public-api/`.
     PublicApi,
+    /// `cargo doc` with rustdoc's warnings denied (broken intra-doc links, bad code blocks).
+    Docs,
+    /// `docs/ARCHITECTURE.md`'s code map names only files that exist.
+    CodeMap,
     /// The file lists of the crates.io packages (no network, no build; the full
     /// `cargo xtask package-check` needs the registry index and is left to releases).
     PackageContents,
@@ -30,6 +34,8 @@ const STEPS: &[Step] = &[
         "warnings",
     ]),
     Step::LintDocsCheck,
+    Step::CodeMap,
+    Step::Docs,
     Step::PackageContents,
     Step::PublicApi,
     Step::Cargo(&["test", "--workspace"]),
@@ -52,6 +58,16 @@ pub(crate) fn run() -> Result<()> {
             Step::PublicApi => {
                 eprintln!("==> cargo xtask public-api");
                 public_api::run(&[])?;
+            }
+            Step::Docs => {
+                eprintln!("==> RUSTDOCFLAGS='-D warnings' cargo doc --workspace --no-deps");
+                let mut doc = cargo(["doc", "--workspace", "--no-deps"]);
+                doc.env("RUSTDOCFLAGS", "-D warnings");
+                run_checked(&mut doc)?;
+            }
+            Step::CodeMap => {
+                eprintln!("==> the code map of docs/ARCHITECTURE.md");
+                tidy::check(&workspace_root())?;
             }
             Step::PackageContents => {
                 eprintln!("==> cargo package --list (each published crate)");

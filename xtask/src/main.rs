@@ -1,6 +1,7 @@
 //! Development tasks for the `skills` workspace, run as `cargo xtask <task>`:
 //!
-//! - `ci`: formatting, clippy, the generated docs, and the tests, stopping at the first failure.
+//! - `ci`: formatting, clippy, the generated docs, rustdoc warnings, the code map, and the
+//!   tests, stopping at the first failure.
 //! - `lint-docs [--check]`: writes (or checks) `docs/lint-rules.md` from the rule registry.
 //! - `corpus DIR [--bless]`: lints every collection under `DIR` with the `skills`
 //!   binary and compares the counts with `testdata/corpus-expected.json`.
@@ -22,6 +23,7 @@ mod lint_docs;
 mod package_check;
 mod public_api;
 mod seed_templates;
+mod tidy;
 
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -33,7 +35,8 @@ const USAGE: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
-  ci                               fmt --check, clippy -D warnings, lint-docs --check, test
+  ci                               fmt --check, clippy -D warnings, lint-docs --check,
+                                   doc -D warnings, the code map, test
   lint-docs [--check]              generate docs/lint-rules.md (or fail if it is stale)
   corpus DIR [--bless]             lint each collection under DIR; compare with
                                    testdata/corpus-expected.json (or rewrite it)
