@@ -2,7 +2,8 @@
 //!
 //! - [`layout`]: the names and limits of a skill directory (`SKILL.md`, `tools.json`, the
 //!   directories no walker enters, 512 files / 16 MiB);
-//! - which files belong to a skill: [`RepoRules`], [`is_secret`] (below);
+//! - [`files`]: which files belong to a skill, the one listing lint, package, show and the
+//!   MCP server share (built on [`RepoRules`] and [`is_secret`], below);
 //! - [`fs`]: reads that are bounded and never block on a FIFO ([`read_bounded`]), [`Stamp`]s
 //!   that notice a change, [`describe_file_type`];
 //! - [`durable`]: writes that a crash, a kill or a full disk cannot half-do
@@ -41,6 +42,7 @@
 //! ```
 
 pub mod durable;
+pub mod files;
 pub mod fs;
 pub mod layout;
 mod policy;

@@ -157,14 +157,14 @@ impl Skill {
         Ok(self.parse()?.body().to_string())
     }
 
-    /// Every file of the skill, relative to its directory and sorted: `.git` and
-    /// `node_modules` are left out, so are files its `.gitignore`, `.ignore` or
-    /// `.skillignore` files exclude, files the enclosing git repository ignores, and
-    /// secret-looking names (`.env*`, `*.pem`, `id_*`) unless an ignore file includes them
-    /// with `!` (the order of [`skills_core`], as `skills package` applies it); a symlink is
-    /// listed only when it is a
-    /// file inside the skill (directories behind symlinks are not entered). A flat skill's
-    /// only file is itself.
+    /// Every file of the skill, relative to its directory and sorted, under the one file
+    /// policy of [`skills_core::files`] (what `skills package` holds and `skills lint`
+    /// checks): `.git`, `node_modules`, `__pycache__`, `.DS_Store` and `*.pyc` are left
+    /// out, so are files its `.gitignore`, `.ignore` or `.skillignore` files exclude, files
+    /// the enclosing git repository ignores, and secret-looking names (`.env*`, `*.pem`,
+    /// `id_*`) unless an ignore file includes them with `!`. Symlinks are followed while
+    /// they stay inside the skill; one that leaves it or loops is not listed. A flat
+    /// skill's only file is itself.
     ///
     /// # Errors
     ///

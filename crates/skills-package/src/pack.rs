@@ -4,19 +4,13 @@ use std::fs;
 use std::io::{self, Write};
 use std::path::{Component, Path, PathBuf};
 
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use skills_core::files::{self, Problem};
 use zip::write::SimpleFileOptions;
 use zip::{CompressionMethod, DateTime, ZipWriter};
 
-use skills_core::{RepoRules, Verdict};
-
 use crate::PackageError;
 
-/// Names never packaged, wherever they appear: version control, caches, dependencies.
-const EXCLUDED_NAMES: &[&str] = &[".git", "__pycache__", "node_modules", ".DS_Store"];
-
-/// Ignore files read in every directory of a skill, later ones taking precedence.
-const IGNORE_FILES: &[&str] = &[".gitignore", ".skillignore"];
+pub use skills_core::files::{SkipReason, Skipped};
 
 /// The deflate level: fixed, so the same input gives the same bytes.
 const COMPRESSION_LEVEL: i64 = 6;
@@ -35,35 +29,6 @@ pub struct Entry {
     pub size: u64,
     /// Whether any executable bit is set (stored as mode 0755, else 0644).
     pub executable: bool,
-}
-
-/// A file of the skill that is not packaged although no ignore file leaves it out.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Skipped {
-    /// The path relative to the skill directory, `/`-separated.
-    pub path: String,
-    /// Why.
-    pub reason: SkipReason,
-}
-
-/// Why a file is [`Skipped`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub enum SkipReason {
-    /// Its name looks like a secret (`.env*`, `*.pem`, `id_*`): included only when an
-    /// ignore file names it with `!`.
-    Secret,
-    /// Not a regular file: a FIFO, a socket or a device (the text says which).
-    Special(&'static str),
-}
-
-impl std::fmt::Display for SkipReason {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::Secret => f.write_str("its name looks like a secret (.env*, *.pem, id_*)"),
-            Self::Special(what) => write!(f, "it is {what}, not a regular file"),
-        }
-    }
 }
 
 /// The files of a skill that a package holds, and those left out for a reason worth saying.
@@ -161,25 +126,26 @@ pub fn collect(dir: &Path) -> Result<Vec<Entry>, PackageError> {
 }
 
 /// The files of the skill in `dir` that a package holds, and the files left out that the
-/// user should hear about.
+/// user should hear about: the one file policy of [`skills_core::files`] (what `skills
+/// lint` checks and `skills show` and the MCP server list), and all or nothing.
 ///
-/// Leaves out `.git`, `__pycache__`, `node_modules`, `.DS_Store` and `*.pyc`; what a
-/// `.gitignore` or `.skillignore` in the skill (in any of its directories) excludes; what the
-/// enclosing git repository ignores ([`skills_core::RepoRules`]: `.gitignore` files above
-/// the skill, `.git/info/exclude`, the global excludes file); and, unless one of those
-/// includes them with a `!pattern`, names that look like secrets (`.env*`, `*.pem`, `id_*`,
-/// reported in [`Collected::skipped`]). A symlink to a file or directory inside the skill
-/// is followed (its target's content is stored under the link's path); sockets, FIFOs and
-/// devices are skipped and reported. A hard link is an ordinary file: its content is
-/// packaged wherever its other names are.
+/// That is: `.git`, `__pycache__`, `node_modules`, `.DS_Store` and `*.pyc` left out; what a
+/// `.gitignore`, `.ignore` or `.skillignore` in the skill (in any of its directories)
+/// excludes; what the enclosing git repository ignores ([`skills_core::RepoRules`]); and,
+/// unless one of those includes them with a `!pattern`, names that look like secrets
+/// (`.env*`, `*.pem`, `id_*`, reported in [`Collected::skipped`]). A symlink to a file or
+/// directory inside the skill is followed (its target's content is stored under the link's
+/// path); sockets, FIFOs and devices are skipped and reported. A hard link is an ordinary
+/// file: its content is packaged wherever its other names are.
 ///
 /// # Errors
 ///
+/// Anything that would leave a file out of the listing is refused, naming the path:
 /// [`PackageError::SymlinkEscape`] for a symlink that points outside the skill,
 /// [`PackageError::SymlinkLoop`] for one that points to a directory containing it,
 /// [`PackageError::SymlinkCycle`] for links that lead to each other,
-/// [`PackageError::BrokenSymlink`], [`PackageError::NonUtf8Name`], an invalid ignore file,
-/// or an I/O error, each naming the path.
+/// [`PackageError::BrokenSymlink`], [`PackageError::NonUtf8Name`], an invalid ignore file
+/// ([`PackageError::Ignore`]), or an I/O error.
 pub fn collect_all(dir: &Path) -> Result<Collected, PackageError> {
     let meta = fs::metadata(dir).map_err(|_| PackageError::NotADirectory {
         path: dir.to_path_buf(),
@@ -189,205 +155,43 @@ pub fn collect_all(dir: &Path) -> Result<Collected, PackageError> {
             path: dir.to_path_buf(),
         });
     }
-    let root = fs::canonicalize(dir).map_err(|e| PackageError::io(dir, e))?;
-    let mut walker = Walker {
-        shown: dir.to_path_buf(),
-        root: root.clone(),
-        repo: RepoRules::for_skill(&root),
-        out: Vec::new(),
-        skipped: Vec::new(),
-    };
-    walker.walk(&root, "", &mut Vec::new(), &mut vec![root.clone()])?;
-    let mut entries = walker.out;
-    entries.sort_by(|a, b| a.path.cmp(&b.path));
-    let mut skipped = walker.skipped;
-    skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(Collected { entries, skipped })
-}
-
-struct Walker {
-    /// The skill directory as given, for error messages.
-    shown: PathBuf,
-    /// The skill directory, canonical.
-    root: PathBuf,
-    /// The enclosing repository's rules.
-    repo: RepoRules,
-    out: Vec<Entry>,
-    skipped: Vec<Skipped>,
-}
-
-impl Walker {
-    /// Walks the directory whose real (canonical) path is `real` and whose path in the skill
-    /// is `rel` (`""` for the root). `ignores` are the matchers of the directories above,
-    /// `ancestors` the real paths of the directories being walked (to refuse loops).
-    fn walk(
-        &mut self,
-        real: &Path,
-        rel: &str,
-        ignores: &mut Vec<Gitignore>,
-        ancestors: &mut Vec<PathBuf>,
-    ) -> Result<(), PackageError> {
-        let logical = self.logical(rel);
-        let pushed = match self.ignore_file(real, &logical)? {
-            Some(m) => {
-                ignores.push(m);
-                true
-            }
-            None => false,
-        };
-        let mut children = Vec::new();
-        for item in fs::read_dir(real).map_err(|e| PackageError::io(self.shown(rel), e))? {
-            let item = item.map_err(|e| PackageError::io(self.shown(rel), e))?;
-            children.push(item.file_name());
-        }
-        children.sort();
-        for name in children {
-            let child_real = real.join(&name);
-            let Some(name) = name.to_str() else {
-                return Err(PackageError::NonUtf8Name { path: child_real });
-            };
-            let child_rel = if rel.is_empty() {
-                name.to_string()
-            } else {
-                format!("{rel}/{name}")
-            };
-            if EXCLUDED_NAMES.contains(&name) || name.ends_with(".pyc") {
-                continue;
-            }
-            let shown = self.shown(&child_rel);
-            let lmeta =
-                fs::symlink_metadata(&child_real).map_err(|e| PackageError::io(&shown, e))?;
-            let (target, meta) = if lmeta.file_type().is_symlink() {
-                let target = match fs::canonicalize(&child_real) {
-                    Ok(t) => t,
-                    Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                        return Err(PackageError::BrokenSymlink { link: shown });
-                    }
-                    Err(e) if is_link_cycle(&e) => {
-                        return Err(PackageError::SymlinkCycle { link: shown });
-                    }
-                    Err(e) => return Err(PackageError::io(&shown, e)),
-                };
-                if !target.starts_with(&self.root) {
-                    return Err(PackageError::SymlinkEscape {
-                        link: shown,
-                        target,
-                    });
-                }
-                let meta = fs::metadata(&target).map_err(|e| PackageError::io(&shown, e))?;
-                (target, meta)
-            } else {
-                (child_real, lmeta)
-            };
-            let is_dir = meta.is_dir();
-            let verdict = match verdict(ignores, &self.logical(&child_rel), is_dir) {
-                Verdict::None => self.repo.matched(Path::new(&child_rel), is_dir),
-                own => own,
-            };
-            match verdict {
-                Verdict::Ignore => continue,
-                Verdict::None if skills_core::is_secret(name) => {
-                    self.skipped.push(Skipped {
-                        path: child_rel,
-                        reason: SkipReason::Secret,
-                    });
-                    continue;
-                }
-                Verdict::None | Verdict::Whitelist => {}
-            }
-            if is_dir {
-                if ancestors.contains(&target) {
-                    return Err(PackageError::SymlinkLoop { link: shown });
-                }
-                ancestors.push(target.clone());
-                let walked = self.walk(&target, &child_rel, ignores, ancestors);
-                ancestors.pop();
-                walked?;
-            } else if meta.is_file() {
-                self.out.push(Entry {
-                    path: child_rel,
-                    source: target,
-                    size: meta.len(),
-                    executable: is_executable(&meta),
-                });
-            } else {
-                self.skipped.push(Skipped {
-                    path: child_rel,
-                    reason: SkipReason::Special(skills_core::describe_file_type(meta.file_type())),
-                });
-            }
-        }
-        if pushed {
-            ignores.pop();
-        }
-        Ok(())
+    let listing = files::list(dir).map_err(|e| PackageError::io(dir, e))?;
+    // A package is all of the skill or nothing: anything that kept a file out is an error.
+    if let Some(problem) = listing.problems.into_iter().next() {
+        return Err(refusal(dir, problem));
     }
-
-    /// The path a file has under the real root, following the names in the skill (not the
-    /// symlink targets): what ignore patterns are matched against.
-    fn logical(&self, rel: &str) -> PathBuf {
-        if rel.is_empty() {
-            self.root.clone()
-        } else {
-            self.root.join(rel)
-        }
-    }
-
-    /// The path as the user would write it, for messages.
-    fn shown(&self, rel: &str) -> PathBuf {
-        if rel.is_empty() {
-            self.shown.clone()
-        } else {
-            self.shown.join(rel)
-        }
-    }
-
-    /// The matcher of the ignore files in this directory, if it has any.
-    fn ignore_file(&self, real: &Path, logical: &Path) -> Result<Option<Gitignore>, PackageError> {
-        let mut builder = GitignoreBuilder::new(logical);
-        let mut any = false;
-        for name in IGNORE_FILES {
-            let file = real.join(name);
-            if file.is_file() {
-                any = true;
-                if let Some(e) = builder.add(&file) {
-                    return Err(PackageError::Ignore {
-                        path: file,
-                        message: e.to_string(),
-                    });
-                }
-            }
-        }
-        if !any {
-            return Ok(None);
-        }
-        builder.build().map(Some).map_err(|e| PackageError::Ignore {
-            path: real.to_path_buf(),
-            message: e.to_string(),
+    let entries = listing
+        .files
+        .into_iter()
+        .map(|f| Entry {
+            path: f.path,
+            source: f.real,
+            size: f.size,
+            executable: f.executable,
         })
+        .collect();
+    Ok(Collected {
+        entries,
+        skipped: listing.skipped,
+    })
+}
+
+/// The error for a problem of the listing, naming the path as the user gave it.
+fn refusal(dir: &Path, problem: Problem) -> PackageError {
+    let shown = |rel: &str| dir.join(rel);
+    match problem {
+        Problem::SymlinkEscape { link, target } => PackageError::SymlinkEscape {
+            link: shown(&link),
+            target,
+        },
+        Problem::SymlinkLoop { link } => PackageError::SymlinkLoop { link: shown(&link) },
+        Problem::SymlinkCycle { link } => PackageError::SymlinkCycle { link: shown(&link) },
+        Problem::BrokenSymlink { link } => PackageError::BrokenSymlink { link: shown(&link) },
+        Problem::NonUtf8Name { path } => PackageError::NonUtf8Name { path },
+        Problem::InvalidIgnoreFile { path, message } => PackageError::Ignore { path, message },
+        Problem::Unreadable { path, error } => PackageError::io(shown(&path), error),
+        _ => PackageError::io(dir, io::Error::other("the skill's files cannot be listed")),
     }
-}
-
-/// The deepest matcher with an opinion decides (a `!pattern` re-includes).
-fn verdict(ignores: &[Gitignore], path: &Path, is_dir: bool) -> Verdict {
-    for m in ignores.iter().rev() {
-        match Verdict::of(m.matched(path, is_dir)) {
-            Verdict::None => {}
-            decided => return decided,
-        }
-    }
-    Verdict::None
-}
-
-#[cfg(unix)]
-fn is_executable(meta: &fs::Metadata) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    meta.permissions().mode() & 0o111 != 0
-}
-
-#[cfg(not(unix))]
-fn is_executable(_meta: &fs::Metadata) -> bool {
-    false
 }
 
 /// Packages the skill in `dir` into `out_dir/<id>.skill` (or `.zip`), replacing an archive
@@ -592,20 +396,6 @@ fn write_entries(
     }
     zip.finish().map_err(zip_err)?;
     Ok(())
-}
-
-/// Whether resolving a link failed because links lead to each other (ELOOP), rather than
-/// to one of their own ancestors (that resolves, and is caught by the walk).
-fn is_link_cycle(e: &io::Error) -> bool {
-    #[cfg(unix)]
-    {
-        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = e;
-        false
-    }
 }
 
 /// Temporary files are created 0600; an archive is for sharing.

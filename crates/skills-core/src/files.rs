@@ -1,0 +1,492 @@
+//! The one answer to "which files belong to this skill": what `skills lint` checks, what
+//! `skills package` and `skills install DIR` copy, what `skills show` lists and what the
+//! MCP server serves.
+//!
+//! Before this module there were three answers, and a link to a `.skillignore`d file linted
+//! clean while the package left it out. The policy, in order (the first that decides wins):
+//!
+//! 1. Names never part of a skill: [`EXCLUDED_NAMES`] and `*.pyc`.
+//! 2. The skill's own ignore files, in each of its directories: `.gitignore`, `.ignore` and
+//!    `.skillignore` (a later file beats an earlier one; a deeper directory beats a
+//!    shallower one; `!pattern` re-includes).
+//! 3. The enclosing repository's rules above the skill ([`RepoRules`]).
+//! 4. Secret-looking names ([`is_secret`]) are left out, and reported, unless a rule above
+//!    included them with `!`.
+//!
+//! Symlinks are followed when they stay inside the skill (to a file or a directory); one that
+//! leaves the skill, loops, never resolves or is broken is a [`Problem`], never followed.
+//! FIFOs, sockets and devices are left out and reported. A hard link is an ordinary file.
+
+use std::ffi::OsString;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
+
+use crate::{RepoRules, Verdict, describe_file_type, is_secret};
+
+/// Names never part of a skill, wherever they appear: version control, caches, installed
+/// dependencies, Finder metadata. (`*.pyc` too.)
+pub const EXCLUDED_NAMES: [&str; 4] = [".git", "__pycache__", "node_modules", ".DS_Store"];
+
+/// The ignore files read in every directory of a skill, later ones beating earlier ones.
+pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".skillignore"];
+
+/// One file that belongs to a skill.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SkillFile {
+    /// The path relative to the skill directory, `/`-separated (`scripts/run.sh`); for a
+    /// file reached through a symlink, the link's path.
+    pub path: String,
+    /// The file whose content this is (the target, for a symlink).
+    pub real: PathBuf,
+    /// Its size in bytes.
+    pub size: u64,
+    /// Whether any executable bit is set.
+    pub executable: bool,
+}
+
+/// A file left out although no ignore rule names it: worth telling the user.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Skipped {
+    /// The path relative to the skill directory, `/`-separated.
+    pub path: String,
+    /// Why.
+    pub reason: SkipReason,
+}
+
+/// Why a file is [`Skipped`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Its name looks like a secret (`.env*`, `*.pem`, `id_*`): included only when an
+    /// ignore file names it with `!`.
+    Secret,
+    /// Not a regular file: a FIFO, a socket or a device (the text says which).
+    Special(&'static str),
+}
+
+impl std::fmt::Display for SkipReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Secret => f.write_str("its name looks like a secret (.env*, *.pem, id_*)"),
+            Self::Special(what) => write!(f, "it is {what}, not a regular file"),
+        }
+    }
+}
+
+/// Something in the skill that keeps files out of the listing: what `package` refuses,
+/// `lint` reports and `show`/MCP silently leave out.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum Problem {
+    /// A symlink that resolves outside the skill.
+    SymlinkEscape {
+        /// The link, relative to the skill directory.
+        link: String,
+        /// Where it points (resolved).
+        target: PathBuf,
+    },
+    /// A symlink to a directory that contains it.
+    SymlinkLoop {
+        /// The link, relative to the skill directory.
+        link: String,
+    },
+    /// Symlinks that lead to each other and never to a file or directory (ELOOP).
+    SymlinkCycle {
+        /// The link, relative to the skill directory.
+        link: String,
+    },
+    /// A symlink whose target does not exist.
+    BrokenSymlink {
+        /// The link, relative to the skill directory.
+        link: String,
+    },
+    /// A file name that is not UTF-8 (it cannot be stored or served portably).
+    NonUtf8Name {
+        /// The file.
+        path: PathBuf,
+    },
+    /// An ignore file with an invalid pattern (its valid lines still apply, as in git).
+    InvalidIgnoreFile {
+        /// The ignore file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A file or directory that cannot be read.
+    Unreadable {
+        /// The path, relative to the skill directory (`""` for the skill directory).
+        path: String,
+        /// Why.
+        error: io::Error,
+    },
+}
+
+/// The files of a skill under the one policy of this module.
+#[derive(Debug, Default)]
+#[non_exhaustive]
+pub struct Listing {
+    /// The files that belong to the skill, sorted by path.
+    pub files: Vec<SkillFile>,
+    /// Files left out that the user should hear about, sorted by path.
+    pub skipped: Vec<Skipped>,
+    /// What kept files out of the listing, in the order met (paths sorted within a
+    /// directory).
+    pub problems: Vec<Problem>,
+}
+
+/// The files of the skill in `dir` (see the module documentation for the policy).
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// std::fs::write(dir.path().join("SKILL.md"), "---\nname: x\n---\n")?;
+/// std::fs::write(dir.path().join(".skillignore"), "draft.md\n")?;
+/// std::fs::write(dir.path().join("draft.md"), "wip")?;
+/// std::fs::write(dir.path().join(".env"), "TOKEN=1")?;
+/// let listing = skills_core::files::list(dir.path())?;
+/// let paths: Vec<&str> = listing.files.iter().map(|f| f.path.as_str()).collect();
+/// assert_eq!(paths, [".skillignore", "SKILL.md"]);
+/// assert_eq!(listing.skipped[0].path, ".env");
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// An I/O error when `dir` itself cannot be resolved or read; everything below it is
+/// reported in [`Listing::problems`].
+pub fn list(dir: &Path) -> io::Result<Listing> {
+    let root = fs::canonicalize(dir)?;
+    // The skill directory itself must be readable: a listing of nothing would be a lie.
+    fs::read_dir(&root)?;
+    let mut walker = Walker {
+        repo: RepoRules::for_skill(&root),
+        root: root.clone(),
+        listing: Listing::default(),
+    };
+    walker.walk(&root, "", &mut Vec::new(), &mut vec![root.clone()]);
+    let mut listing = walker.listing;
+    listing.files.sort_by(|a, b| a.path.cmp(&b.path));
+    listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(listing)
+}
+
+struct Walker {
+    /// The skill directory, canonical: symlinks must resolve inside it.
+    root: PathBuf,
+    repo: RepoRules,
+    listing: Listing,
+}
+
+impl Walker {
+    /// Walks the directory whose real (canonical) path is `real` and whose path in the skill
+    /// is `rel` (`""` for the root). `ignores` are the matchers of the directories above,
+    /// `ancestors` the real paths of the directories being walked (to refuse loops).
+    fn walk(
+        &mut self,
+        real: &Path,
+        rel: &str,
+        ignores: &mut Vec<Gitignore>,
+        ancestors: &mut Vec<PathBuf>,
+    ) {
+        let names = match fs::read_dir(real) {
+            Ok(read) => {
+                let mut names: Vec<OsString> = read.flatten().map(|e| e.file_name()).collect();
+                names.sort();
+                names
+            }
+            Err(error) => {
+                self.listing.problems.push(Problem::Unreadable {
+                    path: rel.to_string(),
+                    error,
+                });
+                return;
+            }
+        };
+        let logical = self.logical(rel);
+        let pushed = match self.ignore_files(real, &logical, &names) {
+            Some(m) => {
+                ignores.push(m);
+                true
+            }
+            None => false,
+        };
+        for name in names {
+            let child_real = real.join(&name);
+            let Some(name) = name.to_str() else {
+                self.listing
+                    .problems
+                    .push(Problem::NonUtf8Name { path: child_real });
+                continue;
+            };
+            if EXCLUDED_NAMES.contains(&name) || name.ends_with(".pyc") {
+                continue;
+            }
+            let child_rel = if rel.is_empty() {
+                name.to_string()
+            } else {
+                format!("{rel}/{name}")
+            };
+            self.entry(name, &child_real, child_rel, ignores, ancestors);
+        }
+        if pushed {
+            ignores.pop();
+        }
+    }
+
+    fn entry(
+        &mut self,
+        name: &str,
+        path: &Path,
+        rel: String,
+        ignores: &mut Vec<Gitignore>,
+        ancestors: &mut Vec<PathBuf>,
+    ) {
+        let lmeta = match fs::symlink_metadata(path) {
+            Ok(meta) => meta,
+            Err(error) => {
+                self.listing
+                    .problems
+                    .push(Problem::Unreadable { path: rel, error });
+                return;
+            }
+        };
+        let (target, meta) = if lmeta.file_type().is_symlink() {
+            let target = match fs::canonicalize(path) {
+                Ok(t) => t,
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                    return self.problem(Problem::BrokenSymlink { link: rel });
+                }
+                Err(e) if is_link_cycle(&e) => {
+                    return self.problem(Problem::SymlinkCycle { link: rel });
+                }
+                Err(error) => return self.problem(Problem::Unreadable { path: rel, error }),
+            };
+            if !target.starts_with(&self.root) {
+                return self.problem(Problem::SymlinkEscape { link: rel, target });
+            }
+            match fs::metadata(&target) {
+                Ok(meta) => (target, meta),
+                Err(error) => return self.problem(Problem::Unreadable { path: rel, error }),
+            }
+        } else {
+            (path.to_path_buf(), lmeta)
+        };
+        let is_dir = meta.is_dir();
+        let verdict = match verdict(ignores, &self.logical(&rel), is_dir) {
+            Verdict::None => self.repo.matched(Path::new(&rel), is_dir),
+            own => own,
+        };
+        match verdict {
+            Verdict::Ignore => return,
+            Verdict::None if is_secret(name) => {
+                self.listing.skipped.push(Skipped {
+                    path: rel,
+                    reason: SkipReason::Secret,
+                });
+                return;
+            }
+            Verdict::None | Verdict::Whitelist => {}
+        }
+        if is_dir {
+            if ancestors.contains(&target) {
+                return self.problem(Problem::SymlinkLoop { link: rel });
+            }
+            ancestors.push(target.clone());
+            self.walk(&target, &rel, ignores, ancestors);
+            ancestors.pop();
+        } else if meta.is_file() {
+            self.listing.files.push(SkillFile {
+                path: rel,
+                real: target,
+                size: meta.len(),
+                executable: is_executable(&meta),
+            });
+        } else {
+            self.listing.skipped.push(Skipped {
+                path: rel,
+                reason: SkipReason::Special(describe_file_type(meta.file_type())),
+            });
+        }
+    }
+
+    fn problem(&mut self, problem: Problem) {
+        self.listing.problems.push(problem);
+    }
+
+    /// The path a file has under the real root, following the names in the skill (not the
+    /// symlink targets): what ignore patterns are matched against.
+    fn logical(&self, rel: &str) -> PathBuf {
+        if rel.is_empty() {
+            self.root.clone()
+        } else {
+            self.root.join(rel)
+        }
+    }
+
+    /// The matcher of this directory's ignore files, if it has any. An invalid pattern is
+    /// reported and the file's other lines still apply, as in git.
+    fn ignore_files(
+        &mut self,
+        real: &Path,
+        logical: &Path,
+        names: &[OsString],
+    ) -> Option<Gitignore> {
+        let mut builder = GitignoreBuilder::new(logical);
+        let mut any = false;
+        for name in IGNORE_FILES {
+            if !names.iter().any(|n| n == name) {
+                continue;
+            }
+            let file = real.join(name);
+            if !file.is_file() {
+                continue;
+            }
+            any = true;
+            if let Some(e) = builder.add(&file) {
+                self.listing.problems.push(Problem::InvalidIgnoreFile {
+                    path: file,
+                    message: e.to_string(),
+                });
+            }
+        }
+        if !any {
+            return None;
+        }
+        builder.build().ok().filter(|m| !m.is_empty())
+    }
+}
+
+/// The deepest matcher with an opinion decides (a `!pattern` re-includes).
+fn verdict(ignores: &[Gitignore], path: &Path, is_dir: bool) -> Verdict {
+    for m in ignores.iter().rev() {
+        match Verdict::of(m.matched(path, is_dir)) {
+            Verdict::None => {}
+            decided => return decided,
+        }
+    }
+    Verdict::None
+}
+
+/// Whether resolving a link failed because links lead to each other (ELOOP), rather than
+/// to one of their own ancestors (that resolves, and is caught by the walk).
+fn is_link_cycle(e: &io::Error) -> bool {
+    #[cfg(unix)]
+    {
+        e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = e;
+        false
+    }
+}
+
+#[cfg(unix)]
+fn is_executable(meta: &fs::Metadata) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    meta.permissions().mode() & 0o111 != 0
+}
+
+#[cfg(not(unix))]
+fn is_executable(_meta: &fs::Metadata) -> bool {
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+
+    use super::*;
+
+    fn paths(listing: &Listing) -> Vec<&str> {
+        listing.files.iter().map(|f| f.path.as_str()).collect()
+    }
+
+    #[test]
+    fn every_ignore_file_counts_and_the_deepest_decides() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path();
+        fs::create_dir_all(d.join("sub")).unwrap();
+        fs::create_dir_all(d.join("__pycache__")).unwrap();
+        for f in [
+            "SKILL.md",
+            "a.log",
+            "b.tmp",
+            "c.draft",
+            "sub/keep.log",
+            "x.pyc",
+            "__pycache__/m.pyc",
+        ] {
+            fs::write(d.join(f), "x").unwrap();
+        }
+        fs::write(d.join(".gitignore"), "*.log\n").unwrap();
+        fs::write(d.join(".ignore"), "*.tmp\n").unwrap();
+        fs::write(d.join(".skillignore"), "*.draft\n").unwrap();
+        fs::write(d.join("sub/.gitignore"), "!keep.log\n").unwrap();
+        let listing = list(d).unwrap();
+        assert_eq!(
+            paths(&listing),
+            [
+                ".gitignore",
+                ".ignore",
+                ".skillignore",
+                "SKILL.md",
+                "sub/.gitignore",
+                "sub/keep.log"
+            ]
+        );
+        assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn links_inside_are_followed_and_the_rest_are_problems() {
+        use std::os::unix::fs::symlink;
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("skill");
+        fs::create_dir_all(d.join("docs")).unwrap();
+        fs::write(d.join("SKILL.md"), "x").unwrap();
+        fs::write(d.join("docs/a.md"), "x").unwrap();
+        fs::write(t.path().join("outside.md"), "x").unwrap();
+        symlink("docs", d.join("alias")).unwrap();
+        symlink("docs/a.md", d.join("a-link.md")).unwrap();
+        symlink("../outside.md", d.join("escape.md")).unwrap();
+        symlink(".", d.join("docs/up")).unwrap();
+        symlink("missing", d.join("broken")).unwrap();
+        symlink("c2", d.join("c1")).unwrap();
+        symlink("c1", d.join("c2")).unwrap();
+        let listing = list(&d).unwrap();
+        assert_eq!(
+            paths(&listing),
+            ["SKILL.md", "a-link.md", "alias/a.md", "docs/a.md"]
+        );
+        let kinds: Vec<String> = listing
+            .problems
+            .iter()
+            .map(|p| {
+                format!("{p:?}")
+                    .split_whitespace()
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "SymlinkLoop",
+                "BrokenSymlink",
+                "SymlinkCycle",
+                "SymlinkCycle",
+                "SymlinkLoop",
+                "SymlinkEscape"
+            ],
+            "{:?}",
+            listing.problems
+        );
+    }
+}
