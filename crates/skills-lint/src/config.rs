@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use crate::rules::{self, Severity};
+use crate::diagnostic::Severity;
+use crate::rules;
 
 /// The file name of the configuration file.
 pub const CONFIG_FILE: &str = "skills.toml";

@@ -30,108 +30,27 @@
 use std::collections::{BTreeMap, HashSet};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use rayon::prelude::*;
 use skills_frontmatter::{MAX_FILE_BYTES, ReferenceKind, SkillMd};
 
 mod config;
 mod context;
+mod diagnostic;
 mod rules;
 mod walk;
 
 pub use config::{CONFIG_FILE, Config, ConfigError, Level};
 pub use context::{RESOURCES_FILE, TOOL_NAME_MAX, TOOLS_FILE, UNIVERSAL_TOOLS, is_valid_tool_name};
-pub use rules::{RULES, Rule, Scope, Severity, rule, suggest};
+pub use diagnostic::{Diagnostic, Position, Report, Severity, SkillReport};
+pub use rules::{RULES, Rule, Scope, rule, suggest};
+
+use diagnostic::{Text, sort_diagnostics};
 
 /// The MCP skills extension's limit on the number of files in a skill.
 pub const MAX_SKILL_FILES: usize = 512;
 /// The MCP skills extension's limit on the total size of a skill, in bytes (16 MiB).
 pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
-
-/// A 1-based line and column (the column counts characters, not bytes).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Position {
-    /// 1-based line.
-    pub line: usize,
-    /// 1-based column, in Unicode scalar values.
-    pub column: usize,
-}
-
-/// One finding.
-#[derive(Debug, Clone)]
-pub struct Diagnostic {
-    /// The rule id.
-    pub rule: &'static str,
-    /// The severity after configuration.
-    pub severity: Severity,
-    /// What is wrong.
-    pub message: String,
-    /// How to fix it: specific to this finding when possible, else the rule's fix.
-    pub help: String,
-    /// The file (or, for `skill-md-missing`, the directory) the finding is about, as reached
-    /// from the linted path.
-    pub path: PathBuf,
-    /// Byte range in `path`'s text; `None` for the file as a whole.
-    pub span: Option<Range<usize>>,
-    /// Where the span starts.
-    pub start: Option<Position>,
-    /// Where the span ends (exclusive column).
-    pub end: Option<Position>,
-    /// The text of `path`, for renderers that quote the source.
-    pub source: Option<Arc<str>>,
-}
-
-/// The findings for one skill directory.
-#[derive(Debug, Clone)]
-pub struct SkillReport {
-    /// The skill directory.
-    pub dir: PathBuf,
-    /// Its `SKILL.md` (or the misspelt file that stands for it).
-    pub skill_md: PathBuf,
-    /// `name` from the frontmatter, if it parsed.
-    pub name: Option<String>,
-    /// Findings, ordered by file, then position, then rule.
-    pub diagnostics: Vec<Diagnostic>,
-}
-
-/// The result of one lint run.
-#[derive(Debug, Clone, Default)]
-pub struct Report {
-    /// Every skill found, sorted by directory.
-    pub skills: Vec<SkillReport>,
-    /// Findings that belong to no skill: a path given to lint that holds no skill.
-    pub other: Vec<Diagnostic>,
-}
-
-impl Report {
-    /// Every diagnostic, in output order (by path, then position).
-    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
-        self.skills
-            .iter()
-            .flat_map(|s| s.diagnostics.iter())
-            .chain(self.other.iter())
-    }
-
-    /// How many errors.
-    pub fn errors(&self) -> usize {
-        self.diagnostics()
-            .filter(|d| d.severity == Severity::Error)
-            .count()
-    }
-
-    /// How many warnings.
-    pub fn warnings(&self) -> usize {
-        self.diagnostics()
-            .filter(|d| d.severity == Severity::Warning)
-            .count()
-    }
-
-    /// Whether the run fails: any error, or any warning when `strict`.
-    pub fn failed(&self, strict: bool) -> bool {
-        self.errors() > 0 || (strict && self.warnings() > 0)
-    }
-}
 
 /// Why a lint run could not be carried out (as opposed to findings in the skills).
 #[derive(Debug, thiserror::Error)]
@@ -679,34 +598,6 @@ fn read_sized(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// A file's text, copied into a shared `Arc` only when a diagnostic needs it: most skills
-/// have no findings, and copying every file would be wasted work on the hot path.
-struct Text<'a> {
-    text: &'a str,
-    shared: std::cell::OnceCell<Arc<str>>,
-    /// Built with the first diagnostic, so positions cost the same for the 5,000th.
-    index: std::cell::OnceCell<skills_frontmatter::LineIndex>,
-}
-
-impl<'a> Text<'a> {
-    fn new(text: &'a str) -> Self {
-        Self {
-            text,
-            shared: std::cell::OnceCell::new(),
-            index: std::cell::OnceCell::new(),
-        }
-    }
-
-    fn index(&self) -> &skills_frontmatter::LineIndex {
-        self.index
-            .get_or_init(|| skills_frontmatter::LineIndex::new(self.text))
-    }
-
-    fn shared(&self) -> Arc<str> {
-        self.shared.get_or_init(|| Arc::from(self.text)).clone()
-    }
-}
-
 /// The span of the `name` value in a report's SKILL.md, from a diagnostic that carries the
 /// source, or by parsing it again.
 fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<String>) {
@@ -720,10 +611,6 @@ fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<String>) {
         ),
         Err(_) => (None, None),
     }
-}
-
-fn sort_diagnostics(diags: &mut [Diagnostic]) {
-    diags.sort_by(|a, b| (&a.path, a.start, a.rule).cmp(&(&b.path, b.start, b.rule)));
 }
 
 /// The name a skill's directory is known by: its last component, or for `.` and `..` the

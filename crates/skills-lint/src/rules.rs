@@ -6,25 +6,7 @@
 #[cfg(test)]
 use skills_frontmatter::Check;
 
-/// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Severity {
-    /// Breaks a MUST of the specification (or makes the skill unusable): fails the run.
-    Error,
-    /// A best practice or a portability problem: fails the run only with `--strict`.
-    Warning,
-}
-
-impl Severity {
-    /// `error` or `warning`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        }
-    }
-}
+use crate::diagnostic::Severity;
 
 /// What a rule needs to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

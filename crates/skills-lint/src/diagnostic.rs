@@ -1,0 +1,144 @@
+//! The diagnostics model: what a lint run returns, and the source text its positions are
+//! computed from.
+
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    /// Breaks a MUST of the specification (or makes the skill unusable): fails the run.
+    Error,
+    /// A best practice or a portability problem: fails the run only with `--strict`.
+    Warning,
+}
+
+impl Severity {
+    /// `error` or `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+/// A 1-based line and column (the column counts characters, not bytes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Position {
+    /// 1-based line.
+    pub line: usize,
+    /// 1-based column, in Unicode scalar values.
+    pub column: usize,
+}
+
+/// One finding.
+#[derive(Debug, Clone)]
+pub struct Diagnostic {
+    /// The rule id.
+    pub rule: &'static str,
+    /// The severity after configuration.
+    pub severity: Severity,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it: specific to this finding when possible, else the rule's fix.
+    pub help: String,
+    /// The file (or, for `skill-md-missing`, the directory) the finding is about, as reached
+    /// from the linted path.
+    pub path: PathBuf,
+    /// Byte range in `path`'s text; `None` for the file as a whole.
+    pub span: Option<Range<usize>>,
+    /// Where the span starts.
+    pub start: Option<Position>,
+    /// Where the span ends (exclusive column).
+    pub end: Option<Position>,
+    /// The text of `path`, for renderers that quote the source.
+    pub source: Option<Arc<str>>,
+}
+
+/// The findings for one skill directory.
+#[derive(Debug, Clone)]
+pub struct SkillReport {
+    /// The skill directory.
+    pub dir: PathBuf,
+    /// Its `SKILL.md` (or the misspelt file that stands for it).
+    pub skill_md: PathBuf,
+    /// `name` from the frontmatter, if it parsed.
+    pub name: Option<String>,
+    /// Findings, ordered by file, then position, then rule.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The result of one lint run.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    /// Every skill found, sorted by directory.
+    pub skills: Vec<SkillReport>,
+    /// Findings that belong to no skill: a path given to lint that holds no skill.
+    pub other: Vec<Diagnostic>,
+}
+
+impl Report {
+    /// Every diagnostic, in output order (by path, then position).
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.skills
+            .iter()
+            .flat_map(|s| s.diagnostics.iter())
+            .chain(self.other.iter())
+    }
+
+    /// How many errors.
+    pub fn errors(&self) -> usize {
+        self.diagnostics()
+            .filter(|d| d.severity == Severity::Error)
+            .count()
+    }
+
+    /// How many warnings.
+    pub fn warnings(&self) -> usize {
+        self.diagnostics()
+            .filter(|d| d.severity == Severity::Warning)
+            .count()
+    }
+
+    /// Whether the run fails: any error, or any warning when `strict`.
+    pub fn failed(&self, strict: bool) -> bool {
+        self.errors() > 0 || (strict && self.warnings() > 0)
+    }
+}
+
+/// Puts findings in the order the report promises (file, position, rule), whatever order the
+/// checks produced them in.
+pub(crate) fn sort_diagnostics(diags: &mut [Diagnostic]) {
+    diags.sort_by(|a, b| (&a.path, a.start, a.rule).cmp(&(&b.path, b.start, b.rule)));
+}
+
+/// A file's text, copied into a shared `Arc` only when a diagnostic needs it: most skills
+/// have no findings, and copying every file would be wasted work on the hot path.
+pub(crate) struct Text<'a> {
+    pub(crate) text: &'a str,
+    shared: std::cell::OnceCell<Arc<str>>,
+    /// Built with the first diagnostic, so positions cost the same for the 5,000th.
+    index: std::cell::OnceCell<skills_frontmatter::LineIndex>,
+}
+
+impl<'a> Text<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            shared: std::cell::OnceCell::new(),
+            index: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub(crate) fn index(&self) -> &skills_frontmatter::LineIndex {
+        self.index
+            .get_or_init(|| skills_frontmatter::LineIndex::new(self.text))
+    }
+
+    pub(crate) fn shared(&self) -> Arc<str> {
+        self.shared.get_or_init(|| Arc::from(self.text)).clone()
+    }
+}
