@@ -37,6 +37,7 @@ use skills_frontmatter::{MAX_FILE_BYTES, ReferenceKind, SkillMd};
 mod config;
 mod context;
 mod diagnostic;
+mod io;
 mod rules;
 mod walk;
 
@@ -46,6 +47,7 @@ pub use diagnostic::{Diagnostic, Position, Report, Severity, SkillReport};
 pub use rules::{RULES, Rule, Scope, rule, suggest};
 
 use diagnostic::{Text, sort_diagnostics};
+use io::read_sized;
 
 /// The MCP skills extension's limit on the number of files in a skill.
 pub const MAX_SKILL_FILES: usize = 512;
@@ -583,19 +585,6 @@ impl Linter {
             }
         }
     }
-}
-
-/// Reads a file whose size the walk already knows, and never more than one byte past
-/// [`MAX_FILE_BYTES`] (a file that grew since the walk is then refused by the parser, not
-/// read whole). `std::fs::read` would ask the file system for the size again: one `statx`
-/// per file, a measurable share of a run over a large tree.
-fn read_sized(path: &Path, size: u64) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    let cap = size.min(MAX_FILE_BYTES).saturating_add(1);
-    let mut bytes = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
-    file.take(MAX_FILE_BYTES + 1).read_to_end(&mut bytes)?;
-    Ok(bytes)
 }
 
 /// The span of the `name` value in a report's SKILL.md, from a diagnostic that carries the
