@@ -1,0 +1,914 @@
+//! The driver: finds the skills under the paths given, lints each one on rayon's pool, runs
+//! the rules that need the whole run, and returns the sorted [`Report`].
+
+use std::collections::{BTreeMap, HashSet};
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use skills_frontmatter::{MAX_FILE_BYTES, ReferenceKind, SkillMd};
+
+use crate::config::Config;
+use crate::context;
+use crate::diagnostic::{Diagnostic, Position, Report, SkillReport, Text, sort_diagnostics};
+use crate::io::read_sized;
+use crate::rules::{self, rule};
+use crate::walk;
+
+/// The MCP skills extension's limit on the number of files in a skill.
+pub const MAX_SKILL_FILES: usize = 512;
+/// The MCP skills extension's limit on the total size of a skill, in bytes (16 MiB).
+pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Why a lint run could not be carried out (as opposed to findings in the skills).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LintError {
+    /// A path given to lint does not exist.
+    #[error("{}: no such file or directory", path.display())]
+    NotFound {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// A file given to lint that is not a `SKILL.md`.
+    #[error("{}: not a SKILL.md file or a directory", path.display())]
+    NotASkill {
+        /// The path as given.
+        path: PathBuf,
+    },
+    /// A path given to lint cannot be read.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path as given.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+}
+
+/// Runs the rules with a configuration.
+#[derive(Debug, Clone)]
+pub struct Linter {
+    config: Config,
+    threads: usize,
+}
+
+impl Linter {
+    /// A linter using all available cores.
+    pub fn new(config: Config) -> Self {
+        let threads = std::thread::available_parallelism().map_or(1, usize::from);
+        Self { config, threads }
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Lints every skill under `paths`. Each path may be a skill directory, a `SKILL.md` file,
+    /// or any directory, which is walked for skills (honouring `.gitignore`, entering hidden
+    /// directories, skipping `.git` and `node_modules`, following symlinks). Skills are linted
+    /// in parallel; the report is sorted by path, so output is deterministic.
+    ///
+    /// # Errors
+    ///
+    /// [`LintError`] when a path does not exist, cannot be read, or is a file other than
+    /// `SKILL.md`. Problems inside skills are diagnostics, not errors.
+    pub fn lint_paths(&self, paths: &[PathBuf]) -> Result<Report, LintError> {
+        let mut skills = Vec::new();
+        let mut other = Vec::new();
+        let mut seen = HashSet::new();
+        for path in paths {
+            let meta = std::fs::metadata(path).map_err(|source| match source.kind() {
+                std::io::ErrorKind::NotFound => LintError::NotFound { path: path.clone() },
+                _ => LintError::Io {
+                    path: path.clone(),
+                    source,
+                },
+            })?;
+            let found = if meta.is_dir() {
+                std::fs::read_dir(path).map_err(|source| LintError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
+                let walked = walk::files_under(path, self.threads);
+                let found = walk::skills_in(&walked);
+                if found.is_empty() {
+                    other.extend(self.diagnostic(
+                        "skill-md-missing",
+                        "no SKILL.md found in this directory or below it".to_string(),
+                        Some("create `SKILL.md` in the skill directory, or point `skills lint` at the directory that holds your skills".to_string()),
+                        path.clone(),
+                        None,
+                        None,
+                    ));
+                }
+                found
+            } else if path.file_name().is_some_and(walk::is_skill_md) {
+                let dir = match path.parent() {
+                    Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+                    _ => PathBuf::from("."),
+                };
+                let walked = walk::files_under(&dir, self.threads);
+                walk::skills_in(&walked)
+                    .into_iter()
+                    .filter(|s| s.dir == dir)
+                    .collect()
+            } else {
+                return Err(LintError::NotASkill { path: path.clone() });
+            };
+            // The same skill reached through two paths is linted once.
+            skills.extend(found.into_iter().filter(|s| seen.insert(s.dir.clone())));
+        }
+        skills.sort_by(|a, b| a.dir.cmp(&b.dir));
+        let mut reports: Vec<SkillReport> = skills.par_iter().map(|s| self.lint_skill(s)).collect();
+        self.check_duplicate_names(&mut reports);
+        for r in &mut reports {
+            sort_diagnostics(&mut r.diagnostics);
+        }
+        Ok(Report {
+            skills: reports,
+            other,
+        })
+    }
+
+    /// Builds a diagnostic if the rule is not allowed.
+    fn diagnostic(
+        &self,
+        rule_id: &'static str,
+        message: String,
+        help: Option<String>,
+        path: PathBuf,
+        span: Option<Range<usize>>,
+        source: Option<&Text<'_>>,
+    ) -> Option<Diagnostic> {
+        let severity = self.config.severity(rule_id)?;
+        let help = help
+            .filter(|h| !h.is_empty())
+            .unwrap_or_else(|| rule(rule_id).map_or_else(String::new, |r| help_from_fix(r.fix)));
+        let (start, end) = match (&span, source) {
+            (Some(span), Some(text)) => {
+                let index = text.index();
+                let (l1, c1) = index.line_col(text.text, span.start);
+                let (l2, c2) = index.line_col(text.text, span.end);
+                (
+                    Some(Position {
+                        line: l1,
+                        column: c1,
+                    }),
+                    Some(Position {
+                        line: l2,
+                        column: c2,
+                    }),
+                )
+            }
+            _ => (None, None),
+        };
+        Some(Diagnostic {
+            rule: rule_id,
+            severity,
+            message,
+            help,
+            path,
+            span,
+            start,
+            end,
+            source: source.map(Text::shared),
+        })
+    }
+
+    fn lint_skill(&self, skill: &walk::SkillDir) -> SkillReport {
+        let mut out = Vec::new();
+        let md = &skill.skill_md;
+        let md_name = md.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        if md_name == "skill.md" {
+            out.extend(self.diagnostic(
+                "skill-md-lowercase",
+                "the file is named `skill.md`; most clients look for `SKILL.md`".to_string(),
+                Some(format!(
+                    "rename it: `mv {} {}`",
+                    md.display(),
+                    skill.dir.join("SKILL.md").display()
+                )),
+                md.clone(),
+                None,
+                None,
+            ));
+        } else if md_name != "SKILL.md" {
+            out.extend(self.diagnostic(
+                "skill-md-missing",
+                format!(
+                    "no `SKILL.md` in {}; found `{md_name}` instead",
+                    skill.dir.display()
+                ),
+                Some(format!(
+                    "rename `{md_name}` to `SKILL.md`: the name is case-sensitive"
+                )),
+                md.clone(),
+                None,
+                None,
+            ));
+        }
+        let mut report = SkillReport {
+            dir: skill.dir.clone(),
+            skill_md: md.clone(),
+            name: None,
+            diagnostics: Vec::new(),
+        };
+        for (link, target) in &skill.links_out {
+            let shown = link.strip_prefix(&skill.dir).unwrap_or(link);
+            out.extend(self.diagnostic(
+                "link-outside-skill",
+                format!(
+                    "`{}` is a symlink to {}, outside the skill; it is not followed",
+                    shown.display(),
+                    target.display()
+                ),
+                Some("copy the files into the skill, or remove the link: `skills package` and `skills install` refuse links out of a skill".to_string()),
+                link.clone(),
+                None,
+                None,
+            ));
+        }
+        if let Some(what) = skill.not_a_file {
+            out.extend(
+                self.diagnostic(
+                    "file-unreadable",
+                    format!("SKILL.md is {what}, not a regular file; it is not read"),
+                    Some(
+                        "make `SKILL.md` a regular file holding the frontmatter and instructions"
+                            .to_string(),
+                    ),
+                    md.clone(),
+                    None,
+                    None,
+                ),
+            );
+            report.diagnostics = out;
+            return report;
+        }
+        let size = skill
+            .files()
+            .iter()
+            .find(|f| &f.path == md)
+            .map_or(0, |f| f.size);
+        if size > MAX_FILE_BYTES {
+            out.extend(self.diagnostic(
+                "file-too-large",
+                format!("SKILL.md is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"),
+                None,
+                md.clone(),
+                None,
+                None,
+            ));
+            report.diagnostics = out;
+            return report;
+        }
+        let bytes = match read_sized(md, size) {
+            Ok(b) => b,
+            Err(e) => {
+                out.extend(self.diagnostic(
+                    "file-unreadable",
+                    format!("cannot read SKILL.md: {e}"),
+                    None,
+                    md.clone(),
+                    None,
+                    None,
+                ));
+                report.diagnostics = out;
+                return report;
+            }
+        };
+        let skill_md = match SkillMd::parse_vec(bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                // Errors are rare: read the file again rather than keep a copy of every one.
+                let bytes = read_sized(md, size).unwrap_or_default();
+                // Invalid UTF-8 is shown with U+FFFD in its place; the valid prefix (and so
+                // the offset) is unchanged, and the replacement is three bytes long.
+                let shown = String::from_utf8_lossy(&bytes);
+                let span = match &e {
+                    skills_frontmatter::ParseError::InvalidUtf8 { offset } => {
+                        Some(*offset..offset + char::REPLACEMENT_CHARACTER.len_utf8())
+                    }
+                    _ => e.span(),
+                };
+                let text = Text::new(&shown);
+                out.extend(self.diagnostic(
+                    e.check().id(),
+                    e.to_string(),
+                    Some(e.help()),
+                    md.clone(),
+                    span,
+                    Some(&text),
+                ));
+                report.diagnostics = out;
+                return report;
+            }
+        };
+        report.name = skill_md.name().map(str::to_string);
+        let text = Some(Text::new(skill_md.source()));
+        let dir_name = dir_name(&skill.dir);
+        for f in skill_md.validate(dir_name.as_deref()) {
+            out.extend(self.diagnostic(
+                f.check.id(),
+                f.message,
+                f.help,
+                md.clone(),
+                f.span,
+                text.as_ref(),
+            ));
+        }
+        self.check_references(skill, &skill_md, text.as_ref(), &mut out);
+        self.check_size(skill, &mut out);
+        self.check_context(skill, &mut out);
+        report.diagnostics = out;
+        report
+    }
+
+    fn check_references(
+        &self,
+        skill: &walk::SkillDir,
+        skill_md: &SkillMd,
+        text: Option<&Text<'_>>,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let md = &skill.skill_md;
+        let mut followed = HashSet::new();
+        for r in skill_md.references() {
+            let Some(resolved) = r.resolved.as_deref().filter(|_| !r.is_absolute()) else {
+                out.extend(self.diagnostic(
+                    "link-outside-skill",
+                    format!("`{}` points outside the skill directory", r.target),
+                    Some("copy the file into the skill and refer to it with a path relative to the skill root".to_string()),
+                    md.clone(),
+                    Some(r.span.clone()),
+                    text,
+                ));
+                continue;
+            };
+            if resolved.is_empty() {
+                continue;
+            }
+            let full = skill.dir.join(resolved);
+            if !exists(skill, &full) {
+                out.extend(
+                    self.diagnostic(
+                        "link-missing",
+                        format!("`{}` does not exist in the skill", r.target),
+                        Some(match closest_file(skill, resolved) {
+                            Some(c) => format!(
+                                "did you mean `{c}`? Paths are relative to the skill directory"
+                            ),
+                            None => {
+                                "add the file, or fix the path (relative to the skill directory)"
+                                    .to_string()
+                            }
+                        }),
+                        md.clone(),
+                        Some(r.span.clone()),
+                        text,
+                    ),
+                );
+                continue;
+            }
+            if r.kind == ReferenceKind::Link
+                && is_markdown(resolved)
+                && !resolved.eq_ignore_ascii_case("SKILL.md")
+                && followed.insert(resolved.to_string())
+            {
+                self.check_nested(skill, resolved, &full, out);
+            }
+        }
+    }
+
+    /// `reference-too-deep`: a Markdown file linked from `SKILL.md` that links to further
+    /// Markdown files of the skill.
+    fn check_nested(
+        &self,
+        skill: &walk::SkillDir,
+        rel: &str,
+        full: &Path,
+        out: &mut Vec<Diagnostic>,
+    ) {
+        let size = skill
+            .files()
+            .iter()
+            .find(|f| f.path == full)
+            .map_or(0, |f| f.size);
+        if size > MAX_FILE_BYTES {
+            return;
+        }
+        let Ok(content) = read_sized(full, size)
+            .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
+        else {
+            return;
+        };
+        let text = Text::new(&content);
+        let parent = rel.rsplit_once('/').map_or("", |(p, _)| p);
+        for r in skills_frontmatter::find_references(&content) {
+            if r.kind != ReferenceKind::Link || r.is_absolute() {
+                continue;
+            }
+            let joined = if parent.is_empty() {
+                r.target.clone()
+            } else {
+                format!("{parent}/{}", r.target)
+            };
+            let Some(target) = skills_frontmatter::resolve_reference(&joined) else {
+                continue;
+            };
+            if !is_markdown(&target) || target == rel || target.eq_ignore_ascii_case("SKILL.md") {
+                continue;
+            }
+            if exists(skill, &skill.dir.join(&target)) {
+                out.extend(self.diagnostic(
+                    "reference-too-deep",
+                    format!("`{rel}` (linked from SKILL.md) links on to `{target}`: references nested more than one level deep"),
+                    Some(format!("link `{target}` directly from SKILL.md")),
+                    full.to_path_buf(),
+                    Some(r.span.clone()),
+                    Some(&text),
+                ));
+            }
+        }
+    }
+
+    fn check_size(&self, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
+        let count = skill.files().len();
+        if count > MAX_SKILL_FILES {
+            out.extend(self.diagnostic(
+                "too-many-files",
+                format!("the skill holds {count} files; the MCP skills extension serves at most {MAX_SKILL_FILES}"),
+                None,
+                skill.dir.clone(),
+                None,
+                None,
+            ));
+        }
+        let total: u64 = skill.files().iter().map(|f| f.size).sum();
+        if total > MAX_SKILL_BYTES {
+            out.extend(self.diagnostic(
+                "skill-too-large",
+                format!("the skill's files add up to {total} bytes; the MCP skills extension serves at most {MAX_SKILL_BYTES}"),
+                None,
+                skill.dir.clone(),
+                None,
+                None,
+            ));
+        }
+    }
+
+    /// `tools.json` and `resources.json`, when the skill has them (seed 000's context
+    /// packages): see `context.rs`.
+    fn check_context(&self, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
+        for (file, rule) in [
+            (context::TOOLS_FILE, "tools-json-invalid"),
+            (context::RESOURCES_FILE, "resources-json-invalid"),
+        ] {
+            let path = skill.dir.join(file);
+            let Some(size) = file_size(skill, &path) else {
+                continue;
+            };
+            let content = if size > MAX_FILE_BYTES {
+                Err(format!(
+                    "{file} is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"
+                ))
+            } else {
+                read_sized(&path, size)
+                    .map_err(|e| format!("cannot read {file}: {e}"))
+                    .and_then(|b| {
+                        String::from_utf8(b).map_err(|e| {
+                            format!(
+                                "{file} is not valid UTF-8 (byte {})",
+                                e.utf8_error().valid_up_to()
+                            )
+                        })
+                    })
+            };
+            let text = match content {
+                Ok(t) => t,
+                Err(message) => {
+                    out.extend(self.diagnostic(rule, message, None, path, None, None));
+                    continue;
+                }
+            };
+            let findings = if file == context::TOOLS_FILE {
+                context::check_tools(&text)
+            } else {
+                let exists = |rel: &str| exists(skill, &skill.dir.join(rel));
+                let closest = |rel: &str| closest_file(skill, rel);
+                context::check_resources(&text, &exists, &closest)
+            };
+            let source = Text::new(&text);
+            for f in findings {
+                out.extend(self.diagnostic(
+                    f.rule,
+                    f.message,
+                    f.help,
+                    path.clone(),
+                    f.span,
+                    Some(&source),
+                ));
+            }
+        }
+    }
+
+    fn check_duplicate_names(&self, reports: &mut [SkillReport]) {
+        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        for (i, r) in reports.iter().enumerate() {
+            if let Some(name) = &r.name {
+                by_name.entry(name.clone()).or_default().push(i);
+            }
+        }
+        for (name, idx) in by_name {
+            let Some((&first, rest)) = idx.split_first() else {
+                continue;
+            };
+            let Some(first_md) = reports.get(first).map(|r| r.skill_md.clone()) else {
+                continue;
+            };
+            for &i in rest {
+                let Some(report) = reports.get_mut(i) else {
+                    continue;
+                };
+                // Point at the `name` value; duplicates are rare, so reading the file again
+                // costs less than keeping every source in memory.
+                let (span, source) = name_span(report);
+                let source = source.as_deref().map(Text::new);
+                let d = self.diagnostic(
+                    "duplicate-name",
+                    format!(
+                        "another skill is also named `{name}`: {}",
+                        first_md.display()
+                    ),
+                    None,
+                    report.skill_md.clone(),
+                    span,
+                    source.as_ref(),
+                );
+                report.diagnostics.extend(d);
+            }
+        }
+    }
+}
+
+/// The span of the `name` value in a report's SKILL.md, from a diagnostic that carries the
+/// source, or by parsing it again.
+fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<String>) {
+    let Ok(bytes) = read_sized(&report.skill_md, MAX_FILE_BYTES) else {
+        return (None, None);
+    };
+    match SkillMd::parse(&bytes) {
+        Ok(s) => (
+            s.field("name").map(|e| e.value_span.clone()),
+            Some(s.source().to_string()),
+        ),
+        Err(_) => (None, None),
+    }
+}
+
+/// The name a skill's directory is known by: its last component, or for `.` and `..` the
+/// last component of the absolute path.
+fn dir_name(dir: &Path) -> Option<String> {
+    match dir.file_name() {
+        Some(n) => Some(n.to_string_lossy().into_owned()),
+        None => std::fs::canonicalize(dir)
+            .ok()
+            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())),
+    }
+}
+
+fn is_markdown(path: &str) -> bool {
+    let lower = path.to_ascii_lowercase();
+    lower.ends_with(".md") || lower.ends_with(".markdown")
+}
+
+/// Whether a file or directory exists in the skill: first in the walked files (no system
+/// call), then on disk (for ignored files).
+fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
+    let files = skill.files();
+    let exact = walk::key(full);
+    let i = files.partition_point(|f| walk::key(&f.path) < exact);
+    let hit = files.get(i).is_some_and(|f| {
+        let k = walk::key(&f.path);
+        // The file itself, or a file inside a directory of that name.
+        k == exact || k.starts_with(&walk::prefix(full))
+    });
+    hit || full.exists()
+}
+
+/// The size of a file the walk found directly in the skill, by binary search (no system
+/// call); `None` when there is no such file.
+fn file_size(skill: &walk::SkillDir, full: &Path) -> Option<u64> {
+    let files = skill.files();
+    let exact = walk::key(full);
+    let i = files.partition_point(|f| walk::key(&f.path) < exact);
+    files
+        .get(i)
+        .filter(|f| walk::key(&f.path) == exact)
+        .map(|f| f.size)
+}
+
+/// The skill file whose relative path is closest to `wanted`, for "did you mean": the same
+/// path in another letter case, the same file name in another folder, or a path a few edits
+/// away.
+fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<String> {
+    let wanted_lower = wanted.to_lowercase();
+    let wanted_name = wanted.rsplit('/').next();
+    skill
+        .files()
+        .iter()
+        .filter_map(|f| f.path.strip_prefix(&skill.dir).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .filter_map(|p| {
+            let score = if p.to_lowercase() == wanted_lower || p.rsplit('/').next() == wanted_name {
+                0
+            } else {
+                rules::edit_distance(&p.to_lowercase(), &wanted_lower)
+            };
+            (score <= 3).then_some((score, p))
+        })
+        .min()
+        .map(|(_, p)| p)
+}
+
+/// A rule's fix text in the style of specific help: lowercase start, no final period.
+fn help_from_fix(fix: &str) -> String {
+    let fix = fix.strip_suffix('.').unwrap_or(fix);
+    let mut chars = fix.chars();
+    match chars.next() {
+        Some(first)
+            if first.is_uppercase() && chars.clone().next().is_some_and(char::is_lowercase) =>
+        {
+            first.to_lowercase().chain(chars).collect()
+        }
+        _ => fix.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Level;
+
+    fn write(root: &Path, rel: &str, text: &str) {
+        let p = root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    fn rules_of(report: &Report) -> Vec<&'static str> {
+        report.diagnostics().map(|d| d.rule).collect()
+    }
+
+    const FM: &str = "---\nname: NAME\ndescription: Does x. Use when asked.\n---\n";
+
+    fn skill(root: &Path, name: &str, body: &str) {
+        write(
+            root,
+            &format!("{name}/SKILL.md"),
+            &(FM.replace("NAME", name) + body),
+        );
+    }
+
+    #[test]
+    fn walks_hidden_dirs_and_skips_node_modules() {
+        let t = tempfile::tempdir().unwrap();
+        skill(&t.path().join(".claude/skills"), "a", "body\n");
+        skill(&t.path().join("node_modules"), "b", "body\n");
+        skill(&t.path().join(".git"), "c", "body\n");
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(report.skills.len(), 1);
+        assert!(report.skills[0].dir.ends_with(".claude/skills/a"));
+    }
+
+    #[test]
+    fn honours_gitignore_outside_git() {
+        let t = tempfile::tempdir().unwrap();
+        skill(t.path(), "a", "body\n");
+        skill(t.path(), "ignored", "body\n");
+        write(t.path(), ".gitignore", "ignored/\n");
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(report.skills.len(), 1);
+    }
+
+    #[test]
+    fn links_missing_outside_and_nested() {
+        let t = tempfile::tempdir().unwrap();
+        skill(
+            t.path(),
+            "s",
+            "See [a](references/a.md), [x](references/x.md), [o](../o.md), scripts/run.sh\n",
+        );
+        write(t.path(), "s/references/a.md", "More in [b](b.md).\n");
+        write(t.path(), "s/references/b.md", "b\n");
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("s")])
+            .unwrap();
+        let mut got = rules_of(&report);
+        got.sort_unstable();
+        assert_eq!(
+            got,
+            [
+                "link-missing",
+                "link-missing",
+                "link-outside-skill",
+                "reference-too-deep"
+            ]
+        );
+        let nested = report
+            .diagnostics()
+            .find(|d| d.rule == "reference-too-deep")
+            .unwrap();
+        assert!(nested.path.ends_with("references/a.md"));
+        assert_eq!(
+            nested.start,
+            Some(Position {
+                line: 1,
+                column: 13
+            })
+        );
+    }
+
+    #[test]
+    fn duplicate_names_and_misspelt_file() {
+        let t = tempfile::tempdir().unwrap();
+        skill(&t.path().join("one"), "x", "body\n");
+        skill(&t.path().join("two"), "x", "body\n");
+        write(
+            t.path(),
+            "three/y/Skill.md",
+            &(FM.replace("NAME", "y") + "body\n"),
+        );
+        write(
+            t.path(),
+            "four/z/skill.md",
+            &(FM.replace("NAME", "z") + "body\n"),
+        );
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(
+            rules_of(&report),
+            ["skill-md-lowercase", "skill-md-missing", "duplicate-name"]
+        );
+    }
+
+    #[test]
+    fn empty_dir_and_bad_paths() {
+        let t = tempfile::tempdir().unwrap();
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(rules_of(&report), ["skill-md-missing"]);
+        let err = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("nope")])
+            .unwrap_err();
+        assert!(matches!(err, LintError::NotFound { .. }));
+        write(t.path(), "README.md", "x");
+        let err = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("README.md")])
+            .unwrap_err();
+        assert!(matches!(err, LintError::NotASkill { .. }));
+    }
+
+    #[test]
+    fn skill_md_file_argument_and_config() {
+        let t = tempfile::tempdir().unwrap();
+        skill(t.path(), "s", "See scripts/missing.py\n");
+        let mut config = Config::default();
+        config.set("link-missing", Level::Deny).unwrap();
+        let report = Linter::new(config)
+            .lint_paths(&[t.path().join("s/SKILL.md")])
+            .unwrap();
+        assert_eq!(report.errors(), 1);
+        let mut config = Config::default();
+        config.set("link-missing", Level::Allow).unwrap();
+        let report = Linter::new(config)
+            .lint_paths(&[t.path().join("s/SKILL.md")])
+            .unwrap();
+        assert_eq!(report.diagnostics().count(), 0);
+    }
+
+    #[test]
+    fn too_many_files() {
+        let t = tempfile::tempdir().unwrap();
+        skill(t.path(), "s", "body\n");
+        for i in 0..MAX_SKILL_FILES {
+            write(t.path(), &format!("s/assets/{i}.txt"), "");
+        }
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("s")])
+            .unwrap();
+        assert_eq!(rules_of(&report), ["too-many-files"]);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn skill_md_that_is_a_directory_or_fifo_is_unreadable() {
+        let t = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(t.path().join("d/SKILL.md")).unwrap();
+        std::fs::create_dir_all(t.path().join("f")).unwrap();
+        let fifo = t.path().join("f/SKILL.md");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        let linter = Linter::new(Config::default());
+        let report = linter.lint_paths(&[t.path().to_path_buf()]).unwrap();
+        let messages: Vec<_> = report
+            .diagnostics()
+            .map(|d| (d.rule, d.path.clone(), d.message.clone()))
+            .collect();
+        assert!(messages.contains(&(
+            "file-unreadable",
+            t.path().join("d/SKILL.md"),
+            "SKILL.md is a directory, not a regular file; it is not read".to_string()
+        )));
+        if made.is_ok_and(|s| s.success()) {
+            // Never opened, so the walk does not block on the pipe.
+            assert!(
+                messages.contains(&(
+                    "file-unreadable",
+                    fifo.clone(),
+                    "SKILL.md is a named pipe (FIFO), not a regular file; it is not read"
+                        .to_string()
+                )),
+                "{messages:?}"
+            );
+            // The file given directly is reported too, not silently skipped.
+            let report = linter.lint_paths(&[fifo]).unwrap();
+            assert_eq!(rules_of(&report), ["file-unreadable"]);
+        }
+        // A regular SKILL.md beside a directory spelt `skill.md` wins.
+        skill(t.path(), "both", "body\n");
+        std::fs::create_dir(t.path().join("both/skill.md")).unwrap();
+        let report = linter.lint_paths(&[t.path().join("both")]).unwrap();
+        assert_eq!(rules_of(&report), Vec::<&str>::new());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_out_of_a_skill_are_reported_not_followed() {
+        let t = tempfile::tempdir().unwrap();
+        let outside = t.path().join("outside");
+        for i in 0..20 {
+            write(&outside, &format!("big/{i}.txt"), "x");
+        }
+        write(&outside, "secret.md", "[deeper](x.md)");
+        let root = t.path().join("skills");
+        skill(&root, "s", "See [notes](notes/README.md).\n");
+        write(&root, "s/notes/README.md", "notes\n");
+        std::os::unix::fs::symlink(outside.join("big"), root.join("s/data")).unwrap();
+        std::os::unix::fs::symlink(outside.join("secret.md"), root.join("s/notes/secret.md"))
+            .unwrap();
+        // Inside the skill: followed, not reported.
+        std::os::unix::fs::symlink("notes", root.join("s/docs")).unwrap();
+        // Outside any skill (a skills folder linking a skill kept elsewhere): followed.
+        skill(&outside, "kept", "body\n");
+        std::os::unix::fs::symlink(outside.join("kept"), root.join("kept")).unwrap();
+
+        let report = Linter::new(Config::default())
+            .lint_paths(std::slice::from_ref(&root))
+            .unwrap();
+        let dirs: Vec<_> = report.skills.iter().map(|s| s.dir.clone()).collect();
+        assert_eq!(dirs, [root.join("kept"), root.join("s")]);
+        let found: Vec<_> = report
+            .diagnostics()
+            .map(|d| (d.rule, d.path.clone(), d.message.clone()))
+            .collect();
+        let canonical = outside.canonicalize().unwrap();
+        assert_eq!(
+            found,
+            [
+                (
+                    "link-outside-skill",
+                    root.join("s/data"),
+                    format!(
+                        "`data` is a symlink to {}, outside the skill; it is not followed",
+                        canonical.join("big").display()
+                    )
+                ),
+                // Reached again through the inside link `docs -> notes`.
+                (
+                    "link-outside-skill",
+                    root.join("s/docs/secret.md"),
+                    format!(
+                        "`docs/secret.md` is a symlink to {}, outside the skill; it is not followed",
+                        canonical.join("secret.md").display()
+                    )
+                ),
+                (
+                    "link-outside-skill",
+                    root.join("s/notes/secret.md"),
+                    format!(
+                        "`notes/secret.md` is a symlink to {}, outside the skill; it is not followed",
+                        canonical.join("secret.md").display()
+                    )
+                ),
+            ]
+        );
+    }
+}
