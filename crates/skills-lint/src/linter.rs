@@ -8,17 +8,13 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use skills_frontmatter::{MAX_FILE_BYTES, ReferenceKind, SkillMd};
 
+use crate::checks::{self, closest_file, exists, file_size};
 use crate::config::Config;
 use crate::context;
 use crate::diagnostic::{Diagnostic, Position, Report, SkillReport, Text, sort_diagnostics};
 use crate::io::read_sized;
-use crate::rules::{self, rule};
+use crate::rules::rule;
 use crate::walk;
-
-/// The MCP skills extension's limit on the number of files in a skill.
-pub const MAX_SKILL_FILES: usize = 512;
-/// The MCP skills extension's limit on the total size of a skill, in bytes (16 MiB).
-pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
 
 /// Why a lint run could not be carried out (as opposed to findings in the skills).
 #[derive(Debug, thiserror::Error)]
@@ -133,7 +129,7 @@ impl Linter {
     }
 
     /// Builds a diagnostic if the rule is not allowed.
-    fn diagnostic(
+    pub(crate) fn diagnostic(
         &self,
         rule_id: &'static str,
         message: String,
@@ -320,7 +316,7 @@ impl Linter {
             ));
         }
         self.check_references(skill, &skill_md, text.as_ref(), &mut out);
-        self.check_size(skill, &mut out);
+        checks::size::check_size(self, skill, &mut out);
         self.check_context(skill, &mut out);
         report.diagnostics = out;
         report
@@ -431,31 +427,6 @@ impl Linter {
                     Some(&text),
                 ));
             }
-        }
-    }
-
-    fn check_size(&self, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
-        let count = skill.files().len();
-        if count > MAX_SKILL_FILES {
-            out.extend(self.diagnostic(
-                "too-many-files",
-                format!("the skill holds {count} files; the MCP skills extension serves at most {MAX_SKILL_FILES}"),
-                None,
-                skill.dir.clone(),
-                None,
-                None,
-            ));
-        }
-        let total: u64 = skill.files().iter().map(|f| f.size).sum();
-        if total > MAX_SKILL_BYTES {
-            out.extend(self.diagnostic(
-                "skill-too-large",
-                format!("the skill's files add up to {total} bytes; the MCP skills extension serves at most {MAX_SKILL_BYTES}"),
-                None,
-                skill.dir.clone(),
-                None,
-                None,
-            ));
         }
     }
 
@@ -584,55 +555,6 @@ fn is_markdown(path: &str) -> bool {
     lower.ends_with(".md") || lower.ends_with(".markdown")
 }
 
-/// Whether a file or directory exists in the skill: first in the walked files (no system
-/// call), then on disk (for ignored files).
-fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
-    let files = skill.files();
-    let exact = walk::key(full);
-    let i = files.partition_point(|f| walk::key(&f.path) < exact);
-    let hit = files.get(i).is_some_and(|f| {
-        let k = walk::key(&f.path);
-        // The file itself, or a file inside a directory of that name.
-        k == exact || k.starts_with(&walk::prefix(full))
-    });
-    hit || full.exists()
-}
-
-/// The size of a file the walk found directly in the skill, by binary search (no system
-/// call); `None` when there is no such file.
-fn file_size(skill: &walk::SkillDir, full: &Path) -> Option<u64> {
-    let files = skill.files();
-    let exact = walk::key(full);
-    let i = files.partition_point(|f| walk::key(&f.path) < exact);
-    files
-        .get(i)
-        .filter(|f| walk::key(&f.path) == exact)
-        .map(|f| f.size)
-}
-
-/// The skill file whose relative path is closest to `wanted`, for "did you mean": the same
-/// path in another letter case, the same file name in another folder, or a path a few edits
-/// away.
-fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<String> {
-    let wanted_lower = wanted.to_lowercase();
-    let wanted_name = wanted.rsplit('/').next();
-    skill
-        .files()
-        .iter()
-        .filter_map(|f| f.path.strip_prefix(&skill.dir).ok())
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .filter_map(|p| {
-            let score = if p.to_lowercase() == wanted_lower || p.rsplit('/').next() == wanted_name {
-                0
-            } else {
-                rules::edit_distance(&p.to_lowercase(), &wanted_lower)
-            };
-            (score <= 3).then_some((score, p))
-        })
-        .min()
-        .map(|(_, p)| p)
-}
-
 /// A rule's fix text in the style of specific help: lowercase start, no final period.
 fn help_from_fix(fix: &str) -> String {
     let fix = fix.strip_suffix('.').unwrap_or(fix);
@@ -651,26 +573,7 @@ fn help_from_fix(fix: &str) -> String {
 mod tests {
     use super::*;
     use crate::config::Level;
-
-    fn write(root: &Path, rel: &str, text: &str) {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    fn rules_of(report: &Report) -> Vec<&'static str> {
-        report.diagnostics().map(|d| d.rule).collect()
-    }
-
-    const FM: &str = "---\nname: NAME\ndescription: Does x. Use when asked.\n---\n";
-
-    fn skill(root: &Path, name: &str, body: &str) {
-        write(
-            root,
-            &format!("{name}/SKILL.md"),
-            &(FM.replace("NAME", name) + body),
-        );
-    }
+    use crate::test_support::{FM, rules_of, skill, write};
 
     #[test]
     fn walks_hidden_dirs_and_skips_node_modules() {
@@ -793,19 +696,6 @@ mod tests {
             .lint_paths(&[t.path().join("s/SKILL.md")])
             .unwrap();
         assert_eq!(report.diagnostics().count(), 0);
-    }
-
-    #[test]
-    fn too_many_files() {
-        let t = tempfile::tempdir().unwrap();
-        skill(t.path(), "s", "body\n");
-        for i in 0..MAX_SKILL_FILES {
-            write(t.path(), &format!("s/assets/{i}.txt"), "");
-        }
-        let report = Linter::new(Config::default())
-            .lint_paths(&[t.path().join("s")])
-            .unwrap();
-        assert_eq!(rules_of(&report), ["too-many-files"]);
     }
 
     #[cfg(unix)]

@@ -1,0 +1,63 @@
+//! The rules that need more than one `SKILL.md`: the skill's directory (its files, the files
+//! its body points at, its context package) or the whole run (duplicate names). Rules that
+//! need only the file are `skills-frontmatter`'s.
+//!
+//! Each family is a module of plain functions that take the [`Linter`](crate::Linter), whose
+//! configuration decides each finding's severity (or drops it), and push the diagnostics they
+//! find; the linter calls them in a fixed order and sorts the result.
+
+use std::path::Path;
+
+use crate::rules;
+use crate::walk;
+
+pub(crate) mod size;
+
+/// Whether a file or directory exists in the skill: first in the walked files (no system
+/// call), then on disk (for ignored files).
+pub(crate) fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
+    let files = skill.files();
+    let exact = walk::key(full);
+    let i = files.partition_point(|f| walk::key(&f.path) < exact);
+    let hit = files.get(i).is_some_and(|f| {
+        let k = walk::key(&f.path);
+        // The file itself, or a file inside a directory of that name.
+        k == exact || k.starts_with(&walk::prefix(full))
+    });
+    hit || full.exists()
+}
+
+/// The size of a file the walk found directly in the skill, by binary search (no system
+/// call); `None` when there is no such file.
+pub(crate) fn file_size(skill: &walk::SkillDir, full: &Path) -> Option<u64> {
+    let files = skill.files();
+    let exact = walk::key(full);
+    let i = files.partition_point(|f| walk::key(&f.path) < exact);
+    files
+        .get(i)
+        .filter(|f| walk::key(&f.path) == exact)
+        .map(|f| f.size)
+}
+
+/// The skill file whose relative path is closest to `wanted`, for "did you mean": the same
+/// path in another letter case, the same file name in another folder, or a path a few edits
+/// away.
+pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<String> {
+    let wanted_lower = wanted.to_lowercase();
+    let wanted_name = wanted.rsplit('/').next();
+    skill
+        .files()
+        .iter()
+        .filter_map(|f| f.path.strip_prefix(&skill.dir).ok())
+        .map(|p| p.to_string_lossy().replace('\\', "/"))
+        .filter_map(|p| {
+            let score = if p.to_lowercase() == wanted_lower || p.rsplit('/').next() == wanted_name {
+                0
+            } else {
+                rules::edit_distance(&p.to_lowercase(), &wanted_lower)
+            };
+            (score <= 3).then_some((score, p))
+        })
+        .min()
+        .map(|(_, p)| p)
+}
