@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::rules;
 use crate::walk;
 
+pub(crate) mod links;
 pub(crate) mod size;
 
 /// Whether a file or directory exists in the skill: first in the walked files (no system
