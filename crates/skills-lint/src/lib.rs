@@ -29,7 +29,6 @@
 
 mod checks;
 mod config;
-mod context;
 mod diagnostic;
 mod io;
 mod linter;
@@ -38,9 +37,11 @@ mod rules;
 mod test_support;
 mod walk;
 
+pub use checks::context::{
+    RESOURCES_FILE, TOOL_NAME_MAX, TOOLS_FILE, UNIVERSAL_TOOLS, is_valid_tool_name,
+};
 pub use checks::size::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
 pub use config::{CONFIG_FILE, Config, ConfigError, Level};
-pub use context::{RESOURCES_FILE, TOOL_NAME_MAX, TOOLS_FILE, UNIVERSAL_TOOLS, is_valid_tool_name};
 pub use diagnostic::{Diagnostic, Position, Report, Severity, SkillReport};
 pub use linter::{LintError, Linter};
 pub use rules::{RULES, Rule, Scope, rule, suggest};

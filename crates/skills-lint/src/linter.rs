@@ -8,9 +8,8 @@ use std::path::{Path, PathBuf};
 use rayon::prelude::*;
 use skills_frontmatter::{MAX_FILE_BYTES, SkillMd};
 
-use crate::checks::{self, closest_file, exists, file_size};
+use crate::checks;
 use crate::config::Config;
-use crate::context;
 use crate::diagnostic::{Diagnostic, Position, Report, SkillReport, Text, sort_diagnostics};
 use crate::io::read_sized;
 use crate::rules::rule;
@@ -303,64 +302,9 @@ impl Linter {
         }
         checks::links::check_references(self, skill, &skill_md, text.as_ref(), &mut out);
         checks::size::check_size(self, skill, &mut out);
-        self.check_context(skill, &mut out);
+        checks::context::check_context(self, skill, &mut out);
         report.diagnostics = out;
         report
-    }
-
-    /// `tools.json` and `resources.json`, when the skill has them (seed 000's context
-    /// packages): see `context.rs`.
-    fn check_context(&self, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
-        for (file, rule) in [
-            (context::TOOLS_FILE, "tools-json-invalid"),
-            (context::RESOURCES_FILE, "resources-json-invalid"),
-        ] {
-            let path = skill.dir.join(file);
-            let Some(size) = file_size(skill, &path) else {
-                continue;
-            };
-            let content = if size > MAX_FILE_BYTES {
-                Err(format!(
-                    "{file} is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"
-                ))
-            } else {
-                read_sized(&path, size)
-                    .map_err(|e| format!("cannot read {file}: {e}"))
-                    .and_then(|b| {
-                        String::from_utf8(b).map_err(|e| {
-                            format!(
-                                "{file} is not valid UTF-8 (byte {})",
-                                e.utf8_error().valid_up_to()
-                            )
-                        })
-                    })
-            };
-            let text = match content {
-                Ok(t) => t,
-                Err(message) => {
-                    out.extend(self.diagnostic(rule, message, None, path, None, None));
-                    continue;
-                }
-            };
-            let findings = if file == context::TOOLS_FILE {
-                context::check_tools(&text)
-            } else {
-                let exists = |rel: &str| exists(skill, &skill.dir.join(rel));
-                let closest = |rel: &str| closest_file(skill, rel);
-                context::check_resources(&text, &exists, &closest)
-            };
-            let source = Text::new(&text);
-            for f in findings {
-                out.extend(self.diagnostic(
-                    f.rule,
-                    f.message,
-                    f.help,
-                    path.clone(),
-                    f.span,
-                    Some(&source),
-                ));
-            }
-        }
     }
 
     fn check_duplicate_names(&self, reports: &mut [SkillReport]) {

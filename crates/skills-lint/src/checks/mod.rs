@@ -11,6 +11,7 @@ use std::path::Path;
 use crate::rules;
 use crate::walk;
 
+pub(crate) mod context;
 pub(crate) mod links;
 pub(crate) mod size;
 

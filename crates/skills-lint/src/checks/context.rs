@@ -2,14 +2,21 @@
 //! skill's `SKILL.md`, which scope MCP tools and resources to the skill.
 //!
 //! The checks are pure functions over the file's text (and, for resources, a predicate that
-//! says whether a file exists in the skill), so they are tested without a file system; the
-//! linter reads the files and turns [`Finding`]s into diagnostics.
+//! says whether a file exists in the skill), so they are tested without a file system;
+//! [`check_context`] reads the files and turns their [`Finding`]s into diagnostics.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Range;
 
 use serde_json::Value;
 use serde_json::value::RawValue;
+use skills_frontmatter::MAX_FILE_BYTES;
+
+use super::{closest_file, exists, file_size};
+use crate::diagnostic::{Diagnostic, Text};
+use crate::io::read_sized;
+use crate::linter::Linter;
+use crate::walk;
 
 /// The file that lists a skill's scoped MCP tools.
 pub const TOOLS_FILE: &str = "tools.json";
@@ -44,6 +51,61 @@ impl Finding {
     fn help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
+    }
+}
+
+/// `tools.json` and `resources.json`, when the skill has them: read within the size limit
+/// every file has, then checked by [`check_tools`] and [`check_resources`].
+pub(crate) fn check_context(linter: &Linter, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
+    for (file, rule) in [
+        (TOOLS_FILE, "tools-json-invalid"),
+        (RESOURCES_FILE, "resources-json-invalid"),
+    ] {
+        let path = skill.dir.join(file);
+        let Some(size) = file_size(skill, &path) else {
+            continue;
+        };
+        let content = if size > MAX_FILE_BYTES {
+            Err(format!(
+                "{file} is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"
+            ))
+        } else {
+            read_sized(&path, size)
+                .map_err(|e| format!("cannot read {file}: {e}"))
+                .and_then(|b| {
+                    String::from_utf8(b).map_err(|e| {
+                        format!(
+                            "{file} is not valid UTF-8 (byte {})",
+                            e.utf8_error().valid_up_to()
+                        )
+                    })
+                })
+        };
+        let text = match content {
+            Ok(t) => t,
+            Err(message) => {
+                out.extend(linter.diagnostic(rule, message, None, path, None, None));
+                continue;
+            }
+        };
+        let findings = if file == TOOLS_FILE {
+            check_tools(&text)
+        } else {
+            let exists = |rel: &str| exists(skill, &skill.dir.join(rel));
+            let closest = |rel: &str| closest_file(skill, rel);
+            check_resources(&text, &exists, &closest)
+        };
+        let source = Text::new(&text);
+        for f in findings {
+            out.extend(linter.diagnostic(
+                f.rule,
+                f.message,
+                f.help,
+                path.clone(),
+                f.span,
+                Some(&source),
+            ));
+        }
     }
 }
 
