@@ -1,7 +1,7 @@
 //! The driver: finds the skills under the paths given, lints each one on rayon's pool, runs
 //! the rules that need the whole run, and returns the sorted [`Report`].
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 
@@ -117,7 +117,7 @@ impl Linter {
         }
         skills.sort_by(|a, b| a.dir.cmp(&b.dir));
         let mut reports: Vec<SkillReport> = skills.par_iter().map(|s| self.lint_skill(s)).collect();
-        self.check_duplicate_names(&mut reports);
+        checks::duplicate_names::check_duplicate_names(self, &mut reports);
         for r in &mut reports {
             sort_diagnostics(&mut r.diagnostics);
         }
@@ -305,59 +305,6 @@ impl Linter {
         checks::context::check_context(self, skill, &mut out);
         report.diagnostics = out;
         report
-    }
-
-    fn check_duplicate_names(&self, reports: &mut [SkillReport]) {
-        let mut by_name: BTreeMap<String, Vec<usize>> = BTreeMap::new();
-        for (i, r) in reports.iter().enumerate() {
-            if let Some(name) = &r.name {
-                by_name.entry(name.clone()).or_default().push(i);
-            }
-        }
-        for (name, idx) in by_name {
-            let Some((&first, rest)) = idx.split_first() else {
-                continue;
-            };
-            let Some(first_md) = reports.get(first).map(|r| r.skill_md.clone()) else {
-                continue;
-            };
-            for &i in rest {
-                let Some(report) = reports.get_mut(i) else {
-                    continue;
-                };
-                // Point at the `name` value; duplicates are rare, so reading the file again
-                // costs less than keeping every source in memory.
-                let (span, source) = name_span(report);
-                let source = source.as_deref().map(Text::new);
-                let d = self.diagnostic(
-                    "duplicate-name",
-                    format!(
-                        "another skill is also named `{name}`: {}",
-                        first_md.display()
-                    ),
-                    None,
-                    report.skill_md.clone(),
-                    span,
-                    source.as_ref(),
-                );
-                report.diagnostics.extend(d);
-            }
-        }
-    }
-}
-
-/// The span of the `name` value in a report's SKILL.md, from a diagnostic that carries the
-/// source, or by parsing it again.
-fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<String>) {
-    let Ok(bytes) = read_sized(&report.skill_md, MAX_FILE_BYTES) else {
-        return (None, None);
-    };
-    match SkillMd::parse(&bytes) {
-        Ok(s) => (
-            s.field("name").map(|e| e.value_span.clone()),
-            Some(s.source().to_string()),
-        ),
-        Err(_) => (None, None),
     }
 }
 

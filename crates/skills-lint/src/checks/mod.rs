@@ -12,6 +12,7 @@ use crate::rules;
 use crate::walk;
 
 pub(crate) mod context;
+pub(crate) mod duplicate_names;
 pub(crate) mod links;
 pub(crate) mod size;
 
