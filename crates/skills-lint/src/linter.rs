@@ -3,15 +3,13 @@
 
 use std::collections::HashSet;
 use std::ops::Range;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use rayon::prelude::*;
-use skills_frontmatter::{MAX_FILE_BYTES, SkillMd};
 
 use crate::checks;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Position, Report, SkillReport, Text, sort_diagnostics};
-use crate::io::read_sized;
 use crate::rules::rule;
 use crate::walk;
 
@@ -173,149 +171,31 @@ impl Linter {
     }
 
     fn lint_skill(&self, skill: &walk::SkillDir) -> SkillReport {
-        let mut out = Vec::new();
-        let md = &skill.skill_md;
-        let md_name = md.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        if md_name == "skill.md" {
-            out.extend(self.diagnostic(
-                "skill-md-lowercase",
-                "the file is named `skill.md`; most clients look for `SKILL.md`".to_string(),
-                Some(format!(
-                    "rename it: `mv {} {}`",
-                    md.display(),
-                    skill.dir.join("SKILL.md").display()
-                )),
-                md.clone(),
-                None,
-                None,
-            ));
-        } else if md_name != "SKILL.md" {
-            out.extend(self.diagnostic(
-                "skill-md-missing",
-                format!(
-                    "no `SKILL.md` in {}; found `{md_name}` instead",
-                    skill.dir.display()
-                ),
-                Some(format!(
-                    "rename `{md_name}` to `SKILL.md`: the name is case-sensitive"
-                )),
-                md.clone(),
-                None,
-                None,
-            ));
-        }
         let mut report = SkillReport {
             dir: skill.dir.clone(),
-            skill_md: md.clone(),
+            skill_md: skill.skill_md.clone(),
             name: None,
             diagnostics: Vec::new(),
         };
+        let mut out = Vec::new();
+        checks::skill_md::check_file_name(self, skill, &mut out);
         checks::links::check_links_out(self, skill, &mut out);
-        if let Some(what) = skill.not_a_file {
-            out.extend(
-                self.diagnostic(
-                    "file-unreadable",
-                    format!("SKILL.md is {what}, not a regular file; it is not read"),
-                    Some(
-                        "make `SKILL.md` a regular file holding the frontmatter and instructions"
-                            .to_string(),
-                    ),
-                    md.clone(),
-                    None,
-                    None,
-                ),
-            );
+        // Every other rule needs the parsed file: a SKILL.md that cannot be read or parsed
+        // gets only the finding that says why.
+        let Some(skill_md) = checks::skill_md::parse(self, skill, &mut out) else {
             report.diagnostics = out;
             return report;
-        }
-        let size = skill
-            .files()
-            .iter()
-            .find(|f| &f.path == md)
-            .map_or(0, |f| f.size);
-        if size > MAX_FILE_BYTES {
-            out.extend(self.diagnostic(
-                "file-too-large",
-                format!("SKILL.md is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"),
-                None,
-                md.clone(),
-                None,
-                None,
-            ));
-            report.diagnostics = out;
-            return report;
-        }
-        let bytes = match read_sized(md, size) {
-            Ok(b) => b,
-            Err(e) => {
-                out.extend(self.diagnostic(
-                    "file-unreadable",
-                    format!("cannot read SKILL.md: {e}"),
-                    None,
-                    md.clone(),
-                    None,
-                    None,
-                ));
-                report.diagnostics = out;
-                return report;
-            }
-        };
-        let skill_md = match SkillMd::parse_vec(bytes) {
-            Ok(s) => s,
-            Err(e) => {
-                // Errors are rare: read the file again rather than keep a copy of every one.
-                let bytes = read_sized(md, size).unwrap_or_default();
-                // Invalid UTF-8 is shown with U+FFFD in its place; the valid prefix (and so
-                // the offset) is unchanged, and the replacement is three bytes long.
-                let shown = String::from_utf8_lossy(&bytes);
-                let span = match &e {
-                    skills_frontmatter::ParseError::InvalidUtf8 { offset } => {
-                        Some(*offset..offset + char::REPLACEMENT_CHARACTER.len_utf8())
-                    }
-                    _ => e.span(),
-                };
-                let text = Text::new(&shown);
-                out.extend(self.diagnostic(
-                    e.check().id(),
-                    e.to_string(),
-                    Some(e.help()),
-                    md.clone(),
-                    span,
-                    Some(&text),
-                ));
-                report.diagnostics = out;
-                return report;
-            }
         };
         report.name = skill_md.name().map(str::to_string);
+        // One for every finding in SKILL.md, so they share one copy of the source and one
+        // line index.
         let text = Some(Text::new(skill_md.source()));
-        let dir_name = dir_name(&skill.dir);
-        for f in skill_md.validate(dir_name.as_deref()) {
-            out.extend(self.diagnostic(
-                f.check.id(),
-                f.message,
-                f.help,
-                md.clone(),
-                f.span,
-                text.as_ref(),
-            ));
-        }
+        checks::skill_md::check_file_rules(self, skill, &skill_md, text.as_ref(), &mut out);
         checks::links::check_references(self, skill, &skill_md, text.as_ref(), &mut out);
         checks::size::check_size(self, skill, &mut out);
         checks::context::check_context(self, skill, &mut out);
         report.diagnostics = out;
         report
-    }
-}
-
-/// The name a skill's directory is known by: its last component, or for `.` and `..` the
-/// last component of the absolute path.
-fn dir_name(dir: &Path) -> Option<String> {
-    match dir.file_name() {
-        Some(n) => Some(n.to_string_lossy().into_owned()),
-        None => std::fs::canonicalize(dir)
-            .ok()
-            .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())),
     }
 }
 
@@ -422,46 +302,5 @@ mod tests {
             .lint_paths(&[t.path().join("s/SKILL.md")])
             .unwrap();
         assert_eq!(report.diagnostics().count(), 0);
-    }
-
-    #[cfg(unix)]
-    #[test]
-    fn skill_md_that_is_a_directory_or_fifo_is_unreadable() {
-        let t = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(t.path().join("d/SKILL.md")).unwrap();
-        std::fs::create_dir_all(t.path().join("f")).unwrap();
-        let fifo = t.path().join("f/SKILL.md");
-        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
-        let linter = Linter::new(Config::default());
-        let report = linter.lint_paths(&[t.path().to_path_buf()]).unwrap();
-        let messages: Vec<_> = report
-            .diagnostics()
-            .map(|d| (d.rule, d.path.clone(), d.message.clone()))
-            .collect();
-        assert!(messages.contains(&(
-            "file-unreadable",
-            t.path().join("d/SKILL.md"),
-            "SKILL.md is a directory, not a regular file; it is not read".to_string()
-        )));
-        if made.is_ok_and(|s| s.success()) {
-            // Never opened, so the walk does not block on the pipe.
-            assert!(
-                messages.contains(&(
-                    "file-unreadable",
-                    fifo.clone(),
-                    "SKILL.md is a named pipe (FIFO), not a regular file; it is not read"
-                        .to_string()
-                )),
-                "{messages:?}"
-            );
-            // The file given directly is reported too, not silently skipped.
-            let report = linter.lint_paths(&[fifo]).unwrap();
-            assert_eq!(rules_of(&report), ["file-unreadable"]);
-        }
-        // A regular SKILL.md beside a directory spelt `skill.md` wins.
-        skill(t.path(), "both", "body\n");
-        std::fs::create_dir(t.path().join("both/skill.md")).unwrap();
-        let report = linter.lint_paths(&[t.path().join("both")]).unwrap();
-        assert_eq!(rules_of(&report), Vec::<&str>::new());
     }
 }

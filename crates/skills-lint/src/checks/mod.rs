@@ -15,6 +15,7 @@ pub(crate) mod context;
 pub(crate) mod duplicate_names;
 pub(crate) mod links;
 pub(crate) mod size;
+pub(crate) mod skill_md;
 
 /// Whether a file or directory exists in the skill: first in the walked files (no system
 /// call), then on disk (for ignored files).
