@@ -1,0 +1,400 @@
+//! `tools.json`: the MCP tools a skill scopes to itself (`tools-json-invalid`,
+//! `tool-name-invalid`, `tool-schema-invalid`, `tool-duplicate`, `tool-shadows-universal`).
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+use super::{Fields, Finding, elements, fields, head_of, kind, required_str, span_of, value};
+
+/// The file that lists a skill's scoped MCP tools.
+pub const TOOLS_FILE: &str = "tools.json";
+/// The tools every prompt offers, whatever the skill: a skill's own tool with one of these
+/// names would shadow it. `view_skill` loads a skill's Level-2 prompt (seed 000).
+pub const UNIVERSAL_TOOLS: &[&str] = &["view_skill"];
+/// MCP's limit on the length of a tool name.
+pub const TOOL_NAME_MAX: usize = 128;
+
+/// Whether `name` follows MCP's tool-name rules: 1 to 128 characters, each an ASCII letter,
+/// digit, `_`, `-` or `.`.
+///
+/// ```
+/// use skills_lint::is_valid_tool_name;
+///
+/// assert!(is_valid_tool_name("get_explain_plan"));
+/// assert!(is_valid_tool_name("admin.tools-list"));
+/// assert!(!is_valid_tool_name("get plan"));
+/// assert!(!is_valid_tool_name(""));
+/// ```
+pub fn is_valid_tool_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= TOOL_NAME_MAX
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
+}
+
+/// Checks the text of a `tools.json`.
+pub(crate) fn check_tools(text: &str) -> Vec<Finding> {
+    const RULE: &str = "tools-json-invalid";
+    let items = match elements(text, RULE, TOOLS_FILE) {
+        Ok(items) => items,
+        Err(f) => return vec![f],
+    };
+    let mut out = Vec::new();
+    let mut seen: HashMap<String, usize> = HashMap::new();
+    for (i, item) in items.iter().enumerate() {
+        let fields = match fields(text, item, RULE, "tool", i) {
+            Ok(f) => f,
+            Err(f) => {
+                out.push(f);
+                continue;
+            }
+        };
+        let what = format!("tool #{}", i + 1);
+        match required_str(text, item, &fields, "name", "tool-name-invalid", &what) {
+            Ok((name, span)) => {
+                let what = format!("tool `{name}`");
+                check_tool_name(&name, span, i, &mut seen, &mut out);
+                check_tool_fields(text, item, &fields, &what, &mut out);
+            }
+            Err(f) => {
+                out.push(f);
+                check_tool_fields(text, item, &fields, &what, &mut out);
+            }
+        }
+    }
+    out
+}
+
+fn check_tool_name(
+    name: &str,
+    span: Range<usize>,
+    index: usize,
+    seen: &mut HashMap<String, usize>,
+    out: &mut Vec<Finding>,
+) {
+    if !is_valid_tool_name(name) {
+        let why = if name.is_empty() {
+            "is empty".to_string()
+        } else if name.len() > TOOL_NAME_MAX {
+            format!("is {} bytes long; MCP allows {TOOL_NAME_MAX}", name.len())
+        } else {
+            let bad: String = name
+                .chars()
+                .filter(|c| !(c.is_ascii_alphanumeric() || "_-.".contains(*c)))
+                .take(1)
+                .collect();
+            format!("contains `{bad}`")
+        };
+        let fixed: String = name
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "_-.".contains(c) {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .take(TOOL_NAME_MAX)
+            .collect();
+        let help = if fixed.is_empty() {
+            "name the tool with 1 to 128 of `A-Z a-z 0-9 _ - .`".to_string()
+        } else {
+            format!("use only `A-Z a-z 0-9 _ - .`, e.g. `{fixed}`")
+        };
+        out.push(
+            Finding::new(
+                "tool-name-invalid",
+                format!("tool name `{name}` {why}"),
+                Some(span.clone()),
+            )
+            .help(help),
+        );
+    }
+    if UNIVERSAL_TOOLS.contains(&name) {
+        out.push(
+            Finding::new(
+                "tool-shadows-universal",
+                format!("`{name}` is a universal tool; a skill's tool cannot take its name"),
+                Some(span.clone()),
+            )
+            .help(format!("rename the tool, e.g. `{name}_local`")),
+        );
+    }
+    if let Some(first) = seen.get(name) {
+        out.push(
+            Finding::new(
+                "tool-duplicate",
+                format!("tool `{name}` is already defined (tool #{})", first + 1),
+                Some(span),
+            )
+            .help("remove one of the definitions, or rename one"),
+        );
+    } else {
+        seen.insert(name.to_string(), index);
+    }
+}
+
+fn check_tool_fields(
+    text: &str,
+    item: &RawValue,
+    fields: &Fields<'_>,
+    what: &str,
+    out: &mut Vec<Finding>,
+) {
+    const RULE: &str = "tools-json-invalid";
+    match required_str(text, item, fields, "description", RULE, what) {
+        Ok((d, span)) if d.trim().is_empty() => out.push(
+            Finding::new(
+                RULE,
+                format!("`description` of {what} is empty"),
+                Some(span),
+            )
+            .help("say what the tool does and when to call it"),
+        ),
+        Ok(_) => {}
+        Err(f) => out.push(f.help("add `\"description\"`: what the tool does and when to call it")),
+    }
+    if let Some(raw) = fields.get("title") {
+        let v = value(raw);
+        if !v.is_string() {
+            out.push(
+                Finding::new(
+                    RULE,
+                    format!("`title` of {what} is {}, not a string", kind(&v)),
+                    Some(span_of(text, raw)),
+                )
+                .help("write `title` as a JSON string"),
+            );
+        }
+    }
+    if let Some(raw) = fields.get("annotations") {
+        let v = value(raw);
+        if !v.is_object() {
+            out.push(
+                Finding::new(
+                    RULE,
+                    format!("`annotations` of {what} is {}, not an object", kind(&v)),
+                    Some(span_of(text, raw)),
+                )
+                .help("write `annotations` as an object, e.g. `{\"readOnlyHint\": true}`"),
+            );
+        }
+    }
+    match fields.get("inputSchema") {
+        Some(raw) => out.extend(check_schema(text, raw, "inputSchema", what)),
+        None => out.push(
+            Finding::new(
+                "tool-schema-invalid",
+                format!("{what} has no `inputSchema`"),
+                Some(head_of(text, item)),
+            )
+            .help("add `\"inputSchema\": {\"type\": \"object\", \"properties\": {...}}` (MCP requires one, even for no arguments)"),
+        ),
+    }
+    if let Some(raw) = fields.get("outputSchema") {
+        out.extend(check_schema(text, raw, "outputSchema", what));
+    }
+}
+
+/// An MCP tool schema: a JSON Schema object whose root type is `object`, compiled with the
+/// `jsonschema` crate (which validates it against its meta-schema).
+fn check_schema(text: &str, raw: &RawValue, key: &str, what: &str) -> Option<Finding> {
+    const RULE: &str = "tool-schema-invalid";
+    let span = Some(span_of(text, raw));
+    let schema = value(raw);
+    if !schema.is_object() {
+        return Some(
+            Finding::new(
+                RULE,
+                format!(
+                    "`{key}` of {what} is {}, not a JSON Schema object",
+                    kind(&schema)
+                ),
+                span,
+            )
+            .help("write the schema as an object: `{\"type\": \"object\", \"properties\": {...}}`"),
+        );
+    }
+    if schema.get("type") != Some(&Value::String("object".to_string())) {
+        return Some(
+            Finding::new(
+                RULE,
+                format!("`{key}` of {what} must have `\"type\": \"object\"` at its root (MCP)"),
+                span,
+            )
+            .help("describe the arguments as the properties of one object"),
+        );
+    }
+    match schema_options().build(&schema) {
+        Ok(_) => None,
+        Err(e) => {
+            let at = e.instance_path().to_string();
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at `{at}`")
+            };
+            // A pattern that is valid ECMA-262 but over the size limit is reported as "not a
+            // regex" too; the help says both.
+            let pattern = at.ends_with("/pattern`") || at.contains("/patternProperties/");
+            let help = if pattern {
+                "write a valid, smaller regular expression: each pattern must compile within 1 MiB, \
+                 and counted repetitions such as `\\w{1,20000}` (above all inside look-arounds) exceed it"
+            } else {
+                "fix the schema; external `$ref`s are not resolved"
+            };
+            Some(
+                Finding::new(
+                    RULE,
+                    format!("`{key}` of {what} is not a valid JSON Schema{at}: {e}"),
+                    span,
+                )
+                .help(help),
+            )
+        }
+    }
+}
+
+/// How schemas are compiled: the default pattern engine (ECMA-262 look-around needs
+/// fancy-regex), with the compiled size of each `pattern` bounded. Unbounded, a 388-byte
+/// `"(?<=\\w{1,20000})b"` took 3 s and 2 GB to compile, and any `tools.json` in a pull
+/// request or a downloaded archive is compiled by `lint`, `package` and `install`.
+fn schema_options() -> jsonschema::ValidationOptions<'static> {
+    jsonschema::options().with_pattern_options(
+        jsonschema::PatternOptions::fancy_regex()
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .dfa_size_limit(PATTERN_SIZE_LIMIT),
+    )
+}
+
+/// Bytes a compiled `pattern` may take (the regex engine's own default is 10 MiB per regex,
+/// which a schema with many patterns multiplies).
+const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rules(found: &[Finding]) -> Vec<&'static str> {
+        found.iter().map(|f| f.rule).collect()
+    }
+
+    const SCHEMA: &str = r#"{"type": "object", "properties": {"q": {"type": "string"}}}"#;
+
+    fn tool(name: &str) -> String {
+        format!(r#"{{"name": "{name}", "description": "Does x.", "inputSchema": {SCHEMA}}}"#)
+    }
+
+    #[test]
+    fn a_pattern_too_large_to_compile_is_a_finding_not_gigabytes() {
+        // 388 bytes that compiled to 2 GB before patterns were bounded.
+        let bomb = r#"[{"name": "t", "description": "d", "inputSchema": {"type": "object",
+            "properties": {"q": {"type": "string", "pattern": "(?<=\\w{1,20000})b"}}}}]"#;
+        let found = check_tools(bomb);
+        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        assert!(
+            found[0].message.contains("/properties/q/pattern"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0]
+                .help
+                .as_deref()
+                .unwrap_or("")
+                .contains("within 1 MiB")
+        );
+        // Ordinary look-arounds and repetitions still compile.
+        let fine = r#"[{"name": "t", "description": "d", "inputSchema": {"type": "object",
+            "properties": {"q": {"type": "string", "pattern": "^(?=.*\\d)\\w{1,64}$"}},
+            "patternProperties": {"^x-[a-z]{1,32}$": {}}}}]"#;
+        assert_eq!(rules(&check_tools(fine)), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn valid_tools_pass() {
+        let text = format!("[{}, {}]", tool("a"), tool("b.c-d_e"));
+        assert_eq!(rules(&check_tools(&text)), Vec::<&str>::new());
+        assert_eq!(rules(&check_tools("[]")), Vec::<&str>::new());
+    }
+
+    #[test]
+    fn syntax_error_points_at_line_and_column() {
+        let text = "[\n  {\"name\": \"a\",}\n]";
+        let found = check_tools(text);
+        assert_eq!(rules(&found), ["tools-json-invalid"]);
+        let span = found[0].span.clone().unwrap();
+        assert_eq!(&text[span], "}");
+        assert!(
+            !found[0].message.contains(" at line "),
+            "{}",
+            found[0].message
+        );
+        // Empty file: line 1 column 0.
+        assert_eq!(check_tools("")[0].span, Some(0..0));
+        // Multi-byte text before the error stays on a char boundary.
+        let found = check_tools("[\"é\" x]");
+        assert_eq!(rules(&found), ["tools-json-invalid"]);
+    }
+
+    #[test]
+    fn shapes() {
+        assert_eq!(rules(&check_tools("{}")), ["tools-json-invalid"]);
+        assert_eq!(rules(&check_tools("[1]")), ["tools-json-invalid"]);
+        let found = check_tools(&format!(
+            r#"[{{"description": "x", "inputSchema": {SCHEMA}}}]"#
+        ));
+        assert_eq!(rules(&found), ["tool-name-invalid"]);
+        let found = check_tools(r#"[{"name": "a", "description": "x"}]"#);
+        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        let found = check_tools(&format!(
+            r#"[{{"name": "a", "title": 1, "annotations": [], "inputSchema": {SCHEMA}}}]"#
+        ));
+        assert_eq!(
+            rules(&found),
+            [
+                "tools-json-invalid",
+                "tools-json-invalid",
+                "tools-json-invalid"
+            ]
+        );
+    }
+
+    #[test]
+    fn names() {
+        for bad in ["", "get plan", "ünï", &"x".repeat(129)] {
+            let found = check_tools(&format!("[{}]", tool(bad)));
+            assert_eq!(rules(&found), ["tool-name-invalid"], "{bad:?}");
+        }
+        assert!(is_valid_tool_name(&"x".repeat(128)));
+        let found = check_tools(&format!("[{}, {}]", tool("a"), tool("a")));
+        assert_eq!(rules(&found), ["tool-duplicate"]);
+        let found = check_tools(&format!("[{}]", tool("view_skill")));
+        assert_eq!(rules(&found), ["tool-shadows-universal"]);
+    }
+
+    #[test]
+    fn schemas_are_compiled() {
+        let with = |schema: &str| {
+            check_tools(&format!(
+                r#"[{{"name": "a", "description": "x", "inputSchema": {schema}}}]"#
+            ))
+        };
+        assert_eq!(rules(&with(r#"{"type": "object"}"#)), Vec::<&str>::new());
+        assert_eq!(rules(&with("true")), ["tool-schema-invalid"]);
+        assert_eq!(
+            rules(&with(r#"{"type": "string"}"#)),
+            ["tool-schema-invalid"]
+        );
+        let found = with(r#"{"type": "object", "properties": {"q": {"type": "strng"}}}"#);
+        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        let found = with(r#"{"type": "object", "properties": {"q": {"minLength": -1}}}"#);
+        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        let found = with(r#"{"type": "object", "properties": {"q": {"pattern": "("}}}"#);
+        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+    }
+}
