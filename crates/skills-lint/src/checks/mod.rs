@@ -1,6 +1,7 @@
-//! The rules that need more than one `SKILL.md`: the skill's directory (its files, the files
-//! its body points at, its context package) or the whole run (duplicate names). Rules that
-//! need only the file are `skills-frontmatter`'s.
+//! The rules the linter adds to `skills-frontmatter`'s, one module per family: `SKILL.md`
+//! itself ([`skill_md`], which also runs the file-scope rules at their configured
+//! severities), what the skill links to ([`links`]), its size ([`size`]), its context package
+//! ([`context`]), and the one rule of the whole run ([`duplicate_names`]).
 //!
 //! Each family is a module of plain functions that take the [`Linter`](crate::Linter), whose
 //! configuration decides each finding's severity (or drops it), and push the diagnostics they
