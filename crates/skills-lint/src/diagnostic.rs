@@ -27,6 +27,7 @@ impl Severity {
 
 /// A 1-based line and column (the column counts characters, not bytes).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[non_exhaustive]
 pub struct Position {
     /// 1-based line.
     pub line: usize,
@@ -36,6 +37,7 @@ pub struct Position {
 
 /// One finding.
 #[derive(Debug, Clone)]
+#[non_exhaustive]
 pub struct Diagnostic {
     /// The rule id.
     pub rule: &'static str,
@@ -73,6 +75,7 @@ pub struct SkillReport {
 
 /// The result of one lint run.
 #[derive(Debug, Clone, Default)]
+#[non_exhaustive]
 pub struct Report {
     /// Every skill found, sorted by directory.
     pub skills: Vec<SkillReport>,
