@@ -114,7 +114,10 @@ impl Linter {
             skills.extend(found.into_iter().filter(|s| seen.insert(s.dir.clone())));
         }
         skills.sort_by(|a, b| a.dir.cmp(&b.dir));
-        let mut reports: Vec<SkillReport> = skills.par_iter().map(|s| self.lint_skill(s)).collect();
+        let mut reports: Vec<SkillReport> = skills
+            .par_iter()
+            .map(|s| self.lint_skill(&s.with_policy()))
+            .collect();
         checks::duplicate_names::check_duplicate_names(self, &mut reports);
         for r in &mut reports {
             sort_diagnostics(&mut r.diagnostics);

@@ -614,40 +614,12 @@ pub fn rule(id: &str) -> Option<&'static Rule> {
     RULES.iter().find(|r| r.id == id)
 }
 
-/// The id closest to `id`, for "did you mean" suggestions.
+/// The id closest to `id`, for "did you mean" suggestions (the one rule of
+/// [`skills_core::suggest::closest`], as `skills show` suggests skills).
 pub fn suggest(id: &str) -> Option<&'static str> {
-    // The length difference bounds the distance from below: a 10 MB "id" is far from every
-    // rule without a 10 MB × 30 table per rule (18 s before this check).
-    let len = id.chars().take(MAX_SUGGESTED + 1).count();
-    if len > MAX_SUGGESTED {
-        return None;
-    }
-    RULES
-        .iter()
-        .map(|r| (edit_distance(id, r.id), r.id))
-        .filter(|(d, _)| *d <= 3)
-        .min()
-        .map(|(_, id)| id)
-}
-
-/// Longer ids get no suggestion: no rule id is within 3 edits of them.
-const MAX_SUGGESTED: usize = 64;
-
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut prev: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut cur = Vec::with_capacity(b.len() + 1);
-        cur.push(i + 1);
-        for (j, cb) in b.iter().enumerate() {
-            let sub = prev.get(j).copied().unwrap_or(0) + usize::from(ca != *cb);
-            let del = prev.get(j + 1).copied().unwrap_or(0) + 1;
-            let ins = cur.last().copied().unwrap_or(0) + 1;
-            cur.push(sub.min(del).min(ins));
-        }
-        prev = cur;
-    }
-    prev.last().copied().unwrap_or(0)
+    skills_core::suggest::closest(id, RULES.iter().map(|r| r.id))
+        .into_iter()
+        .next()
 }
 
 #[cfg(test)]

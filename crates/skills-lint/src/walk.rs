@@ -48,14 +48,61 @@ pub(crate) struct SkillDir {
     pub(crate) links_out: Vec<(PathBuf, PathBuf)>,
     /// The whole walk, shared by every skill found in it.
     all: Arc<[FileEntry]>,
-    /// This skill's files: one contiguous run of the sorted walk.
+    /// This skill's files as the walk saw them: one contiguous run of the sorted walk.
     range: Range<usize>,
+    /// This skill's files under the one file policy ([`SkillDir::with_policy`]).
+    listed: Option<Vec<FileEntry>>,
 }
 
 impl SkillDir {
-    /// Every file under the skill directory, sorted by path bytes.
+    /// Every file of the skill, sorted by path bytes: the policy's listing once
+    /// [`SkillDir::with_policy`] made it, else every file the walk saw under the directory.
     pub(crate) fn files(&self) -> &[FileEntry] {
-        self.all.get(self.range.clone()).unwrap_or(&[])
+        match &self.listed {
+            Some(files) => files,
+            None => self.all.get(self.range.clone()).unwrap_or(&[]),
+        }
+    }
+
+    /// The skill with its files listed by `skills_core::files`, the listing `skills package`
+    /// holds and `skills show` and the MCP server serve: a file a `.skillignore` leaves out
+    /// is not there for a link to point at. The walk still found the skill; when the
+    /// directory cannot be listed, its files stay the walk's.
+    pub(crate) fn with_policy(&self) -> SkillDir {
+        let mut listed = None;
+        let mut links_out = self.links_out.clone();
+        if let Ok(listing) = skills_core::files::list(&self.dir) {
+            listed = Some(
+                listing
+                    .files
+                    .into_iter()
+                    .map(|f| FileEntry {
+                        path: self.dir.join(&f.path),
+                        size: f.size,
+                    })
+                    .collect(),
+            );
+            links_out = listing
+                .problems
+                .into_iter()
+                .filter_map(|p| match p {
+                    skills_core::files::Problem::SymlinkEscape { link, target } => {
+                        Some((self.dir.join(link), target))
+                    }
+                    _ => None,
+                })
+                .collect();
+            links_out.sort_unstable_by(|a: &(PathBuf, PathBuf), b| key(&a.0).cmp(key(&b.0)));
+        }
+        SkillDir {
+            dir: self.dir.clone(),
+            skill_md: self.skill_md.clone(),
+            not_a_file: self.not_a_file,
+            links_out,
+            all: Arc::clone(&self.all),
+            range: self.range.clone(),
+            listed,
+        }
     }
 }
 
@@ -73,11 +120,7 @@ pub(crate) fn prefix(dir: &Path) -> Vec<u8> {
     p
 }
 
-/// Whether a file name is some spelling of `SKILL.md`.
-pub(crate) fn is_skill_md(name: &std::ffi::OsStr) -> bool {
-    name.to_str()
-        .is_some_and(|n| n.eq_ignore_ascii_case("skill.md"))
-}
+pub(crate) use skills_core::layout::is_skill_md;
 
 /// Walks `root` (honouring `.gitignore` and `.ignore`, entering hidden directories, skipping
 /// `.git` and `node_modules`, following symlinks; a symlink loop is reported by `ignore` and
@@ -99,7 +142,7 @@ pub(crate) fn files_under(root: &Path, threads: usize) -> Walked {
         .threads(threads)
         .filter_entry(move |e| {
             let name = e.file_name();
-            if e.depth() > 0 && (name == ".git" || name == "node_modules") {
+            if e.depth() > 0 && skills_core::layout::is_skipped_dir(name) {
                 return false;
             }
             if e.depth() > 0
@@ -143,7 +186,7 @@ pub(crate) fn files_under(root: &Path, threads: usize) -> Walked {
                 {
                     odd.push(Odd {
                         path: entry.into_path(),
-                        kind: OddKind::NotAFile(describe(file_type)),
+                        kind: OddKind::NotAFile(skills_core::describe_file_type(file_type)),
                     });
                 }
                 WalkState::Continue
@@ -161,28 +204,6 @@ pub(crate) fn files_under(root: &Path, threads: usize) -> Walked {
     Walked {
         files: files.into(),
         odd,
-    }
-}
-
-/// What a file type is, for a message ("a directory").
-fn describe(t: std::fs::FileType) -> &'static str {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt;
-        if t.is_fifo() {
-            return "a named pipe (FIFO)";
-        }
-        if t.is_socket() {
-            return "a socket";
-        }
-        if t.is_block_device() || t.is_char_device() {
-            return "a device";
-        }
-    }
-    if t.is_dir() {
-        "a directory"
-    } else {
-        "not a regular file"
     }
 }
 
@@ -285,6 +306,7 @@ pub(crate) fn skills_in(walked: &Walked) -> Vec<SkillDir> {
             links_out,
             all: Arc::clone(files),
             range: start..end,
+            listed: None,
         });
     }
     skills

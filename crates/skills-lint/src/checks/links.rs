@@ -59,11 +59,24 @@ pub(crate) fn check_references(
         }
         let full = skill.dir.join(resolved);
         if !exists(skill, &full) {
+            let left_out = full.is_file();
             out.extend(
                 linter.diagnostic(
                     "link-missing",
-                    format!("`{}` does not exist in the skill", r.target),
+                    if left_out {
+                        format!(
+                            "`{}` is not part of the skill: an ignore file, the repository's \
+                             .gitignore or its secret-looking name leaves it out, so packages, \
+                             installs and the MCP server do not have it",
+                            r.target
+                        )
+                    } else {
+                        format!("`{}` does not exist in the skill", r.target)
+                    },
                     Some(match closest_file(skill, resolved) {
+                        _ if left_out => "stop ignoring it (or include it with `!name` in \
+                                          .skillignore), or link to a file that is part of the skill"
+                            .to_string(),
                         Some(c) => {
                             format!("did you mean `{c}`? Paths are relative to the skill directory")
                         }

@@ -9,7 +9,6 @@
 
 use std::path::Path;
 
-use crate::rules;
 use crate::walk;
 
 pub(crate) mod context;
@@ -18,8 +17,10 @@ pub(crate) mod links;
 pub(crate) mod size;
 pub(crate) mod skill_md;
 
-/// Whether a file or directory exists in the skill: first in the walked files (no system
-/// call), then on disk (for ignored files).
+/// Whether a file or directory exists in the skill: a file of the skill's listing (the one
+/// file policy, no system call), or a directory on disk (an empty one has no files to
+/// list). A file on disk that the listing leaves out (ignored, secret-looking) does not
+/// count: the package would not have it.
 pub(crate) fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
     let files = skill.files();
     let exact = walk::key(full);
@@ -29,7 +30,7 @@ pub(crate) fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
         // The file itself, or a file inside a directory of that name.
         k == exact || k.starts_with(&walk::prefix(full))
     });
-    hit || full.exists()
+    hit || full.is_dir()
 }
 
 /// The size of a file the walk found directly in the skill, by binary search (no system
@@ -59,7 +60,7 @@ pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<Strin
             let score = if p.to_lowercase() == wanted_lower || p.rsplit('/').next() == wanted_name {
                 0
             } else {
-                rules::edit_distance(&p.to_lowercase(), &wanted_lower)
+                skills_core::suggest::distance(&p.to_lowercase(), &wanted_lower)
             };
             (score <= 3).then_some((score, p))
         })

@@ -5,10 +5,7 @@ use crate::diagnostic::Diagnostic;
 use crate::linter::Linter;
 use crate::walk;
 
-/// The MCP skills extension's limit on the number of files in a skill.
-pub const MAX_SKILL_FILES: usize = 512;
-/// The MCP skills extension's limit on the total size of a skill, in bytes (16 MiB).
-pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;
+pub use skills_core::layout::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
 
 pub(crate) fn check_size(linter: &Linter, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
     let count = skill.files().len();

@@ -34,6 +34,7 @@ mod adversarial;
 mod cli;
 mod context;
 mod discovery;
+mod file_policy;
 mod fit;
 mod generated;
 mod no_data_loss;

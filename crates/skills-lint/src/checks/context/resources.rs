@@ -6,8 +6,7 @@ use std::ops::Range;
 
 use super::{Finding, elements, fields, kind, required_str, span_of, value};
 
-/// The file that lists a skill's scoped MCP resources.
-pub const RESOURCES_FILE: &str = "resources.json";
+pub use skills_core::layout::RESOURCES_FILE;
 
 /// Checks the text of a `resources.json`; `exists` says whether a path relative to the
 /// skill directory names a file of the skill.

@@ -9,8 +9,7 @@ use serde_json::value::RawValue;
 
 use super::{Fields, Finding, elements, fields, head_of, kind, required_str, span_of, value};
 
-/// The file that lists a skill's scoped MCP tools.
-pub const TOOLS_FILE: &str = "tools.json";
+pub use skills_core::layout::TOOLS_FILE;
 /// The tools every prompt offers, whatever the skill: a skill's own tool with one of these
 /// names would shadow it. `view_skill` loads a skill's Level-2 prompt (seed 000).
 pub const UNIVERSAL_TOOLS: &[&str] = &["view_skill"];
