@@ -4,7 +4,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::Severity;
-use crate::rules;
+use crate::rules::{self, RuleId};
 
 /// The file name of the configuration file.
 pub const CONFIG_FILE: &str = "skills.toml";
@@ -23,7 +23,7 @@ pub enum Level {
 /// Which rules report at which severity, and whether warnings fail the run.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
-    levels: HashMap<&'static str, Level>,
+    levels: HashMap<RuleId, Level>,
     /// Warnings fail the run too.
     pub strict: bool,
     /// The configuration file this was read from, if any.
@@ -109,12 +109,12 @@ impl Config {
     }
 
     /// The severity a rule reports at, or `None` when it is allowed.
-    pub fn severity(&self, id: &str) -> Option<Severity> {
-        match self.levels.get(id) {
+    pub fn severity(&self, id: RuleId) -> Option<Severity> {
+        match self.levels.get(&id) {
             Some(Level::Deny) => Some(Severity::Error),
             Some(Level::Warn) => Some(Severity::Warning),
             Some(Level::Allow) => None,
-            None => Some(rules::rule(id).map_or(Severity::Error, |r| r.default)),
+            None => Some(id.rule().default),
         }
     }
 
@@ -192,10 +192,10 @@ mod tests {
         )
         .unwrap();
         assert!(c.strict);
-        assert_eq!(c.severity("vendor-field"), None);
-        assert_eq!(c.severity("body-too-long"), Some(Severity::Error));
-        assert_eq!(c.severity("name-missing"), Some(Severity::Error));
-        assert_eq!(c.severity("unknown-field"), Some(Severity::Warning));
+        assert_eq!(c.severity(RuleId::VendorField), None);
+        assert_eq!(c.severity(RuleId::BodyTooLong), Some(Severity::Error));
+        assert_eq!(c.severity(RuleId::NameMissing), Some(Severity::Error));
+        assert_eq!(c.severity(RuleId::UnknownField), Some(Severity::Warning));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The diagnostics model: what a lint run returns, and the source text its positions are
 //! computed from.
 
+use crate::rules::RuleId;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -39,8 +40,8 @@ pub struct Position {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct Diagnostic {
-    /// The rule id.
-    pub rule: &'static str,
+    /// The rule (its kebab-case id is `rule.as_str()`, and what JSON output carries).
+    pub rule: RuleId,
     /// The severity after configuration.
     pub severity: Severity,
     /// What is wrong.

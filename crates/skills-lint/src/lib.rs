@@ -9,7 +9,7 @@
 //! caller's (the `skills` CLI uses miette, JSON, GitHub annotations or SARIF).
 //!
 //! ```
-//! use skills_lint::{Config, Linter, Severity};
+//! use skills_lint::{Config, Linter, RuleId, Severity};
 //!
 //! let dir = tempfile::tempdir()?;
 //! let skill = dir.path().join("pdf-processing");
@@ -22,7 +22,7 @@
 //! let report = Linter::new(Config::default()).lint_paths(&[dir.path().to_path_buf()])?;
 //! assert_eq!(report.skills.len(), 1);
 //! let d = &report.skills[0].diagnostics[0];
-//! assert_eq!((d.rule, d.severity), ("link-missing", Severity::Warning));
+//! assert_eq!((d.rule, d.severity), (RuleId::LinkMissing, Severity::Warning));
 //! assert_eq!(d.start.map(|p| (p.line, p.column)), Some((5, 13)));
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -43,4 +43,4 @@ pub use checks::size::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
 pub use config::{CONFIG_FILE, Config, ConfigError, Level};
 pub use diagnostic::{Diagnostic, Position, Report, Severity, SkillReport};
 pub use linter::{LintError, Linter};
-pub use rules::{RULES, Rule, Scope, rule, suggest};
+pub use rules::{RULES, Rule, RuleId, Scope, UnknownRule, rule, suggest};

@@ -10,7 +10,7 @@ use rayon::prelude::*;
 use crate::checks;
 use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Position, Report, SkillReport, Text, sort_diagnostics};
-use crate::rules::rule;
+use crate::rules::RuleId;
 use crate::walk;
 
 /// Why a lint run could not be carried out (as opposed to findings in the skills).
@@ -88,7 +88,7 @@ impl Linter {
                 let found = walk::skills_in(&walked);
                 if found.is_empty() {
                     other.extend(self.diagnostic(
-                        "skill-md-missing",
+                        RuleId::SkillMdMissing,
                         "no SKILL.md found in this directory or below it".to_string(),
                         Some("create `SKILL.md` in the skill directory, or point `skills lint` at the directory that holds your skills".to_string()),
                         path.clone(),
@@ -131,7 +131,7 @@ impl Linter {
     /// Builds a diagnostic if the rule is not allowed.
     pub(crate) fn diagnostic(
         &self,
-        rule_id: &'static str,
+        rule_id: RuleId,
         message: String,
         help: Option<String>,
         path: PathBuf,
@@ -141,7 +141,7 @@ impl Linter {
         let severity = self.config.severity(rule_id)?;
         let help = help
             .filter(|h| !h.is_empty())
-            .unwrap_or_else(|| rule(rule_id).map_or_else(String::new, |r| help_from_fix(r.fix)));
+            .unwrap_or_else(|| rule_id.rule().help.to_string());
         let (start, end) = match (&span, source) {
             (Some(span), Some(text)) => {
                 let index = text.index();
@@ -202,20 +202,6 @@ impl Linter {
     }
 }
 
-/// A rule's fix text in the style of specific help: lowercase start, no final period.
-fn help_from_fix(fix: &str) -> String {
-    let fix = fix.strip_suffix('.').unwrap_or(fix);
-    let mut chars = fix.chars();
-    match chars.next() {
-        Some(first)
-            if first.is_uppercase() && chars.clone().next().is_some_and(char::is_lowercase) =>
-        {
-            first.to_lowercase().chain(chars).collect()
-        }
-        _ => fix.to_string(),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -267,7 +253,11 @@ mod tests {
             .unwrap();
         assert_eq!(
             rules_of(&report),
-            ["skill-md-lowercase", "skill-md-missing", "duplicate-name"]
+            [
+                RuleId::SkillMdLowercase,
+                RuleId::SkillMdMissing,
+                RuleId::DuplicateName
+            ]
         );
     }
 
@@ -277,7 +267,7 @@ mod tests {
         let report = Linter::new(Config::default())
             .lint_paths(&[t.path().to_path_buf()])
             .unwrap();
-        assert_eq!(rules_of(&report), ["skill-md-missing"]);
+        assert_eq!(rules_of(&report), [RuleId::SkillMdMissing]);
         let err = Linter::new(Config::default())
             .lint_paths(&[t.path().join("nope")])
             .unwrap_err();

@@ -3,6 +3,7 @@
 use std::path::Path;
 
 use crate::diagnostic::Report;
+use crate::rules::RuleId;
 
 pub(crate) fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
@@ -10,7 +11,7 @@ pub(crate) fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
-pub(crate) fn rules_of(report: &Report) -> Vec<&'static str> {
+pub(crate) fn rules_of(report: &Report) -> Vec<RuleId> {
     report.diagnostics().map(|d| d.rule).collect()
 }
 

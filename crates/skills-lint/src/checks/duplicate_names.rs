@@ -8,6 +8,7 @@ use skills_frontmatter::{MAX_FILE_BYTES, SkillMd};
 use crate::diagnostic::{SkillReport, Text};
 use crate::io::read_sized;
 use crate::linter::Linter;
+use crate::rules::RuleId;
 
 /// Reports every skill but the first of each name, pointing at the first. `reports` is sorted
 /// by directory, so which skill counts as the first does not depend on thread timing.
@@ -34,7 +35,7 @@ pub(crate) fn check_duplicate_names(linter: &Linter, reports: &mut [SkillReport]
             let (span, source) = name_span(report);
             let source = source.as_deref().map(Text::new);
             let d = linter.diagnostic(
-                "duplicate-name",
+                RuleId::DuplicateName,
                 format!(
                     "another skill is also named `{name}`: {}",
                     first_md.display()

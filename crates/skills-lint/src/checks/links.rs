@@ -10,6 +10,7 @@ use super::{closest_file, exists};
 use crate::diagnostic::{Diagnostic, Text};
 use crate::io::read_sized;
 use crate::linter::Linter;
+use crate::rules::RuleId;
 use crate::walk;
 
 /// `link-outside-skill` for the symlinks the walk did not follow because they leave the skill.
@@ -17,7 +18,7 @@ pub(crate) fn check_links_out(linter: &Linter, skill: &walk::SkillDir, out: &mut
     for (link, target) in &skill.links_out {
         let shown = link.strip_prefix(&skill.dir).unwrap_or(link);
         out.extend(linter.diagnostic(
-            "link-outside-skill",
+            RuleId::LinkOutsideSkill,
             format!(
                 "`{}` is a symlink to {}, outside the skill; it is not followed",
                 shown.display(),
@@ -45,7 +46,7 @@ pub(crate) fn check_references(
     for r in skill_md.references() {
         let Some(resolved) = r.resolved.as_deref().filter(|_| !r.is_absolute()) else {
             out.extend(linter.diagnostic(
-                "link-outside-skill",
+                RuleId::LinkOutsideSkill,
                 format!("`{}` points outside the skill directory", r.target),
                 Some("copy the file into the skill and refer to it with a path relative to the skill root".to_string()),
                 md.clone(),
@@ -62,7 +63,7 @@ pub(crate) fn check_references(
             let left_out = full.is_file();
             out.extend(
                 linter.diagnostic(
-                    "link-missing",
+                    RuleId::LinkMissing,
                     if left_out {
                         format!(
                             "`{}` is not part of the skill: an ignore file, the repository's \
@@ -141,7 +142,7 @@ fn check_nested(
         }
         if exists(skill, &skill.dir.join(&target)) {
             out.extend(linter.diagnostic(
-                "reference-too-deep",
+                RuleId::ReferenceTooDeep,
                 format!("`{rel}` (linked from SKILL.md) links on to `{target}`: references nested more than one level deep"),
                 Some(format!("link `{target}` directly from SKILL.md")),
                 full.to_path_buf(),
@@ -182,15 +183,15 @@ mod tests {
         assert_eq!(
             got,
             [
-                "link-missing",
-                "link-missing",
-                "link-outside-skill",
-                "reference-too-deep"
+                RuleId::LinkMissing,
+                RuleId::LinkMissing,
+                RuleId::LinkOutsideSkill,
+                RuleId::ReferenceTooDeep
             ]
         );
         let nested = report
             .diagnostics()
-            .find(|d| d.rule == "reference-too-deep")
+            .find(|d| d.rule == RuleId::ReferenceTooDeep)
             .unwrap();
         assert!(nested.path.ends_with("references/a.md"));
         assert_eq!(
@@ -237,7 +238,7 @@ mod tests {
             found,
             [
                 (
-                    "link-outside-skill",
+                    RuleId::LinkOutsideSkill,
                     root.join("s/data"),
                     format!(
                         "`data` is a symlink to {}, outside the skill; it is not followed",
@@ -246,7 +247,7 @@ mod tests {
                 ),
                 // Reached again through the inside link `docs -> notes`.
                 (
-                    "link-outside-skill",
+                    RuleId::LinkOutsideSkill,
                     root.join("s/docs/secret.md"),
                     format!(
                         "`docs/secret.md` is a symlink to {}, outside the skill; it is not followed",
@@ -254,7 +255,7 @@ mod tests {
                     )
                 ),
                 (
-                    "link-outside-skill",
+                    RuleId::LinkOutsideSkill,
                     root.join("s/notes/secret.md"),
                     format!(
                         "`notes/secret.md` is a symlink to {}, outside the skill; it is not followed",

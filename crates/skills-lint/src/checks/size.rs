@@ -3,6 +3,7 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::linter::Linter;
+use crate::rules::RuleId;
 use crate::walk;
 
 pub use skills_core::layout::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
@@ -11,7 +12,7 @@ pub(crate) fn check_size(linter: &Linter, skill: &walk::SkillDir, out: &mut Vec<
     let count = skill.files().len();
     if count > MAX_SKILL_FILES {
         out.extend(linter.diagnostic(
-            "too-many-files",
+            RuleId::TooManyFiles,
             format!("the skill holds {count} files; the MCP skills extension serves at most {MAX_SKILL_FILES}"),
             None,
             skill.dir.clone(),
@@ -22,7 +23,7 @@ pub(crate) fn check_size(linter: &Linter, skill: &walk::SkillDir, out: &mut Vec<
     let total: u64 = skill.files().iter().map(|f| f.size).sum();
     if total > MAX_SKILL_BYTES {
         out.extend(linter.diagnostic(
-            "skill-too-large",
+            RuleId::SkillTooLarge,
             format!("the skill's files add up to {total} bytes; the MCP skills extension serves at most {MAX_SKILL_BYTES}"),
             None,
             skill.dir.clone(),
@@ -48,6 +49,6 @@ mod tests {
         let report = Linter::new(Config::default())
             .lint_paths(&[t.path().join("s")])
             .unwrap();
-        assert_eq!(rules_of(&report), ["too-many-files"]);
+        assert_eq!(rules_of(&report), [RuleId::TooManyFiles]);
     }
 }

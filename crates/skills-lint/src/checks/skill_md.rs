@@ -10,6 +10,7 @@ use skills_frontmatter::{MAX_FILE_BYTES, SkillMd};
 use crate::diagnostic::{Diagnostic, Text};
 use crate::io::read_sized;
 use crate::linter::Linter;
+use crate::rules::RuleId;
 use crate::walk;
 
 /// `skill-md-lowercase` and `skill-md-missing` for a skill whose `SKILL.md` is spelt in
@@ -19,7 +20,7 @@ pub(crate) fn check_file_name(linter: &Linter, skill: &walk::SkillDir, out: &mut
     let md_name = md.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if md_name == "skill.md" {
         out.extend(linter.diagnostic(
-            "skill-md-lowercase",
+            RuleId::SkillMdLowercase,
             "the file is named `skill.md`; most clients look for `SKILL.md`".to_string(),
             Some(format!(
                 "rename it: `mv {} {}`",
@@ -32,7 +33,7 @@ pub(crate) fn check_file_name(linter: &Linter, skill: &walk::SkillDir, out: &mut
         ));
     } else if md_name != "SKILL.md" {
         out.extend(linter.diagnostic(
-            "skill-md-missing",
+            RuleId::SkillMdMissing,
             format!(
                 "no `SKILL.md` in {}; found `{md_name}` instead",
                 skill.dir.display()
@@ -58,7 +59,7 @@ pub(crate) fn parse(
     if let Some(what) = skill.not_a_file {
         out.extend(
             linter.diagnostic(
-                "file-unreadable",
+                RuleId::FileUnreadable,
                 format!("SKILL.md is {what}, not a regular file; it is not read"),
                 Some(
                     "make `SKILL.md` a regular file holding the frontmatter and instructions"
@@ -78,7 +79,7 @@ pub(crate) fn parse(
         .map_or(0, |f| f.size);
     if size > MAX_FILE_BYTES {
         out.extend(linter.diagnostic(
-            "file-too-large",
+            RuleId::FileTooLarge,
             format!("SKILL.md is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"),
             None,
             md.clone(),
@@ -91,7 +92,7 @@ pub(crate) fn parse(
         Ok(b) => b,
         Err(e) => {
             out.extend(linter.diagnostic(
-                "file-unreadable",
+                RuleId::FileUnreadable,
                 format!("cannot read SKILL.md: {e}"),
                 None,
                 md.clone(),
@@ -117,7 +118,7 @@ pub(crate) fn parse(
             };
             let text = Text::new(&shown);
             out.extend(linter.diagnostic(
-                e.check().id(),
+                RuleId::from(e.check()),
                 e.to_string(),
                 Some(e.help()),
                 md.clone(),
@@ -140,7 +141,14 @@ pub(crate) fn check_file_rules(
     let md = &skill.skill_md;
     let dir_name = dir_name(&skill.dir);
     for f in skill_md.validate(dir_name.as_deref()) {
-        out.extend(linter.diagnostic(f.check.id(), f.message, f.help, md.clone(), f.span, text));
+        out.extend(linter.diagnostic(
+            RuleId::from(f.check),
+            f.message,
+            f.help,
+            md.clone(),
+            f.span,
+            text,
+        ));
     }
 }
 
@@ -159,6 +167,7 @@ fn dir_name(dir: &Path) -> Option<String> {
 mod tests {
     use crate::config::Config;
     use crate::linter::Linter;
+    use crate::rules::RuleId;
     use crate::test_support::{rules_of, skill};
 
     #[cfg(unix)]
@@ -176,7 +185,7 @@ mod tests {
             .map(|d| (d.rule, d.path.clone(), d.message.clone()))
             .collect();
         assert!(messages.contains(&(
-            "file-unreadable",
+            RuleId::FileUnreadable,
             t.path().join("d/SKILL.md"),
             "SKILL.md is a directory, not a regular file; it is not read".to_string()
         )));
@@ -184,7 +193,7 @@ mod tests {
             // Never opened, so the walk does not block on the pipe.
             assert!(
                 messages.contains(&(
-                    "file-unreadable",
+                    RuleId::FileUnreadable,
                     fifo.clone(),
                     "SKILL.md is a named pipe (FIFO), not a regular file; it is not read"
                         .to_string()
@@ -193,12 +202,12 @@ mod tests {
             );
             // The file given directly is reported too, not silently skipped.
             let report = linter.lint_paths(&[fifo]).unwrap();
-            assert_eq!(rules_of(&report), ["file-unreadable"]);
+            assert_eq!(rules_of(&report), [RuleId::FileUnreadable]);
         }
         // A regular SKILL.md beside a directory spelt `skill.md` wins.
         skill(t.path(), "both", "body\n");
         std::fs::create_dir(t.path().join("both/skill.md")).unwrap();
         let report = linter.lint_paths(&[t.path().join("both")]).unwrap();
-        assert_eq!(rules_of(&report), Vec::<&str>::new());
+        assert_eq!(rules_of(&report), Vec::<RuleId>::new());
     }
 }

@@ -28,31 +28,6 @@ pub(crate) fn report_to_string(ui: Ui, diag: &dyn miette::Diagnostic) -> String 
     out.trim_end().to_string()
 }
 
-/// The words under the marked text.
-fn label(rule: &str) -> &'static str {
-    match rule {
-        "link-missing" => "not found in the skill",
-        "link-outside-skill" => "outside the skill",
-        "reference-too-deep" => "nested reference",
-        "yaml-invalid" | "yaml-duplicate-key" | "yaml-too-complex" => "here",
-        "frontmatter-unclosed" => "opened here",
-        "unknown-field" | "vendor-field" => "field",
-        "body-too-long" | "body-too-many-tokens" => "limit passed here",
-        "duplicate-name" => "also used by another skill",
-        "tool-name-invalid" => "tool name",
-        "tool-schema-invalid" => "schema",
-        "tool-duplicate" => "defined again here",
-        "tool-shadows-universal" => "a universal tool's name",
-        "resource-uri-invalid" => "uri",
-        "resource-duplicate" => "listed again here",
-        "resource-missing" => "not found in the skill",
-        r if r.starts_with("name-") => "name",
-        r if r.starts_with("description-") => "description",
-        r if r.starts_with("metadata-") => "value",
-        _ => "here",
-    }
-}
-
 fn to_miette(d: &Diagnostic) -> miette::Report {
     let severity = match d.severity {
         Severity::Error => miette::Severity::Error,
@@ -70,14 +45,14 @@ fn to_miette(d: &Diagnostic) -> miette::Report {
         )
     };
     let mut m = MietteDiagnostic::new(message)
-        .with_code(d.rule)
+        .with_code(d.rule.as_str())
         .with_severity(severity)
         .with_help(d.help.clone());
     match spanned {
         Some((span, source)) => {
             let column = d.start.map(|p| p.column);
             let (code, span) = super::snippet::Snippet::new(path, &source, span, column);
-            m = m.with_label(LabeledSpan::at(span, label(d.rule)));
+            m = m.with_label(LabeledSpan::at(span, d.rule.rule().label));
             miette::Report::new(m).with_source_code(code)
         }
         None => miette::Report::new(m),
@@ -99,7 +74,7 @@ pub(crate) const SHOWN_PER_RULE_AND_FILE: usize = 10;
 pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
     let mut out = String::new();
     // (file, rule) -> findings seen; the order of first appearance for the notes.
-    let mut seen: HashMap<(&std::path::Path, &str), usize> = HashMap::new();
+    let mut seen: HashMap<(&std::path::Path, skills_lint::RuleId), usize> = HashMap::new();
     let mut order = Vec::new();
     for d in report.diagnostics() {
         let n = seen.entry((d.path.as_path(), d.rule)).or_insert(0);

@@ -25,7 +25,7 @@ struct Summary {
 #[derive(Serialize)]
 struct Item<'a> {
     path: String,
-    rule: &'a str,
+    rule: skills_lint::RuleId,
     severity: &'a str,
     message: &'a str,
     line: Option<usize>,

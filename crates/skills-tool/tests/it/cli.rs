@@ -266,7 +266,7 @@ fn sarif_format() {
     let rules = run0["tool"]["driver"]["rules"].as_array().unwrap();
     assert_eq!(rules.len(), RULES.len());
     for (sarif, rule) in rules.iter().zip(RULES) {
-        assert_eq!(sarif["id"], rule.id);
+        assert_eq!(sarif["id"], rule.id.as_str());
         assert_eq!(sarif["shortDescription"]["text"], rule.summary);
         assert_eq!(
             sarif["defaultConfiguration"]["level"],
@@ -422,7 +422,7 @@ fn explain() {
 #[test]
 fn every_rule_can_be_explained() {
     for rule in RULES {
-        let run = lint(&["--explain", rule.id]);
+        let run = lint(&["--explain", rule.id.as_str()]);
         run.assert_code(0).assert_quiet();
         assert!(
             run.stdout.starts_with(&format!(

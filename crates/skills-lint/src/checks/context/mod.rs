@@ -23,13 +23,14 @@ use crate::walk;
 pub(crate) mod resources;
 pub(crate) mod tools;
 
+use crate::rules::RuleId;
 use resources::{RESOURCES_FILE, check_resources};
 use tools::{TOOLS_FILE, check_tools};
 
 /// One problem found in a context file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Finding {
-    pub(crate) rule: &'static str,
+    pub(crate) rule: RuleId,
     pub(crate) message: String,
     pub(crate) help: Option<String>,
     /// Byte range in the file's text; `None` for the file as a whole.
@@ -37,7 +38,7 @@ pub(crate) struct Finding {
 }
 
 impl Finding {
-    fn new(rule: &'static str, message: String, span: Option<Range<usize>>) -> Self {
+    fn new(rule: RuleId, message: String, span: Option<Range<usize>>) -> Self {
         Self {
             rule,
             message,
@@ -56,8 +57,8 @@ impl Finding {
 /// every file has, then checked by [`check_tools`] and [`check_resources`].
 pub(crate) fn check_context(linter: &Linter, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
     for (file, rule) in [
-        (TOOLS_FILE, "tools-json-invalid"),
-        (RESOURCES_FILE, "resources-json-invalid"),
+        (TOOLS_FILE, RuleId::ToolsJsonInvalid),
+        (RESOURCES_FILE, RuleId::ResourcesJsonInvalid),
     ] {
         let path = skill.dir.join(file);
         let Some(size) = file_size(skill, &path) else {
@@ -150,11 +151,7 @@ fn syntax_span(text: &str, line: usize, column: usize) -> Range<usize> {
 
 /// Parses a context file into its array elements, or the finding that says why it is not a
 /// JSON array (`rule` is the file's `*-json-invalid` rule).
-fn elements<'a>(
-    text: &'a str,
-    rule: &'static str,
-    file: &str,
-) -> Result<Vec<&'a RawValue>, Finding> {
+fn elements<'a>(text: &'a str, rule: RuleId, file: &str) -> Result<Vec<&'a RawValue>, Finding> {
     let raw: &RawValue = serde_json::from_str(text).map_err(|e| {
         let message = e.to_string();
         let message = message
@@ -186,7 +183,7 @@ type Fields<'a> = BTreeMap<String, &'a RawValue>;
 fn fields<'a>(
     text: &'a str,
     item: &'a RawValue,
-    rule: &'static str,
+    rule: RuleId,
     what: &str,
     index: usize,
 ) -> Result<Fields<'a>, Finding> {
@@ -221,7 +218,7 @@ fn required_str<'a>(
     item: &RawValue,
     fields: &Fields<'a>,
     key: &str,
-    rule: &'static str,
+    rule: RuleId,
     what: &str,
 ) -> Result<(String, Range<usize>), Finding> {
     let Some(raw) = fields.get(key) else {

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use super::{Finding, elements, fields, kind, required_str, span_of, value};
+use crate::rules::RuleId;
 
 pub use skills_core::layout::RESOURCES_FILE;
 
@@ -15,7 +16,7 @@ pub(crate) fn check_resources(
     exists: &dyn Fn(&str) -> bool,
     closest: &dyn Fn(&str) -> Option<String>,
 ) -> Vec<Finding> {
-    const RULE: &str = "resources-json-invalid";
+    const RULE: RuleId = RuleId::ResourcesJsonInvalid;
     let items = match elements(text, RULE, RESOURCES_FILE) {
         Ok(items) => items,
         Err(f) => return vec![f],
@@ -31,14 +32,21 @@ pub(crate) fn check_resources(
             }
         };
         let mut what = format!("resource #{}", i + 1);
-        match required_str(text, item, &fields, "uri", "resource-uri-invalid", &what) {
+        match required_str(
+            text,
+            item,
+            &fields,
+            "uri",
+            RuleId::ResourceUriInvalid,
+            &what,
+        ) {
             Ok((uri, span)) => {
                 what = format!("resource `{uri}`");
                 out.extend(check_uri(&uri, span.clone(), exists, closest));
                 if let Some(first) = seen.get(&uri) {
                     out.push(
                         Finding::new(
-                            "resource-duplicate",
+                            RuleId::ResourceDuplicate,
                             format!(
                                 "resource `{uri}` is already listed (resource #{})",
                                 first + 1
@@ -91,7 +99,7 @@ fn check_uri(
     exists: &dyn Fn(&str) -> bool,
     closest: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Finding> {
-    const RULE: &str = "resource-uri-invalid";
+    const RULE: RuleId = RuleId::ResourceUriInvalid;
     if uri.trim().is_empty() {
         return Some(
             Finding::new(
@@ -150,7 +158,7 @@ fn check_uri(
     };
     Some(
         Finding::new(
-            "resource-missing",
+            RuleId::ResourceMissing,
             format!("`{uri}` does not exist in the skill"),
             Some(span),
         )
@@ -162,7 +170,7 @@ fn check_uri(
 mod tests {
     use super::*;
 
-    fn rules(found: &[Finding]) -> Vec<&'static str> {
+    fn rules(found: &[Finding]) -> Vec<RuleId> {
         found.iter().map(|f| f.rule).collect()
     }
 
@@ -182,10 +190,10 @@ mod tests {
             res("references/rules.md"),
             res("./references/rules.md?x#y")
         );
-        assert_eq!(rules(&check(&ok)), Vec::<&str>::new());
+        assert_eq!(rules(&check(&ok)), Vec::<RuleId>::new());
         assert_eq!(
             rules(&check(&format!("[{}]", res("rules.md")))),
-            ["resource-missing"]
+            [RuleId::ResourceMissing]
         );
         for bad in [
             "",
@@ -196,18 +204,18 @@ mod tests {
             "a:b c",
         ] {
             let found = check(&format!("[{}]", res(bad)));
-            assert_eq!(rules(&found), ["resource-uri-invalid"], "{bad:?}");
+            assert_eq!(rules(&found), [RuleId::ResourceUriInvalid], "{bad:?}");
         }
         let dup = format!("[{}, {}]", res("resource://a"), res("resource://a"));
-        assert_eq!(rules(&check(&dup)), ["resource-duplicate"]);
+        assert_eq!(rules(&check(&dup)), [RuleId::ResourceDuplicate]);
         assert_eq!(
             rules(&check(r#"[{"uri": "resource://a", "mimeType": 1}]"#)),
             [
-                "resources-json-invalid",
-                "resources-json-invalid",
-                "resources-json-invalid"
+                RuleId::ResourcesJsonInvalid,
+                RuleId::ResourcesJsonInvalid,
+                RuleId::ResourcesJsonInvalid
             ]
         );
-        assert_eq!(rules(&check("[1,]")), ["resources-json-invalid"]);
+        assert_eq!(rules(&check("[1,]")), [RuleId::ResourcesJsonInvalid]);
     }
 }

@@ -8,6 +8,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 
 use super::{Fields, Finding, elements, fields, head_of, kind, required_str, span_of, value};
+use crate::rules::RuleId;
 
 pub use skills_core::layout::TOOLS_FILE;
 /// The tools every prompt offers, whatever the skill: a skill's own tool with one of these
@@ -37,7 +38,7 @@ pub fn is_valid_tool_name(name: &str) -> bool {
 
 /// Checks the text of a `tools.json`.
 pub(crate) fn check_tools(text: &str) -> Vec<Finding> {
-    const RULE: &str = "tools-json-invalid";
+    const RULE: RuleId = RuleId::ToolsJsonInvalid;
     let items = match elements(text, RULE, TOOLS_FILE) {
         Ok(items) => items,
         Err(f) => return vec![f],
@@ -53,7 +54,7 @@ pub(crate) fn check_tools(text: &str) -> Vec<Finding> {
             }
         };
         let what = format!("tool #{}", i + 1);
-        match required_str(text, item, &fields, "name", "tool-name-invalid", &what) {
+        match required_str(text, item, &fields, "name", RuleId::ToolNameInvalid, &what) {
             Ok((name, span)) => {
                 let what = format!("tool `{name}`");
                 check_tool_name(&name, span, i, &mut seen, &mut out);
@@ -106,7 +107,7 @@ fn check_tool_name(
         };
         out.push(
             Finding::new(
-                "tool-name-invalid",
+                RuleId::ToolNameInvalid,
                 format!("tool name `{name}` {why}"),
                 Some(span.clone()),
             )
@@ -116,7 +117,7 @@ fn check_tool_name(
     if UNIVERSAL_TOOLS.contains(&name) {
         out.push(
             Finding::new(
-                "tool-shadows-universal",
+                RuleId::ToolShadowsUniversal,
                 format!("`{name}` is a universal tool; a skill's tool cannot take its name"),
                 Some(span.clone()),
             )
@@ -126,7 +127,7 @@ fn check_tool_name(
     if let Some(first) = seen.get(name) {
         out.push(
             Finding::new(
-                "tool-duplicate",
+                RuleId::ToolDuplicate,
                 format!("tool `{name}` is already defined (tool #{})", first + 1),
                 Some(span),
             )
@@ -144,7 +145,7 @@ fn check_tool_fields(
     what: &str,
     out: &mut Vec<Finding>,
 ) {
-    const RULE: &str = "tools-json-invalid";
+    const RULE: RuleId = RuleId::ToolsJsonInvalid;
     match required_str(text, item, fields, "description", RULE, what) {
         Ok((d, span)) if d.trim().is_empty() => out.push(
             Finding::new(
@@ -187,7 +188,7 @@ fn check_tool_fields(
         Some(raw) => out.extend(check_schema(text, raw, "inputSchema", what)),
         None => out.push(
             Finding::new(
-                "tool-schema-invalid",
+                RuleId::ToolSchemaInvalid,
                 format!("{what} has no `inputSchema`"),
                 Some(head_of(text, item)),
             )
@@ -202,7 +203,7 @@ fn check_tool_fields(
 /// An MCP tool schema: a JSON Schema object whose root type is `object`, compiled with the
 /// `jsonschema` crate (which validates it against its meta-schema).
 fn check_schema(text: &str, raw: &RawValue, key: &str, what: &str) -> Option<Finding> {
-    const RULE: &str = "tool-schema-invalid";
+    const RULE: RuleId = RuleId::ToolSchemaInvalid;
     let span = Some(span_of(text, raw));
     let schema = value(raw);
     if !schema.is_object() {
@@ -278,7 +279,7 @@ const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 mod tests {
     use super::*;
 
-    fn rules(found: &[Finding]) -> Vec<&'static str> {
+    fn rules(found: &[Finding]) -> Vec<RuleId> {
         found.iter().map(|f| f.rule).collect()
     }
 
@@ -294,7 +295,7 @@ mod tests {
         let bomb = r#"[{"name": "t", "description": "d", "inputSchema": {"type": "object",
             "properties": {"q": {"type": "string", "pattern": "(?<=\\w{1,20000})b"}}}}]"#;
         let found = check_tools(bomb);
-        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        assert_eq!(rules(&found), [RuleId::ToolSchemaInvalid]);
         assert!(
             found[0].message.contains("/properties/q/pattern"),
             "{}",
@@ -311,21 +312,21 @@ mod tests {
         let fine = r#"[{"name": "t", "description": "d", "inputSchema": {"type": "object",
             "properties": {"q": {"type": "string", "pattern": "^(?=.*\\d)\\w{1,64}$"}},
             "patternProperties": {"^x-[a-z]{1,32}$": {}}}}]"#;
-        assert_eq!(rules(&check_tools(fine)), Vec::<&str>::new());
+        assert_eq!(rules(&check_tools(fine)), Vec::<RuleId>::new());
     }
 
     #[test]
     fn valid_tools_pass() {
         let text = format!("[{}, {}]", tool("a"), tool("b.c-d_e"));
-        assert_eq!(rules(&check_tools(&text)), Vec::<&str>::new());
-        assert_eq!(rules(&check_tools("[]")), Vec::<&str>::new());
+        assert_eq!(rules(&check_tools(&text)), Vec::<RuleId>::new());
+        assert_eq!(rules(&check_tools("[]")), Vec::<RuleId>::new());
     }
 
     #[test]
     fn syntax_error_points_at_line_and_column() {
         let text = "[\n  {\"name\": \"a\",}\n]";
         let found = check_tools(text);
-        assert_eq!(rules(&found), ["tools-json-invalid"]);
+        assert_eq!(rules(&found), [RuleId::ToolsJsonInvalid]);
         let span = found[0].span.clone().unwrap();
         assert_eq!(&text[span], "}");
         assert!(
@@ -337,28 +338,28 @@ mod tests {
         assert_eq!(check_tools("")[0].span, Some(0..0));
         // Multi-byte text before the error stays on a char boundary.
         let found = check_tools("[\"é\" x]");
-        assert_eq!(rules(&found), ["tools-json-invalid"]);
+        assert_eq!(rules(&found), [RuleId::ToolsJsonInvalid]);
     }
 
     #[test]
     fn shapes() {
-        assert_eq!(rules(&check_tools("{}")), ["tools-json-invalid"]);
-        assert_eq!(rules(&check_tools("[1]")), ["tools-json-invalid"]);
+        assert_eq!(rules(&check_tools("{}")), [RuleId::ToolsJsonInvalid]);
+        assert_eq!(rules(&check_tools("[1]")), [RuleId::ToolsJsonInvalid]);
         let found = check_tools(&format!(
             r#"[{{"description": "x", "inputSchema": {SCHEMA}}}]"#
         ));
-        assert_eq!(rules(&found), ["tool-name-invalid"]);
+        assert_eq!(rules(&found), [RuleId::ToolNameInvalid]);
         let found = check_tools(r#"[{"name": "a", "description": "x"}]"#);
-        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        assert_eq!(rules(&found), [RuleId::ToolSchemaInvalid]);
         let found = check_tools(&format!(
             r#"[{{"name": "a", "title": 1, "annotations": [], "inputSchema": {SCHEMA}}}]"#
         ));
         assert_eq!(
             rules(&found),
             [
-                "tools-json-invalid",
-                "tools-json-invalid",
-                "tools-json-invalid"
+                RuleId::ToolsJsonInvalid,
+                RuleId::ToolsJsonInvalid,
+                RuleId::ToolsJsonInvalid
             ]
         );
     }
@@ -367,13 +368,13 @@ mod tests {
     fn names() {
         for bad in ["", "get plan", "ünï", &"x".repeat(129)] {
             let found = check_tools(&format!("[{}]", tool(bad)));
-            assert_eq!(rules(&found), ["tool-name-invalid"], "{bad:?}");
+            assert_eq!(rules(&found), [RuleId::ToolNameInvalid], "{bad:?}");
         }
         assert!(is_valid_tool_name(&"x".repeat(128)));
         let found = check_tools(&format!("[{}, {}]", tool("a"), tool("a")));
-        assert_eq!(rules(&found), ["tool-duplicate"]);
+        assert_eq!(rules(&found), [RuleId::ToolDuplicate]);
         let found = check_tools(&format!("[{}]", tool("view_skill")));
-        assert_eq!(rules(&found), ["tool-shadows-universal"]);
+        assert_eq!(rules(&found), [RuleId::ToolShadowsUniversal]);
     }
 
     #[test]
@@ -383,17 +384,17 @@ mod tests {
                 r#"[{{"name": "a", "description": "x", "inputSchema": {schema}}}]"#
             ))
         };
-        assert_eq!(rules(&with(r#"{"type": "object"}"#)), Vec::<&str>::new());
-        assert_eq!(rules(&with("true")), ["tool-schema-invalid"]);
+        assert_eq!(rules(&with(r#"{"type": "object"}"#)), Vec::<RuleId>::new());
+        assert_eq!(rules(&with("true")), [RuleId::ToolSchemaInvalid]);
         assert_eq!(
             rules(&with(r#"{"type": "string"}"#)),
-            ["tool-schema-invalid"]
+            [RuleId::ToolSchemaInvalid]
         );
         let found = with(r#"{"type": "object", "properties": {"q": {"type": "strng"}}}"#);
-        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        assert_eq!(rules(&found), [RuleId::ToolSchemaInvalid]);
         let found = with(r#"{"type": "object", "properties": {"q": {"minLength": -1}}}"#);
-        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        assert_eq!(rules(&found), [RuleId::ToolSchemaInvalid]);
         let found = with(r#"{"type": "object", "properties": {"q": {"pattern": "("}}}"#);
-        assert_eq!(rules(&found), ["tool-schema-invalid"]);
+        assert_eq!(rules(&found), [RuleId::ToolSchemaInvalid]);
     }
 }
