@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use skills_core::durable;
+use skills_core::{ReadError, durable};
 use skills_discovery::{Index, Roots};
 use skills_export::Block;
 
@@ -50,29 +50,30 @@ const MAX_FILE: u64 = 16 << 20;
 fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, miette::Report> {
     let refuse = |message: String, help: String| errors::plain(message, help);
     durable::check_target(file).map_err(|e| refuse(e.to_string(), errors::target_help(&e)))?;
-    let existing = match std::fs::metadata(file) {
-        Ok(meta) if meta.len() > MAX_FILE => {
+    let existing = match skills_core::read_bounded(file, MAX_FILE) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+            refuse(
+                format!("{} is not UTF-8 text", file.display()),
+                "--write only edits text files; print with `skills instructions` and paste instead"
+                    .into(),
+            )
+        })?,
+        Err(ReadError::TooLarge { size, .. }) => {
             return Err(refuse(
                 format!(
-                    "{} is {} bytes; --write reads files up to {MAX_FILE} bytes",
+                    "{} is {size} bytes; --write reads files up to {MAX_FILE} bytes",
                     file.display(),
-                    meta.len()
                 ),
                 "print with `skills instructions` and paste the block instead".into(),
             ));
         }
-        Ok(_) => {
-            let bytes =
-                std::fs::read(file).map_err(|e| refuse(io_message(file, &e), IO_HELP.into()))?;
-            String::from_utf8(bytes).map_err(|_| {
-                refuse(
-                    format!("{} is not UTF-8 text", file.display()),
-                    "--write only edits text files; print with `skills instructions` and paste instead".into(),
-                )
-            })?
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => {
+            return Err(refuse(
+                format!("cannot read {}: {e}", file.display()),
+                IO_HELP.into(),
+            ));
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(refuse(io_message(file, &e), IO_HELP.into())),
     };
     let mut updates = vec![(Block::Instructions, Some(guide))];
     if let Some(catalog) = catalog {
@@ -106,7 +107,3 @@ fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, miett
 }
 
 const IO_HELP: &str = "check that the directory exists and is writable; the file was not changed";
-
-fn io_message(file: &Path, e: &std::io::Error) -> String {
-    format!("cannot read {}: {e}", file.display())
-}
