@@ -111,6 +111,15 @@ impl Roots {
         }))
     }
 
+    /// [`Roots::resolve`] for this process: the current directory, the home directory and
+    /// `SKILLS_PATH` from the environment. What `skills` and the `skills-mcp` server use.
+    pub fn from_env(skills_dirs: &[PathBuf]) -> Self {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
+        let skills_path = std::env::var_os("SKILLS_PATH");
+        Self::resolve(&cwd, home.as_deref(), skills_dirs, skills_path.as_deref())
+    }
+
     /// The roots a command uses: the `--skills-dir` values if there are any, else the entries
     /// of `SKILLS_PATH` (split with [`std::env::split_paths`]) if it has any, else
     /// [`Roots::default_for`]. Explicit paths are taken relative to `cwd`, and a leading `~`

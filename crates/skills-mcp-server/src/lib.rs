@@ -125,6 +125,39 @@ pub enum ServeError {
     Session(String),
 }
 
+/// Ready-to-paste client configurations for this server, shown by `skills mcp --help` and
+/// `skills-mcp --help`.
+pub const CLIENT_CONFIGS: &str = "\
+Client configuration (the client starts the server; add --skills-dir DIR to serve one folder,
+--tools FILE and --resources FILE to give the skills-router prompt and view_skill global tools
+and resources):
+
+  Claude Code:
+    claude mcp add skills -- skills mcp
+
+  Claude Desktop (claude_desktop_config.json):
+    {
+      \"mcpServers\": {
+        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+  Cursor (.cursor/mcp.json):
+    {
+      \"mcpServers\": {
+        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+  VS Code (.vscode/mcp.json):
+    {
+      \"servers\": {
+        \"skills\": { \"type\": \"stdio\", \"command\": \"skills\", \"args\": [\"mcp\"] }
+      }
+    }
+
+Tools, prompt and methods, with examples: docs/mcp.md.";
+
 /// Serves `config` over stdin and stdout until the client closes the connection.
 ///
 /// Logging to stderr is set up here (unless a `tracing` subscriber is already installed).

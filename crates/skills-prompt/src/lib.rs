@@ -233,6 +233,21 @@ pub enum PromptError {
     },
 }
 
+impl PromptError {
+    /// How to fix it, in one line: for a help line under the message (as `skills prompt`,
+    /// `skills mcp` and the `skills-mcp` server print it).
+    pub fn help(&self) -> &'static str {
+        match self {
+            Self::Template { .. } => "the template's variables are listed in docs/prompt.md",
+            Self::Io { .. } => "check the path",
+            _ => {
+                "`skills lint` explains what is wrong with a skill's tools.json or resources.json; \
+                 --tools and --resources files are JSON arrays of MCP definitions (docs/prompt.md)"
+            }
+        }
+    }
+}
+
 /// One skill as the prompts list it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[non_exhaustive]

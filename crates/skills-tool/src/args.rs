@@ -120,7 +120,7 @@ pub(crate) enum Command {
     /// tools, the init-skills prompt, and the io.modelcontextprotocol/skills extension
     /// (skills/list, skills/get, resources). Skills are re-read on every request. Logs go to
     /// stderr. Meant to be started by an MCP client, not run by hand.
-    #[command(after_long_help = CLIENT_CONFIGS)]
+    #[command(after_long_help = skills_mcp_server::CLIENT_CONFIGS)]
     Mcp(McpArgs),
 
     /// Print a shell completion script to stdout.
@@ -286,38 +286,6 @@ pub(crate) enum Format {
     /// SARIF 2.1.0, for code scanning.
     Sarif,
 }
-
-/// Ready-to-paste client configurations, shown by `skills mcp --help`.
-pub(crate) const CLIENT_CONFIGS: &str = "\
-Client configuration (the client starts the server; add --skills-dir DIR to serve one folder,
---tools FILE and --resources FILE to give the skills-router prompt and view_skill global tools
-and resources):
-
-  Claude Code:
-    claude mcp add skills -- skills mcp
-
-  Claude Desktop (claude_desktop_config.json):
-    {
-      \"mcpServers\": {
-        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
-      }
-    }
-
-  Cursor (.cursor/mcp.json):
-    {
-      \"mcpServers\": {
-        \"skills\": { \"command\": \"skills\", \"args\": [\"mcp\"] }
-      }
-    }
-
-  VS Code (.vscode/mcp.json):
-    {
-      \"servers\": {
-        \"skills\": { \"type\": \"stdio\", \"command\": \"skills\", \"args\": [\"mcp\"] }
-      }
-    }
-
-Tools, prompt and methods, with examples: docs/mcp.md.";
 
 /// `skills install SOURCE [--to DIR | --global] [--force] [--allow-host HOST]...`.
 #[derive(Debug, Args)]

@@ -36,21 +36,10 @@ pub(crate) fn package(e: &PackageError) -> miette::Report {
     plain(e.to_string(), help)
 }
 
-/// How to fix a prompt error (also printed plainly by the `skills-mcp` binary).
-pub(crate) fn prompt_help(e: &PromptError) -> &'static str {
-    match e {
-        PromptError::Template { .. } => "the template's variables are listed in docs/prompt.md",
-        PromptError::Io { .. } => "check the path",
-        _ => {
-            "`skills lint` explains what is wrong with a skill's tools.json or resources.json; \
-             --tools and --resources files are JSON arrays of MCP definitions (docs/prompt.md)"
-        }
-    }
-}
-
-/// A prompt error with [`prompt_help`].
+/// A prompt error with its help line (the library's, which the `skills-mcp` binary prints
+/// too).
 pub(crate) fn prompt(e: &PromptError) -> miette::Report {
-    plain(e.to_string(), prompt_help(e))
+    plain(e.to_string(), e.help())
 }
 
 /// A lint run that could not start on its paths.

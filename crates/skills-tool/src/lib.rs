@@ -33,7 +33,6 @@ mod exit;
 mod panic;
 mod printer;
 mod render;
-mod util;
 
 use args::{Cli, Command};
 use printer::{Printer, Verbosity};
@@ -62,7 +61,7 @@ where
         (false, false) => Verbosity::Normal,
     };
     let printer = Printer::new(cli.color, verbosity);
-    let roots = || util::roots::resolve(&cli.skills_dirs);
+    let roots = || skills_discovery::Roots::from_env(&cli.skills_dirs);
     let p = &printer;
     let result = match &cli.command {
         Command::Lint(args) => commands::lint::run(args, p),
@@ -79,20 +78,6 @@ where
         Command::Man(args) => commands::generate::man(args, p),
     };
     exit::code(result, p)
-}
-
-/// The `skills-mcp` binary: the MCP server alone, what `skills mcp` hands over to. Takes
-/// `--skills-dir`, `--log-level`, `--tools` and `--resources` as `skills mcp` does.
-///
-/// Its command line is read with `lexopt`, not clap, and its errors are printed plainly:
-/// then neither clap nor miette is linked into it, and the server's process keeps about
-/// 0.45 MB less resident (docs/performance.md).
-pub fn run_mcp<I, T>(args: I) -> ExitCode
-where
-    I: IntoIterator<Item = T>,
-    T: Into<OsString> + Clone,
-{
-    commands::mcp::server_main(args.into_iter().map(Into::into))
 }
 
 /// Parses the command line, or prints help, the version or the usage error and says how to

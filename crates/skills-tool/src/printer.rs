@@ -143,13 +143,7 @@ impl Printer {
     }
 }
 
-/// For the `skills-mcp` binary and the panic hook, which have no [`Printer`]: a line on
-/// stdout or stderr, failures ignored.
-pub(crate) fn plain_stdout(text: &str) {
-    let _ = writeln!(std::io::stdout().lock(), "{text}");
-}
-
-/// See [`plain_stdout`].
+/// For the panic hook, which has no [`Printer`]: a line on stderr, failures ignored.
 pub(crate) fn plain_stderr(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
 }

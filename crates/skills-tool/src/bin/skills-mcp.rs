@@ -1,7 +1,242 @@
 //! The `skills-mcp` binary: the MCP server of `skills mcp` alone, so that the server's
-//! process maps only the code it runs. Everything happens in [`skills_tool::run_mcp`].
+//! process maps only the code it runs. `skills mcp` `exec`s it when it sits beside `skills`.
+//!
+//! Its command line is read here with `lexopt`, not clap, and its errors are printed
+//! plainly: nothing in this file reaches clap or miette, so neither is linked into the
+//! server's process (about 0.45 MB less resident, docs/performance.md). A test holds its
+//! options to `skills mcp`'s (`tests/it/cli.rs`).
 
-fn main() -> std::process::ExitCode {
+// The server's process has no `Printer` (that would link miette): help, version and usage
+// errors are its only output besides the protocol.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use skills_discovery::Roots;
+use skills_mcp_server::{CLIENT_CONFIGS, Config, LogLevel};
+use skills_prompt::Globals;
+
+fn main() -> ExitCode {
     skills_tool::install_panic_hook();
-    skills_tool::run_mcp(std::env::args_os())
+    match parse_server_args(std::env::args_os()) {
+        Ok(ServerCommand::Help) => {
+            println!("{SERVER_HELP}\n{CLIENT_CONFIGS}");
+            ExitCode::SUCCESS
+        }
+        Ok(ServerCommand::Version) => {
+            println!("skills-mcp {}", env!("SKILLS_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!(
+                "error: {e}\n\nUsage: skills-mcp [OPTIONS]\n\nFor more information, try '--help'."
+            );
+            ExitCode::from(2)
+        }
+        Ok(ServerCommand::Serve {
+            skills_dirs,
+            level,
+            tools,
+            resources,
+        }) => {
+            // Bad global files are refused before the client connects, with the file and
+            // line.
+            let globals = match Globals::load(tools.as_deref(), resources.as_deref()) {
+                Ok(globals) => globals,
+                Err(e) => {
+                    eprintln!("error: {e}\n  help: {}", e.help());
+                    return ExitCode::from(2);
+                }
+            };
+            let config = Config::new(Roots::from_env(&skills_dirs))
+                .log_level(level)
+                .globals(globals);
+            match skills_mcp_server::serve_stdio(config) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => {
+                    eprintln!("error: skills mcp: {e}");
+                    ExitCode::from(2)
+                }
+            }
+        }
+    }
+}
+
+/// `skills-mcp --help`. The options are `skills mcp`'s (a test holds them together).
+const SERVER_HELP: &str = "\
+The skills MCP server on stdin/stdout (what `skills mcp` runs)
+
+Usage: skills-mcp [OPTIONS]
+
+Options:
+      --skills-dir <DIR>
+          Serve the skills in DIR instead of the default roots (repeatable). Also SKILLS_PATH.
+      --log-level <LOG_LEVEL>
+          How much to log on stderr [default: warn]
+          [possible values: off, error, warn, info, debug, trace]
+      --tools <FILE>
+          Universal tools after view_skill, for the skills-router prompt and view_skill: a
+          JSON array of MCP tool definitions (read once, at start)
+      --resources <FILE>
+          Global resources for the skills-router prompt and view_skill: a JSON array of MCP
+          resource definitions (read once, at start)
+  -h, --help
+          Print help
+  -V, --version
+          Print version
+";
+
+/// What the `skills-mcp` command line asks for.
+#[derive(Debug, PartialEq, Eq)]
+enum ServerCommand {
+    Serve {
+        skills_dirs: Vec<PathBuf>,
+        level: LogLevel,
+        tools: Option<PathBuf>,
+        resources: Option<PathBuf>,
+    },
+    Help,
+    Version,
+}
+
+/// An error unless `slot` is still empty: these options are given at most once.
+fn once<T>(slot: &Option<T>, flag: &str) -> Result<(), lexopt::Error> {
+    match slot {
+        Some(_) => Err(lexopt::Error::from(format!(
+            "the argument '--{flag}' cannot be used multiple times"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// The value of a path option; empty is refused, as `skills mcp` (clap) refuses it.
+fn path_value(
+    parser: &mut lexopt::Parser,
+    flag: &str,
+    name: &str,
+) -> Result<PathBuf, lexopt::Error> {
+    let value = parser.value()?;
+    if value.is_empty() {
+        return Err(lexopt::Error::from(format!(
+            "a value is required for '--{flag} <{name}>' but none was supplied"
+        )));
+    }
+    Ok(PathBuf::from(value))
+}
+
+/// Reads the `skills-mcp` command line (the first item is the program name).
+fn parse_server_args(
+    args: impl IntoIterator<Item = OsString>,
+) -> Result<ServerCommand, lexopt::Error> {
+    use lexopt::prelude::*;
+    let mut parser = lexopt::Parser::from_iter(args);
+    let (mut skills_dirs, mut level, mut tools, mut resources) = (Vec::new(), None, None, None);
+    while let Some(arg) = parser.next()? {
+        match arg {
+            Long("skills-dir") => skills_dirs.push(path_value(&mut parser, "skills-dir", "DIR")?),
+            Long("log-level") => {
+                once(&level, "log-level")?;
+                let value = parser.value()?;
+                level = Some(match value.to_str() {
+                    Some("off") => LogLevel::Off,
+                    Some("error") => LogLevel::Error,
+                    Some("warn") => LogLevel::Warn,
+                    Some("info") => LogLevel::Info,
+                    Some("debug") => LogLevel::Debug,
+                    Some("trace") => LogLevel::Trace,
+                    _ => {
+                        return Err(lexopt::Error::from(format!(
+                            "invalid value {value:?} for '--log-level': the possible values are off, error, warn, info, debug, trace"
+                        )));
+                    }
+                });
+            }
+            Long("tools") => {
+                once(&tools, "tools")?;
+                tools = Some(path_value(&mut parser, "tools", "FILE")?);
+            }
+            Long("resources") => {
+                once(&resources, "resources")?;
+                resources = Some(path_value(&mut parser, "resources", "FILE")?);
+            }
+            Short('h') | Long("help") => return Ok(ServerCommand::Help),
+            Short('V') | Long("version") => return Ok(ServerCommand::Version),
+            _ => return Err(arg.unexpected()),
+        }
+    }
+    Ok(ServerCommand::Serve {
+        skills_dirs,
+        level: level.unwrap_or(LogLevel::Warn),
+        tools,
+        resources,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<ServerCommand, String> {
+        let argv = std::iter::once("skills-mcp")
+            .chain(args.iter().copied())
+            .map(OsString::from);
+        parse_server_args(argv).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn the_server_reads_what_skills_mcp_hands_over() {
+        assert_eq!(
+            parse(&[]),
+            Ok(ServerCommand::Serve {
+                skills_dirs: vec![],
+                level: LogLevel::Warn,
+                tools: None,
+                resources: None,
+            })
+        );
+        let all = [
+            "--skills-dir",
+            "a",
+            "--skills-dir=b c",
+            "--log-level",
+            "trace",
+            "--tools",
+            "t.json",
+            "--resources",
+            "r.json",
+        ];
+        assert_eq!(
+            parse(&all),
+            Ok(ServerCommand::Serve {
+                skills_dirs: vec!["a".into(), "b c".into()],
+                level: LogLevel::Trace,
+                tools: Some("t.json".into()),
+                resources: Some("r.json".into()),
+            })
+        );
+        assert_eq!(parse(&["--help"]), Ok(ServerCommand::Help));
+        assert_eq!(parse(&["-V"]), Ok(ServerCommand::Version));
+    }
+
+    #[test]
+    fn the_server_refuses_what_clap_would() {
+        for (args, says) in [
+            (&["--log-level", "loud"][..], "possible values"),
+            (
+                &["--log-level", "info", "--log-level", "warn"],
+                "multiple times",
+            ),
+            (&["--tools", "a", "--tools", "b"], "multiple times"),
+            (&["--skills-dir"], "missing argument"),
+            (&["--skills-dir", ""], "a value is required"),
+            (&["--tools="], "a value is required"),
+            (&["serve"], "unexpected argument"),
+            (&["--verbose"], "invalid option"),
+        ] {
+            let error = parse(args).expect_err(&format!("{args:?}"));
+            assert!(error.contains(says), "{args:?}: {error}");
+        }
+    }
 }

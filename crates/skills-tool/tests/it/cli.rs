@@ -480,3 +480,66 @@ fn closed_stdout() {
         (Some(0), String::new())
     );
 }
+
+/// The long options listed in one section (`Options:`, `Global options:`) of a help text.
+fn options_in(help: &str, section: &str) -> Vec<String> {
+    help.lines()
+        .skip_while(|l| *l != section)
+        .skip(1)
+        .take_while(|l| !l.ends_with(':') || l.starts_with(' '))
+        .filter_map(|l| {
+            let l = l.trim_start();
+            // `-h, --help`: the short form first.
+            let l = match l.split_once(", ") {
+                Some((short, long)) if short.len() == 2 && short.starts_with('-') => long,
+                _ => l,
+            };
+            l.strip_prefix("--")
+                .map(|rest| rest.split([' ', '=', '<']).next().unwrap_or("").to_string())
+        })
+        .filter(|o| !o.is_empty())
+        .collect()
+}
+
+/// `skills-mcp` (its own lexopt parser, so the server's binary links no clap) takes every
+/// option of `skills mcp` (clap), with the same values, and its help names them.
+#[test]
+fn skills_mcp_takes_every_option_of_skills_mcp() {
+    let t = tempfile::tempdir().unwrap();
+    let clap_help = skills(t.path(), &["mcp", "--help"]).stdout;
+    let mut options = options_in(&clap_help, "Options:");
+    options.retain(|o| o != "help" && o != "version");
+    options.push("skills-dir".to_string());
+    assert!(
+        options.len() >= 4 && options.contains(&"log-level".to_string()),
+        "{options:?}\n{clap_help}"
+    );
+    let server = std::process::Command::new(env!("CARGO_BIN_EXE_skills-mcp"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let server_help = String::from_utf8(server.stdout).unwrap();
+    for option in &options {
+        assert!(
+            server_help.contains(&format!("--{option}")),
+            "skills-mcp --help lacks --{option}:\n{server_help}"
+        );
+        // Taken (with a value), then `--help` ends the parse before anything is served.
+        let value = if option == "log-level" { "info" } else { "x" };
+        let run = std::process::Command::new(env!("CARGO_BIN_EXE_skills-mcp"))
+            .args([&format!("--{option}"), value, "--help"])
+            .output()
+            .unwrap();
+        assert_eq!(
+            run.status.code(),
+            Some(0),
+            "skills-mcp --{option} {value}: {run:?}"
+        );
+    }
+    let bad = std::process::Command::new(env!("CARGO_BIN_EXE_skills-mcp"))
+        .args(["--log-level", "loud"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("possible values"));
+}
