@@ -95,6 +95,23 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
+/// Reads a regular file the caller has just listed with its size (a walk, a listing), and
+/// never more than `limit + 1` bytes: a file that grew since is cut there, for the caller's
+/// parser to refuse by its length. Unlike [`read_bounded`] it asks the file system nothing
+/// before opening the file (no second `stat` per file, a measurable share of a lint run
+/// over a large tree), so it must not be given a path that could be a FIFO.
+///
+/// # Errors
+///
+/// The I/O error of opening or reading.
+pub fn read_listed(path: &Path, size: u64, limit: u64) -> std::io::Result<Vec<u8>> {
+    let file = fs::File::open(path)?;
+    let cap = size.min(limit).saturating_add(1);
+    let mut bytes = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// The parts of a file's metadata that change when the file (or, for a directory, the list
 /// of its entries) changes. On Unix the inode and the change time are included too, so a
 /// file replaced by another one, or a `chmod`, is noticed even within one mtime tick.

@@ -48,5 +48,5 @@ pub mod layout;
 mod policy;
 pub mod suggest;
 
-pub use fs::{Identity, ReadError, Stamp, describe_file_type, read_bounded};
+pub use fs::{Identity, ReadError, Stamp, describe_file_type, read_bounded, read_listed};
 pub use policy::{RepoRules, SECRET_PATTERNS, Verdict, is_secret};

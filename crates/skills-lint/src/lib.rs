@@ -30,7 +30,6 @@
 mod checks;
 mod config;
 mod diagnostic;
-mod io;
 mod linter;
 mod rules;
 #[cfg(test)]

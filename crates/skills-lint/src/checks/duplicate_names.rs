@@ -6,7 +6,6 @@ use std::ops::Range;
 use skills_frontmatter::{MAX_FILE_BYTES, SkillMd};
 
 use crate::diagnostic::{SkillReport, Text};
-use crate::io::read_sized;
 use crate::linter::Linter;
 use crate::rules::RuleId;
 
@@ -53,7 +52,8 @@ pub(crate) fn check_duplicate_names(linter: &Linter, reports: &mut [SkillReport]
 /// The span of the `name` value in a report's SKILL.md, and the text it is in, by reading and
 /// parsing the file again.
 fn name_span(report: &SkillReport) -> (Option<Range<usize>>, Option<String>) {
-    let Ok(bytes) = read_sized(&report.skill_md, MAX_FILE_BYTES) else {
+    let Ok(bytes) = skills_core::read_listed(&report.skill_md, MAX_FILE_BYTES, MAX_FILE_BYTES)
+    else {
         return (None, None);
     };
     match SkillMd::parse(&bytes) {

@@ -8,7 +8,6 @@ use skills_frontmatter::{MAX_FILE_BYTES, ReferenceKind, SkillMd};
 
 use super::{closest_file, exists};
 use crate::diagnostic::{Diagnostic, Text};
-use crate::io::read_sized;
 use crate::linter::Linter;
 use crate::rules::RuleId;
 use crate::walk;
@@ -118,8 +117,8 @@ fn check_nested(
     if size > MAX_FILE_BYTES {
         return;
     }
-    let Ok(content) =
-        read_sized(full, size).and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
+    let Ok(content) = skills_core::read_listed(full, size, MAX_FILE_BYTES)
+        .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
     else {
         return;
     };

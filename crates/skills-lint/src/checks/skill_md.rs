@@ -8,7 +8,6 @@ use std::path::Path;
 use skills_frontmatter::{MAX_FILE_BYTES, SkillMd};
 
 use crate::diagnostic::{Diagnostic, Text};
-use crate::io::read_sized;
 use crate::linter::Linter;
 use crate::rules::RuleId;
 use crate::walk;
@@ -88,7 +87,7 @@ pub(crate) fn parse(
         ));
         return None;
     }
-    let bytes = match read_sized(md, size) {
+    let bytes = match skills_core::read_listed(md, size, MAX_FILE_BYTES) {
         Ok(b) => b,
         Err(e) => {
             out.extend(linter.diagnostic(
@@ -106,7 +105,7 @@ pub(crate) fn parse(
         Ok(s) => Some(s),
         Err(e) => {
             // Errors are rare: read the file again rather than keep a copy of every one.
-            let bytes = read_sized(md, size).unwrap_or_default();
+            let bytes = skills_core::read_listed(md, size, MAX_FILE_BYTES).unwrap_or_default();
             // Invalid UTF-8 is shown with U+FFFD in its place; the valid prefix (and so
             // the offset) is unchanged, and the replacement is three bytes long.
             let shown = String::from_utf8_lossy(&bytes);

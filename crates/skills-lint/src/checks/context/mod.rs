@@ -16,7 +16,6 @@ use skills_frontmatter::MAX_FILE_BYTES;
 
 use super::{closest_file, exists, file_size};
 use crate::diagnostic::{Diagnostic, Text};
-use crate::io::read_sized;
 use crate::linter::Linter;
 use crate::walk;
 
@@ -69,7 +68,7 @@ pub(crate) fn check_context(linter: &Linter, skill: &walk::SkillDir, out: &mut V
                 "{file} is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"
             ))
         } else {
-            read_sized(&path, size)
+            skills_core::read_listed(&path, size, MAX_FILE_BYTES)
                 .map_err(|e| format!("cannot read {file}: {e}"))
                 .and_then(|b| {
                     String::from_utf8(b).map_err(|e| {
