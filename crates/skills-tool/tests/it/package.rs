@@ -208,6 +208,20 @@ const SKILL_MD: &str = "---\nname: demo\ndescription: Extract text from PDF file
 /// What the test server answers for a path: status, extra headers, body.
 type Routes = HashMap<String, (u16, Vec<(String, String)>, Vec<u8>)>;
 
+/// Reads one request's head from `stream` and returns the path it asks for.
+fn request_path(stream: &std::net::TcpStream) -> String {
+    let mut reader = BufReader::new(stream.try_clone().unwrap());
+    let mut request = String::new();
+    reader.read_line(&mut request).unwrap_or_default();
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
+            break;
+        }
+    }
+    request.split(' ').nth(1).unwrap_or("/").to_string()
+}
+
 /// Starts an HTTP/1.1 server on 127.0.0.1 in a thread; returns its `HOST:PORT`.
 fn serve(routes: Routes) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
@@ -215,16 +229,7 @@ fn serve(routes: Routes) -> String {
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            let mut request = String::new();
-            reader.read_line(&mut request).unwrap_or_default();
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-            }
-            let path = request.split(' ').nth(1).unwrap_or("/").to_string();
+            let path = request_path(&stream);
             let (status, headers, body) =
                 routes
                     .get(&path)
@@ -527,13 +532,7 @@ fn serve_partial(length: usize, sent: usize, stall: std::time::Duration) -> Stri
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
-            let mut reader = BufReader::new(stream.try_clone().unwrap());
-            loop {
-                let mut line = String::new();
-                if reader.read_line(&mut line).unwrap_or(0) == 0 || line == "\r\n" {
-                    break;
-                }
-            }
+            request_path(&stream);
             let head = format!("HTTP/1.1 200 OK\r\nContent-Length: {length}\r\n\r\n");
             let _ = stream.write_all(head.as_bytes());
             let _ = stream.write_all(&vec![b'x'; sent]);
