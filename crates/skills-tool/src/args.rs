@@ -273,12 +273,19 @@ pub(crate) struct LintArgs {
     /// Print the documentation of RULE and exit.
     #[arg(long, value_name = "RULE", exclusive = true)]
     pub(crate) explain: Option<String>,
+
+    /// Print how many findings each rule has, most first, instead of the findings (as a
+    /// table, or with --format json as one document).
+    #[arg(long)]
+    pub(crate) statistics: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
     /// Diagnostics with the source line, a label and the fix, then a summary.
     Human,
+    /// One line per finding: `path:line:col: rule message`, then the summary.
+    Concise,
     /// One JSON document (schema in docs/lint.md).
     Json,
     /// GitHub Actions workflow annotations.
@@ -453,7 +460,10 @@ mod tests {
     use super::Cli;
 
     /// Flags that give a `--format json` command a second document shape, with its schema.
-    const JSON_VARIANTS: &[(&str, &str, &str)] = &[("prompt", "stats", "prompt-stats")];
+    const JSON_VARIANTS: &[(&str, &str, &str)] = &[
+        ("prompt", "stats", "prompt-stats"),
+        ("lint", "statistics", "lint-statistics"),
+    ];
 
     /// The schema files every `--format json` output needs: `<command>.schema.json`, and one
     /// per flag of `JSON_VARIANTS`.

@@ -14,6 +14,13 @@ pub(crate) fn run(args: &LintArgs, printer: &Printer) -> Result<ExitStatus, Erro
     if let Some(id) = &args.explain {
         return explain(id, printer);
     }
+    if args.statistics && matches!(args.format, Format::Github | Format::Sarif) {
+        return Err(errors::plain(
+            "--statistics prints a table or, with --format json, a JSON document",
+            "use --format human or --format json with --statistics",
+        )
+        .into());
+    }
     let paths = if args.paths.is_empty() {
         vec![PathBuf::from(".")]
     } else {
@@ -29,6 +36,14 @@ pub(crate) fn run(args: &LintArgs, printer: &Printer) -> Result<ExitStatus, Erro
         printer.detail(&progress(&report, start.elapsed()));
     }
     let text = match args.format {
+        _ if args.statistics => match args.format {
+            Format::Json => render::statistics::json(&report),
+            Format::Human | Format::Concise => {
+                render::statistics::human(printer.ui(), &report, strict)
+            }
+            Format::Github | Format::Sarif => unreachable_statistics(),
+        },
+        Format::Concise => render::concise::report(printer.ui(), &report, strict),
         Format::Human => render::human::report(printer.ui(), &report, strict),
         Format::Json => render::json::report(&report),
         Format::Github => render::github::report(&report),
@@ -45,6 +60,11 @@ pub(crate) fn run(args: &LintArgs, printer: &Printer) -> Result<ExitStatus, Erro
     } else {
         ExitStatus::Success
     })
+}
+
+/// Refused before the run (see `run`); kept total without a panic.
+fn unreachable_statistics() -> String {
+    String::new()
 }
 
 /// `-v`: each skill checked, with its findings, and the time taken (on stderr, so every

@@ -100,15 +100,20 @@ pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
     if !order.is_empty() {
         out.push('\n');
     }
-    if ui.quiet() {
-        return out;
+    if !ui.quiet() {
+        out.push_str(&summary(report, strict));
     }
-    out.push_str(&format!(
+    out
+}
+
+/// `checked N skills: E errors, W warnings`, the last line of the human formats.
+pub(crate) fn summary(report: &Report, strict: bool) -> String {
+    let mut out = format!(
         "checked {}: {}, {}",
         plural(report.skills.len(), "skill"),
         plural(report.errors(), "error"),
         plural(report.warnings(), "warning"),
-    ));
+    );
     if strict && report.errors() == 0 && report.warnings() > 0 {
         out.push_str(" (--strict: warnings fail the run)");
     }

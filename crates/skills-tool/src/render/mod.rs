@@ -1,13 +1,16 @@
-//! Data to text: lint reports (human through miette, JSON, GitHub annotations, SARIF),
+//! Data to text: lint reports (human through miette, concise, JSON, GitHub annotations,
+//! SARIF, statistics),
 //! source snippets, and the small formatting rules every command shares (paths, terminal
 //! safety). Nothing here prints.
 
+pub(crate) mod concise;
 pub(crate) mod github;
 pub(crate) mod human;
 pub(crate) mod json;
 pub(crate) mod sarif;
 pub(crate) mod skills;
 pub(crate) mod snippet;
+pub(crate) mod statistics;
 
 /// A path as printed: `/`-separated on every platform, so output and snapshots agree.
 pub(crate) fn path_str(path: &std::path::Path) -> String {

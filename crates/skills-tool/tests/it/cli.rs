@@ -253,6 +253,45 @@ fn github_format() {
 }
 
 #[test]
+fn concise_format_is_one_line_per_finding() {
+    let run = lint(&["--no-config", "--format", "concise", "mixed"]);
+    run.assert_code(1).assert_quiet();
+    let lines: Vec<&str> = run.stdout.lines().collect();
+    // Two findings, then the summary.
+    assert_eq!(lines.len(), 3, "{}", run.stdout);
+    assert!(
+        lines[0].starts_with("mixed/forms/SKILL.md:2:"),
+        "{}",
+        run.stdout
+    );
+    assert!(lines[2].starts_with("checked "), "{}", run.stdout);
+    snapshot("cli__concise", &run.command, None, &run.stdout);
+    let quiet = lint(&["--no-config", "--format", "concise", "-q", "mixed"]);
+    assert_eq!(quiet.stdout.lines().count(), 2, "{}", quiet.stdout);
+}
+
+#[test]
+fn statistics_count_findings_per_rule() {
+    let run = lint(&["--no-config", "--statistics", "mixed"]);
+    run.assert_code(1).assert_quiet();
+    snapshot("cli__statistics", &run.command, None, &run.stdout);
+    let json = lint(&["--no-config", "--statistics", "--format", "json", "mixed"]);
+    json.assert_code(1);
+    let doc = json.json();
+    let total: u64 = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["count"].as_u64().unwrap())
+        .sum();
+    assert_eq!(total, 2, "{doc:#}");
+    // Annotations and SARIF have no place for counts: refused before linting.
+    let github = lint(&["--no-config", "--statistics", "--format", "github", "mixed"]);
+    github.assert_code(2);
+    assert!(github.stderr.contains("--statistics"), "{}", github.stderr);
+}
+
+#[test]
 fn sarif_format() {
     let run = lint(&["--no-config", "--format", "sarif", "mixed"]);
     run.assert_code(1).assert_quiet();

@@ -17,7 +17,15 @@ use crate::discovery::Tree;
 use crate::{Run, skills, testdata};
 
 /// Every schema in `docs/schemas/`, each validated against output below.
-const SCHEMAS: &[&str] = &["lint", "list", "show", "url", "prompt", "prompt-stats"];
+const SCHEMAS: &[&str] = &[
+    "lint",
+    "lint-statistics",
+    "list",
+    "show",
+    "url",
+    "prompt",
+    "prompt-stats",
+];
 
 fn schema_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/schemas")
@@ -88,6 +96,28 @@ fn schema_files_are_draft_2020_12_with_ids_titles_and_descriptions() {
             assert!(schema[key].is_string(), "{name}: no {key}");
         }
     }
+}
+
+#[test]
+fn lint_statistics_json_matches_its_schema() {
+    let run = skills(
+        &testdata(),
+        &["lint", "--statistics", "--format", "json", "rules"],
+    );
+    run.assert_code(1);
+    let doc = check("lint-statistics", &run);
+    let rules = doc["rules"].as_array().unwrap();
+    assert!(rules.len() > 20, "{doc:#}");
+    let counts: Vec<u64> = rules.iter().map(|r| r["count"].as_u64().unwrap()).collect();
+    assert!(
+        counts.windows(2).all(|w| w[0] >= w[1]),
+        "most first: {counts:?}"
+    );
+    let total: u64 = counts.iter().sum();
+    assert_eq!(
+        total,
+        doc["errors"].as_u64().unwrap() + doc["warnings"].as_u64().unwrap()
+    );
 }
 
 #[test]
