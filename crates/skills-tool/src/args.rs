@@ -243,7 +243,8 @@ pub(crate) enum ShowFormat {
 
 #[derive(Debug, Args)]
 pub(crate) struct LintArgs {
-    /// Skill directories, SKILL.md files, or directories to search [default: .]
+    /// Skill directories, SKILL.md files, or directories to search [default: the
+    /// --skills-dir directories, else .]
     pub(crate) paths: Vec<PathBuf>,
 
     /// Output format.

@@ -24,8 +24,6 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
-
 mod args;
 mod commands;
 mod errors;
@@ -64,7 +62,7 @@ where
     let roots = || skills_discovery::Roots::from_env(&cli.skills_dirs);
     let p = &printer;
     let result = match &cli.command {
-        Command::Lint(args) => commands::lint::run(args, p),
+        Command::Lint(args) => commands::lint::run(args, &cli.skills_dirs, p),
         Command::List(args) => commands::list::run(args, &roots(), p),
         Command::Show(args) => commands::show::run(args, &roots(), p),
         Command::Url(args) => commands::url::run(args, p),
@@ -82,15 +80,20 @@ where
 
 /// Parses the command line, or prints help, the version or the usage error and says how to
 /// exit: --help and --version are not errors (0), bad arguments are (2).
-fn parse<P, I, T>(args: I) -> Result<P, ExitCode>
+fn parse<I, T>(args: I) -> Result<Cli, ExitCode>
 where
-    P: Parser,
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    P::try_parse_from(args).map_err(|e| {
-        let code = if e.use_stderr() { 2 } else { 0 };
-        let _ = e.print();
-        ExitCode::from(code)
-    })
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    // `skills lint --version` is the version of `skills`, not of a "skills-lint".
+    let command = Cli::command().mut_subcommands(|sub| sub.display_name("skills"));
+    command
+        .try_get_matches_from(args)
+        .and_then(|matches| Cli::from_arg_matches(&matches))
+        .map_err(|e| {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            ExitCode::from(code)
+        })
 }

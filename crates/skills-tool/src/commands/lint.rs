@@ -10,7 +10,12 @@ use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
 use crate::render;
 
-pub(crate) fn run(args: &LintArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+/// Lints `args.paths`; without any, the `--skills-dir` directories, else `.`.
+pub(crate) fn run(
+    args: &LintArgs,
+    skills_dirs: &[PathBuf],
+    printer: &Printer,
+) -> Result<ExitStatus, Error> {
     if let Some(id) = &args.explain {
         return explain(id, printer);
     }
@@ -21,10 +26,10 @@ pub(crate) fn run(args: &LintArgs, printer: &Printer) -> Result<ExitStatus, Erro
         )
         .into());
     }
-    let paths = if args.paths.is_empty() {
-        vec![PathBuf::from(".")]
-    } else {
-        args.paths.clone()
+    let paths = match (args.paths.is_empty(), skills_dirs.is_empty()) {
+        (false, _) => args.paths.clone(),
+        (true, false) => skills_dirs.to_vec(),
+        (true, true) => vec![PathBuf::from(".")],
     };
     let config = config(args, &paths).map_err(errors::config)?;
     let strict = config.strict;

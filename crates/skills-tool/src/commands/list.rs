@@ -200,28 +200,111 @@ fn table(index: &Index, skills: &[&Skill], all: bool, width: usize) -> String {
         .map(|r| r.0.chars().count())
         .max()
         .unwrap_or(2)
-        .clamp(2, 40);
+        .clamp(2, 40)
+        .min(width / 3);
     let src_w = rows
         .iter()
         .map(|r| r.2.chars().count())
         .max()
         .unwrap_or(6)
         .clamp(6, 60);
-    let desc_w = width.saturating_sub(id_w + src_w + 4).max(20);
-    let mut out = format!("{:id_w$}  {:desc_w$}  {}\n", "ID", "DESCRIPTION", "SOURCE");
+    let layout = Layout::fit(width, id_w, src_w);
+    let mut out = layout.row("ID", "DESCRIPTION", "SOURCE");
     for (id, desc, src) in rows {
-        let desc = cut(&desc, desc_w);
-        out.push_str(&format!(
-            "{:id_w$}  {desc:desc_w$}  {src}\n",
-            cut(&id, id_w)
-        ));
+        out.push_str(&layout.row(&id, &desc, &src));
     }
+    out
+}
+
+/// The widths of the columns, so that no line is wider than the terminal (as `ls` keeps
+/// to it): the description takes what is left, down to [`MIN_DESC`]; below that the source
+/// is cut from its start (`…` then the end of the path), and when even that does not fit it
+/// is left out.
+struct Layout {
+    id: usize,
+    desc: usize,
+    /// `None`: no source column.
+    src: Option<usize>,
+}
+
+/// The narrowest description column worth showing.
+const MIN_DESC: usize = 20;
+/// The narrowest source column worth showing (`project …/skills`).
+const MIN_SRC: usize = 12;
+
+impl Layout {
+    fn fit(width: usize, id: usize, src: usize) -> Self {
+        // Two spaces between columns.
+        let left = width.saturating_sub(id + 2);
+        if left >= MIN_DESC + 2 + src {
+            return Self {
+                id,
+                desc: left - 2 - src,
+                src: Some(src),
+            };
+        }
+        let src_room = left.saturating_sub(MIN_DESC + 2);
+        if src_room >= MIN_SRC {
+            return Self {
+                id,
+                desc: MIN_DESC,
+                src: Some(src_room),
+            };
+        }
+        Self {
+            id,
+            desc: left.max(1),
+            src: None,
+        }
+    }
+
+    fn row(&self, id: &str, desc: &str, src: &str) -> String {
+        let (id_w, desc_w) = (self.id, self.desc);
+        let (id, desc) = (cut(id, id_w), cut(desc, desc_w));
+        match self.src {
+            Some(src_w) => format!("{id:id_w$}  {desc:desc_w$}  {}\n", cut_start(src, src_w)),
+            None => format!("{}\n", format!("{id:id_w$}  {desc}").trim_end()),
+        }
+    }
+}
+
+/// Cuts `text` to `width` characters from its start, beginning with `…` when cut: the end
+/// of a path says more than its start.
+fn cut_start(text: &str, width: usize) -> String {
+    let n = text.chars().count();
+    if n <= width {
+        return text.to_string();
+    }
+    let keep = width.saturating_sub(1);
+    let mut out = String::from("…");
+    out.extend(text.chars().skip(n - keep));
     out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::cut;
+    use super::{Layout, cut, cut_start};
+
+    #[test]
+    fn no_row_is_wider_than_the_terminal() {
+        let source = "project /home/someone/work/a-rather-long-project/.agents/skills";
+        for width in 40..=140 {
+            let layout = Layout::fit(width, 22, source.chars().count());
+            for row in [
+                layout.row("ID", "DESCRIPTION", "SOURCE"),
+                layout.row(
+                    "a-skill-with-a-long-id",
+                    "Does a great many things. Use when the user asks for any of them.",
+                    source,
+                ),
+            ] {
+                let len = row.trim_end().chars().count();
+                assert!(len <= width, "width {width}: {len} chars: {row:?}");
+            }
+        }
+        assert_eq!(cut_start("project /a/b/skills", 12), "…/a/b/skills");
+        assert_eq!(cut_start("short", 12), "short");
+    }
 
     #[test]
     fn cut_keeps_short_text_and_marks_long() {

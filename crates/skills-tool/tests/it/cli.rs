@@ -582,3 +582,24 @@ fn skills_mcp_takes_every_option_of_skills_mcp() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("possible values"));
 }
+
+#[test]
+fn lint_without_paths_lints_the_skills_dirs_and_versions_say_skills() {
+    // The global --skills-dir is what lint checks when no PATH is given.
+    let run = skills(
+        &cli(),
+        &["--skills-dir", "mixed", "lint", "--format", "json"],
+    );
+    run.assert_code(1);
+    assert_eq!(run.json()["summary"]["skills"], 3, "{}", run.stdout);
+    // Every command's --version is the version of `skills`.
+    for command in ["lint", "list", "mcp"] {
+        let version = skills(&cli(), &[command, "--version"]);
+        version.assert_code(0);
+        assert!(
+            version.stdout.starts_with("skills "),
+            "{command}: {}",
+            version.stdout
+        );
+    }
+}

@@ -284,7 +284,7 @@ fn list_table_is_sorted_by_priority_then_id() {
 fn list_table_cuts_descriptions_to_columns() {
     let t = Tree::standard();
     // ID (14) + SOURCE (23) + 4 spaces leave 33 columns of 70 for the description.
-    for columns in [70, 100, 200] {
+    for columns in [40, 50, 60, 70, 100, 200] {
         let run = t.run_env(&t.project, &["list"], &[("COLUMNS", &columns.to_string())]);
         run.assert_code(0);
         for line in run.stdout.lines() {
@@ -303,18 +303,21 @@ fn list_table_cuts_descriptions_to_columns() {
             assert!(git.contains("Use when the user asks to commit."), "{git}");
             assert!(!git.contains('…'), "{git}");
         } else {
-            assert!(git.contains("Write a commit message"), "{git}");
+            assert!(git.contains("Write a commit"), "{git}");
             assert!(git.contains('…'), "{git}");
         }
     }
-    // Narrower than that, the description keeps 20 columns and the line overflows.
-    let run = t.run_env(&t.project, &["list"], &[("COLUMNS", "40")]);
+    // Narrower, as `ls` does: the source is cut from its start, then left out; no line
+    // is wider than the terminal.
+    let run = t.run_env(&t.project, &["list"], &[("COLUMNS", "60")]);
     let git = run
         .stdout
         .lines()
         .find(|l| l.starts_with("git-commit"))
         .unwrap();
-    assert!(git.contains("  Write a commit mess…  global"), "{git}");
+    assert!(git.contains("  Write a commit mess…  …"), "{git}");
+    let run = t.run_env(&t.project, &["list"], &[("COLUMNS", "40")]);
+    assert!(!run.stdout.contains("SOURCE"), "{}", run.stdout);
 }
 
 #[test]
