@@ -1,0 +1,248 @@
+//! Whether a skill can be served over the extension and, when it can, what is kept of it:
+//! its files as relative paths, its frontmatter, and the sha256 digests of its files.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+use skills_discovery::Skill;
+use skills_frontmatter::SkillMd;
+
+use super::uri::hex_digit;
+
+/// Most files one skill may have to be served (the extension's limit, `SKILL.md` counted).
+const MAX_FILES: usize = 512;
+/// Most bytes one skill may have to be served (the extension's limit).
+pub(super) const MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// One file of a served skill. Its URI and path are derived when needed ([`Manifest::uri`],
+/// [`Manifest::path`]): a server keeps the manifest of every skill it served for its whole
+/// life, so it holds only what cannot be derived.
+#[derive(Debug, Clone)]
+pub(crate) struct ServedFile {
+    /// Path relative to the skill directory, `/`-separated, normal components only (taken
+    /// from the file list, never from a URI).
+    pub(crate) rel: Box<str>,
+    /// Its size when listed.
+    pub(crate) size: u64,
+}
+
+/// A skill that can be served over the extension: its id, frontmatter and files.
+#[derive(Debug, Clone)]
+pub(crate) struct Manifest {
+    /// The skill's id (a valid spec name, equal to its frontmatter `name`).
+    pub(crate) id: Box<str>,
+    /// The skill's directory, as the index found it.
+    pub(super) dir: Box<Path>,
+    /// The frontmatter's fields other than `name` (the id) and `description` (the index
+    /// holds it), as JSON, in file order.
+    extra: Box<[(Box<str>, serde_json::Value)]>,
+    /// Every file, `SKILL.md` first, then sorted.
+    pub(crate) files: Box<[ServedFile]>,
+}
+
+impl Manifest {
+    /// Where a file is on disk: its listed relative path below the skill's directory.
+    pub(crate) fn path(&self, file: &ServedFile) -> PathBuf {
+        self.dir.join(&*file.rel)
+    }
+
+    /// Whether this was built for `skill`'s file: another `SKILL.md` winning the id is
+    /// another skill. (A manifest is only built for a `SKILL.md` in the skill's directory.)
+    pub(crate) fn is_for(&self, skill: &Skill) -> bool {
+        *self.dir == *skill.dir
+            && skill.skill_md.file_name().and_then(|n| n.to_str()) == Some("SKILL.md")
+    }
+
+    /// The frontmatter's fields other than `name` and `description`.
+    pub(crate) fn extra(&self) -> serde_json::Map<String, serde_json::Value> {
+        self.extra
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect()
+    }
+
+    /// The directories of the skill (relative, `/`-separated; `""` is the skill's root).
+    pub(crate) fn dirs(&self) -> BTreeSet<&str> {
+        let mut dirs = BTreeSet::from([""]);
+        for file in &self.files {
+            let mut rel = &*file.rel;
+            while let Some((parent, _)) = rel.rsplit_once('/') {
+                dirs.insert(parent);
+                rel = parent;
+            }
+        }
+        dirs
+    }
+}
+
+/// Whether `id` is a valid skill name by the specification, in ASCII: lowercase letters,
+/// digits and single hyphens, 1 to 64 characters, no hyphen first or last.
+pub(crate) fn is_spec_name(id: &str) -> bool {
+    let bytes = id.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 64
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && !id.starts_with('-')
+        && !id.ends_with('-')
+        && !id.contains("--")
+}
+
+/// Builds the manifest of a skill, or says why it is not served over the extension.
+pub(super) fn manifest(skill: &Skill) -> Result<Manifest, String> {
+    if skill.flat {
+        return Err("a flat NAME.md file, not a skill directory".to_string());
+    }
+    if !is_spec_name(&skill.id) {
+        return Err(format!(
+            "its directory name {:?} is not a valid skill name (lowercase letters, digits and single hyphens, at most 64)",
+            skill.id
+        ));
+    }
+    if skill.skill_md.file_name().and_then(|n| n.to_str()) != Some("SKILL.md") {
+        return Err("its SKILL.md is not spelled SKILL.md".to_string());
+    }
+    let md = skill.parse().map_err(|e| e.to_string())?;
+    let frontmatter = md_frontmatter(&md)?;
+    if frontmatter.get("name").and_then(|v| v.as_str()) != Some(skill.id.as_str()) {
+        return Err(format!(
+            "its frontmatter name is not its directory name {:?}",
+            skill.id
+        ));
+    }
+    let listed = skill.files().map_err(|e| e.to_string())?;
+    if listed.len() > MAX_FILES {
+        return Err(format!(
+            "{} files, over the extension's limit of {MAX_FILES}",
+            listed.len()
+        ));
+    }
+    let total: u64 = listed.iter().map(|f| f.size).sum();
+    if total > MAX_BYTES {
+        return Err(format!(
+            "{total} bytes, over the extension's limit of {MAX_BYTES}"
+        ));
+    }
+    let mut files = Vec::with_capacity(listed.len());
+    for file in listed {
+        let Some(rel) = rel_string(&file.path) else {
+            return Err(format!(
+                "the file name {:?} is not UTF-8",
+                file.path.display()
+            ));
+        };
+        files.push(ServedFile {
+            rel: rel.into_boxed_str(),
+            size: file.size,
+        });
+    }
+    // SKILL.md first, the rest as listed (sorted).
+    files.sort_by_key(|f| &*f.rel != "SKILL.md");
+    if files.first().map(|f| &*f.rel) != Some("SKILL.md") {
+        return Err("its SKILL.md is not among its files".to_string());
+    }
+    Ok(Manifest {
+        id: skill.id.clone().into_boxed_str(),
+        dir: skill.dir.clone().into_boxed_path(),
+        extra: frontmatter
+            .into_iter()
+            .filter(|(k, _)| !matches!(k.as_str(), "name" | "description"))
+            .map(|(k, v)| (k.into_boxed_str(), v))
+            .collect(),
+        files: files.into_boxed_slice(),
+    })
+}
+
+fn md_frontmatter(md: &SkillMd) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+    let json = md.frontmatter_json();
+    for key in ["name", "description"] {
+        if !json.get(key).is_some_and(|v| v.is_string()) {
+            return Err(format!("its frontmatter has no string {key}"));
+        }
+    }
+    Ok(json)
+}
+
+/// A relative path as `/`-separated UTF-8, made of normal components only.
+fn rel_string(path: &Path) -> Option<String> {
+    let mut parts = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::Normal(part) => parts.push(part.to_str()?),
+            _ => return None,
+        }
+    }
+    (!parts.is_empty()).then(|| parts.join("/"))
+}
+
+/// A SHA-256 digest, kept as bytes (a third of its text form).
+pub(crate) type Sha = [u8; 32];
+
+/// `sha256:<hex>`, as the extension writes a digest.
+pub(crate) fn digest_text(hash: &Sha) -> String {
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in hash {
+        out.push(char::from(hex_digit(byte >> 4, false)));
+        out.push(char::from(hex_digit(*byte, false)));
+    }
+    out
+}
+
+/// `sha256:<hex>` of some bytes.
+#[cfg(test)]
+pub(super) fn digest(bytes: &[u8]) -> String {
+    digest_text(&Sha256::digest(bytes).into())
+}
+
+/// The digest and size of a regular file of at most [`MAX_BYTES`], streamed through a small
+/// buffer rather than read whole.
+pub(super) fn hash_file(path: &Path) -> std::io::Result<(Sha, u64)> {
+    use std::io::Read;
+    let file = std::fs::File::open(path)?;
+    if !file.metadata()?.is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut hasher = Sha256::new();
+    let size = std::io::copy(&mut file.take(MAX_BYTES + 1), &mut hasher)?;
+    if size > MAX_BYTES {
+        return Err(std::io::Error::other("larger than 16 MiB"));
+    }
+    Ok((hasher.finalize().into(), size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_names() {
+        for ok in ["a", "pdf", "pdf-processing", "a1", &"a".repeat(64)] {
+            assert!(is_spec_name(ok), "{ok}");
+        }
+        for bad in [
+            "",
+            "-a",
+            "a-",
+            "a--b",
+            "A",
+            "a_b",
+            "a/b",
+            "..",
+            &"a".repeat(65),
+            "é",
+        ] {
+            assert!(!is_spec_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn digest_format() {
+        assert_eq!(
+            digest(b""),
+            "sha256:e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+}
