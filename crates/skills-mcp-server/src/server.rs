@@ -300,7 +300,10 @@ impl SkillsServer {
             }
             Err(reason) => {
                 state.cache.remove(&skill.id);
-                if state.reported.insert((skill.id.clone(), reason.clone())) {
+                if state
+                    .reported
+                    .insert((skill.id.clone(), reason.to_string()))
+                {
                     tracing::warn!(
                         skill = %skill.skill_md.display(),
                         "not served over the skills extension (still available to the tools): {reason}"

@@ -7,7 +7,7 @@ use std::time::SystemTime;
 
 use skills_discovery::Skill;
 
-use super::manifest::{Manifest, Sha, hash_file, manifest};
+use super::manifest::{Manifest, NotServed, Sha, hash_file, manifest};
 
 /// What a `stat` says about a file or directory, to notice that it changed: its size and
 /// modification time, and on Unix its inode and change time (a file replaced by another, or
@@ -60,7 +60,7 @@ pub(crate) struct Cached {
 
 impl Cached {
     /// Lists and parses a skill. `Err` says why it is not served over the extension.
-    pub(crate) fn build(skill: &Skill) -> Result<Self, String> {
+    pub(crate) fn build(skill: &Skill) -> Result<Self, NotServed> {
         // Stamps first: a change during the listing shows as a changed stamp next time.
         let mut watched = Vec::new();
         if !skill.flat {

@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use skills_discovery::Skill;
+use skills_discovery::{DiscoveryError, Skill};
 use skills_frontmatter::SkillMd;
 
 use super::uri::hex_digit;
@@ -90,48 +90,81 @@ pub(crate) fn is_spec_name(id: &str) -> bool {
         && !id.contains("--")
 }
 
+/// Why a skill is not served over the extension (the tools still offer it). The texts end
+/// a log line that names the skill's `SKILL.md`, so they say "its".
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum NotServed {
+    /// A `NAME.md` directly in a root: the extension serves directories.
+    #[error("a flat NAME.md file, not a skill directory")]
+    Flat,
+    /// The directory name, which becomes the id in every URI, breaks the spec's name rule.
+    #[error(
+        "its directory name {id:?} is not a valid skill name (lowercase letters, digits and single hyphens, at most 64)"
+    )]
+    InvalidName { id: String },
+    /// Discovery accepts other spellings (`skill.md`); the extension names the file `SKILL.md`.
+    #[error("its SKILL.md is not spelled SKILL.md")]
+    MisspelledSkillMd,
+    /// `SKILL.md` cannot be read or its frontmatter parsed.
+    #[error(transparent)]
+    Parse(DiscoveryError),
+    /// The frontmatter lacks `name` or `description`, or holds a non-string there.
+    #[error("its frontmatter has no string {field}")]
+    MissingField { field: &'static str },
+    /// The frontmatter `name` differs from the directory name (the id).
+    #[error("its frontmatter name is not its directory name {id:?}")]
+    NameMismatch { id: String },
+    /// The skill's files cannot be listed.
+    #[error(transparent)]
+    List(DiscoveryError),
+    /// More files than the extension allows.
+    #[error("{count} files, over the extension's limit of {MAX_FILES}")]
+    TooManyFiles { count: usize },
+    /// More bytes than the extension allows.
+    #[error("{total} bytes, over the extension's limit of {MAX_BYTES}")]
+    TooLarge { total: u64 },
+    /// A file whose path a URI cannot carry.
+    #[error("the file name {:?} is not UTF-8", .path.display())]
+    NonUtf8Name { path: PathBuf },
+    /// The listing left `SKILL.md` out (an ignore file can).
+    #[error("its SKILL.md is not among its files")]
+    SkillMdNotListed,
+}
+
 /// Builds the manifest of a skill, or says why it is not served over the extension.
-pub(super) fn manifest(skill: &Skill) -> Result<Manifest, String> {
+pub(super) fn manifest(skill: &Skill) -> Result<Manifest, NotServed> {
     if skill.flat {
-        return Err("a flat NAME.md file, not a skill directory".to_string());
+        return Err(NotServed::Flat);
     }
     if !is_spec_name(&skill.id) {
-        return Err(format!(
-            "its directory name {:?} is not a valid skill name (lowercase letters, digits and single hyphens, at most 64)",
-            skill.id
-        ));
+        return Err(NotServed::InvalidName {
+            id: skill.id.clone(),
+        });
     }
     if skill.skill_md.file_name().and_then(|n| n.to_str()) != Some("SKILL.md") {
-        return Err("its SKILL.md is not spelled SKILL.md".to_string());
+        return Err(NotServed::MisspelledSkillMd);
     }
-    let md = skill.parse().map_err(|e| e.to_string())?;
+    let md = skill.parse().map_err(NotServed::Parse)?;
     let frontmatter = md_frontmatter(&md)?;
     if frontmatter.get("name").and_then(|v| v.as_str()) != Some(skill.id.as_str()) {
-        return Err(format!(
-            "its frontmatter name is not its directory name {:?}",
-            skill.id
-        ));
+        return Err(NotServed::NameMismatch {
+            id: skill.id.clone(),
+        });
     }
-    let listed = skill.files().map_err(|e| e.to_string())?;
+    let listed = skill.files().map_err(NotServed::List)?;
     if listed.len() > MAX_FILES {
-        return Err(format!(
-            "{} files, over the extension's limit of {MAX_FILES}",
-            listed.len()
-        ));
+        return Err(NotServed::TooManyFiles {
+            count: listed.len(),
+        });
     }
     let total: u64 = listed.iter().map(|f| f.size).sum();
     if total > MAX_BYTES {
-        return Err(format!(
-            "{total} bytes, over the extension's limit of {MAX_BYTES}"
-        ));
+        return Err(NotServed::TooLarge { total });
     }
     let mut files = Vec::with_capacity(listed.len());
     for file in listed {
         let Some(rel) = rel_string(&file.path) else {
-            return Err(format!(
-                "the file name {:?} is not UTF-8",
-                file.path.display()
-            ));
+            return Err(NotServed::NonUtf8Name { path: file.path });
         };
         files.push(ServedFile {
             rel: rel.into_boxed_str(),
@@ -141,7 +174,7 @@ pub(super) fn manifest(skill: &Skill) -> Result<Manifest, String> {
     // SKILL.md first, the rest as listed (sorted).
     files.sort_by_key(|f| &*f.rel != "SKILL.md");
     if files.first().map(|f| &*f.rel) != Some("SKILL.md") {
-        return Err("its SKILL.md is not among its files".to_string());
+        return Err(NotServed::SkillMdNotListed);
     }
     Ok(Manifest {
         id: skill.id.clone().into_boxed_str(),
@@ -155,11 +188,11 @@ pub(super) fn manifest(skill: &Skill) -> Result<Manifest, String> {
     })
 }
 
-fn md_frontmatter(md: &SkillMd) -> Result<serde_json::Map<String, serde_json::Value>, String> {
+fn md_frontmatter(md: &SkillMd) -> Result<serde_json::Map<String, serde_json::Value>, NotServed> {
     let json = md.frontmatter_json();
-    for key in ["name", "description"] {
-        if !json.get(key).is_some_and(|v| v.is_string()) {
-            return Err(format!("its frontmatter has no string {key}"));
+    for field in ["name", "description"] {
+        if !json.get(field).is_some_and(|v| v.is_string()) {
+            return Err(NotServed::MissingField { field });
         }
     }
     Ok(json)
@@ -235,6 +268,55 @@ mod tests {
             "é",
         ] {
             assert!(!is_spec_name(bad), "{bad}");
+        }
+    }
+
+    /// The reasons end up in the log; their wording is the one the server always had.
+    #[test]
+    fn reasons_read_as_before() {
+        for (reason, text) in [
+            (
+                NotServed::Flat,
+                "a flat NAME.md file, not a skill directory",
+            ),
+            (
+                NotServed::InvalidName { id: "PDF".into() },
+                "its directory name \"PDF\" is not a valid skill name (lowercase letters, digits and single hyphens, at most 64)",
+            ),
+            (
+                NotServed::MisspelledSkillMd,
+                "its SKILL.md is not spelled SKILL.md",
+            ),
+            (
+                NotServed::MissingField {
+                    field: "description",
+                },
+                "its frontmatter has no string description",
+            ),
+            (
+                NotServed::NameMismatch { id: "pdf".into() },
+                "its frontmatter name is not its directory name \"pdf\"",
+            ),
+            (
+                NotServed::TooManyFiles { count: 513 },
+                "513 files, over the extension's limit of 512",
+            ),
+            (
+                NotServed::TooLarge { total: 16_777_217 },
+                "16777217 bytes, over the extension's limit of 16777216",
+            ),
+            (
+                NotServed::NonUtf8Name {
+                    path: PathBuf::from("a/b c.md"),
+                },
+                "the file name \"a/b c.md\" is not UTF-8",
+            ),
+            (
+                NotServed::SkillMdNotListed,
+                "its SKILL.md is not among its files",
+            ),
+        ] {
+            assert_eq!(reason.to_string(), text);
         }
     }
 
