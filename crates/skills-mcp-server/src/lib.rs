@@ -38,10 +38,14 @@
 
 mod bounded;
 mod catalog;
+mod extension;
 mod framing;
 mod log;
+mod prompts;
 mod server;
+mod state;
 mod text;
+mod tools;
 
 use rmcp::ServiceExt as _;
 use skills_discovery::Roots;

@@ -13,7 +13,7 @@ mod uri;
 use std::path::Path;
 
 pub(crate) use cache::{Cache, Cached};
-pub(crate) use manifest::{Manifest, digest_text, is_spec_name};
+pub(crate) use manifest::{Manifest, Sha, digest_text, is_spec_name};
 pub(crate) use uri::split_uri;
 
 use manifest::MAX_BYTES;

@@ -1,0 +1,288 @@
+//! The tools: `list_skills`, `get_skill` and `skill` for today's clients, seed 000's
+//! `view_skill` for progressive disclosure, and the checks of their arguments.
+
+use std::sync::Arc;
+
+use rmcp::ErrorData;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use serde_json::{Value, json};
+use skills_discovery::{Index, Skill};
+use skills_prompt::Globals;
+
+use crate::server::Res;
+use crate::text;
+
+/// The tools, with the `skill` tool's description listing the skills in `index`.
+pub(crate) fn list(index: &Index) -> Vec<Tool> {
+    let annotations = |title: &str| {
+        ToolAnnotations::with_title(title)
+            .read_only(true)
+            .destructive(false)
+            .idempotent(true)
+            .open_world(false)
+    };
+    let summary = json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "string", "description": "The skill identifier (directory name)"},
+            "name": {"type": "string", "description": "The name from the frontmatter"},
+            "description": {"type": "string", "description": "What the skill does and when to use it"}
+        },
+        "required": ["id", "name", "description"]
+    });
+    vec![
+        Tool::new(
+            "list_skills",
+            "List all available skills with their names and descriptions. Skills are \
+             specialized packages of instructions, scripts, and resources for specific \
+             tasks. Use this to discover what skills are available.",
+            object(json!({"type": "object", "properties": {}, "additionalProperties": false})),
+        )
+        .with_title("List skills")
+        .with_raw_output_schema(Arc::new(object(json!({
+            "type": "object",
+            "properties": {"skills": {"type": "array", "items": summary}},
+            "required": ["skills"]
+        }))))
+        .with_annotations(annotations("List skills")),
+        Tool::new(
+            "get_skill",
+            "Get the full instructions (SKILL.md content) for a specific skill. Returns the \
+             skill content along with the absolute path to the skill file, enabling you to \
+             resolve and read any referenced resources (references/, scripts/, assets/) \
+             using your own file-reading tools.",
+            object(json!({
+                "type": "object",
+                "properties": {"id": {
+                    "type": "string", "minLength": 1,
+                    "description": "The skill identifier (directory name), any letter case"
+                }},
+                "required": ["id"],
+                "additionalProperties": false
+            })),
+        )
+        .with_title("Get skill")
+        .with_raw_output_schema(Arc::new(object(json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "description": "Absolute path of the SKILL.md"},
+                "name": {"type": "string"},
+                "description": {"type": "string"},
+                "content": {"type": "string", "description": "The body, without the frontmatter"}
+            },
+            "required": ["path", "name", "description", "content"]
+        }))))
+        .with_annotations(annotations("Get skill")),
+        Tool::new(
+            "skill",
+            text::skill_tool_description(index),
+            object(json!({
+                "type": "object",
+                "properties": {"name": {
+                    "type": "string", "minLength": 1,
+                    "description": "Name of the skill to load (case-insensitive)"
+                }},
+                "required": ["name"],
+                "additionalProperties": false
+            })),
+        )
+        .with_title("Load Skill")
+        .with_annotations(annotations("Load Skill")),
+        view_skill_tool().with_annotations(annotations("View skill")),
+    ]
+}
+
+/// Runs the tool `name` on the skills in `index`.
+pub(crate) fn call(
+    index: &Index,
+    globals: &Globals,
+    name: &str,
+    args: Option<&JsonObject>,
+) -> Res<CallToolResult> {
+    match name {
+        skills_prompt::VIEW_SKILL => {
+            only(args, &["skill_name"])?;
+            let wanted = required(args, "skill_name")?;
+            let Some(skill) = index.get(wanted) else {
+                return Ok(not_found(wanted, index));
+            };
+            view_skill(skill, index, globals)
+        }
+        "list_skills" => {
+            only(args, &[])?;
+            let skills: Vec<Value> = index
+                .skills()
+                .iter()
+                .map(|s| json!({"id": s.id, "name": s.name, "description": s.description}))
+                .collect();
+            let text = to_json(&skills)?;
+            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+            result.structured_content = Some(json!({ "skills": skills }));
+            Ok(result)
+        }
+        "get_skill" => {
+            only(args, &["id"])?;
+            let id = required(args, "id")?;
+            let Some(skill) = index.get(id) else {
+                return Ok(not_found(id, index));
+            };
+            let body = match skill.body() {
+                Ok(body) => body,
+                Err(e) => return Ok(unreadable(skill, &e)),
+            };
+            let value = json!({
+                "path": absolute(&skill.skill_md),
+                "name": skill.name,
+                "description": skill.description,
+                "content": body,
+            });
+            let mut result = CallToolResult::success(vec![ContentBlock::text(to_json(&value)?)]);
+            result.structured_content = Some(value);
+            Ok(result)
+        }
+        "skill" => {
+            only(args, &["name"])?;
+            let wanted = required(args, "name")?;
+            let Some(skill) = index.get(wanted) else {
+                return Ok(not_found(wanted, index));
+            };
+            let source = match skill.read() {
+                Ok(source) => source,
+                Err(e) => return Ok(unreadable(skill, &e)),
+            };
+            let text = format!(
+                "Loading: {}\nBase directory: {}\n\n{source}",
+                skill.id,
+                absolute(&skill.dir)
+            );
+            Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+        }
+        other => Err(ErrorData::invalid_params(
+            format!(
+                "unknown tool {:?}: the tools are list_skills, get_skill and skill",
+                text::clip(other)
+            ),
+            None,
+        )),
+    }
+}
+
+/// The Level-2 prompt of `skill` as text, its scoped tools and resources as structured
+/// content. A broken `tools.json` or `resources.json` is an error result that says why.
+fn view_skill(skill: &Skill, index: &Index, globals: &Globals) -> Res<CallToolResult> {
+    use skills_prompt::{Builtin, Context, render_builtin};
+    let rendered = Context::skill(skill, index.skills(), globals)
+        .and_then(|ctx| render_builtin(Builtin::Skill, &ctx).map(|text| (ctx, text)));
+    let (ctx, text) = match rendered {
+        Ok(done) => done,
+        Err(e) => {
+            tracing::warn!(skill = %skill.skill_md.display(), "cannot build the Level-2 prompt: {e}");
+            return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "Skill '{}' could not be loaded: {e}",
+                skill.id
+            ))]));
+        }
+    };
+    let structured = json!({
+        "skill": {"id": skill.id, "name": skill.name, "description": skill.description},
+        "scoped_tools": ctx.scoped_tools,
+        "scoped_resources": ctx.scoped_resources,
+    });
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(structured);
+    Ok(result)
+}
+
+fn object(value: Value) -> JsonObject {
+    match value {
+        Value::Object(map) => map,
+        _ => JsonObject::new(),
+    }
+}
+
+/// seed 000's `view_skill`, as [`skills_prompt::view_skill`] defines it, with an output
+/// schema for its structured content.
+fn view_skill_tool() -> Tool {
+    let def = skills_prompt::view_skill();
+    let items = json!({"type": "array", "items": {"type": "object"}});
+    let mut tool = Tool::new(def.name, def.description, object(def.input_schema))
+        .with_raw_output_schema(Arc::new(object(json!({
+            "type": "object",
+            "properties": {
+                "skill": {
+                    "type": "object",
+                    "properties": {
+                        "id": {"type": "string"},
+                        "name": {"type": "string"},
+                        "description": {"type": "string"}
+                    },
+                    "required": ["id", "name", "description"]
+                },
+                "scoped_tools": items,
+                "scoped_resources": items
+            },
+            "required": ["skill", "scoped_tools", "scoped_resources"]
+        }))));
+    if let Some(title) = def.title {
+        tool = tool.with_title(title);
+    }
+    tool
+}
+
+fn to_json(value: &impl serde::Serialize) -> Res<String> {
+    serde_json::to_string_pretty(value).map_err(|e| ErrorData::internal_error(e.to_string(), None))
+}
+
+/// The path made absolute (against the current directory), as text.
+fn absolute(path: &std::path::Path) -> String {
+    std::path::absolute(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
+}
+
+/// Rejects arguments other than `allowed` (the input schemas are strict).
+fn only(args: Option<&JsonObject>, allowed: &[&str]) -> Res<()> {
+    if let Some(extra) = args
+        .into_iter()
+        .flat_map(|a| a.keys())
+        .find(|k| !allowed.contains(&k.as_str()))
+    {
+        return Err(ErrorData::invalid_params(
+            format!("unknown parameter `{}`", text::clip(extra)),
+            None,
+        ));
+    }
+    Ok(())
+}
+
+/// The non-empty string parameter `key`.
+fn required<'a>(args: Option<&'a JsonObject>, key: &str) -> Res<&'a str> {
+    match args.and_then(|a| a.get(key)) {
+        None | Some(Value::Null) => Err(ErrorData::invalid_params(
+            format!("missing required parameter `{key}`"),
+            None,
+        )),
+        Some(Value::String(s)) if s.is_empty() => Err(ErrorData::invalid_params(
+            format!("parameter `{key}` cannot be empty"),
+            None,
+        )),
+        Some(Value::String(s)) => Ok(s),
+        Some(_) => Err(ErrorData::invalid_params(
+            format!("parameter `{key}` must be a string"),
+            None,
+        )),
+    }
+}
+
+fn not_found(name: &str, index: &Index) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text::not_found(name, index))])
+}
+
+fn unreadable(skill: &Skill, error: &skills_discovery::DiscoveryError) -> CallToolResult {
+    tracing::warn!(skill = %skill.skill_md.display(), "cannot read: {error}");
+    CallToolResult::error(vec![ContentBlock::text(format!(
+        "Skill '{}' could not be read: {error}",
+        skill.id
+    ))])
+}
