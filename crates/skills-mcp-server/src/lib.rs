@@ -68,6 +68,68 @@ pub enum LogLevel {
     Trace,
 }
 
+impl LogLevel {
+    /// Every level, quietest first, as `--log-level` lists them.
+    const ALL: [Self; 6] = [
+        Self::Off,
+        Self::Error,
+        Self::Warn,
+        Self::Info,
+        Self::Debug,
+        Self::Trace,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Off => "off",
+            Self::Error => "error",
+            Self::Warn => "warn",
+            Self::Info => "info",
+            Self::Debug => "debug",
+            Self::Trace => "trace",
+        }
+    }
+}
+
+/// The name [`FromStr`](std::str::FromStr) reads back: `off`, `error`, `warn`, `info`, `debug`
+/// or `trace`.
+impl std::fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+/// Reads the spellings of `skills mcp --log-level`: `off`, `error`, `warn`, `info`, `debug`
+/// and `trace`, in lowercase only, as the command line takes them.
+///
+/// ```
+/// use skills_mcp_server::LogLevel;
+///
+/// assert_eq!("debug".parse(), Ok(LogLevel::Debug));
+/// assert!("DEBUG".parse::<LogLevel>().is_err());
+/// ```
+impl std::str::FromStr for LogLevel {
+    type Err = ParseLogLevelError;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Self::ALL
+            .into_iter()
+            .find(|level| level.name() == s)
+            .ok_or_else(|| ParseLogLevelError {
+                value: s.to_string(),
+            })
+    }
+}
+
+/// A [`LogLevel`] name that is not one.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid log level {value:?}: the possible values are off, error, warn, info, debug, trace"
+)]
+pub struct ParseLogLevelError {
+    value: String,
+}
+
 /// What to serve and how.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -253,4 +315,36 @@ fn init_logging(level: LogLevel) -> Option<tracing_appender::non_blocking::Worke
         .try_init()
         .ok()
         .map(|()| guard)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_levels_read_back_what_they_display() {
+        let names: Vec<String> = LogLevel::ALL.iter().map(ToString::to_string).collect();
+        assert_eq!(names, ["off", "error", "warn", "info", "debug", "trace"]);
+        for level in LogLevel::ALL {
+            assert_eq!(level.to_string().parse(), Ok(level));
+        }
+        assert_eq!(
+            format!("{:>5}|{:<5}|", LogLevel::Warn, LogLevel::Off),
+            " warn|off  |"
+        );
+    }
+
+    /// The command line takes lowercase names only; anything else is refused with the list.
+    #[test]
+    fn other_log_level_spellings_are_refused() {
+        for bad in ["", "WARN", "Warn", " warn", "warn ", "warning", "loud", "0"] {
+            let err = bad.parse::<LogLevel>().unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "invalid log level {bad:?}: the possible values are off, error, warn, info, debug, trace"
+                )
+            );
+        }
+    }
 }
