@@ -80,6 +80,7 @@ use skills_frontmatter::{ParseError, SkillMd};
 use skills_core::ReadError;
 
 mod files;
+mod ignore_files;
 mod index;
 mod roots;
 mod walk;

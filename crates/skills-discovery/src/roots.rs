@@ -4,6 +4,7 @@ use std::ffi::OsStr;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
+use crate::ignore_files::{is_ignored, read_ignore_files};
 use crate::walk::{self, Flat};
 use crate::{Index, Skill};
 use skills_core::Stamp;
@@ -263,7 +264,7 @@ fn probe(root: &Root, id: &str, key: &str) -> Option<Skill> {
             .filter(|n| root.path.join(n).exists())
             .map(Into::into)
             .collect();
-        walk::read_ignore_files(&root.path, &names)
+        read_ignore_files(&root.path, &names)
             .0
             .into_iter()
             .collect()
@@ -331,7 +332,7 @@ fn probe_dir(
     dir: &Path,
     ignores: &[std::sync::Arc<ignore::gitignore::Gitignore>],
 ) -> Option<Skill> {
-    if !fs::metadata(dir).is_ok_and(|m| m.is_dir()) || walk::is_ignored(ignores, dir, true) {
+    if !fs::metadata(dir).is_ok_and(|m| m.is_dir()) || is_ignored(ignores, dir, true) {
         return None;
     }
     let exact = dir.join("SKILL.md");
@@ -359,7 +360,7 @@ fn probe_flat(
     ignores: &[std::sync::Arc<ignore::gitignore::Gitignore>],
 ) -> Option<Skill> {
     let name = file.file_name()?;
-    if !matches!(walk::flat_file(name), Flat::Skill) || walk::is_ignored(ignores, file, false) {
+    if !matches!(walk::flat_file(name), Flat::Skill) || is_ignored(ignores, file, false) {
         return None;
     }
     probe_file(root, file.to_path_buf(), &root.path, true)
