@@ -4,8 +4,9 @@ use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use crate::meta::skill_id;
 use crate::roots::Roots;
-use crate::walk::{Entry, RootWalk, WalkStats, skill_id};
+use crate::walk::{Entry, RootWalk, WalkStats};
 use crate::watch::Watch;
 use crate::{Skill, Skipped, Warning};
 use skills_core::Identity;

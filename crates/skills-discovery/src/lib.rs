@@ -82,6 +82,7 @@ use skills_core::ReadError;
 mod files;
 mod ignore_files;
 mod index;
+mod meta;
 mod roots;
 mod walk;
 mod watch;
@@ -91,8 +92,9 @@ mod tests;
 
 pub use files::{FileGroup, SkillFile};
 pub use index::{Changed, Index, ScanOptions};
+pub use meta::NOT_FLAT_SKILLS;
 pub use roots::{Root, Roots, SKILL_DIRS, Scope};
-pub use walk::{MAX_DEPTH, MAX_DIRS, NOT_FLAT_SKILLS};
+pub use walk::{MAX_DEPTH, MAX_DIRS};
 pub use watch::{Changes, DirWatch};
 
 /// One skill: what the index keeps about it. The body is read on demand.

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Component, Path, PathBuf};
 
 use crate::ignore_files::{is_ignored, read_ignore_files};
-use crate::walk::{self, Flat};
+use crate::meta::{Flat, flat_file, parse_meta, skill_id};
 use crate::{Index, Skill};
 use skills_core::Stamp;
 
@@ -360,7 +360,7 @@ fn probe_flat(
     ignores: &[std::sync::Arc<ignore::gitignore::Gitignore>],
 ) -> Option<Skill> {
     let name = file.file_name()?;
-    if !matches!(walk::flat_file(name), Flat::Skill) || is_ignored(ignores, file, false) {
+    if !matches!(flat_file(name), Flat::Skill) || is_ignored(ignores, file, false) {
         return None;
     }
     probe_file(root, file.to_path_buf(), &root.path, true)
@@ -368,8 +368,8 @@ fn probe_flat(
 
 fn probe_file(root: &Root, skill_md: PathBuf, dir: &Path, flat: bool) -> Option<Skill> {
     let stamp = Stamp::read(&skill_md)?;
-    let id = walk::skill_id(&skill_md, dir, flat);
-    let meta = walk::parse_meta(&skill_md, stamp.len(), flat, &id).ok()?;
+    let id = skill_id(&skill_md, dir, flat);
+    let meta = parse_meta(&skill_md, stamp.len(), flat, &id).ok()?;
     Some(Skill {
         id,
         name: meta.name,

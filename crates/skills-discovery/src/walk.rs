@@ -7,7 +7,7 @@
 //! read or parsed again.
 
 use std::collections::HashMap;
-use std::ffi::{OsStr, OsString};
+use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -16,25 +16,16 @@ use ignore::gitignore::Gitignore;
 use rayon::prelude::*;
 use skills_core::durable::STAGING_PREFIXES;
 use skills_core::layout::is_skill_md;
-use skills_core::{Identity, ReadError, Stamp};
-use skills_frontmatter::{MAX_FILE_BYTES, ParseError, SkillMd, Value};
+use skills_core::{Identity, Stamp};
 
 use crate::ignore_files::{IgnoreFiles, is_ignored, read_ignore_files};
+use crate::meta::{Flat, Meta, flat_file, parse_meta, skill_id};
 use crate::watch::Target;
 use crate::{SkipReason, Warning};
 
 /// How deep below a root a skill directory may be: `root/a/SKILL.md` is at depth 1,
 /// `root/1/2/3/4/5/6/SKILL.md` at depth 6 (found), one more level is not searched.
 pub const MAX_DEPTH: usize = 6;
-
-/// Flat `NAME.md` files in a root that are documentation, not skills (compared ignoring case).
-pub const NOT_FLAT_SKILLS: [&str; 5] = [
-    "README.md",
-    "AGENTS.md",
-    "CLAUDE.md",
-    "LICENSE.md",
-    "CHANGELOG.md",
-];
 
 /// How many directories that are not skills one root's walk lists at most; past that the
 /// walk stops and warns ([`Warning::TooManyDirs`]), so pointing at a huge tree stays cheap.
@@ -44,18 +35,11 @@ pub const MAX_DIRS: usize = 10_000;
 /// Fewer pending parses than this are done on the calling thread.
 const PARALLEL_PARSES: usize = 64;
 
-/// What one skill file said.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Meta {
-    pub(crate) name: String,
-    pub(crate) description: String,
-}
-
 /// A skill file found by the walk (a `SKILL.md` or a flat `NAME.md`) and what parsing it gave.
 ///
 /// Kept for every skill for as long as the index lives, so it holds nothing that can be
 /// derived from its path: the skill's directory is the path's parent (a flat skill's root)
-/// and its id follows from the path ([`skill_id`]).
+/// and its id follows from the path ([`crate::meta::skill_id`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Entry {
     pub(crate) stamp: Stamp,
@@ -622,83 +606,5 @@ impl Walker<'_> {
             let parsed: Vec<(PathBuf, Entry)> = pending.into_par_iter().map(parse).collect();
             self.entries.extend(parsed);
         }
-    }
-}
-
-/// The id of a skill: its directory's name, or a flat file's stem.
-pub(crate) fn skill_id(path: &Path, dir: &Path, flat: bool) -> String {
-    let name = if flat {
-        path.file_stem()
-    } else {
-        dir.file_name()
-    };
-    name.map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-pub(crate) enum Flat {
-    /// A `NAME.md` skill.
-    Skill,
-    /// `SKILL.md` directly in a root.
-    SkillMd,
-    /// Anything else.
-    Not,
-}
-
-/// What a file directly in a root is.
-pub(crate) fn flat_file(name: &OsStr) -> Flat {
-    let Some(name) = name.to_str() else {
-        return Flat::Not;
-    };
-    if is_skill_md(name.as_ref()) {
-        return Flat::SkillMd;
-    }
-    let is_md = name.len() > 3
-        && name
-            .get(name.len() - 3..)
-            .is_some_and(|ext| ext.eq_ignore_ascii_case(".md"));
-    if !is_md || NOT_FLAT_SKILLS.iter().any(|n| n.eq_ignore_ascii_case(name)) {
-        Flat::Not
-    } else {
-        Flat::Skill
-    }
-}
-
-/// Reads and parses a skill file and takes what the index keeps from it.
-pub(crate) fn parse_meta(path: &Path, size: u64, flat: bool, id: &str) -> Result<Meta, SkipReason> {
-    if size > MAX_FILE_BYTES {
-        return Err(SkipReason::Parse(ParseError::TooLarge {
-            size,
-            limit: MAX_FILE_BYTES,
-        }));
-    }
-    let bytes = skills_core::read_bounded(path, MAX_FILE_BYTES).map_err(|e| match e {
-        ReadError::TooLarge { size, limit } => {
-            SkipReason::Parse(ParseError::TooLarge { size, limit })
-        }
-        other => SkipReason::Unreadable(other.to_string()),
-    })?;
-    let md = SkillMd::parse_vec(bytes).map_err(|e| match e {
-        ParseError::MissingFrontmatter { .. } if flat => SkipReason::NoFrontmatter,
-        e => SkipReason::Parse(e),
-    })?;
-    let name = match string_field(&md, "name")? {
-        Some(name) => name,
-        None if flat => id.to_string(),
-        None => return Err(SkipReason::MissingName),
-    };
-    let description = string_field(&md, "description")?.ok_or(SkipReason::MissingDescription)?;
-    Ok(Meta { name, description })
-}
-
-/// A required-looking string field: `None` when absent, an error when present but not a
-/// non-empty string.
-fn string_field(md: &SkillMd, key: &'static str) -> Result<Option<String>, SkipReason> {
-    match md.field(key).map(|e| &e.value) {
-        None => Ok(None),
-        Some(Value::String(s)) if s.trim().is_empty() => Err(SkipReason::Empty(key)),
-        Some(Value::String(s)) => Ok(Some(s.clone())),
-        Some(Value::Null) => Err(SkipReason::Empty(key)),
-        Some(_) => Err(SkipReason::NotString(key)),
     }
 }

@@ -1,0 +1,108 @@
+//! What a skill file is and what the index keeps of it: its id (from its path), whether a
+//! file directly in a root is a flat skill, and the name and description from its
+//! frontmatter. The walk and [`crate::Roots::find`] both read skills through here, so a
+//! lookup without a scan agrees with a scan on ids, on flat files and on which skills are
+//! malformed.
+
+use std::ffi::OsStr;
+use std::path::Path;
+
+use skills_core::ReadError;
+use skills_core::layout::is_skill_md;
+use skills_frontmatter::{MAX_FILE_BYTES, ParseError, SkillMd, Value};
+
+use crate::SkipReason;
+
+/// Flat `NAME.md` files in a root that are documentation, not skills (compared ignoring case).
+pub const NOT_FLAT_SKILLS: [&str; 5] = [
+    "README.md",
+    "AGENTS.md",
+    "CLAUDE.md",
+    "LICENSE.md",
+    "CHANGELOG.md",
+];
+
+/// What one skill file said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Meta {
+    pub(crate) name: String,
+    pub(crate) description: String,
+}
+
+/// The id of a skill: its directory's name, or a flat file's stem.
+pub(crate) fn skill_id(path: &Path, dir: &Path, flat: bool) -> String {
+    let name = if flat {
+        path.file_stem()
+    } else {
+        dir.file_name()
+    };
+    name.map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+pub(crate) enum Flat {
+    /// A `NAME.md` skill.
+    Skill,
+    /// `SKILL.md` directly in a root.
+    SkillMd,
+    /// Anything else.
+    Not,
+}
+
+/// What a file directly in a root is.
+pub(crate) fn flat_file(name: &OsStr) -> Flat {
+    let Some(name) = name.to_str() else {
+        return Flat::Not;
+    };
+    if is_skill_md(name.as_ref()) {
+        return Flat::SkillMd;
+    }
+    let is_md = name.len() > 3
+        && name
+            .get(name.len() - 3..)
+            .is_some_and(|ext| ext.eq_ignore_ascii_case(".md"));
+    if !is_md || NOT_FLAT_SKILLS.iter().any(|n| n.eq_ignore_ascii_case(name)) {
+        Flat::Not
+    } else {
+        Flat::Skill
+    }
+}
+
+/// Reads and parses a skill file and takes what the index keeps from it.
+pub(crate) fn parse_meta(path: &Path, size: u64, flat: bool, id: &str) -> Result<Meta, SkipReason> {
+    if size > MAX_FILE_BYTES {
+        return Err(SkipReason::Parse(ParseError::TooLarge {
+            size,
+            limit: MAX_FILE_BYTES,
+        }));
+    }
+    let bytes = skills_core::read_bounded(path, MAX_FILE_BYTES).map_err(|e| match e {
+        ReadError::TooLarge { size, limit } => {
+            SkipReason::Parse(ParseError::TooLarge { size, limit })
+        }
+        other => SkipReason::Unreadable(other.to_string()),
+    })?;
+    let md = SkillMd::parse_vec(bytes).map_err(|e| match e {
+        ParseError::MissingFrontmatter { .. } if flat => SkipReason::NoFrontmatter,
+        e => SkipReason::Parse(e),
+    })?;
+    let name = match string_field(&md, "name")? {
+        Some(name) => name,
+        None if flat => id.to_string(),
+        None => return Err(SkipReason::MissingName),
+    };
+    let description = string_field(&md, "description")?.ok_or(SkipReason::MissingDescription)?;
+    Ok(Meta { name, description })
+}
+
+/// A required-looking string field: `None` when absent, an error when present but not a
+/// non-empty string.
+fn string_field(md: &SkillMd, key: &'static str) -> Result<Option<String>, SkipReason> {
+    match md.field(key).map(|e| &e.value) {
+        None => Ok(None),
+        Some(Value::String(s)) if s.trim().is_empty() => Err(SkipReason::Empty(key)),
+        Some(Value::String(s)) => Ok(Some(s.clone())),
+        Some(Value::Null) => Err(SkipReason::Empty(key)),
+        Some(_) => Err(SkipReason::NotString(key)),
+    }
+}
