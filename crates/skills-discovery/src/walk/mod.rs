@@ -1,10 +1,15 @@
-//! Walking one root: which directories and files are skills, what each one says, and what the
-//! walk saw, so that a later refresh can tell what changed with `stat` calls alone.
+//! Walking one root: which directories and files are skills, and what each one says.
+//!
+//! Its own walk rather than `ignore::WalkBuilder`, because it must stop at a skill directory,
+//! stack each directory's ignore matchers itself, and record every directory it passed
+//! ([`record`]) so that a refresh can walk again without listing what did not change.
 //!
 //! A full scan and a refresh are the same walk. The refresh hands the previous walk's records
 //! over; a directory whose stamp (and ignore files) did not change is not read again (its
 //! recorded children are visited instead), and a skill file whose stamp did not change is not
 //! read or parsed again.
+
+mod record;
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -18,10 +23,12 @@ use skills_core::durable::STAGING_PREFIXES;
 use skills_core::layout::is_skill_md;
 use skills_core::{Identity, Stamp};
 
-use crate::ignore_files::{IgnoreFiles, is_ignored, read_ignore_files};
-use crate::meta::{Flat, Meta, flat_file, parse_meta, skill_id};
-use crate::watch::Target;
+use crate::ignore_files::{is_ignored, read_ignore_files};
+use crate::meta::{Flat, flat_file, parse_meta, skill_id};
 use crate::{SkipReason, Warning};
+use record::{Children, DirKind, DirRecord, ignore_files_same};
+
+pub(crate) use record::{Entry, RootWalk};
 
 /// How deep below a root a skill directory may be: `root/a/SKILL.md` is at depth 1,
 /// `root/1/2/3/4/5/6/SKILL.md` at depth 6 (found), one more level is not searched.
@@ -34,104 +41,6 @@ pub const MAX_DIRS: usize = 10_000;
 
 /// Fewer pending parses than this are done on the calling thread.
 const PARALLEL_PARSES: usize = 64;
-
-/// A skill file found by the walk (a `SKILL.md` or a flat `NAME.md`) and what parsing it gave.
-///
-/// Kept for every skill for as long as the index lives, so it holds nothing that can be
-/// derived from its path: the skill's directory is the path's parent (a flat skill's root)
-/// and its id follows from the path ([`crate::meta::skill_id`]).
-#[derive(Debug, Clone)]
-pub(crate) struct Entry {
-    pub(crate) stamp: Stamp,
-    pub(crate) flat: bool,
-    pub(crate) depth: usize,
-    /// The skill directory's identity (for a flat skill, the file's).
-    pub(crate) identity: Identity,
-    /// Boxed: most skills parse, and the error is much larger than what they keep.
-    pub(crate) outcome: Result<Meta, Box<SkipReason>>,
-}
-
-impl Entry {
-    /// The skill's directory, from the file's `path`.
-    pub(crate) fn dir(path: &Path) -> &Path {
-        path.parent().unwrap_or(Path::new(""))
-    }
-}
-
-/// A directory the walk went through. One is kept per skill directory for as long as the
-/// index lives, so what most directories lack (ignore files, warnings) is boxed apart.
-#[derive(Debug)]
-struct DirRecord {
-    stamp: Stamp,
-    depth: usize,
-    kind: DirKind,
-    /// Ignore files and warnings, for the few directories that have any.
-    extra: Option<Box<DirExtra>>,
-}
-
-#[derive(Debug, Default)]
-struct DirExtra {
-    /// This directory's own `.gitignore` and `.ignore`, combined.
-    ignore: Option<Arc<Gitignore>>,
-    /// The ignore files read, with their stamps.
-    ignore_files: IgnoreFiles,
-    warnings: Vec<Warning>,
-}
-
-impl DirRecord {
-    fn ignore(&self) -> Option<Arc<Gitignore>> {
-        self.extra.as_ref().and_then(|e| e.ignore.clone())
-    }
-
-    fn ignore_files(&self) -> &[(PathBuf, Option<Stamp>)] {
-        self.extra.as_ref().map_or(&[], |e| &e.ignore_files)
-    }
-
-    fn warnings(&self) -> &[Warning] {
-        self.extra.as_ref().map_or(&[], |e| &e.warnings)
-    }
-
-    fn warn(&mut self, warning: Warning) {
-        self.extra.get_or_insert_default().warnings.push(warning);
-    }
-}
-
-#[derive(Debug)]
-enum DirKind {
-    /// Holds a skill file (this name, some spelling of `SKILL.md`): a skill, not entered
-    /// further.
-    Skill(OsString),
-    /// Searched (boxed: few directories are).
-    Plain(Box<Children>),
-    /// Could not be read (a warning says why).
-    Unreadable,
-}
-
-/// What a searched directory held, by name: the subdirectories visited, the flat skill
-/// files (in a root only), and the entries that could not be stat'ed (dangling symlinks),
-/// which may start to resolve.
-#[derive(Debug, Default)]
-struct Children {
-    dirs: Vec<OsString>,
-    files: Vec<OsString>,
-    dangling: Vec<OsString>,
-}
-
-/// Everything one walk of one root saw.
-#[derive(Debug, Default)]
-pub(crate) struct RootWalk {
-    /// The root's stamp; `None` when it does not exist or cannot be stat'ed.
-    root_stamp: Option<Stamp>,
-    root_warning: Option<Warning>,
-    /// The walk stopped at [`MAX_DIRS`].
-    truncated: bool,
-    /// Every directory walked, in the order visited. Vectors at rest (a refresh that walks
-    /// again indexes them by path for the walk's duration): an index lives as long as its
-    /// process, and hash tables of large records would hold twice the memory.
-    dirs: Vec<(PathBuf, DirRecord)>,
-    /// Skill files, with their paths.
-    pub(crate) entries: Vec<(PathBuf, Entry)>,
-}
 
 /// Counters of the work walks did (directories listed, files parsed), for tests.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -198,100 +107,6 @@ impl RootWalk {
             entries,
         }
     }
-
-    /// Whether every directory, ignore file and skill file this walk saw is as it was, by
-    /// `stat` alone (in parallel). A root that appeared or disappeared is a change.
-    ///
-    /// A skill directory is not stat'ed itself: what matters in it is its `SKILL.md`, which
-    /// is (and whose disappearance is noticed that way).
-    /// `parallel`: whether the `stat` calls are spread over rayon's thread pool.
-    pub(crate) fn unchanged(&self, root: &Path, parallel: bool) -> bool {
-        let now = fs::metadata(root).ok().map(|m| Stamp::of(&m));
-        if now != self.root_stamp {
-            return false;
-        }
-        let dir_same = |(path, record): &(PathBuf, DirRecord)| match &record.kind {
-            DirKind::Skill(_) => true,
-            DirKind::Unreadable => Stamp::read(path) == Some(record.stamp),
-            DirKind::Plain(children) => {
-                Stamp::read(path) == Some(record.stamp)
-                    && ignore_files_same(record)
-                    && children.dangling.iter().all(|d| !path.join(d).exists())
-            }
-        };
-        let entry_same = |(path, entry): &(PathBuf, Entry)| Stamp::read(path) == Some(entry.stamp);
-        if parallel {
-            self.dirs.par_iter().all(dir_same) && self.entries.par_iter().all(entry_same)
-        } else {
-            self.dirs.iter().all(dir_same) && self.entries.iter().all(entry_same)
-        }
-    }
-
-    /// What to watch so that every change [`RootWalk::unchanged`] would notice leaves a
-    /// kernel event (see `watch.rs`); `None` when that cannot be promised (a dangling
-    /// symlink may start to resolve through a change anywhere).
-    pub(crate) fn watch_targets<'a>(&'a self, root: &'a Path) -> Option<Vec<Target<'a>>> {
-        let mut targets = Vec::with_capacity(self.dirs.len() + self.entries.len() + 1);
-        for (path, record) in &self.dirs {
-            if let DirKind::Plain(children) = &record.kind
-                && !children.dangling.is_empty()
-            {
-                return None;
-            }
-            targets.push(Target::all(path));
-        }
-        // A skill file's own changes are reported on its directory's watch, unless it is a
-        // symlink (its target's directory is elsewhere) or has other hard links (a write
-        // through another name is reported on that name's directory): watch those directly.
-        targets.extend(
-            self.entries
-                .iter()
-                .map(|(path, _)| path)
-                .filter(|path| needs_own_watch(path))
-                .map(|path| Target::all(path)),
-        );
-        targets.extend(crate::watch::ancestor_target(root));
-        Some(targets)
-    }
-
-    /// The warnings about the root and its directories, in path order.
-    pub(crate) fn warnings(&self, root: &Path) -> Vec<Warning> {
-        let mut dirs: Vec<(&PathBuf, &DirRecord)> = self
-            .dirs
-            .iter()
-            .filter(|(_, r)| !r.warnings().is_empty())
-            .map(|(p, r)| (p, r))
-            .collect();
-        dirs.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        let mut warnings: Vec<Warning> = self
-            .root_warning
-            .iter()
-            .chain(dirs.into_iter().flat_map(|(_, r)| r.warnings().iter()))
-            .cloned()
-            .collect();
-        if self.truncated {
-            warnings.push(Warning::TooManyDirs {
-                root: root.to_path_buf(),
-                limit: MAX_DIRS,
-            });
-        }
-        warnings
-    }
-}
-
-/// Whether a skill file must be watched itself, not only through its directory.
-fn needs_own_watch(path: &Path) -> bool {
-    match fs::symlink_metadata(path) {
-        #[cfg(unix)]
-        Ok(meta) => {
-            use std::os::unix::fs::MetadataExt as _;
-            meta.file_type().is_symlink() || meta.nlink() > 1
-        }
-        #[cfg(not(unix))]
-        Ok(meta) => meta.file_type().is_symlink(),
-        // Gone since the walk: its directory's watch reports that.
-        Err(_) => false,
-    }
 }
 
 fn is_missing(e: &std::io::Error) -> bool {
@@ -299,13 +114,6 @@ fn is_missing(e: &std::io::Error) -> bool {
         e.kind(),
         std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
     )
-}
-
-fn ignore_files_same(record: &DirRecord) -> bool {
-    record
-        .ignore_files()
-        .iter()
-        .all(|(path, stamp)| Stamp::read(path) == *stamp)
 }
 
 /// A skill file to read and parse once the walk is over.
