@@ -88,6 +88,8 @@ mod walk;
 mod watch;
 
 #[cfg(test)]
+mod test_support;
+#[cfg(test)]
 mod tests;
 
 pub use files::{FileGroup, SkillFile};

@@ -3,34 +3,8 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tempfile::TempDir;
-
 use super::*;
-
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
-
-fn md(name: &str, description: &str) -> String {
-    format!("---\nname: {name}\ndescription: {description}\n---\n# {name}\n")
-}
-
-/// `dir/SKILL.md` naming the skill after the directory.
-fn skill(dir: &Path) -> PathBuf {
-    let name = dir.file_name().unwrap().to_str().unwrap().to_lowercase();
-    let path = dir.join("SKILL.md");
-    write(&path, &md(&name, "Does things. Use when asked."));
-    path
-}
-
-fn ids<'a>(skills: impl IntoIterator<Item = &'a Skill>) -> Vec<&'a str> {
-    skills.into_iter().map(|s| s.id.as_str()).collect()
-}
-
-fn tmp() -> TempDir {
-    tempfile::tempdir().unwrap()
-}
+use crate::test_support::{custom, ids, md, skill, tmp, write};
 
 /// Scans `roots`, with kernel change notification when `watch` (which must then be on:
 /// the refresh tests run both ways).
@@ -43,11 +17,6 @@ fn scan(roots: &Roots, watch: bool) -> Index {
         );
     }
     index
-}
-
-/// A root of explicit directories.
-fn custom(paths: &[&Path]) -> Roots {
-    Roots::custom(paths.iter().map(|p| p.to_path_buf()))
 }
 
 #[test]
