@@ -73,3 +73,47 @@ pub(crate) fn list(skill: &Skill) -> Result<Vec<SkillFile>, DiscoveryError> {
         })
         .collect())
 }
+
+#[cfg(all(test, unix))]
+mod tests {
+    use crate::test_support::{custom, skill, tmp, write};
+    use crate::{FileGroup, Index};
+
+    #[test]
+    fn files_are_listed_without_leaving_the_skill() {
+        use std::os::unix::fs::symlink;
+        let t = tmp();
+        let dir = t.path().join("skills/pdf");
+        skill(&dir);
+        write(&dir.join("scripts/fill.py"), "print()\n");
+        write(&dir.join("references/FORMS.md"), "# Forms\n");
+        write(&dir.join("assets/logo.svg"), "<svg/>");
+        write(&dir.join("notes/todo.txt"), "x");
+        write(&dir.join(".gitignore"), "*.pyc\n");
+        write(&dir.join("scripts/fill.pyc"), "bytecode");
+        write(&dir.join("node_modules/x/index.js"), "");
+        write(&t.path().join("secret.txt"), "outside");
+        symlink(t.path().join("secret.txt"), dir.join("assets/secret.txt")).unwrap();
+        symlink("../references/FORMS.md", dir.join("assets/forms.md")).unwrap();
+        symlink(t.path(), dir.join("escape")).unwrap();
+        let index = Index::scan(&custom(&[&t.path().join("skills")]));
+        let files = index.get("pdf").unwrap().files().unwrap();
+        let listed: Vec<(&str, FileGroup)> = files
+            .iter()
+            .map(|f| (f.path.to_str().unwrap(), f.group()))
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (".gitignore", FileGroup::Other),
+                ("SKILL.md", FileGroup::Other),
+                ("assets/forms.md", FileGroup::Assets),
+                ("assets/logo.svg", FileGroup::Assets),
+                ("notes/todo.txt", FileGroup::Other),
+                ("references/FORMS.md", FileGroup::References),
+                ("scripts/fill.py", FileGroup::Scripts),
+            ]
+        );
+        assert_eq!(files[2].size, 8);
+    }
+}

@@ -448,3 +448,142 @@ fn signature(skills: &[Skill]) -> Vec<(&str, &str, &str, &std::path::Path)> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::PathBuf;
+
+    use crate::test_support::{custom, ids, md, skill, tmp, write};
+    use crate::{Index, Roots, Scope, Skill, Warning};
+
+    #[cfg(unix)]
+    #[test]
+    fn the_same_skill_through_a_symlink_is_one_skill() {
+        use std::os::unix::fs::symlink;
+        let t = tmp();
+        let (proj, home) = (t.path().join("proj"), t.path().join("home"));
+        fs::create_dir_all(proj.join(".git")).unwrap();
+        // npm `skills`: a copy in .agents/skills, linked from .claude/skills.
+        skill(&proj.join(".agents/skills/pdf"));
+        fs::create_dir_all(proj.join(".claude/skills")).unwrap();
+        symlink("../../.agents/skills/pdf", proj.join(".claude/skills/pdf")).unwrap();
+        // A whole global root linked to another.
+        skill(&home.join(".agents/skills/git"));
+        fs::create_dir_all(home.join(".claude")).unwrap();
+        symlink(home.join(".agents/skills"), home.join(".claude/skills")).unwrap();
+
+        let index = Index::scan(&Roots::default_for(&proj, Some(&home)));
+        assert_eq!(ids(index.all()), ["pdf", "git"]);
+        assert_eq!(ids(index.skills()), ["pdf", "git"]);
+        assert!(index.warnings().is_empty(), "{:?}", index.warnings());
+        assert_eq!(
+            index.get("pdf").unwrap().dir,
+            proj.join(".agents/skills/pdf")
+        );
+
+        // Only the linked root: the link is followed and the skill found there.
+        let index = Index::scan(&custom(&[&proj.join(".claude/skills")]));
+        assert_eq!(
+            index.get("pdf").unwrap().skill_md,
+            proj.join(".claude/skills/pdf/SKILL.md")
+        );
+    }
+
+    #[test]
+    fn a_different_skill_with_the_same_id_is_shadowed() {
+        let t = tmp();
+        let (proj, home) = (t.path().join("proj"), t.path().join("home"));
+        let winner = skill(&proj.join(".claude/skills/git"));
+        let loser = home.join(".agents/skills/Git/SKILL.md");
+        write(&loser, &md("git", "The global one. Use when asked."));
+        let index = Index::scan(&Roots::default_for(&proj, Some(&home)));
+        assert_eq!(ids(index.skills()), ["git"]);
+        assert_eq!(index.get("GIT").unwrap().skill_md, winner);
+        let all: Vec<&Skill> = index.all().collect();
+        assert_eq!(ids(all.iter().copied()), ["git", "Git"]);
+        assert_eq!(ids(index.shadowed()), ["Git"]);
+        assert_eq!(all[1].shadowed_by.as_deref(), Some(winner.as_path()));
+        assert_eq!(all[1].scope, Scope::Global);
+        assert_eq!(
+            index.warnings(),
+            [Warning::Shadowed {
+                id: "Git".into(),
+                path: loser.clone(),
+                by: winner.clone()
+            }]
+        );
+        assert!(index.warnings()[0].to_string().contains("shadowed by"));
+    }
+
+    #[test]
+    fn lookups_ignore_case_and_take_the_first_by_priority() {
+        let t = tmp();
+        let (a, b) = (t.path().join("a"), t.path().join("b"));
+        let named =
+            |path: PathBuf, name: &str| write(&path, &md(name, "Does things. Use when asked."));
+        // Enough skills that the lookups search, not scan.
+        for k in 0..40 {
+            skill(&b.join(format!("f{k:02}")));
+        }
+        // Names equal but for case, in two roots: the higher-priority root's skill.
+        named(a.join("one/SKILL.md"), "Shared");
+        named(b.join("two/SKILL.md"), "shared");
+        // ... and within one root: the first id.
+        named(b.join("m-first/SKILL.md"), "Twin");
+        named(b.join("z-second/SKILL.md"), "TWIN");
+        // An id wins over a name.
+        named(b.join("twin/SKILL.md"), "something-else");
+        // Not ASCII.
+        named(a.join("Émile/SKILL.md"), "ΣΟΦΙΑ");
+        let index = Index::scan(&custom(&[&a, &b]));
+        let id = |query: &str| index.get(query).map(|s| s.id.as_str());
+        assert_eq!(id("SHARED"), Some("one"));
+        assert_eq!(id("shared"), Some("one"));
+        assert_eq!(id("Twin"), Some("twin"));
+        assert_eq!(id("SOMETHING-ELSE"), Some("twin"));
+        assert_eq!(id("m-FIRST"), Some("m-first"));
+        assert_eq!(id("éMILE"), Some("Émile"));
+        assert_eq!(id("σοφια"), Some("Émile"));
+        assert_eq!(id("F07"), Some("f07"));
+        assert_eq!(id("f40"), None);
+        assert_eq!(id(""), None);
+
+        // Remove the id match: the name lookup now answers, with the first of the twins.
+        fs::remove_dir_all(b.join("twin")).unwrap();
+        let index = Index::scan(&custom(&[&a, &b]));
+        assert_eq!(index.get("twin").map(|s| s.id.as_str()), Some("m-first"));
+    }
+
+    #[test]
+    fn a_flat_skills_directory_is_its_root_as_given() {
+        let t = tmp();
+        let root = t.path().join("skills");
+        write(
+            &root.join("notes.md"),
+            &md("notes", "Notes. Use when asked."),
+        );
+        let given = PathBuf::from(format!("{}/", root.display()));
+        let index = Index::scan(&custom(&[&given]));
+        let notes = index.get("notes").unwrap();
+        assert!(notes.flat);
+        assert_eq!(notes.dir.as_os_str(), given.as_os_str());
+    }
+
+    #[test]
+    fn suggestions() {
+        let t = tmp();
+        let root = t.path().join("skills");
+        for id in ["git", "pdf-processing", "mcp-builder", "postgres", "docx"] {
+            skill(&root.join(id));
+        }
+        let index = Index::scan(&custom(&[&root]));
+        assert_eq!(index.suggest("gti"), ["git"]);
+        assert_eq!(index.suggest("MCP-Buidler"), ["mcp-builder"]);
+        assert_eq!(index.suggest("pdf"), ["pdf-processing"]);
+        assert_eq!(index.suggest("postgresql"), ["postgres"]);
+        assert!(index.suggest("kubernetes").is_empty());
+        assert!(index.suggest("").is_empty());
+        assert!(index.suggest("xyz").is_empty());
+    }
+}

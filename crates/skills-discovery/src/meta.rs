@@ -106,3 +106,69 @@ fn string_field(md: &SkillMd, key: &'static str) -> Result<Option<String>, SkipR
         Some(_) => Err(SkipReason::NotString(key)),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use crate::test_support::{custom, ids, skill, tmp, write};
+    use crate::{Index, Scope};
+
+    #[test]
+    fn malformed_skills_are_skipped_with_reasons() {
+        let t = tmp();
+        let root = t.path().join("skills");
+        skill(&root.join("good"));
+        write(
+            &root.join("colon/SKILL.md"),
+            "---\nname: colon\ndescription: Use when: asked\n---\n",
+        );
+        write(&root.join("no-name/SKILL.md"), "---\ndescription: d\n---\n");
+        write(&root.join("no-desc/SKILL.md"), "---\nname: no-desc\n---\n");
+        write(
+            &root.join("empty-desc/SKILL.md"),
+            "---\nname: e\ndescription: \"\"\n---\n",
+        );
+        write(
+            &root.join("list-name/SKILL.md"),
+            "---\nname: [a]\ndescription: d\n---\n",
+        );
+        write(&root.join("no-fm/SKILL.md"), "# Title\n");
+        fs::create_dir_all(root.join("binary")).unwrap();
+        fs::write(root.join("binary/SKILL.md"), b"---\nname: \xff\n---\n").unwrap();
+
+        let index = Index::scan(&custom(&[&root]));
+        assert_eq!(ids(index.skills()), ["good"]);
+        let reasons: Vec<(&str, String)> = index
+            .skipped()
+            .iter()
+            .map(|s| (s.id.as_str(), s.reason.to_string()))
+            .collect();
+        assert_eq!(reasons.len(), 7, "{reasons:?}");
+        let reason = |id: &str| reasons.iter().find(|(i, _)| *i == id).unwrap().1.clone();
+        assert!(
+            reason("colon").starts_with("invalid YAML in frontmatter"),
+            "{}",
+            reason("colon")
+        );
+        assert_eq!(reason("no-name"), "missing name");
+        assert_eq!(reason("no-desc"), "missing description");
+        assert_eq!(reason("empty-desc"), "`description` is empty");
+        assert_eq!(reason("list-name"), "`name` is not a string");
+        assert!(reason("no-fm").contains("must start with a `---` line"));
+        assert!(reason("binary").contains("not valid UTF-8"));
+        let skipped = &index.skipped()[0];
+        assert_eq!(
+            (skipped.root.as_path(), skipped.scope),
+            (root.as_path(), Scope::Custom)
+        );
+        // Each skip is also a warning that says why.
+        let warnings: Vec<String> = index.warnings().iter().map(ToString::to_string).collect();
+        assert_eq!(warnings.len(), 7);
+        assert!(
+            warnings.iter().any(
+                |w| w.contains("skipped skill `no-desc`") && w.ends_with("missing description")
+            )
+        );
+    }
+}

@@ -382,3 +382,116 @@ fn probe_file(root: &Root, skill_md: PathBuf, dir: &Path, flat: bool) -> Option<
         flat,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+    use std::path::{Path, PathBuf};
+
+    use crate::test_support::{ids, skill, tmp, write};
+    use crate::{Index, Roots, Scope};
+
+    #[test]
+    fn project_roots_walk_up_to_the_repository_root_and_stop() {
+        let t = tmp();
+        let outer = t.path().join("outer");
+        let repo = outer.join("repo");
+        let cwd = repo.join("sub/dir");
+        fs::create_dir_all(&cwd).unwrap();
+        // A worktree's `.git` is a file.
+        write(&repo.join(".git"), "gitdir: /elsewhere\n");
+        skill(&outer.join(".agents/skills/outside"));
+        skill(&repo.join(".agents/skills/top"));
+        skill(&repo.join(".claude/skills/shared"));
+        skill(&cwd.join(".claude/skills/shared"));
+        skill(&cwd.join(".claude/skills/deep"));
+        let roots = Roots::default_for(&cwd, None);
+        let dirs: Vec<&Path> = roots
+            .iter()
+            .map(|r| r.path.parent().unwrap().parent().unwrap())
+            .collect();
+        assert_eq!(dirs.len(), 9);
+        assert_eq!(
+            (dirs[0], dirs[3], dirs[6]),
+            (cwd.as_path(), repo.join("sub").as_path(), repo.as_path())
+        );
+        let index = Index::scan(&roots);
+        assert_eq!(ids(index.skills()), ["deep", "shared", "top"]);
+        // The closest `shared` wins; the repository root's is shadowed.
+        assert_eq!(
+            index.get("shared").unwrap().dir,
+            cwd.join(".claude/skills/shared")
+        );
+        assert_eq!(index.all().count(), 4);
+
+        // Without a `.git` ancestor only the current directory is a project directory.
+        let t = tmp();
+        let cwd = t.path().join("x/y");
+        fs::create_dir_all(&cwd).unwrap();
+        skill(&t.path().join("x/.agents/skills/parent"));
+        skill(&cwd.join(".agents/skills/here"));
+        let roots = Roots::default_for(&cwd, None);
+        assert_eq!(roots.as_slice().len(), 3);
+        assert_eq!(ids(Index::scan(&roots).skills()), ["here"]);
+    }
+
+    #[test]
+    fn find_agrees_with_the_scan_on_priority() {
+        let t = tmp();
+        let (proj, home) = (t.path().join("proj"), t.path().join("home"));
+        skill(&proj.join(".claude/skills/git"));
+        skill(&home.join(".agents/skills/git"));
+        // A malformed direct hit is passed over, as the scan skips it.
+        write(
+            &proj.join(".agents/skills/pdf/SKILL.md"),
+            "---\nname: pdf\n---\n",
+        );
+        skill(&home.join(".claude/skills/pdf"));
+        // Nested below a root: only the full scan finds it.
+        skill(&home.join(".agent/skills/group/nested"));
+        // Nested in the project, direct in the home: the project's still wins.
+        skill(&proj.join(".agents/skills/group/deploy"));
+        skill(&home.join(".agents/skills/deploy"));
+        let roots = Roots::default_for(&proj, Some(&home));
+        let index = Index::scan(&roots);
+        assert_eq!(roots.find("deploy").unwrap().scope, Scope::Project);
+        for id in ["git", "pdf", "nested", "deploy"] {
+            assert_eq!(roots.find(id).as_ref(), index.get(id), "{id}");
+        }
+        assert_eq!(roots.find("git").unwrap().scope, Scope::Project);
+        assert_eq!(
+            roots.find("pdf").unwrap().dir,
+            home.join(".claude/skills/pdf")
+        );
+    }
+
+    #[test]
+    fn explicit_roots_replace_the_defaults() {
+        let t = tmp();
+        let (cwd, home) = (t.path().join("cwd"), t.path().join("home"));
+        let dirs = [
+            PathBuf::from("a"),
+            PathBuf::from("/abs/b"),
+            PathBuf::from("~/c"),
+        ];
+        let roots = Roots::resolve(&cwd, Some(&home), &dirs, Some("/env/x".as_ref()));
+        let paths: Vec<&Path> = roots.iter().map(|r| r.path.as_path()).collect();
+        assert_eq!(
+            paths,
+            [cwd.join("a"), PathBuf::from("/abs/b"), home.join("c")]
+        );
+        assert!(roots.iter().all(|r| r.scope == Scope::Custom));
+
+        let env = std::env::join_paths(["/env/x", "", "rel", "/env/x"]).unwrap();
+        let roots = Roots::resolve(&cwd, Some(&home), &[], Some(&env));
+        let paths: Vec<&Path> = roots.iter().map(|r| r.path.as_path()).collect();
+        assert_eq!(paths, [PathBuf::from("/env/x"), cwd.join("rel")]);
+
+        let empty = Roots::resolve(&cwd, Some(&home), &[], Some("".as_ref()));
+        assert_eq!(empty, Roots::default_for(&cwd, Some(&home)));
+        assert_eq!(
+            Roots::resolve(&cwd, None, &[], None),
+            Roots::default_for(&cwd, None)
+        );
+    }
+}

@@ -1,4 +1,6 @@
-//! Tests on temporary project and home trees (never the real home).
+//! The scenarios that cross modules, on temporary project and home trees (never the real
+//! home): default roots and their priority, `find` against a scan, flat files, refresh with
+//! and without the watch. A test of one module's behaviour sits in that module.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -65,128 +67,6 @@ fn default_roots_and_priority_order() {
     let same = Roots::default_for(&home, Some(&home));
     assert_eq!(same.as_slice().len(), 3);
     assert!(same.iter().all(|r| r.scope == Scope::Project));
-}
-
-#[test]
-fn project_roots_walk_up_to_the_repository_root_and_stop() {
-    let t = tmp();
-    let outer = t.path().join("outer");
-    let repo = outer.join("repo");
-    let cwd = repo.join("sub/dir");
-    fs::create_dir_all(&cwd).unwrap();
-    // A worktree's `.git` is a file.
-    write(&repo.join(".git"), "gitdir: /elsewhere\n");
-    skill(&outer.join(".agents/skills/outside"));
-    skill(&repo.join(".agents/skills/top"));
-    skill(&repo.join(".claude/skills/shared"));
-    skill(&cwd.join(".claude/skills/shared"));
-    skill(&cwd.join(".claude/skills/deep"));
-    let roots = Roots::default_for(&cwd, None);
-    let dirs: Vec<&Path> = roots
-        .iter()
-        .map(|r| r.path.parent().unwrap().parent().unwrap())
-        .collect();
-    assert_eq!(dirs.len(), 9);
-    assert_eq!(
-        (dirs[0], dirs[3], dirs[6]),
-        (cwd.as_path(), repo.join("sub").as_path(), repo.as_path())
-    );
-    let index = Index::scan(&roots);
-    assert_eq!(ids(index.skills()), ["deep", "shared", "top"]);
-    // The closest `shared` wins; the repository root's is shadowed.
-    assert_eq!(
-        index.get("shared").unwrap().dir,
-        cwd.join(".claude/skills/shared")
-    );
-    assert_eq!(index.all().count(), 4);
-
-    // Without a `.git` ancestor only the current directory is a project directory.
-    let t = tmp();
-    let cwd = t.path().join("x/y");
-    fs::create_dir_all(&cwd).unwrap();
-    skill(&t.path().join("x/.agents/skills/parent"));
-    skill(&cwd.join(".agents/skills/here"));
-    let roots = Roots::default_for(&cwd, None);
-    assert_eq!(roots.as_slice().len(), 3);
-    assert_eq!(ids(Index::scan(&roots).skills()), ["here"]);
-}
-
-#[cfg(unix)]
-#[test]
-fn the_same_skill_through_a_symlink_is_one_skill() {
-    use std::os::unix::fs::symlink;
-    let t = tmp();
-    let (proj, home) = (t.path().join("proj"), t.path().join("home"));
-    fs::create_dir_all(proj.join(".git")).unwrap();
-    // npm `skills`: a copy in .agents/skills, linked from .claude/skills.
-    skill(&proj.join(".agents/skills/pdf"));
-    fs::create_dir_all(proj.join(".claude/skills")).unwrap();
-    symlink("../../.agents/skills/pdf", proj.join(".claude/skills/pdf")).unwrap();
-    // A whole global root linked to another.
-    skill(&home.join(".agents/skills/git"));
-    fs::create_dir_all(home.join(".claude")).unwrap();
-    symlink(home.join(".agents/skills"), home.join(".claude/skills")).unwrap();
-
-    let index = Index::scan(&Roots::default_for(&proj, Some(&home)));
-    assert_eq!(ids(index.all()), ["pdf", "git"]);
-    assert_eq!(ids(index.skills()), ["pdf", "git"]);
-    assert!(index.warnings().is_empty(), "{:?}", index.warnings());
-    assert_eq!(
-        index.get("pdf").unwrap().dir,
-        proj.join(".agents/skills/pdf")
-    );
-
-    // Only the linked root: the link is followed and the skill found there.
-    let index = Index::scan(&custom(&[&proj.join(".claude/skills")]));
-    assert_eq!(
-        index.get("pdf").unwrap().skill_md,
-        proj.join(".claude/skills/pdf/SKILL.md")
-    );
-}
-
-#[cfg(unix)]
-#[test]
-fn symlink_loops_are_reported_not_followed() {
-    use std::os::unix::fs::symlink;
-    let t = tmp();
-    let root = t.path().join("skills");
-    fs::create_dir_all(root.join("group")).unwrap();
-    symlink("..", root.join("group/up")).unwrap();
-    skill(&root.join("group/real"));
-    let index = Index::scan(&custom(&[&root]));
-    assert_eq!(ids(index.skills()), ["real"]);
-    assert!(
-        index
-            .warnings()
-            .iter()
-            .any(|w| matches!(w, Warning::SymlinkLoop { path } if path.ends_with("group/up")))
-    );
-}
-
-#[test]
-fn a_different_skill_with_the_same_id_is_shadowed() {
-    let t = tmp();
-    let (proj, home) = (t.path().join("proj"), t.path().join("home"));
-    let winner = skill(&proj.join(".claude/skills/git"));
-    let loser = home.join(".agents/skills/Git/SKILL.md");
-    write(&loser, &md("git", "The global one. Use when asked."));
-    let index = Index::scan(&Roots::default_for(&proj, Some(&home)));
-    assert_eq!(ids(index.skills()), ["git"]);
-    assert_eq!(index.get("GIT").unwrap().skill_md, winner);
-    let all: Vec<&Skill> = index.all().collect();
-    assert_eq!(ids(all.iter().copied()), ["git", "Git"]);
-    assert_eq!(ids(index.shadowed()), ["Git"]);
-    assert_eq!(all[1].shadowed_by.as_deref(), Some(winner.as_path()));
-    assert_eq!(all[1].scope, Scope::Global);
-    assert_eq!(
-        index.warnings(),
-        [Warning::Shadowed {
-            id: "Git".into(),
-            path: loser.clone(),
-            by: winner.clone()
-        }]
-    );
-    assert!(index.warnings()[0].to_string().contains("shadowed by"));
 }
 
 #[test]
@@ -268,99 +148,6 @@ fn flat_files_in_a_root() {
 
 #[cfg(unix)]
 #[test]
-fn skill_md_that_is_not_a_file_is_a_warning_and_never_opened() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    fs::create_dir_all(root.join("dir/SKILL.md")).unwrap();
-    fs::create_dir_all(root.join("pipe")).unwrap();
-    let fifo = root.join("pipe/SKILL.md");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .is_ok_and(|s| s.success());
-    let index = Index::scan(&custom(&[&root]));
-    assert!(index.skills().is_empty());
-    let mut expected = vec![root.join("dir/SKILL.md")];
-    if made {
-        expected.push(fifo);
-    }
-    let mut warned: Vec<PathBuf> = index
-        .warnings()
-        .iter()
-        .filter(|w| matches!(w, Warning::SkillMdNotAFile { .. }))
-        .map(|w| w.path().to_path_buf())
-        .collect();
-    warned.sort();
-    assert_eq!(warned, expected);
-    assert!(
-        Warning::SkillMdNotAFile {
-            path: root.join("dir/SKILL.md")
-        }
-        .to_string()
-        .ends_with("dir/SKILL.md: not a regular file, so its directory is not a skill; make SKILL.md a file")
-    );
-}
-
-#[test]
-fn malformed_skills_are_skipped_with_reasons() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    skill(&root.join("good"));
-    write(
-        &root.join("colon/SKILL.md"),
-        "---\nname: colon\ndescription: Use when: asked\n---\n",
-    );
-    write(&root.join("no-name/SKILL.md"), "---\ndescription: d\n---\n");
-    write(&root.join("no-desc/SKILL.md"), "---\nname: no-desc\n---\n");
-    write(
-        &root.join("empty-desc/SKILL.md"),
-        "---\nname: e\ndescription: \"\"\n---\n",
-    );
-    write(
-        &root.join("list-name/SKILL.md"),
-        "---\nname: [a]\ndescription: d\n---\n",
-    );
-    write(&root.join("no-fm/SKILL.md"), "# Title\n");
-    fs::create_dir_all(root.join("binary")).unwrap();
-    fs::write(root.join("binary/SKILL.md"), b"---\nname: \xff\n---\n").unwrap();
-
-    let index = Index::scan(&custom(&[&root]));
-    assert_eq!(ids(index.skills()), ["good"]);
-    let reasons: Vec<(&str, String)> = index
-        .skipped()
-        .iter()
-        .map(|s| (s.id.as_str(), s.reason.to_string()))
-        .collect();
-    assert_eq!(reasons.len(), 7, "{reasons:?}");
-    let reason = |id: &str| reasons.iter().find(|(i, _)| *i == id).unwrap().1.clone();
-    assert!(
-        reason("colon").starts_with("invalid YAML in frontmatter"),
-        "{}",
-        reason("colon")
-    );
-    assert_eq!(reason("no-name"), "missing name");
-    assert_eq!(reason("no-desc"), "missing description");
-    assert_eq!(reason("empty-desc"), "`description` is empty");
-    assert_eq!(reason("list-name"), "`name` is not a string");
-    assert!(reason("no-fm").contains("must start with a `---` line"));
-    assert!(reason("binary").contains("not valid UTF-8"));
-    let skipped = &index.skipped()[0];
-    assert_eq!(
-        (skipped.root.as_path(), skipped.scope),
-        (root.as_path(), Scope::Custom)
-    );
-    // Each skip is also a warning that says why.
-    let warnings: Vec<String> = index.warnings().iter().map(ToString::to_string).collect();
-    assert_eq!(warnings.len(), 7);
-    assert!(
-        warnings
-            .iter()
-            .any(|w| w.contains("skipped skill `no-desc`") && w.ends_with("missing description"))
-    );
-}
-
-#[cfg(unix)]
-#[test]
 fn unreadable_roots_and_directories_are_warnings() {
     use std::os::unix::fs::PermissionsExt;
     let t = tmp();
@@ -431,36 +218,6 @@ fn lookup_ignores_case() {
 }
 
 #[test]
-fn find_agrees_with_the_scan_on_priority() {
-    let t = tmp();
-    let (proj, home) = (t.path().join("proj"), t.path().join("home"));
-    skill(&proj.join(".claude/skills/git"));
-    skill(&home.join(".agents/skills/git"));
-    // A malformed direct hit is passed over, as the scan skips it.
-    write(
-        &proj.join(".agents/skills/pdf/SKILL.md"),
-        "---\nname: pdf\n---\n",
-    );
-    skill(&home.join(".claude/skills/pdf"));
-    // Nested below a root: only the full scan finds it.
-    skill(&home.join(".agent/skills/group/nested"));
-    // Nested in the project, direct in the home: the project's still wins.
-    skill(&proj.join(".agents/skills/group/deploy"));
-    skill(&home.join(".agents/skills/deploy"));
-    let roots = Roots::default_for(&proj, Some(&home));
-    let index = Index::scan(&roots);
-    assert_eq!(roots.find("deploy").unwrap().scope, Scope::Project);
-    for id in ["git", "pdf", "nested", "deploy"] {
-        assert_eq!(roots.find(id).as_ref(), index.get(id), "{id}");
-    }
-    assert_eq!(roots.find("git").unwrap().scope, Scope::Project);
-    assert_eq!(
-        roots.find("pdf").unwrap().dir,
-        home.join(".claude/skills/pdf")
-    );
-}
-
-#[test]
 fn hostile_names_never_reach_the_file_system() {
     let t = tmp();
     let root = t.path().join("skills");
@@ -489,20 +246,6 @@ fn hostile_names_never_reach_the_file_system() {
     assert!(roots.find("real").is_some());
     // `b` is a nested skill, found by its id.
     assert_eq!(index.get("b").unwrap().dir, root.join("a/b"));
-}
-
-#[test]
-fn depth_is_bounded_and_nested_skills_belong_to_their_parent() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    skill(&root.join("1/2/3/4/5/six"));
-    skill(&root.join("a/b/c/d/e/f/seven"));
-    skill(&root.join("outer"));
-    skill(&root.join("outer/inner"));
-    skill(&root.join("outer/scripts/x/inner2"));
-    let index = Index::scan(&custom(&[&root]));
-    assert_eq!(ids(index.skills()), ["outer", "six"]);
-    assert_eq!(index.get("six").unwrap().dir, root.join("1/2/3/4/5/six"));
 }
 
 #[test]
@@ -668,62 +411,6 @@ fn refresh_follows_ignore_rule_changes() {
 }
 
 #[test]
-fn suggestions() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    for id in ["git", "pdf-processing", "mcp-builder", "postgres", "docx"] {
-        skill(&root.join(id));
-    }
-    let index = Index::scan(&custom(&[&root]));
-    assert_eq!(index.suggest("gti"), ["git"]);
-    assert_eq!(index.suggest("MCP-Buidler"), ["mcp-builder"]);
-    assert_eq!(index.suggest("pdf"), ["pdf-processing"]);
-    assert_eq!(index.suggest("postgresql"), ["postgres"]);
-    assert!(index.suggest("kubernetes").is_empty());
-    assert!(index.suggest("").is_empty());
-    assert!(index.suggest("xyz").is_empty());
-}
-
-#[cfg(unix)]
-#[test]
-fn files_are_listed_without_leaving_the_skill() {
-    use std::os::unix::fs::symlink;
-    let t = tmp();
-    let dir = t.path().join("skills/pdf");
-    skill(&dir);
-    write(&dir.join("scripts/fill.py"), "print()\n");
-    write(&dir.join("references/FORMS.md"), "# Forms\n");
-    write(&dir.join("assets/logo.svg"), "<svg/>");
-    write(&dir.join("notes/todo.txt"), "x");
-    write(&dir.join(".gitignore"), "*.pyc\n");
-    write(&dir.join("scripts/fill.pyc"), "bytecode");
-    write(&dir.join("node_modules/x/index.js"), "");
-    write(&t.path().join("secret.txt"), "outside");
-    symlink(t.path().join("secret.txt"), dir.join("assets/secret.txt")).unwrap();
-    symlink("../references/FORMS.md", dir.join("assets/forms.md")).unwrap();
-    symlink(t.path(), dir.join("escape")).unwrap();
-    let index = Index::scan(&custom(&[&t.path().join("skills")]));
-    let files = index.get("pdf").unwrap().files().unwrap();
-    let listed: Vec<(&str, FileGroup)> = files
-        .iter()
-        .map(|f| (f.path.to_str().unwrap(), f.group()))
-        .collect();
-    assert_eq!(
-        listed,
-        [
-            (".gitignore", FileGroup::Other),
-            ("SKILL.md", FileGroup::Other),
-            ("assets/forms.md", FileGroup::Assets),
-            ("assets/logo.svg", FileGroup::Assets),
-            ("notes/todo.txt", FileGroup::Other),
-            ("references/FORMS.md", FileGroup::References),
-            ("scripts/fill.py", FileGroup::Scripts),
-        ]
-    );
-    assert_eq!(files[2].size, 8);
-}
-
-#[test]
 fn reading_on_demand() {
     let t = tmp();
     let root = t.path().join("skills");
@@ -737,36 +424,6 @@ fn reading_on_demand() {
     let err = git.read().unwrap_err();
     assert!(matches!(err, DiscoveryError::Io { .. }));
     assert!(err.to_string().starts_with("cannot read "));
-}
-
-#[test]
-fn explicit_roots_replace_the_defaults() {
-    let t = tmp();
-    let (cwd, home) = (t.path().join("cwd"), t.path().join("home"));
-    let dirs = [
-        PathBuf::from("a"),
-        PathBuf::from("/abs/b"),
-        PathBuf::from("~/c"),
-    ];
-    let roots = Roots::resolve(&cwd, Some(&home), &dirs, Some("/env/x".as_ref()));
-    let paths: Vec<&Path> = roots.iter().map(|r| r.path.as_path()).collect();
-    assert_eq!(
-        paths,
-        [cwd.join("a"), PathBuf::from("/abs/b"), home.join("c")]
-    );
-    assert!(roots.iter().all(|r| r.scope == Scope::Custom));
-
-    let env = std::env::join_paths(["/env/x", "", "rel", "/env/x"]).unwrap();
-    let roots = Roots::resolve(&cwd, Some(&home), &[], Some(&env));
-    let paths: Vec<&Path> = roots.iter().map(|r| r.path.as_path()).collect();
-    assert_eq!(paths, [PathBuf::from("/env/x"), cwd.join("rel")]);
-
-    let empty = Roots::resolve(&cwd, Some(&home), &[], Some("".as_ref()));
-    assert_eq!(empty, Roots::default_for(&cwd, Some(&home)));
-    assert_eq!(
-        Roots::resolve(&cwd, None, &[], None),
-        Roots::default_for(&cwd, None)
-    );
 }
 
 #[test]
@@ -789,26 +446,6 @@ fn many_skills_find_is_fast_and_scan_is_complete() {
     let index = Index::scan(&roots);
     assert_eq!(index.skills().len(), 2000);
     assert_eq!(index.skills()[0].id, "skill-0000");
-}
-
-#[test]
-fn huge_trees_without_skills_are_cut_short() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    skill(&root.join("a-skill"));
-    for i in 0..=MAX_DIRS {
-        fs::create_dir_all(root.join(format!("d{i:05}"))).unwrap();
-    }
-    skill(&root.join("zz/late"));
-    let index = Index::scan(&custom(&[&root]));
-    assert_eq!(ids(index.skills()), ["a-skill"]);
-    assert_eq!(
-        index.warnings(),
-        [Warning::TooManyDirs {
-            root: root.clone(),
-            limit: MAX_DIRS
-        }]
-    );
 }
 
 #[test]
@@ -954,25 +591,6 @@ fn watched_refreshes_follow_hard_linked_skill_files() {
 }
 
 #[test]
-fn staging_directories_of_killed_runs_are_not_skills() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    skill(&root.join("real"));
-    // What a killed `skills install` or `skills new` leaves behind until its next run.
-    write(
-        &root.join(".skills-install-4242-abc/real/SKILL.md"),
-        &md("real", "Half-installed copy."),
-    );
-    write(
-        &root.join(".skills-new-4242-xyz/SKILL.md"),
-        &md("draft", "Half-made skill."),
-    );
-    let index = Index::scan(&custom(&[&root]));
-    assert_eq!(ids(index.all()), ["real"]);
-    assert!(index.warnings().is_empty(), "{:?}", index.warnings());
-}
-
-#[test]
 fn a_sequential_index_finds_and_refreshes_what_a_parallel_one_does() {
     let t = tmp();
     let root = t.path().join("skills");
@@ -998,96 +616,4 @@ fn a_sequential_index_finds_and_refreshes_what_a_parallel_one_does() {
         Some("Changed. Use when asked.")
     );
     assert_eq!(sequential.refresh(), Changed::No);
-}
-
-#[cfg(target_os = "linux")]
-#[test]
-fn a_dir_watch_reports_every_key_of_a_shared_directory() {
-    let t = tmp();
-    let (shared, own) = (t.path().join("shared"), t.path().join("own"));
-    fs::create_dir_all(&shared).unwrap();
-    fs::create_dir_all(&own).unwrap();
-    let mut watch = DirWatch::new().unwrap();
-    watch.add("a", &shared).unwrap();
-    watch.add("b", &shared).unwrap();
-    watch.add("b", &shared).unwrap();
-    watch.add("c", &own).unwrap();
-    let keys = |watch: &mut DirWatch<&'static str>| match watch.changed().unwrap() {
-        Changes::Keys(keys) => {
-            let mut keys: Vec<_> = keys.into_iter().collect();
-            keys.sort_unstable();
-            keys
-        }
-        Changes::All => panic!("the queue did not overflow"),
-    };
-    assert!(keys(&mut watch).is_empty());
-
-    write(&shared.join("notes.md"), "new");
-    assert_eq!(keys(&mut watch), ["a", "b"]);
-    write(&own.join("notes.md"), "new");
-    assert_eq!(keys(&mut watch), ["c"]);
-
-    // A directory removed and made again is another directory: its watch is gone, with
-    // every key it had, and the new one reports nothing until it is added.
-    fs::remove_dir_all(&shared).unwrap();
-    assert_eq!(keys(&mut watch), ["a", "b"]);
-    fs::create_dir_all(&shared).unwrap();
-    write(&shared.join("notes.md"), "again");
-    assert!(keys(&mut watch).is_empty());
-    watch.add("b", &shared).unwrap();
-    write(&shared.join("notes.md"), "and again");
-    assert_eq!(keys(&mut watch), ["b"]);
-}
-
-#[test]
-fn lookups_ignore_case_and_take_the_first_by_priority() {
-    let t = tmp();
-    let (a, b) = (t.path().join("a"), t.path().join("b"));
-    let named = |path: PathBuf, name: &str| write(&path, &md(name, "Does things. Use when asked."));
-    // Enough skills that the lookups search, not scan.
-    for k in 0..40 {
-        skill(&b.join(format!("f{k:02}")));
-    }
-    // Names equal but for case, in two roots: the higher-priority root's skill.
-    named(a.join("one/SKILL.md"), "Shared");
-    named(b.join("two/SKILL.md"), "shared");
-    // ... and within one root: the first id.
-    named(b.join("m-first/SKILL.md"), "Twin");
-    named(b.join("z-second/SKILL.md"), "TWIN");
-    // An id wins over a name.
-    named(b.join("twin/SKILL.md"), "something-else");
-    // Not ASCII.
-    named(a.join("Émile/SKILL.md"), "ΣΟΦΙΑ");
-    let index = Index::scan(&custom(&[&a, &b]));
-    let id = |query: &str| index.get(query).map(|s| s.id.as_str());
-    assert_eq!(id("SHARED"), Some("one"));
-    assert_eq!(id("shared"), Some("one"));
-    assert_eq!(id("Twin"), Some("twin"));
-    assert_eq!(id("SOMETHING-ELSE"), Some("twin"));
-    assert_eq!(id("m-FIRST"), Some("m-first"));
-    assert_eq!(id("éMILE"), Some("Émile"));
-    assert_eq!(id("σοφια"), Some("Émile"));
-    assert_eq!(id("F07"), Some("f07"));
-    assert_eq!(id("f40"), None);
-    assert_eq!(id(""), None);
-
-    // Remove the id match: the name lookup now answers, with the first of the twins.
-    fs::remove_dir_all(b.join("twin")).unwrap();
-    let index = Index::scan(&custom(&[&a, &b]));
-    assert_eq!(index.get("twin").map(|s| s.id.as_str()), Some("m-first"));
-}
-
-#[test]
-fn a_flat_skills_directory_is_its_root_as_given() {
-    let t = tmp();
-    let root = t.path().join("skills");
-    write(
-        &root.join("notes.md"),
-        &md("notes", "Notes. Use when asked."),
-    );
-    let given = PathBuf::from(format!("{}/", root.display()));
-    let index = Index::scan(&custom(&[&given]));
-    let notes = index.get("notes").unwrap();
-    assert!(notes.flat);
-    assert_eq!(notes.dir.as_os_str(), given.as_os_str());
 }

@@ -410,6 +410,8 @@ mod tests {
     use std::fs;
 
     use super::{Target, Watch};
+    use crate::test_support::{tmp, write};
+    use crate::{Changes, DirWatch};
 
     /// What was added since the last pass may have changed unseen, so the next refresh must
     /// run the pass: a watch on a new descriptor, or one that now counts more events. A
@@ -450,5 +452,43 @@ mod tests {
         watch.add([Target::all(&a)]).unwrap();
         assert!(watch.changed().unwrap(), "a watch on the new directory");
         assert!(!watch.changed().unwrap());
+    }
+
+    #[test]
+    fn a_dir_watch_reports_every_key_of_a_shared_directory() {
+        let t = tmp();
+        let (shared, own) = (t.path().join("shared"), t.path().join("own"));
+        fs::create_dir_all(&shared).unwrap();
+        fs::create_dir_all(&own).unwrap();
+        let mut watch = DirWatch::new().unwrap();
+        watch.add("a", &shared).unwrap();
+        watch.add("b", &shared).unwrap();
+        watch.add("b", &shared).unwrap();
+        watch.add("c", &own).unwrap();
+        let keys = |watch: &mut DirWatch<&'static str>| match watch.changed().unwrap() {
+            Changes::Keys(keys) => {
+                let mut keys: Vec<_> = keys.into_iter().collect();
+                keys.sort_unstable();
+                keys
+            }
+            Changes::All => panic!("the queue did not overflow"),
+        };
+        assert!(keys(&mut watch).is_empty());
+
+        write(&shared.join("notes.md"), "new");
+        assert_eq!(keys(&mut watch), ["a", "b"]);
+        write(&own.join("notes.md"), "new");
+        assert_eq!(keys(&mut watch), ["c"]);
+
+        // A directory removed and made again is another directory: its watch is gone, with
+        // every key it had, and the new one reports nothing until it is added.
+        fs::remove_dir_all(&shared).unwrap();
+        assert_eq!(keys(&mut watch), ["a", "b"]);
+        fs::create_dir_all(&shared).unwrap();
+        write(&shared.join("notes.md"), "again");
+        assert!(keys(&mut watch).is_empty());
+        watch.add("b", &shared).unwrap();
+        write(&shared.join("notes.md"), "and again");
+        assert_eq!(keys(&mut watch), ["b"]);
     }
 }

@@ -416,3 +416,120 @@ impl Walker<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fs;
+
+    use super::MAX_DIRS;
+    use crate::test_support::{custom, ids, md, skill, tmp, write};
+    use crate::{Index, Warning};
+
+    #[cfg(unix)]
+    #[test]
+    fn symlink_loops_are_reported_not_followed() {
+        use std::os::unix::fs::symlink;
+        let t = tmp();
+        let root = t.path().join("skills");
+        fs::create_dir_all(root.join("group")).unwrap();
+        symlink("..", root.join("group/up")).unwrap();
+        skill(&root.join("group/real"));
+        let index = Index::scan(&custom(&[&root]));
+        assert_eq!(ids(index.skills()), ["real"]);
+        assert!(
+            index
+                .warnings()
+                .iter()
+                .any(|w| matches!(w, Warning::SymlinkLoop { path } if path.ends_with("group/up")))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn skill_md_that_is_not_a_file_is_a_warning_and_never_opened() {
+        use std::path::PathBuf;
+        let t = tmp();
+        let root = t.path().join("skills");
+        fs::create_dir_all(root.join("dir/SKILL.md")).unwrap();
+        fs::create_dir_all(root.join("pipe")).unwrap();
+        let fifo = root.join("pipe/SKILL.md");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .is_ok_and(|s| s.success());
+        let index = Index::scan(&custom(&[&root]));
+        assert!(index.skills().is_empty());
+        let mut expected = vec![root.join("dir/SKILL.md")];
+        if made {
+            expected.push(fifo);
+        }
+        let mut warned: Vec<PathBuf> = index
+            .warnings()
+            .iter()
+            .filter(|w| matches!(w, Warning::SkillMdNotAFile { .. }))
+            .map(|w| w.path().to_path_buf())
+            .collect();
+        warned.sort();
+        assert_eq!(warned, expected);
+        assert!(
+            Warning::SkillMdNotAFile {
+                path: root.join("dir/SKILL.md")
+            }
+            .to_string()
+            .ends_with("dir/SKILL.md: not a regular file, so its directory is not a skill; make SKILL.md a file")
+        );
+    }
+
+    #[test]
+    fn depth_is_bounded_and_nested_skills_belong_to_their_parent() {
+        let t = tmp();
+        let root = t.path().join("skills");
+        skill(&root.join("1/2/3/4/5/six"));
+        skill(&root.join("a/b/c/d/e/f/seven"));
+        skill(&root.join("outer"));
+        skill(&root.join("outer/inner"));
+        skill(&root.join("outer/scripts/x/inner2"));
+        let index = Index::scan(&custom(&[&root]));
+        assert_eq!(ids(index.skills()), ["outer", "six"]);
+        assert_eq!(index.get("six").unwrap().dir, root.join("1/2/3/4/5/six"));
+    }
+
+    #[test]
+    fn huge_trees_without_skills_are_cut_short() {
+        let t = tmp();
+        let root = t.path().join("skills");
+        skill(&root.join("a-skill"));
+        for i in 0..=MAX_DIRS {
+            fs::create_dir_all(root.join(format!("d{i:05}"))).unwrap();
+        }
+        skill(&root.join("zz/late"));
+        let index = Index::scan(&custom(&[&root]));
+        assert_eq!(ids(index.skills()), ["a-skill"]);
+        assert_eq!(
+            index.warnings(),
+            [Warning::TooManyDirs {
+                root: root.clone(),
+                limit: MAX_DIRS
+            }]
+        );
+    }
+
+    #[test]
+    fn staging_directories_of_killed_runs_are_not_skills() {
+        let t = tmp();
+        let root = t.path().join("skills");
+        skill(&root.join("real"));
+        // What a killed `skills install` or `skills new` leaves behind until its next run.
+        write(
+            &root.join(".skills-install-4242-abc/real/SKILL.md"),
+            &md("real", "Half-installed copy."),
+        );
+        write(
+            &root.join(".skills-new-4242-xyz/SKILL.md"),
+            &md("draft", "Half-made skill."),
+        );
+        let index = Index::scan(&custom(&[&root]));
+        assert_eq!(ids(index.all()), ["real"]);
+        assert!(index.warnings().is_empty(), "{:?}", index.warnings());
+    }
+}
