@@ -218,6 +218,31 @@ pub fn estimate_tokens(text: &str) -> usize {
     text.len().div_ceil(4)
 }
 
+/// Whether `name` follows the specification's name rule exactly as written: 1 to
+/// [`NAME_MAX_CHARS`] characters, lowercase letters, digits and single hyphens, no hyphen
+/// first or last, and nothing Unicode normalization would change (a fullwidth `ｍ` is
+/// not `m`). The checks of [`SkillMd::validate`] report each way a name breaks it; this is
+/// the yes/no for callers that only need that (the MCP server, which puts names in URIs,
+/// also wants [`str::is_ascii`]).
+///
+/// ```
+/// use skills_frontmatter::is_valid_name;
+/// assert!(is_valid_name("pdf-processing") && is_valid_name("v2"));
+/// assert!(!is_valid_name("PDF") && !is_valid_name("-pdf") && !is_valid_name("pdf--x"));
+/// assert!(!is_valid_name("") && !is_valid_name(&"x".repeat(65)) && !is_valid_name("ｍy"));
+/// ```
+pub fn is_valid_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.chars().count() <= NAME_MAX_CHARS
+        && name
+            .chars()
+            .all(|c| c == '-' || (c.is_alphanumeric() && !c.is_uppercase()))
+        && !name.starts_with('-')
+        && !name.ends_with('-')
+        && !name.contains("--")
+        && name.nfkc().eq(name.chars())
+}
+
 /// Words that show a description says *when* to use the skill.
 const TRIGGER_WORDS: [&str; 10] = [
     "when", "use ", "used ", "using", "for ", "if ", "whenever", "before", "after", "during",

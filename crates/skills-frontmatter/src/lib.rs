@@ -40,7 +40,7 @@ mod yaml;
 
 pub use check::{
     BODY_MAX_LINES, BODY_MAX_TOKENS, COMPATIBILITY_MAX_CHARS, Check, DESCRIPTION_MAX_CHARS,
-    Finding, NAME_MAX_CHARS, SPEC_FIELDS, VENDOR_FIELDS, estimate_tokens,
+    Finding, NAME_MAX_CHARS, SPEC_FIELDS, VENDOR_FIELDS, estimate_tokens, is_valid_name,
 };
 pub use refs::{Reference, ReferenceKind, resolve as resolve_reference};
 pub use yaml::{Node, Value};

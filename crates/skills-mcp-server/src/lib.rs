@@ -70,7 +70,7 @@ pub enum LogLevel {
 
 impl LogLevel {
     /// Every level, quietest first, as `--log-level` lists them.
-    const ALL: [Self; 6] = [
+    pub const ALL: [Self; 6] = [
         Self::Off,
         Self::Error,
         Self::Warn,
@@ -79,7 +79,8 @@ impl LogLevel {
         Self::Trace,
     ];
 
-    fn name(self) -> &'static str {
+    /// The name `--log-level` takes, as [`FromStr`](std::str::FromStr) reads it.
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::Off => "off",
             Self::Error => "error",
@@ -95,7 +96,7 @@ impl LogLevel {
 /// or `trace`.
 impl std::fmt::Display for LogLevel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.pad(self.name())
+        f.pad(self.as_str())
     }
 }
 
@@ -114,7 +115,7 @@ impl std::str::FromStr for LogLevel {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         Self::ALL
             .into_iter()
-            .find(|level| level.name() == s)
+            .find(|level| level.as_str() == s)
             .ok_or_else(|| ParseLogLevelError {
                 value: s.to_string(),
             })

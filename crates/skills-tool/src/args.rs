@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use skills_mcp_server::LogLevel;
 
 /// The heading of the options every command takes.
 const GLOBAL: &str = "Global options";
@@ -166,7 +167,7 @@ pub(crate) struct ManArgs {
 #[derive(Debug, Args)]
 pub(crate) struct McpArgs {
     /// How much to log on stderr [default: warn; info with -v, error with -q].
-    #[arg(long, value_enum)]
+    #[arg(long, value_parser = log_levels())]
     pub(crate) log_level: Option<LogLevel>,
 
     /// Universal tools after view_skill, for the skills-router prompt and view_skill: a JSON
@@ -180,14 +181,11 @@ pub(crate) struct McpArgs {
     pub(crate) resources: Option<std::path::PathBuf>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum LogLevel {
-    Off,
-    Error,
-    Warn,
-    Info,
-    Debug,
-    Trace,
+/// `--log-level`: the server's own levels, listed in `--help` and completions.
+fn log_levels() -> impl clap::builder::TypedValueParser<Value = LogLevel> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(LogLevel::ALL.map(LogLevel::as_str))
+        .try_map(|name| name.parse::<LogLevel>())
 }
 
 #[derive(Debug, Args)]

@@ -3,41 +3,12 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
 
+use skills_core::Stamp;
+use skills_core::files::{EXCLUDED_NAMES, IGNORE_FILES};
 use skills_discovery::Skill;
 
 use super::manifest::{Manifest, NotServed, Sha, hash_file, manifest};
-
-/// What a `stat` says about a file or directory, to notice that it changed: its size and
-/// modification time, and on Unix its inode and change time (a file replaced by another, or
-/// rewritten within one mtime tick with a `chmod`, is noticed too).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Stamp {
-    len: u64,
-    modified: Option<SystemTime>,
-    #[cfg(unix)]
-    ino: u64,
-    #[cfg(unix)]
-    ctime: (i64, i64),
-}
-
-impl Stamp {
-    /// `stat` (following symlinks), or `None` when the path cannot be stat'ed.
-    pub(crate) fn read(path: &Path) -> Option<Self> {
-        #[cfg(unix)]
-        use std::os::unix::fs::MetadataExt;
-        let meta = std::fs::metadata(path).ok()?;
-        Some(Self {
-            len: meta.len(),
-            modified: meta.modified().ok(),
-            #[cfg(unix)]
-            ino: meta.ino(),
-            #[cfg(unix)]
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        })
-    }
-}
 
 /// A served skill's manifest and file digests, kept between requests with the stamps they
 /// were made from: every directory of the skill (a file added, removed or renamed changes
@@ -74,7 +45,7 @@ impl Cached {
                 .get(i)
                 .and_then(|file| Stamp::read(&manifest.path(file)));
             if let (Some(stamp), Some(file)) = (stamp, manifest.files.get_mut(i)) {
-                file.size = stamp.len;
+                file.size = stamp.len();
             }
             stamps.push(stamp);
         }
@@ -127,7 +98,7 @@ impl Cached {
             let mut digests = Vec::with_capacity(self.manifest.files.len());
             for (file, stamp) in self.manifest.files.iter().zip(self.stamps.iter_mut()) {
                 let (hash, size) = hash_file(&self.manifest.path(file))?;
-                if stamp.is_none_or(|s| s.len != size) {
+                if stamp.is_none_or(|s| s.len() != size) {
                     *stamp = None;
                 }
                 digests.push((hash, size));
@@ -186,10 +157,11 @@ impl Cache {
 }
 
 /// Records the stamps of `dir`, its ignore files and every directory below it (not through
-/// symlinks, not into `.git` or `node_modules`), as deep as [`Skill::files`] lists.
+/// symlinks: a linked directory inside the skill is recorded where it really is; not into
+/// the names the file policy excludes).
 fn watch(dir: &Path, rel: &Path, depth: usize, out: &mut Vec<(Box<Path>, Option<Stamp>)>) {
     out.push((rel.into(), Stamp::read(dir)));
-    for name in [".gitignore", ".ignore"] {
+    for name in IGNORE_FILES {
         if let Some(stamp) = Stamp::read(&dir.join(name)) {
             out.push((rel.join(name).into_boxed_path(), Some(stamp)));
         }
@@ -202,7 +174,7 @@ fn watch(dir: &Path, rel: &Path, depth: usize, out: &mut Vec<(Box<Path>, Option<
     };
     for entry in read.flatten() {
         let name = entry.file_name();
-        if name == ".git" || name == "node_modules" {
+        if EXCLUDED_NAMES.iter().any(|x| name == *x) {
             continue;
         }
         if entry.file_type().is_ok_and(|t| t.is_dir()) {
@@ -211,8 +183,9 @@ fn watch(dir: &Path, rel: &Path, depth: usize, out: &mut Vec<(Box<Path>, Option<
     }
 }
 
-/// How deep [`watch`] goes (as deep as the discovery crate lists a skill's files).
-const WATCH_DEPTH: usize = 16;
+/// How deep [`watch`] goes. The listing has no depth limit; a skill deeper than this is
+/// still served, its deepest directories checked through their files' own stamps.
+const WATCH_DEPTH: usize = 64;
 
 #[cfg(test)]
 mod tests {

@@ -11,9 +11,9 @@ use skills_frontmatter::SkillMd;
 use super::uri::hex_digit;
 
 /// Most files one skill may have to be served (the extension's limit, `SKILL.md` counted).
-const MAX_FILES: usize = 512;
+const MAX_FILES: usize = skills_core::layout::MAX_SKILL_FILES;
 /// Most bytes one skill may have to be served (the extension's limit).
-pub(super) const MAX_BYTES: u64 = 16 * 1024 * 1024;
+pub(super) const MAX_BYTES: u64 = skills_core::layout::MAX_SKILL_BYTES;
 
 /// One file of a served skill. Its URI and path are derived when needed ([`Manifest::uri`],
 /// [`Manifest::path`]): a server keeps the manifest of every skill it served for its whole
@@ -76,18 +76,10 @@ impl Manifest {
     }
 }
 
-/// Whether `id` is a valid skill name by the specification, in ASCII: lowercase letters,
-/// digits and single hyphens, 1 to 64 characters, no hyphen first or last.
+/// Whether `id` can name a served skill: the specification's name rule
+/// ([`skills_frontmatter::is_valid_name`]), in ASCII, since it becomes part of every URI.
 pub(crate) fn is_spec_name(id: &str) -> bool {
-    let bytes = id.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 64
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-        && !id.starts_with('-')
-        && !id.ends_with('-')
-        && !id.contains("--")
+    id.is_ascii() && skills_frontmatter::is_valid_name(id)
 }
 
 /// Why a skill is not served over the extension (the tools still offer it). The texts end

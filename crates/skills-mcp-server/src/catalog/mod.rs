@@ -18,19 +18,13 @@ pub(crate) use uri::split_uri;
 
 use manifest::MAX_BYTES;
 
-/// Reads a file of at most [`MAX_BYTES`].
+/// Reads a served file of at most [`MAX_BYTES`] (a regular file: a FIFO put in its place
+/// is refused, not waited on).
 pub(crate) fn read_limited(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let file = std::fs::File::open(path)?;
-    if !file.metadata()?.is_file() {
-        return Err(std::io::Error::other("not a regular file"));
-    }
-    let mut bytes = Vec::new();
-    file.take(MAX_BYTES + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_BYTES {
-        return Err(std::io::Error::other("larger than 16 MiB"));
-    }
-    Ok(bytes)
+    skills_core::read_bounded(path, MAX_BYTES).map_err(|e| match e {
+        skills_core::ReadError::Io(e) => e,
+        other => std::io::Error::other(other.to_string()),
+    })
 }
 
 /// The MIME type for a file name, by extension; `None` when unknown.

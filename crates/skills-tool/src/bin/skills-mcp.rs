@@ -139,19 +139,13 @@ fn parse_server_args(
             Long("log-level") => {
                 once(&level, "log-level")?;
                 let value = parser.value()?;
-                level = Some(match value.to_str() {
-                    Some("off") => LogLevel::Off,
-                    Some("error") => LogLevel::Error,
-                    Some("warn") => LogLevel::Warn,
-                    Some("info") => LogLevel::Info,
-                    Some("debug") => LogLevel::Debug,
-                    Some("trace") => LogLevel::Trace,
-                    _ => {
-                        return Err(lexopt::Error::from(format!(
-                            "invalid value {value:?} for '--log-level': the possible values are off, error, warn, info, debug, trace"
-                        )));
-                    }
-                });
+                level = Some(value.to_str().and_then(|v| v.parse().ok()).ok_or_else(|| {
+                    let names: Vec<&str> = LogLevel::ALL.map(LogLevel::as_str).into();
+                    lexopt::Error::from(format!(
+                        "invalid value {value:?} for '--log-level': the possible values are {}",
+                        names.join(", ")
+                    ))
+                })?);
             }
             Long("tools") => {
                 once(&tools, "tools")?;

@@ -3,7 +3,7 @@
 use skills_mcp_server::{Config, LogLevel};
 use skills_prompt::Globals;
 
-use crate::args::{self, McpArgs};
+use crate::args::McpArgs;
 use crate::errors;
 use crate::exit::{Error, ExitStatus};
 use crate::printer::{Printer, Ui};
@@ -20,15 +20,12 @@ pub(crate) fn run(
     let level = log_level(args, printer.ui());
     #[cfg(unix)]
     if let Some(server) = sibling() {
-        use clap::ValueEnum as _;
         use std::os::unix::process::CommandExt as _;
         let mut command = std::process::Command::new(&server);
         for dir in skills_dirs {
             command.arg("--skills-dir").arg(dir);
         }
-        if let Some(value) = level.to_possible_value() {
-            command.args(["--log-level", value.get_name()]);
-        }
+        command.args(["--log-level", level.as_str()]);
         if let Some(tools) = &args.tools {
             command.arg("--tools").arg(tools);
         }
@@ -47,7 +44,7 @@ pub(crate) fn run(
     // Bad global files are refused before the client connects, with the file and line.
     let globals = Globals::load(args.tools.as_deref(), args.resources.as_deref())
         .map_err(|e| errors::prompt(&e))?;
-    serve(roots, server_level(level), globals).map_err(|e| errors::plain(e, ""))?;
+    serve(roots, level, globals).map_err(|e| errors::plain(e, ""))?;
     Ok(ExitStatus::Success)
 }
 
@@ -60,25 +57,14 @@ fn sibling() -> Option<std::path::PathBuf> {
 }
 
 /// The log level: --log-level wins; otherwise -q and -v move the default (warn) one step.
-fn log_level(args: &McpArgs, ui: Ui) -> args::LogLevel {
+fn log_level(args: &McpArgs, ui: Ui) -> LogLevel {
     args.log_level.unwrap_or(if ui.quiet() {
-        args::LogLevel::Error
+        LogLevel::Error
     } else if ui.verbose() {
-        args::LogLevel::Info
+        LogLevel::Info
     } else {
-        args::LogLevel::Warn
+        LogLevel::Warn
     })
-}
-
-fn server_level(level: args::LogLevel) -> LogLevel {
-    match level {
-        args::LogLevel::Off => LogLevel::Off,
-        args::LogLevel::Error => LogLevel::Error,
-        args::LogLevel::Warn => LogLevel::Warn,
-        args::LogLevel::Info => LogLevel::Info,
-        args::LogLevel::Debug => LogLevel::Debug,
-        args::LogLevel::Trace => LogLevel::Trace,
-    }
 }
 
 /// Runs the server in this process until the client disconnects.
