@@ -93,12 +93,46 @@ pub(crate) fn list(index: &Index) -> Vec<Tool> {
 }
 
 /// Runs the tool `name` on the skills in `index`.
+///
+/// Arguments that are missing, empty, of the wrong type or unknown are a tool result with
+/// `isError: true` that names the parameter, not a JSON-RPC error: the model reads a tool
+/// result and can call again, while clients turn a JSON-RPC error into an exception that
+/// ends the agent's turn (MCP 2025-11-25, SEP-1303). An unknown tool stays a protocol error.
 pub(crate) fn call(
     index: &Index,
     globals: &Globals,
     name: &str,
     args: Option<&JsonObject>,
 ) -> Res<CallToolResult> {
+    match run(index, globals, name, args) {
+        Ok(result) => Ok(result),
+        Err(Refused::Protocol(e)) => Err(e),
+        Err(Refused::Input(why)) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+            "Invalid arguments for `{name}`: {why}. Call it again with the arguments its input schema describes."
+        ))])),
+    }
+}
+
+/// Why a call was not run.
+enum Refused {
+    /// A protocol error (an unknown tool, a result that cannot be encoded).
+    Protocol(ErrorData),
+    /// The arguments do not fit the tool's input schema: what is wrong, naming the parameter.
+    Input(String),
+}
+
+impl From<ErrorData> for Refused {
+    fn from(e: ErrorData) -> Self {
+        Self::Protocol(e)
+    }
+}
+
+fn run(
+    index: &Index,
+    globals: &Globals,
+    name: &str,
+    args: Option<&JsonObject>,
+) -> Result<CallToolResult, Refused> {
     match name {
         skills_prompt::VIEW_SKILL => {
             only(args, &["skill_name"])?;
@@ -106,7 +140,7 @@ pub(crate) fn call(
             let Some(skill) = index.get(wanted) else {
                 return Ok(not_found(wanted, index));
             };
-            view_skill(skill, index, globals)
+            Ok(view_skill(skill, index, globals)?)
         }
         "list_skills" => {
             only(args, &[])?;
@@ -157,13 +191,13 @@ pub(crate) fn call(
             );
             Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
         }
-        other => Err(ErrorData::invalid_params(
+        other => Err(Refused::Protocol(ErrorData::invalid_params(
             format!(
                 "unknown tool {:?}: the tools are list_skills, get_skill and skill",
                 text::clip(other)
             ),
             None,
-        )),
+        ))),
     }
 }
 
@@ -242,36 +276,37 @@ fn absolute(path: &std::path::Path) -> String {
 }
 
 /// Rejects arguments other than `allowed` (the input schemas are strict).
-fn only(args: Option<&JsonObject>, allowed: &[&str]) -> Res<()> {
+fn only(args: Option<&JsonObject>, allowed: &[&str]) -> Result<(), Refused> {
     if let Some(extra) = args
         .into_iter()
         .flat_map(|a| a.keys())
         .find(|k| !allowed.contains(&k.as_str()))
     {
-        return Err(ErrorData::invalid_params(
-            format!("unknown parameter `{}`", text::clip(extra)),
-            None,
-        ));
+        let expected = match allowed {
+            [] => "it takes none".to_string(),
+            keys => format!("it takes `{}`", keys.join("`, `")),
+        };
+        return Err(Refused::Input(format!(
+            "unknown parameter `{}` ({expected})",
+            text::clip(extra)
+        )));
     }
     Ok(())
 }
 
 /// The non-empty string parameter `key`.
-fn required<'a>(args: Option<&'a JsonObject>, key: &str) -> Res<&'a str> {
+fn required<'a>(args: Option<&'a JsonObject>, key: &str) -> Result<&'a str, Refused> {
     match args.and_then(|a| a.get(key)) {
-        None | Some(Value::Null) => Err(ErrorData::invalid_params(
-            format!("missing required parameter `{key}`"),
-            None,
-        )),
-        Some(Value::String(s)) if s.is_empty() => Err(ErrorData::invalid_params(
-            format!("parameter `{key}` cannot be empty"),
-            None,
-        )),
+        None | Some(Value::Null) => Err(Refused::Input(format!(
+            "missing required parameter `{key}`"
+        ))),
+        Some(Value::String(s)) if s.is_empty() => {
+            Err(Refused::Input(format!("parameter `{key}` cannot be empty")))
+        }
         Some(Value::String(s)) => Ok(s),
-        Some(_) => Err(ErrorData::invalid_params(
-            format!("parameter `{key}` must be a string"),
-            None,
-        )),
+        Some(_) => Err(Refused::Input(format!(
+            "parameter `{key}` must be a string"
+        ))),
     }
 }
 

@@ -239,7 +239,9 @@ async fn tools_and_prompt() {
         }
     }
 
-    // Empty or missing input: a validation error naming the parameter.
+    // Empty, missing, wrong-typed or unknown arguments: a tool result with isError that
+    // names the parameter, which the model can read and correct (SEP-1303), not a JSON-RPC
+    // error (which clients raise as an exception). The session goes on.
     for (tool, args, key) in [
         ("skill", json!({"name": ""}), "name"),
         ("skill", json!({}), "name"),
@@ -248,11 +250,18 @@ async fn tools_and_prompt() {
         ("get_skill", json!({}), "id"),
         ("view_skill", json!({"skill_name": ""}), "skill_name"),
         ("view_skill", json!({"name": "git"}), "name"),
+        ("list_skills", json!({"filter": "x"}), "filter"),
     ] {
-        let (code, message) = error_code(call(&session, tool, args).await.unwrap_err());
-        assert_eq!(code, -32602);
+        let result = call(&session, tool, args).await.unwrap();
+        assert_eq!(result.is_error, Some(true), "{tool}");
+        let message = text(&result);
         assert!(message.contains(&format!("`{key}`")), "{message}");
+        assert!(message.contains(&format!("`{tool}`")), "{message}");
     }
+    // An unknown tool is still a protocol error.
+    let (code, message) = error_code(call(&session, "no_such_tool", json!({})).await.unwrap_err());
+    assert_eq!(code, -32602);
+    assert!(message.contains("unknown tool"), "{message}");
 
     // The prompt: the usage guide.
     let prompts = session.list_all_prompts().await.unwrap();
