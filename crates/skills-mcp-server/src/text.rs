@@ -30,13 +30,14 @@ Important:
 </skills_instructions>
 ";
 
-/// Where the `skill` tool's list says a skill lives: `project` or `global`. Explicit roots
-/// (`--skills-dir`, `SKILLS_PATH`) are chosen for the session at hand, so they count as
-/// `project`.
+/// Where the `skill` tool's list says a skill lives: `project` or `global` (seed 002's two
+/// values) for the default roots, and `custom` for a root the user named (`--skills-dir`,
+/// `SKILLS_PATH`): calling it `project` would tell the model something untrue.
 pub(crate) fn location(scope: Scope) -> &'static str {
     match scope {
         Scope::Global => "global",
-        Scope::Project | Scope::Custom => "project",
+        Scope::Project => "project",
+        Scope::Custom => "custom",
     }
 }
 

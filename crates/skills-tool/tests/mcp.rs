@@ -162,7 +162,7 @@ async fn tools_and_prompt() {
             .starts_with("Execute a skill within the main conversation\n\n<skills_instructions>\n")
     );
     assert!(description.contains(
-        "<skill>\n<name>postgres</name>\n<description>Databases &amp; &lt;SQL&gt;.</description>\n<location>project</location>\n</skill>\n"
+        "<skill>\n<name>postgres</name>\n<description>Databases &amp; &lt;SQL&gt;.</description>\n<location>custom</location>\n</skill>\n"
     ));
     assert!(description.ends_with("</skill>\n</available_skills>\n"));
 
