@@ -20,12 +20,42 @@ pub enum Level {
     Allow,
 }
 
+/// Which agent's frontmatter extensions a project expects (`[lint] profile`).
+///
+/// Most skills published today are written for Claude Code and carry its fields
+/// (`disable-model-invocation`, `allowed_tools`...); a project that targets it does not want
+/// a `vendor-field` warning on each. The other checks are the same in every profile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Profile {
+    /// The specification alone: every vendor field is reported (the default).
+    #[default]
+    Spec,
+    /// Claude Code's fields are expected: `vendor-field` reports only other agents' fields.
+    ClaudeCode,
+}
+
+impl Profile {
+    /// Whether the frontmatter field `key` is an extension this profile expects.
+    pub fn expects_field(self, key: &str) -> bool {
+        match self {
+            Self::Spec => false,
+            Self::ClaudeCode => skills_frontmatter::VENDOR_FIELDS
+                .iter()
+                .any(|(field, vendor)| *field == key && *vendor == "Claude Code"),
+        }
+    }
+}
+
 /// Which rules report at which severity, and whether warnings fail the run.
 #[derive(Debug, Clone, Default)]
 pub struct Config {
     levels: HashMap<RuleId, Level>,
     /// Warnings fail the run too.
     pub strict: bool,
+    /// Which agent's extensions are expected.
+    pub profile: Profile,
     /// The configuration file this was read from, if any.
     pub source: Option<PathBuf>,
 }
@@ -91,6 +121,8 @@ struct LintSection {
     warn: Vec<String>,
     #[serde(default)]
     allow: Vec<String>,
+    #[serde(default)]
+    profile: Profile,
 }
 
 impl Config {
@@ -147,6 +179,7 @@ impl Config {
         })?;
         let mut config = Config {
             strict: file.lint.strict,
+            profile: file.lint.profile,
             source: Some(path.to_path_buf()),
             ..Config::default()
         };
@@ -183,6 +216,25 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn profiles() {
+        let c = Config::from_toml(
+            "[lint]\nprofile = \"claude-code\"\n",
+            Path::new("skills.toml"),
+        )
+        .unwrap();
+        assert_eq!(c.profile, Profile::ClaudeCode);
+        assert!(c.profile.expects_field("disable-model-invocation"));
+        assert!(
+            !c.profile.expects_field("allowed_tools"),
+            "not Claude Code's"
+        );
+        assert!(!Profile::Spec.expects_field("model"));
+        let bad = Config::from_toml("[lint]\nprofile = \"cursor\"\n", Path::new("skills.toml"))
+            .unwrap_err();
+        assert!(bad.to_string().contains("claude-code"), "{bad}");
+    }
 
     #[test]
     fn levels_from_toml() {

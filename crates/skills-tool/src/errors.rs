@@ -128,7 +128,7 @@ pub(crate) fn config(e: ConfigError) -> miette::Report {
         } => {
             let name = render::relative(&path);
             let mut d = miette::MietteDiagnostic::new(format!("invalid {name}: {message}"))
-                .with_help("the [lint] table takes `strict = true|false` and `deny`, `warn`, `allow` lists of rule ids");
+                .with_help("the [lint] table takes `strict = true|false`, `profile = \"spec\"|\"claude-code\"` and `deny`, `warn`, `allow` lists of rule ids");
             let Some(span) = span else {
                 return miette::Report::new(d);
             };

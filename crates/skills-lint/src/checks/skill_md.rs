@@ -139,7 +139,16 @@ pub(crate) fn check_file_rules(
 ) {
     let md = &skill.skill_md;
     let dir_name = dir_name(&skill.dir);
+    let profile = linter.config().profile;
     for f in skill_md.validate(dir_name.as_deref()) {
+        if f.check == skills_frontmatter::Check::VendorField
+            && f.span
+                .as_ref()
+                .and_then(|span| skill_md.source().get(span.clone()))
+                .is_some_and(|key| profile.expects_field(key))
+        {
+            continue;
+        }
         out.extend(linter.diagnostic(
             RuleId::from(f.check),
             f.message,

@@ -603,3 +603,47 @@ fn lint_without_paths_lints_the_skills_dirs_and_versions_say_skills() {
         );
     }
 }
+
+#[test]
+fn the_claude_code_profile_expects_its_fields_only() {
+    let t = tempfile::tempdir().unwrap();
+    let skill = t.path().join("skills/deploy");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: deploy\ndescription: Deploys. Use when asked.\nmodel: opus\nallowed_tools: Bash\n---\nBody.\n",
+    )
+    .unwrap();
+    let vendor = |run: &Run| -> Vec<String> {
+        diagnostics(&run.json())
+            .iter()
+            .filter(|d| d["rule"] == "vendor-field")
+            .map(|d| {
+                d["message"]
+                    .as_str()
+                    .unwrap()
+                    .split('`')
+                    .nth(1)
+                    .unwrap()
+                    .to_string()
+            })
+            .collect()
+    };
+    let spec = skills(t.path(), &["lint", "--format", "json", "skills"]);
+    assert_eq!(vendor(&spec), ["model", "allowed_tools"]);
+    std::fs::write(
+        t.path().join("skills.toml"),
+        "[lint]\nprofile = \"claude-code\"\n",
+    )
+    .unwrap();
+    let claude = skills(t.path(), &["lint", "--format", "json", "skills"]);
+    assert_eq!(vendor(&claude), ["allowed_tools"], "{}", claude.stdout);
+    std::fs::write(
+        t.path().join("skills.toml"),
+        "[lint]\nprofile = \"cursor\"\n",
+    )
+    .unwrap();
+    let bad = skills(t.path(), &["lint", "skills"]);
+    bad.assert_code(2);
+    assert!(bad.stderr.contains("claude-code"), "{}", bad.stderr);
+}
