@@ -19,8 +19,25 @@ fn command() -> clap::Command {
     cmd
 }
 
+/// `cmd` without its hidden subcommands (`man`, for packagers): completion scripts offer
+/// every subcommand they are given, hidden or not.
+fn without_hidden(cmd: &clap::Command) -> clap::Command {
+    let mut visible = clap::Command::new("skills")
+        .disable_help_subcommand(true)
+        .version(env!("SKILLS_VERSION"));
+    for arg in cmd.get_arguments() {
+        visible = visible.arg(arg.clone());
+    }
+    for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+        visible = visible.subcommand(sub.clone());
+    }
+    visible.build();
+    visible
+}
+
 pub(crate) fn completions(args: &CompletionsArgs, printer: &Printer) -> Result<ExitStatus, Error> {
-    let mut cmd = command();
+    // From the definitions before clap adds `--help` and `--version` (`build` adds them).
+    let mut cmd = without_hidden(&Cli::command());
     let mut out = Vec::new();
     clap_complete::generate(args.shell, &mut cmd, "skills", &mut out);
     printer.out(&String::from_utf8_lossy(&out))?;

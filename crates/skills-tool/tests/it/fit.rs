@@ -258,6 +258,13 @@ fn completions_cover_every_command_in_every_shell() {
         }
         // And the options of a subcommand.
         assert!(run.stdout.contains("no-config"), "{shell}: no lint options");
+        // Not the hidden `man`, which is for packagers.
+        assert!(
+            !run.stdout
+                .split(|c: char| !c.is_alphanumeric())
+                .any(|w| w == "man"),
+            "{shell} completion offers the hidden `man`"
+        );
     }
     // bash: one case per subcommand.
     let bash = skills(&cli(), &["completions", "bash"]).stdout;
