@@ -824,6 +824,14 @@ fn check_control_chars(skill: &SkillMd, out: &mut Vec<Finding>) {
         }
     }
     let body = skill.body();
+    // Almost every body has none: one pass over the bytes (C0 and DEL are single bytes, C1
+    // starts with 0xC2) before decoding characters.
+    let maybe = body
+        .bytes()
+        .any(|b| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) || b == 0x7f || b == 0xc2);
+    if !maybe {
+        return;
+    }
     let mut found = body.char_indices().filter(|&(_, c)| is_control_char(c));
     let Some((at, c)) = found.next() else { return };
     let more = match found.count() {

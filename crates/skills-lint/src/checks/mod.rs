@@ -50,6 +50,7 @@ pub(crate) fn file_size(skill: &walk::SkillDir, full: &Path) -> Option<u64> {
 /// away.
 pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<String> {
     let wanted_lower = wanted.to_lowercase();
+    let wanted_chars = wanted_lower.chars().count();
     let wanted_name = wanted.rsplit('/').next();
     skill
         .files()
@@ -57,10 +58,16 @@ pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<Strin
         .filter_map(|f| f.path.strip_prefix(&skill.dir).ok())
         .map(|p| p.to_string_lossy().replace('\\', "/"))
         .filter_map(|p| {
-            let score = if p.to_lowercase() == wanted_lower || p.rsplit('/').next() == wanted_name {
+            let lower = p.to_lowercase();
+            let score = if lower == wanted_lower || p.rsplit('/').next() == wanted_name {
                 0
+            } else if lower.chars().count().abs_diff(wanted_chars) > 3 {
+                // The length difference bounds the distance from below: most files of a
+                // skill are skipped without computing it (it was a sixth of a lint run
+                // over a large tree with many broken links).
+                return None;
             } else {
-                skills_core::suggest::distance(&p.to_lowercase(), &wanted_lower)
+                skills_core::suggest::distance(&lower, &wanted_lower)
             };
             (score <= 3).then_some((score, p))
         })
