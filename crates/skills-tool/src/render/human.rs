@@ -72,11 +72,44 @@ pub(crate) fn plural(n: usize, word: &str) -> String {
 pub(crate) const SHOWN_PER_RULE_AND_FILE: usize = 10;
 
 pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
+    use rayon::prelude::*;
+    // Each skill's findings are drawn on the pool (drawing dominates a run with many
+    // findings) and joined in order; a file belongs to one skill, so the cap per rule and
+    // file is counted per skill.
+    let mut groups: Vec<Drawn> = report
+        .skills
+        .par_iter()
+        .map(|skill| draw(ui, &skill.diagnostics))
+        .collect();
+    groups.push(draw(ui, &report.other));
     let mut out = String::new();
+    let mut notes = String::new();
+    for group in groups {
+        out.push_str(&group.text);
+        notes.push_str(&group.notes);
+    }
+    if !notes.is_empty() {
+        out.push_str(&notes);
+        out.push('\n');
+    }
+    if !ui.quiet() {
+        out.push_str(&summary(report, strict));
+    }
+    out
+}
+
+/// One group's findings drawn, and the notes on those not drawn.
+struct Drawn {
+    text: String,
+    notes: String,
+}
+
+fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
+    let mut text = String::new();
     // (file, rule) -> findings seen; the order of first appearance for the notes.
     let mut seen: HashMap<(&std::path::Path, skills_lint::RuleId), usize> = HashMap::new();
     let mut order = Vec::new();
-    for d in report.diagnostics() {
+    for d in diagnostics {
         let n = seen.entry((d.path.as_path(), d.rule)).or_insert(0);
         *n += 1;
         if *n == SHOWN_PER_RULE_AND_FILE + 1 {
@@ -85,25 +118,20 @@ pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
         if *n > SHOWN_PER_RULE_AND_FILE {
             continue;
         }
-        out.push_str(&report_to_string(ui, to_miette(d).as_ref()));
-        out.push_str("\n\n");
+        text.push_str(&report_to_string(ui, to_miette(d).as_ref()));
+        text.push_str("\n\n");
     }
+    let mut notes = String::new();
     for key in &order {
         let more = seen.get(key).copied().unwrap_or(0) - SHOWN_PER_RULE_AND_FILE;
-        out.push_str(&format!(
+        notes.push_str(&format!(
             "{}: {more} more `{}` {} not shown (--format json lists every finding)\n",
             super::terminal_safe(&path_str(key.0)),
             key.1,
             if more == 1 { "finding" } else { "findings" },
         ));
     }
-    if !order.is_empty() {
-        out.push('\n');
-    }
-    if !ui.quiet() {
-        out.push_str(&summary(report, strict));
-    }
-    out
+    Drawn { text, notes }
 }
 
 /// `checked N skills: E errors, W warnings`, the last line of the human formats.
