@@ -32,7 +32,7 @@ struct Bench {
 const BENCHES: &[Bench] = &[
     Bench {
         name: "lint",
-        about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]",
+        about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]; or on a real tree copied N times: --corpus DIR [--copies N] [--runs N] (every output format, peak RSS, and `skilo`/`rg` when installed)",
         run: lint,
     },
     Bench {
@@ -148,6 +148,12 @@ struct Row {
 /// `bench lint`: `skills lint <tree>` against `rg -c '^name:' -g SKILL.md <tree>` (the floor:
 /// walking the same tree and reading every `SKILL.md`, with no parsing).
 fn lint(args: &[String]) -> Result<()> {
+    if args
+        .iter()
+        .any(|a| a == "--corpus" || a.starts_with("--corpus="))
+    {
+        return corpus(args);
+    }
     let options = parse_options("lint", args)?;
     let exe = build_skills()?;
     let rg = has_rg();
@@ -208,6 +214,173 @@ fn lint(args: &[String]) -> Result<()> {
         println!("install ripgrep to compare");
     }
     Ok(())
+}
+
+/// `bench lint --corpus DIR [--copies N] [--runs N]`: a real collection (skills with their
+/// references and scripts, and the findings real skills have) copied N times under one root,
+/// linted in every output format, beside `skilo lint` and `rg` when they are installed.
+/// Output goes to /dev/null with `NO_COLOR=1`; the peak RSS of one more run is read with
+/// GNU `time` when it is installed.
+fn corpus(args: &[String]) -> Result<()> {
+    let usage = "cargo xtask bench lint --corpus DIR [--copies N] [--runs N]";
+    let (mut dir, mut copies, mut runs) = (None, 1, 5);
+    for (flag, value) in flags(args, &["--corpus", "--copies", "--runs"], usage)? {
+        match flag {
+            "--corpus" => dir = Some(PathBuf::from(value)),
+            "--copies" => copies = positive(&value, flag)?,
+            _ => runs = positive(&value, flag)?,
+        }
+    }
+    let dir = dir.with_context(|| format!("no --corpus (usage: {usage})"))?;
+    let exe = build_skills()?;
+    let tree = copied_tree(&dir, copies)?;
+    let skills = count_skills(&exe, &tree)?;
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    eprintln!(
+        "{} copies of {}: {skills} skills; cores: {cores}",
+        copies,
+        dir.display()
+    );
+    let mut rows: Vec<(String, Duration, Option<u64>)> = Vec::new();
+    let mut measure = |label: String, program: &Path, args: Vec<String>| -> Result<()> {
+        let make = || {
+            let mut cmd = Command::new(program);
+            cmd.args(&args).env("NO_COLOR", "1");
+            cmd
+        };
+        let time = median_time(runs, make).with_context(|| format!("timing {label}"))?;
+        let rss = peak_rss_kib(program, &args);
+        eprintln!("{label}: {:.0} ms", ms(time));
+        rows.push((label, time, rss));
+        Ok(())
+    };
+    let tree_arg = tree.display().to_string();
+    for format in ["json", "concise", "human", "sarif"] {
+        measure(
+            format!("skills lint --format {format}"),
+            &exe,
+            vec![
+                "lint".into(),
+                "--format".into(),
+                format.into(),
+                tree_arg.clone(),
+            ],
+        )?;
+    }
+    if let Some(skilo) = on_path("skilo") {
+        measure(
+            "skilo lint".into(),
+            &skilo,
+            vec!["lint".into(), tree_arg.clone()],
+        )?;
+    } else {
+        eprintln!("note: `skilo` is not on PATH; `cargo install skilo` to compare");
+    }
+    if let Some(rg) = on_path("rg") {
+        let args = ["-c", "^name:", "-g", "SKILL.md", &tree_arg]
+            .map(String::from)
+            .to_vec();
+        measure("rg -c '^name:' -g SKILL.md".into(), &rg, args)?;
+    } else {
+        eprintln!("note: `rg` is not on PATH; install ripgrep to compare");
+    }
+    println!();
+    println!(
+        "{} copies of `{}` ({} skills), {cores} cores, median of {runs} runs after {WARMUP_RUNS} warm-up runs, output to /dev/null, NO_COLOR=1",
+        copies,
+        dir.display(),
+        thousands(skills)
+    );
+    println!();
+    println!("| command | time (ms) | peak RSS (MiB) |");
+    println!("|---|---:|---:|");
+    for (label, time, rss) in rows {
+        let rss = rss.map_or_else(|| "-".to_string(), |k| format!("{:.0}", k as f64 / 1024.0));
+        println!("| `{label}` | {:.0} | {rss} |", ms(time));
+    }
+    Ok(())
+}
+
+/// `dir` copied `copies` times under `target/bench/corpus-<name>-x<copies>/c<i>` (reused
+/// when it is already there, so runs compare on the same files).
+fn copied_tree(dir: &Path, copies: usize) -> Result<PathBuf> {
+    let name = dir.file_name().map_or_else(
+        || "corpus".to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let root = target_dir()?.join(format!("bench/corpus-{name}-x{copies}"));
+    let done = root.join(".complete");
+    if done.is_file() {
+        return Ok(root);
+    }
+    if root.exists() {
+        std::fs::remove_dir_all(&root)
+            .with_context(|| format!("cannot clear {}", root.display()))?;
+    }
+    for i in 1..=copies {
+        copy_dir(dir, &root.join(format!("c{i}")))?;
+    }
+    std::fs::write(&done, "")?;
+    Ok(root)
+}
+
+fn copy_dir(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+    for entry in
+        std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
+    {
+        let entry = entry?;
+        let (src, dst) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_dir(&src, &dst)?;
+        } else if kind.is_file() {
+            std::fs::copy(&src, &dst).with_context(|| format!("cannot copy {}", src.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// How many skills `skills lint` finds in `tree`.
+fn count_skills(exe: &Path, tree: &Path) -> Result<usize> {
+    let out = Command::new(exe)
+        .arg("lint")
+        .arg(tree)
+        .args(["--statistics", "--format", "json"])
+        .output()
+        .context("cannot run skills lint")?;
+    let doc: Value = serde_json::from_slice(&out.stdout).context("skills lint --statistics")?;
+    doc.get("skills")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .context("no skill count")
+}
+
+/// `name` on PATH.
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+/// The peak resident memory of one run, in KiB, through GNU `time -f %M`; `None` when that
+/// is not installed.
+fn peak_rss_kib(program: &Path, args: &[String]) -> Option<u64> {
+    let time = Path::new("/usr/bin/time");
+    if !time.is_file() {
+        return None;
+    }
+    let out = Command::new(time)
+        .args(["-f", "%M"])
+        .arg(program)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stderr);
+    text.lines().rev().find_map(|l| l.trim().parse().ok())
 }
 
 fn results_table(rows: &[Row]) -> String {
