@@ -44,13 +44,28 @@ pub enum LintError {
 pub struct Linter {
     config: Config,
     threads: usize,
+    sources: bool,
 }
 
 impl Linter {
     /// A linter using all available cores.
     pub fn new(config: Config) -> Self {
         let threads = std::thread::available_parallelism().map_or(1, usize::from);
-        Self { config, threads }
+        Self {
+            config,
+            threads,
+            sources: true,
+        }
+    }
+
+    /// Whether diagnostics carry the text of their file ([`Diagnostic::source`]), for
+    /// renderers that quote it (the default). A run whose output only names positions
+    /// (JSON, SARIF, annotations) can leave it out: then the report holds no file's text,
+    /// and its memory no longer grows with the size of the files that have findings.
+    #[must_use]
+    pub fn with_sources(mut self, sources: bool) -> Self {
+        self.sources = sources;
+        self
     }
 
     /// The configuration in force.
@@ -169,7 +184,7 @@ impl Linter {
             span,
             start,
             end,
-            source: source.map(Text::shared),
+            source: source.filter(|_| self.sources).map(Text::shared),
         })
     }
 

@@ -34,7 +34,10 @@ pub(crate) fn run(
     let config = config(args, &paths).map_err(errors::config)?;
     let strict = config.strict;
     let start = std::time::Instant::now();
+    // Only the human format quotes the source; the others need positions alone.
+    let quotes = args.format == Format::Human && !args.statistics;
     let report = Linter::new(config)
+        .with_sources(quotes)
         .lint_paths(&paths)
         .map_err(|e| errors::lint(&e))?;
     if printer.ui().verbose() {
