@@ -85,15 +85,31 @@ impl RepoRules {
     }
 
     /// What the repository's rules say about `rel` (relative to the skill directory): the
-    /// deepest rule file with an opinion decides. A path under an ignored directory is
-    /// ignored too, as git cannot re-include it.
+    /// deepest rule file with an opinion decides. A path under an ignored directory of the
+    /// skill is ignored too, as git cannot re-include it. Directories above the skill do not
+    /// count: a skill kept in an ignored folder (a `.gitignore` with `.claude/`) is still
+    /// the skill the user named, whole.
     pub fn matched(&self, rel: &Path, is_dir: bool) -> Verdict {
         if self.matchers.is_empty() {
             return Verdict::None;
         }
-        let path = self.skill.join(rel);
+        let parts: Vec<_> = rel.components().collect();
+        let mut path = self.skill.clone();
+        for (i, part) in parts.iter().enumerate() {
+            path.push(part);
+            let last = i + 1 == parts.len();
+            let verdict = self.verdict_at(&path, !last || is_dir);
+            if last || verdict == Verdict::Ignore {
+                return verdict;
+            }
+        }
+        Verdict::None
+    }
+
+    /// The deepest rule file's opinion of `path` itself.
+    fn verdict_at(&self, path: &Path, is_dir: bool) -> Verdict {
         for m in self.matchers.iter().rev() {
-            match Verdict::of(m.matched_path_or_any_parents(&path, is_dir)) {
+            match Verdict::of(m.matched(path, is_dir)) {
                 Verdict::None => {}
                 decided => return decided,
             }
@@ -155,6 +171,20 @@ mod tests {
             "under an ignored directory"
         );
         assert_eq!(m("SKILL.md"), Verdict::None);
+    }
+
+    #[test]
+    fn a_skill_in_an_ignored_folder_keeps_its_files() {
+        let t = tempfile::tempdir().unwrap();
+        let repo = t.path();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join(".claude/skills/demo")).unwrap();
+        std::fs::write(repo.join(".gitignore"), ".claude/\n*.log\n").unwrap();
+        let rules = RepoRules::for_skill(&repo.join(".claude/skills/demo"));
+        assert_eq!(rules.matched(Path::new("SKILL.md"), false), Verdict::None);
+        assert_eq!(rules.matched(Path::new("refs/a.md"), false), Verdict::None);
+        // Rules about the files themselves still apply.
+        assert_eq!(rules.matched(Path::new("x.log"), false), Verdict::Ignore);
     }
 
     #[test]

@@ -173,3 +173,40 @@ fn mcp_files(root: &Path) -> BTreeSet<String> {
     let _ = child.wait();
     files
 }
+
+/// Many projects ignore their agent folders (`.claude/` in `.gitignore`): the skills kept
+/// there are still whole. Git's rules above the skill directory must not empty it; rules
+/// about the skill's own files still apply.
+#[test]
+fn a_skill_in_a_gitignored_folder_is_packaged_and_linted_whole() {
+    let t = tempfile::tempdir().unwrap();
+    let repo = t.path();
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::write(repo.join(".gitignore"), ".claude/\n*.log\n").unwrap();
+    let skill = repo.join(".claude/skills/demo");
+    fs::create_dir_all(&skill).unwrap();
+    fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: demo\ndescription: Demo. Use when testing.\n---\nSee [notes](notes.md).\n",
+    )
+    .unwrap();
+    fs::write(skill.join("notes.md"), "x\n").unwrap();
+    fs::write(skill.join("debug.log"), "x\n").unwrap();
+
+    let package = skills(repo, &["package", ".claude/skills/demo", "--list"]);
+    package.assert_code(0);
+    assert!(
+        package.stdout.contains("demo/SKILL.md"),
+        "{}",
+        package.stdout
+    );
+    assert!(
+        package.stdout.contains("demo/notes.md"),
+        "{}",
+        package.stdout
+    );
+    assert!(!package.stdout.contains("debug.log"), "{}", package.stdout);
+    let lint = skills(repo, &["lint", "--format", "json", ".claude/skills/demo"]);
+    lint.assert_code(0);
+    assert!(diagnostics(&lint.json()).is_empty(), "{}", lint.stdout);
+}
