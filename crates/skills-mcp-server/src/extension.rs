@@ -165,7 +165,8 @@ pub(crate) fn read_directory(state: &Shared, uri: &str) -> Res<ReadResourceDirec
             None,
         )
     };
-    let (id, rest) = catalog::split_uri(uri).ok_or_else(not_dir)?;
+    // Only the id is taken from the URI: the rest is matched whole against generated URIs.
+    let (id, _) = catalog::split_uri(uri).ok_or_else(not_dir)?;
     let manifest = {
         let mut guard = state.lock();
         let State { index, catalog } = &mut *guard;
@@ -178,7 +179,6 @@ pub(crate) fn read_directory(state: &Shared, uri: &str) -> Res<ReadResourceDirec
         .copied()
         .find(|d| manifest.dir_uri(d) == uri)
         .ok_or_else(not_dir)?;
-    let _ = rest;
     let parent_of = |path: &str| path.rsplit_once('/').map_or("", |(p, _)| p).to_string();
     let mut children = Vec::new();
     for dir in dirs.iter().filter(|d| !d.is_empty() && parent_of(d) == rel) {

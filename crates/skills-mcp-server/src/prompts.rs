@@ -8,6 +8,7 @@ use skills_prompt::Globals;
 
 use crate::server::Res;
 use crate::state::Shared;
+use crate::text;
 
 /// The name of the usage-guide prompt.
 const PROMPT: &str = "init-skills";
@@ -61,7 +62,10 @@ pub(crate) async fn get(
         }
         other => {
             return Err(ErrorData::invalid_params(
-                format!("unknown prompt {other:?}: the prompts are {PROMPT} and {ROUTER_PROMPT}"),
+                format!(
+                    "unknown prompt {:?}: the prompts are {PROMPT} and {ROUTER_PROMPT}",
+                    text::clip(other)
+                ),
                 None,
             ));
         }
