@@ -1,10 +1,11 @@
 //! Package Agent Skills into archives, and unpack and install them safely.
 //!
 //! - [`collect`] lists the files of a skill directory as they would be packaged: sorted,
-//!   without `.git`, `__pycache__`, `node_modules`, `.DS_Store`, `*.pyc`, what the skill's
-//!   `.gitignore` or `.skillignore` files exclude, what the enclosing git repository ignores,
-//!   and secret-looking names unless included with `!` ([`skills_core`]); symlinks that leave
-//!   the skill or loop are refused. [`collect_all`] also says which files it skipped and why.
+//!   the one file policy of [`skills_core::files`] (without `.git`, `__pycache__`,
+//!   `node_modules`, `.DS_Store`, `*.pyc`, what the skill's `.gitignore`, `.ignore` or
+//!   `.skillignore` files exclude, what the enclosing git repository ignores inside the skill,
+//!   and secret-looking names unless included with `!`); symlinks that leave the skill or
+//!   loop are refused. [`collect_all`] also says which files it skipped and why.
 //! - [`package`] writes `<id>.skill` (or `<id>.zip`): a deflate ZIP whose entries are
 //!   `<id>/<relative path>`, the layout of Anthropic's packager. Archives are byte-reproducible
 //!   (sorted entries, a fixed timestamp, normalised permissions, no directory entries) and

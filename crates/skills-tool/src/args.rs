@@ -95,8 +95,9 @@ pub(crate) enum Command {
     /// Lint skills and write them as byte-reproducible .skill (ZIP) archives.
     ///
     /// Writes DIR/<id>.skill whose entries are <id>/<path>, leaving out .git, __pycache__,
-    /// node_modules, .DS_Store, *.pyc and what .gitignore or .skillignore exclude. A skill
-    /// with lint errors is not packaged (exit 1). Honours SOURCE_DATE_EPOCH. docs/package.md.
+    /// node_modules, .DS_Store, *.pyc and what .gitignore, .ignore or .skillignore exclude.
+    /// A skill with lint errors is not packaged (exit 1). Honours SOURCE_DATE_EPOCH.
+    /// docs/package.md.
     Package(PackageArgs),
 
     /// Render the Level-1 router prompt, or one skill's Level-2 prompt.
