@@ -160,14 +160,17 @@ pub struct Listing {
 /// reported in [`Listing::problems`].
 pub fn list(dir: &Path) -> io::Result<Listing> {
     let root = fs::canonicalize(dir)?;
-    // The skill directory itself must be readable: a listing of nothing would be a lie.
-    fs::read_dir(&root)?;
     let mut walker = Walker {
         repo: RepoRules::for_skill(&root),
         root: root.clone(),
         listing: Listing::default(),
+        root_error: None,
     };
     walker.walk(&root, "", &mut Vec::new(), &mut vec![root.clone()]);
+    // The skill directory itself must be readable: a listing of nothing would be a lie.
+    if let Some(error) = walker.root_error {
+        return Err(error);
+    }
     let mut listing = walker.listing;
     listing.files.sort_by(|a, b| a.path.cmp(&b.path));
     listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
@@ -179,6 +182,9 @@ struct Walker {
     root: PathBuf,
     repo: RepoRules,
     listing: Listing,
+    /// Why the skill directory itself could not be read (an error of [`list`], not a
+    /// problem of the listing).
+    root_error: Option<io::Error>,
 }
 
 impl Walker {
@@ -197,6 +203,10 @@ impl Walker {
                 let mut names: Vec<OsString> = read.flatten().map(|e| e.file_name()).collect();
                 names.sort();
                 names
+            }
+            Err(error) if rel.is_empty() => {
+                self.root_error = Some(error);
+                return;
             }
             Err(error) => {
                 self.listing.problems.push(Problem::Unreadable {
