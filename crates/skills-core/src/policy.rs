@@ -217,6 +217,21 @@ mod tests {
     }
 
     #[test]
+    fn an_edited_ignore_file_is_read_again() {
+        let t = tempfile::tempdir().unwrap();
+        let repo = t.path();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        std::fs::create_dir_all(repo.join("skills/pdf")).unwrap();
+        std::fs::write(repo.join(".gitignore"), "*.a\n").unwrap();
+        let skill = repo.join("skills/pdf");
+        let m = |p: &str| RepoRules::for_skill(&skill).matched(Path::new(p), false);
+        assert_eq!((m("x.a"), m("x.bb")), (Verdict::Ignore, Verdict::None));
+        // Cached by the file's stamp: a new content (and size) is parsed again.
+        std::fs::write(repo.join(".gitignore"), "*.bb\n").unwrap();
+        assert_eq!((m("x.a"), m("x.bb")), (Verdict::None, Verdict::Ignore));
+    }
+
+    #[test]
     fn no_repository_no_rules() {
         let t = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(t.path().join("skills/pdf")).unwrap();
