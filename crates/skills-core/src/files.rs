@@ -17,13 +17,16 @@
 //! leaves the skill, loops, never resolves or is broken is a [`Problem`], never followed.
 //! FIFOs, sockets and devices are left out and reported. A hard link is an ordinary file.
 
+use std::collections::HashMap;
 use std::ffi::OsString;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+use std::sync::Mutex;
 
 use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
+use crate::policy::{self, Matchers};
 use crate::{RepoRules, Verdict, describe_file_type, is_secret};
 
 /// Names never part of a skill, wherever they appear: version control, caches, installed
@@ -159,25 +162,128 @@ pub struct Listing {
 /// An I/O error when `dir` itself cannot be resolved or read; everything below it is
 /// reported in [`Listing::problems`].
 pub fn list(dir: &Path) -> io::Result<Listing> {
-    let root = fs::canonicalize(dir)?;
-    let mut walker = Walker {
-        repo: RepoRules::for_skill(&root),
-        root: root.clone(),
-        listing: Listing::default(),
-        root_error: None,
-    };
-    walker.walk(&root, "", &mut Vec::new(), &mut vec![root.clone()]);
-    // The skill directory itself must be readable: a listing of nothing would be a lie.
-    if let Some(error) = walker.root_error {
-        return Err(error);
-    }
-    let mut listing = walker.listing;
-    listing.files.sort_by(|a, b| a.path.cmp(&b.path));
-    listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(listing)
+    Lister::new().list(dir)
 }
 
-struct Walker {
+/// Lists many skills in one run, sharing what skills side by side have in common: where
+/// their parent directory really is, and the repository rules above it. `skills lint` lists
+/// every skill of a tree with one `Lister`; without it each listing resolves its path
+/// component by component and looks for `.git` in every directory above.
+///
+/// What it learns is kept for its lifetime: make one per run, not one per process (a
+/// repository created or an ignore file edited meanwhile is seen by the next `Lister`).
+///
+/// ```
+/// let root = tempfile::tempdir()?;
+/// for name in ["a", "b"] {
+///     std::fs::create_dir_all(root.path().join(name))?;
+///     std::fs::write(root.path().join(name).join("SKILL.md"), "---\nname: x\n---\n")?;
+/// }
+/// let lister = skills_core::files::Lister::new();
+/// for name in ["a", "b"] {
+///     assert_eq!(lister.list(&root.path().join(name))?.files.len(), 1);
+/// }
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct Lister {
+    /// Canonical paths of the skills' parent directories, by the path given.
+    parents: Mutex<HashMap<PathBuf, PathBuf>>,
+    /// The repository rule files for skills inside each canonical parent directory.
+    rules: Mutex<HashMap<PathBuf, Matchers>>,
+}
+
+impl Lister {
+    /// A lister that knows nothing yet.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The files of the skill in `dir`: the same answer as [`list`].
+    ///
+    /// # Errors
+    ///
+    /// As [`list`].
+    pub fn list(&self, dir: &Path) -> io::Result<Listing> {
+        let root = self.canonical(dir)?;
+        let mut walker = Walker {
+            lister: self,
+            // Set once the root's entries say whether it is a repository itself.
+            repo: RepoRules::with_matchers(root.clone(), Matchers::from([])),
+            root: root.clone(),
+            listing: Listing::default(),
+            root_error: None,
+        };
+        walker.walk(&root, "", &mut Vec::new(), &mut vec![root.clone()]);
+        // The skill directory itself must be readable: a listing of nothing would be a lie.
+        if let Some(error) = walker.root_error {
+            return Err(error);
+        }
+        let mut listing = walker.listing;
+        listing.files.sort_by(|a, b| a.path.cmp(&b.path));
+        listing.skipped.sort_by(|a, b| a.path.cmp(&b.path));
+        Ok(listing)
+    }
+
+    /// `dir`, canonical. A directory that is not a link itself is its canonical parent
+    /// joined with its name, and the parent is resolved once for all its skills: resolving
+    /// every path in full costs a `readlink` per component.
+    fn canonical(&self, dir: &Path) -> io::Result<PathBuf> {
+        let plain = dir
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::RootDir));
+        let (Some(parent), Some(name), true) = (dir.parent(), dir.file_name(), plain) else {
+            return fs::canonicalize(dir);
+        };
+        if parent.as_os_str().is_empty() || fs::symlink_metadata(dir)?.file_type().is_symlink()
+        {
+            return fs::canonicalize(dir);
+        }
+        let known = self
+            .parents
+            .lock()
+            .ok()
+            .and_then(|p| p.get(parent).cloned());
+        let real_parent = match known {
+            Some(real) => real,
+            None => {
+                let real = fs::canonicalize(parent)?;
+                if let Ok(mut parents) = self.parents.lock() {
+                    parents.insert(parent.to_path_buf(), real.clone());
+                }
+                real
+            }
+        };
+        Ok(real_parent.join(name))
+    }
+
+    /// The repository rules for the canonical skill directory `skill`, which holds `.git`
+    /// when `is_repository`.
+    fn rules(&self, skill: PathBuf, is_repository: bool) -> RepoRules {
+        let parent = match skill.parent() {
+            Some(parent) if !is_repository => parent,
+            _ => {
+                let matchers = policy::matchers_of_repository_skill(&skill);
+                return RepoRules::with_matchers(skill, matchers);
+            }
+        };
+        let known = self.rules.lock().ok().and_then(|r| r.get(parent).cloned());
+        let matchers = match known {
+            Some(matchers) => matchers,
+            None => {
+                let matchers = policy::matchers_above(parent);
+                if let Ok(mut rules) = self.rules.lock() {
+                    rules.insert(parent.to_path_buf(), Matchers::clone(&matchers));
+                }
+                matchers
+            }
+        };
+        RepoRules::with_matchers(skill, matchers)
+    }
+}
+
+struct Walker<'a> {
+    lister: &'a Lister,
     /// The skill directory, canonical: symlinks must resolve inside it.
     root: PathBuf,
     repo: RepoRules,
@@ -187,7 +293,7 @@ struct Walker {
     root_error: Option<io::Error>,
 }
 
-impl Walker {
+impl Walker<'_> {
     /// Walks the directory whose real (canonical) path is `real` and whose path in the skill
     /// is `rel` (`""` for the root). `ignores` are the matchers of the directories above,
     /// `ancestors` the real paths of the directories being walked (to refuse loops).
@@ -198,11 +304,16 @@ impl Walker {
         ignores: &mut Vec<Gitignore>,
         ancestors: &mut Vec<PathBuf>,
     ) {
-        let names = match fs::read_dir(real) {
+        let entries = match fs::read_dir(real) {
             Ok(read) => {
-                let mut names: Vec<OsString> = read.flatten().map(|e| e.file_name()).collect();
-                names.sort();
-                names
+                // The type comes with the directory entry on most file systems: a
+                // directory needs no `lstat` of its own.
+                let mut entries: Vec<(OsString, Option<fs::FileType>)> = read
+                    .flatten()
+                    .map(|e| (e.file_name(), e.file_type().ok()))
+                    .collect();
+                entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+                entries
             }
             Err(error) if rel.is_empty() => {
                 self.root_error = Some(error);
@@ -216,15 +327,20 @@ impl Walker {
                 return;
             }
         };
+        if rel.is_empty() {
+            // Git's own test: a `.git` entry of any kind makes a repository root.
+            let is_repository = entries.iter().any(|(name, _)| name == ".git");
+            self.repo = self.lister.rules(self.root.clone(), is_repository);
+        }
         let logical = self.logical(rel);
-        let pushed = match self.ignore_files(real, &logical, &names) {
+        let pushed = match self.ignore_files(real, &logical, &entries) {
             Some(m) => {
                 ignores.push(m);
                 true
             }
             None => false,
         };
-        for name in names {
+        for (name, file_type) in entries {
             let child_real = real.join(&name);
             let Some(name) = name.to_str() else {
                 self.listing
@@ -240,7 +356,7 @@ impl Walker {
             } else {
                 format!("{rel}/{name}")
             };
-            self.entry(name, &child_real, child_rel, ignores, ancestors);
+            self.entry(name, file_type, &child_real, child_rel, ignores, ancestors);
         }
         if pushed {
             ignores.pop();
@@ -250,11 +366,15 @@ impl Walker {
     fn entry(
         &mut self,
         name: &str,
+        file_type: Option<fs::FileType>,
         path: &Path,
         rel: String,
         ignores: &mut Vec<Gitignore>,
         ancestors: &mut Vec<PathBuf>,
     ) {
+        if file_type.is_some_and(|t| t.is_dir()) {
+            return self.entered(name, path.to_path_buf(), None, rel, ignores, ancestors);
+        }
         let lmeta = match fs::symlink_metadata(path) {
             Ok(meta) => meta,
             Err(error) => {
@@ -285,8 +405,27 @@ impl Walker {
         } else {
             (path.to_path_buf(), lmeta)
         };
-        let is_dir = meta.is_dir();
-        let verdict = match verdict(ignores, &self.logical(&rel), is_dir) {
+        self.entered(name, target, Some(meta), rel, ignores, ancestors);
+    }
+
+    /// The entry `rel`, resolved: `target` is its real path, `meta` its metadata (`None`
+    /// for a directory known from its directory entry).
+    fn entered(
+        &mut self,
+        name: &str,
+        target: PathBuf,
+        meta: Option<fs::Metadata>,
+        rel: String,
+        ignores: &mut Vec<Gitignore>,
+        ancestors: &mut Vec<PathBuf>,
+    ) {
+        let is_dir = meta.as_ref().is_none_or(fs::Metadata::is_dir);
+        let own = if ignores.is_empty() {
+            Verdict::None
+        } else {
+            verdict(ignores, &self.logical(&rel), is_dir)
+        };
+        let verdict = match own {
             Verdict::None => self.repo.matched(Path::new(&rel), is_dir),
             own => own,
         };
@@ -301,14 +440,16 @@ impl Walker {
             }
             Verdict::None | Verdict::Whitelist => {}
         }
-        if is_dir {
+        let Some(meta) = meta.filter(|_| !is_dir) else {
             if ancestors.contains(&target) {
                 return self.problem(Problem::SymlinkLoop { link: rel });
             }
             ancestors.push(target.clone());
             self.walk(&target, &rel, ignores, ancestors);
             ancestors.pop();
-        } else if meta.is_file() {
+            return;
+        };
+        if meta.is_file() {
             self.listing.files.push(SkillFile {
                 path: rel,
                 real: target,
@@ -343,12 +484,12 @@ impl Walker {
         &mut self,
         real: &Path,
         logical: &Path,
-        names: &[OsString],
+        entries: &[(OsString, Option<fs::FileType>)],
     ) -> Option<Gitignore> {
         let mut builder = GitignoreBuilder::new(logical);
         let mut any = false;
         for name in IGNORE_FILES {
-            if !names.iter().any(|n| n == name) {
+            if !entries.iter().any(|(n, _)| n == name) {
                 continue;
             }
             let file = real.join(name);

@@ -74,6 +74,9 @@ impl Verdict {
     }
 }
 
+/// The rule files that apply in a repository, outermost first.
+pub(crate) type Matchers = Arc<[Arc<Gitignore>]>;
+
 /// The ignore rules of the git repository around a skill directory, for paths inside the
 /// skill. Outside a repository there are none (git's rules apply only in one).
 #[derive(Debug, Clone)]
@@ -82,7 +85,7 @@ pub struct RepoRules {
     skill: PathBuf,
     /// Outermost first: global excludes, `.git/info/exclude`, then each `.gitignore` from
     /// the repository root down to the skill's parent.
-    matchers: Vec<Arc<Gitignore>>,
+    matchers: Matchers,
 }
 
 impl RepoRules {
@@ -90,26 +93,16 @@ impl RepoRules {
     /// contributes the patterns that could be read, as in git.
     pub fn for_skill(dir: &Path) -> Self {
         let skill = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-        let mut matchers = Vec::new();
-        // The nearest directory holding `.git` (a directory, or a file in a worktree).
-        let Some(repo) = skill.ancestors().find(|a| a.join(".git").exists()) else {
-            return Self { skill, matchers };
+        let matchers = match skill.parent() {
+            Some(parent) if !is_repository(&skill) => matchers_above(parent),
+            _ => matchers_of_repository_skill(&skill),
         };
-        let build = |root: &Path, file: &Path| cached_matcher(root, file);
-        if let Some(global) = ignore::gitignore::gitconfig_excludes_path() {
-            matchers.extend(build(repo, &global));
-        }
-        matchers.extend(build(repo, &repo.join(".git/info/exclude")));
-        // The skill's own `.gitignore` is read by the walkers, with the rest of its files.
-        let mut above: Vec<&Path> = skill
-            .ancestors()
-            .skip(1)
-            .take_while(|a| a.starts_with(repo))
-            .collect();
-        above.reverse();
-        for dir in above {
-            matchers.extend(build(dir, &dir.join(".gitignore")));
-        }
+        Self { skill, matchers }
+    }
+
+    /// The rules for the canonical skill directory `skill` with the rule files already
+    /// found: every skill of one parent directory shares them (see [`matchers_above`]).
+    pub(crate) fn with_matchers(skill: PathBuf, matchers: Matchers) -> Self {
         Self { skill, matchers }
     }
 
@@ -150,6 +143,52 @@ impl RepoRules {
     pub fn is_empty(&self) -> bool {
         self.matchers.is_empty()
     }
+}
+
+/// Whether `dir` is the root of a git repository (`.git` is a directory, or a file in a
+/// worktree).
+pub(crate) fn is_repository(dir: &Path) -> bool {
+    dir.join(".git").exists()
+}
+
+/// The rule files for a skill directly inside the canonical directory `parent` that is not
+/// a repository root itself: those of the nearest repository around `parent`, with the
+/// `.gitignore` of each directory from its root down to `parent`. The same for every skill
+/// of `parent`, so a caller listing many skills looks them up once per parent.
+pub(crate) fn matchers_above(parent: &Path) -> Matchers {
+    let Some(repo) = parent.ancestors().find(|a| is_repository(a)) else {
+        return Matchers::from([]);
+    };
+    let mut matchers = repository_matchers(repo);
+    // The skill's own `.gitignore` is read by the walkers, with the rest of its files.
+    let mut above: Vec<&Path> = parent
+        .ancestors()
+        .take_while(|a| a.starts_with(repo))
+        .collect();
+    above.reverse();
+    for dir in above {
+        matchers.extend(cached_matcher(dir, &dir.join(".gitignore")));
+    }
+    matchers.into()
+}
+
+/// The rule files for a skill that is a repository root itself: no `.gitignore` above it
+/// counts.
+pub(crate) fn matchers_of_repository_skill(skill: &Path) -> Matchers {
+    if !is_repository(skill) {
+        return Matchers::from([]);
+    }
+    repository_matchers(skill).into()
+}
+
+/// The user's global excludes and the repository's `.git/info/exclude`.
+fn repository_matchers(repo: &Path) -> Vec<Arc<Gitignore>> {
+    let mut matchers = Vec::new();
+    if let Some(global) = ignore::gitignore::gitconfig_excludes_path() {
+        matchers.extend(cached_matcher(repo, &global));
+    }
+    matchers.extend(cached_matcher(repo, &repo.join(".git/info/exclude")));
+    matchers
 }
 
 #[cfg(test)]

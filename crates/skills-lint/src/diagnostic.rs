@@ -124,7 +124,8 @@ pub(crate) fn sort_diagnostics(diags: &mut [Diagnostic]) {
 pub(crate) struct Text<'a> {
     pub(crate) text: &'a str,
     shared: std::cell::OnceCell<Arc<str>>,
-    /// Built with the first diagnostic, so positions cost the same for the 5,000th.
+    /// Built with the first diagnostic past [`Text::NEAR_START`], so positions cost the
+    /// same for the 5,000th.
     index: std::cell::OnceCell<skills_frontmatter::LineIndex>,
 }
 
@@ -137,9 +138,19 @@ impl<'a> Text<'a> {
         }
     }
 
-    pub(crate) fn index(&self) -> &skills_frontmatter::LineIndex {
+    /// Offsets up to here are positioned by scanning the text before them.
+    const NEAR_START: usize = 4096;
+
+    /// The 1-based line and column of byte `offset`. Most findings are in the frontmatter,
+    /// at the top: scanning up to them costs less than indexing the whole file, which only
+    /// findings further down pay for.
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
+        if offset <= Self::NEAR_START {
+            return skills_frontmatter::line_col(self.text, offset);
+        }
         self.index
             .get_or_init(|| skills_frontmatter::LineIndex::new(self.text))
+            .line_col(self.text, offset)
     }
 
     pub(crate) fn shared(&self) -> Arc<str> {

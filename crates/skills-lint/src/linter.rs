@@ -83,7 +83,9 @@ impl Linter {
     /// [`LintError`] when a path does not exist, cannot be read, or is a file other than
     /// `SKILL.md`. Problems inside skills are diagnostics, not errors.
     pub fn lint_paths(&self, paths: &[PathBuf]) -> Result<Report, LintError> {
-        let mut skills = Vec::new();
+        // Each skill with whether the skills nested in it are linted too (not when the
+        // argument named its SKILL.md).
+        let mut queue: Vec<(walk::Found, bool)> = Vec::new();
         let mut other = Vec::new();
         let mut seen = HashSet::new();
         for path in paths {
@@ -94,13 +96,12 @@ impl Linter {
                     source,
                 },
             })?;
-            let found = if meta.is_dir() {
+            let (found, nested) = if meta.is_dir() {
                 std::fs::read_dir(path).map_err(|source| LintError::Io {
                     path: path.clone(),
                     source,
                 })?;
-                let walked = walk::files_under(path, self.threads);
-                let found = walk::skills_in(&walked);
+                let found = walk::skill_dirs(path, self.threads);
                 if found.is_empty() {
                     other.extend(self.diagnostic(
                         RuleId::SkillMdMissing,
@@ -111,28 +112,52 @@ impl Linter {
                         None,
                     ));
                 }
-                found
+                (found, true)
             } else if path.file_name().is_some_and(walk::is_skill_md) {
                 let dir = match path.parent() {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
-                let walked = walk::files_under(&dir, self.threads);
-                walk::skills_in(&walked)
+                let found = walk::skill_dirs(&dir, self.threads)
                     .into_iter()
                     .filter(|s| s.dir == dir)
-                    .collect()
+                    .collect();
+                (found, false)
             } else {
                 return Err(LintError::NotASkill { path: path.clone() });
             };
             // The same skill reached through two paths is linted once.
-            skills.extend(found.into_iter().filter(|s| seen.insert(s.dir.clone())));
+            queue.extend(
+                found
+                    .into_iter()
+                    .filter(|s| seen.insert(s.dir.clone()))
+                    .map(|s| (s, nested)),
+            );
         }
-        skills.sort_by(|a, b| a.dir.cmp(&b.dir));
-        let mut reports: Vec<SkillReport> = skills
-            .par_iter()
-            .map(|s| self.lint_skill(&s.with_policy()))
-            .collect();
+        let lister = skills_core::files::Lister::new();
+        let mut reports: Vec<SkillReport> = Vec::new();
+        while !queue.is_empty() {
+            let done: Vec<(SkillReport, Vec<walk::Found>, bool)> = queue
+                .par_iter()
+                .map(|(found, nested)| {
+                    let (skill, inside) = walk::SkillDir::list(found, &lister);
+                    (self.lint_skill(&skill), inside, *nested)
+                })
+                .collect();
+            queue = Vec::new();
+            for (report, inside, nested) in done {
+                reports.push(report);
+                if nested {
+                    queue.extend(
+                        inside
+                            .into_iter()
+                            .filter(|s| seen.insert(s.dir.clone()))
+                            .map(|s| (s, true)),
+                    );
+                }
+            }
+        }
+        reports.sort_by(|a, b| a.dir.cmp(&b.dir));
         checks::duplicate_names::check_duplicate_names(self, &mut reports);
         for r in &mut reports {
             sort_diagnostics(&mut r.diagnostics);
@@ -159,9 +184,8 @@ impl Linter {
             .unwrap_or_else(|| rule_id.rule().help.to_string());
         let (start, end) = match (&span, source) {
             (Some(span), Some(text)) => {
-                let index = text.index();
-                let (l1, c1) = index.line_col(text.text, span.start);
-                let (l2, c2) = index.line_col(text.text, span.end);
+                let (l1, c1) = text.line_col(span.start);
+                let (l2, c2) = text.line_col(span.end);
                 (
                     Some(Position {
                         line: l1,

@@ -1,42 +1,28 @@
 //! Finding skills under the paths given to lint, with one parallel walk per path.
 
-use std::collections::HashMap;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use ignore::{WalkBuilder, WalkState};
 
-/// A regular file seen by the walk.
+/// A regular file of a skill.
 #[derive(Debug, Clone)]
 pub(crate) struct FileEntry {
     pub(crate) path: PathBuf,
     pub(crate) size: u64,
 }
 
-/// An entry of the walk that is not a regular file but matters to lint.
+/// A directory the walk found a `SKILL.md` in (any letter case, or not a regular file).
 #[derive(Debug, Clone)]
-pub(crate) struct Odd {
-    pub(crate) path: PathBuf,
-    pub(crate) kind: OddKind,
+pub(crate) struct Found {
+    pub(crate) dir: PathBuf,
+    /// The `SKILL.md` the walk saw; the skill's listing may name a better one.
+    skill_md: PathBuf,
+    /// Set when `skill_md` is not a regular file (a directory, a FIFO...): what it is.
+    not_a_file: Option<&'static str>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum OddKind {
-    /// A `SKILL.md` (any case) that is not a regular file: what it is instead.
-    NotAFile(&'static str),
-    /// A symlink inside a skill whose target (canonical) lies outside the skill; not followed.
-    LinkOut(PathBuf),
-}
-
-/// What one walk found: regular files and odd entries, each sorted by path bytes.
-#[derive(Debug)]
-pub(crate) struct Walked {
-    pub(crate) files: Arc<[FileEntry]>,
-    pub(crate) odd: Vec<Odd>,
-}
-
-/// A skill directory and every file under it, sorted by path.
+/// A skill directory and its files under the one file policy.
 #[derive(Debug)]
 pub(crate) struct SkillDir {
     pub(crate) dir: PathBuf,
@@ -46,63 +32,93 @@ pub(crate) struct SkillDir {
     pub(crate) not_a_file: Option<&'static str>,
     /// Symlinks in the skill that point outside it (not followed), with their targets.
     pub(crate) links_out: Vec<(PathBuf, PathBuf)>,
-    /// The whole walk, shared by every skill found in it.
-    all: Arc<[FileEntry]>,
-    /// This skill's files as the walk saw them: one contiguous run of the sorted walk.
-    range: Range<usize>,
-    /// This skill's files under the one file policy ([`SkillDir::with_policy`]).
-    listed: Option<Vec<FileEntry>>,
+    /// The skill's files as `skills_core::files` lists them, sorted by path bytes.
+    files: Vec<FileEntry>,
 }
 
 impl SkillDir {
-    /// Every file of the skill, sorted by path bytes: the policy's listing once
-    /// [`SkillDir::with_policy`] made it, else every file the walk saw under the directory.
+    /// Every file of the skill, sorted by path bytes: the listing `skills package` holds
+    /// and `skills show` and the MCP server serve, so a file a `.skillignore` leaves out is
+    /// not there for a link to point at.
     pub(crate) fn files(&self) -> &[FileEntry] {
-        match &self.listed {
-            Some(files) => files,
-            None => self.all.get(self.range.clone()).unwrap_or(&[]),
-        }
+        &self.files
     }
 
-    /// The skill with its files listed by `skills_core::files`, the listing `skills package`
-    /// holds and `skills show` and the MCP server serve: a file a `.skillignore` leaves out
-    /// is not there for a link to point at. The walk still found the skill; when the
-    /// directory cannot be listed, its files stay the walk's.
-    pub(crate) fn with_policy(&self) -> SkillDir {
-        let mut listed = None;
-        let mut links_out = self.links_out.clone();
-        if let Ok(listing) = skills_core::files::list(&self.dir) {
-            listed = Some(
-                listing
-                    .files
-                    .into_iter()
-                    .map(|f| FileEntry {
-                        path: self.dir.join(&f.path),
-                        size: f.size,
-                    })
-                    .collect(),
-            );
-            links_out = listing
-                .problems
-                .into_iter()
-                .filter_map(|p| match p {
-                    skills_core::files::Problem::SymlinkEscape { link, target } => {
-                        Some((self.dir.join(link), target))
-                    }
-                    _ => None,
-                })
-                .collect();
-            links_out.sort_unstable_by(|a: &(PathBuf, PathBuf), b| key(&a.0).cmp(key(&b.0)));
+    /// Lists the skill the walk found in `found.dir`, and the skills nested in it (a
+    /// directory below with a `SKILL.md`: the walk stops at a skill, its listing goes on).
+    /// When the directory cannot be listed, the skill has no files; reading its `SKILL.md`
+    /// then says why.
+    pub(crate) fn list(found: &Found, lister: &skills_core::files::Lister) -> (Self, Vec<Found>) {
+        let mut skill = SkillDir {
+            dir: found.dir.clone(),
+            skill_md: found.skill_md.clone(),
+            not_a_file: found.not_a_file,
+            links_out: Vec::new(),
+            files: Vec::new(),
+        };
+        let Ok(listing) = lister.list(&found.dir) else {
+            return (skill, Vec::new());
+        };
+        let marker = |rel: &str, not_a_file| {
+            let rel = Path::new(rel);
+            let dir = match rel.parent() {
+                Some(parent) if !parent.as_os_str().is_empty() => found.dir.join(parent),
+                _ => found.dir.clone(),
+            };
+            Marker {
+                md: found.dir.join(rel),
+                dir,
+                not_a_file,
+            }
+        };
+        let named = |rel: &str| Path::new(rel).file_name().is_some_and(is_skill_md);
+        let mut markers: Vec<Marker> = listing
+            .files
+            .iter()
+            .filter(|f| named(&f.path))
+            .map(|f| marker(&f.path, None))
+            .collect();
+        for s in &listing.skipped {
+            if let skills_core::files::SkipReason::Special(what) = s.reason
+                && named(&s.path)
+            {
+                markers.push(marker(&s.path, Some(what)));
+            }
         }
-        SkillDir {
-            dir: self.dir.clone(),
-            skill_md: self.skill_md.clone(),
-            not_a_file: self.not_a_file,
-            links_out,
-            all: Arc::clone(&self.all),
-            range: self.range.clone(),
-            listed,
+        skill.files = listing
+            .files
+            .into_iter()
+            .map(|f| FileEntry {
+                path: found.dir.join(&f.path),
+                size: f.size,
+            })
+            .collect();
+        skill.links_out = listing
+            .problems
+            .into_iter()
+            .filter_map(|p| match p {
+                skills_core::files::Problem::SymlinkEscape { link, target } => {
+                    Some((found.dir.join(link), target))
+                }
+                _ => None,
+            })
+            .collect();
+        skill
+            .links_out
+            .sort_unstable_by(|a, b| key(&a.0).cmp(key(&b.0)));
+        let mut nested = Vec::new();
+        for found_here in skills_in(markers) {
+            if found_here.dir == found.dir {
+                // The listing's own SKILL.md: a regular file there beats what the walk saw.
+                if skill.not_a_file.is_some() || found_here.not_a_file.is_none() {
+                    skill.skill_md = found_here.skill_md;
+                    skill.not_a_file = found_here.not_a_file;
+                }
+            } else {
+                nested.push(found_here);
+            }
         }
+        (skill, nested)
     }
 }
 
@@ -122,191 +138,141 @@ pub(crate) fn prefix(dir: &Path) -> Vec<u8> {
 
 pub(crate) use skills_core::layout::is_skill_md;
 
+/// A `SKILL.md` (any case) the walk or a listing met.
+#[derive(Debug)]
+struct Marker {
+    dir: PathBuf,
+    md: PathBuf,
+    not_a_file: Option<&'static str>,
+}
+
 /// Walks `root` (honouring `.gitignore` and `.ignore`, entering hidden directories, skipping
 /// `.git` and `node_modules`, following symlinks; a symlink loop is reported by `ignore` and
-/// skipped) and returns every regular file, sorted.
+/// skipped) for skill directories, sorted by path.
 ///
-/// Two kinds of entry are set aside instead: a `SKILL.md` that is not a regular file (a
-/// directory, a FIFO: never opened, so a FIFO cannot block the walk), and a symlink inside a
-/// skill whose target lies outside that skill (not followed, so a link to `/usr` does not
-/// walk `/usr`; `skills package` refuses such links too).
-pub(crate) fn files_under(root: &Path, threads: usize) -> Walked {
-    let found = Mutex::new(Vec::new());
-    let odd = Arc::new(Mutex::new(Vec::new()));
-    let (links, owned_root) = (Arc::clone(&odd), root.to_path_buf());
+/// The walk stops at a directory holding `SKILL.md`: the skill's files, and the skills
+/// nested in it, come from its listing ([`SkillDir::list`]), so nothing below a skill is
+/// read twice. A `SKILL.md` in another letter case is seen only as the walk lists its
+/// directory, which it then walks on; a symlink in there that leaves the skill is not
+/// followed, so a link to `/usr` does not walk `/usr`.
+pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
+    // The root itself: nothing to walk.
+    if let Some(marker) = skill_marker(root) {
+        return skills_in(vec![marker]);
+    }
+    let markers = Arc::new(Mutex::new(Vec::new()));
+    let (in_filter, owned_root) = (Arc::clone(&markers), root.to_path_buf());
     WalkBuilder::new(root)
         .hidden(false)
         .follow_links(true)
         .require_git(false)
         .git_global(false)
         .threads(threads)
+        // Decided as the parent is read, before the walker reads the directory itself.
         .filter_entry(move |e| {
             let name = e.file_name();
             if e.depth() > 0 && skills_core::layout::is_skipped_dir(name) {
                 return false;
             }
-            if e.depth() > 0
-                && e.path_is_symlink()
-                && !is_skill_md(name)
-                && let Some(target) = link_out_of_skill(&owned_root, e.path())
+            if e.file_type().is_some_and(|t| t.is_dir())
+                && let Some(marker) = skill_marker(e.path())
             {
-                if let Ok(mut odd) = links.lock() {
-                    odd.push(Odd {
-                        path: e.path().to_path_buf(),
-                        kind: OddKind::LinkOut(target),
-                    });
+                if let Ok(mut all) = in_filter.lock() {
+                    all.push(marker);
                 }
                 return false;
             }
-            true
+            // Not followed, and reported by the skill's listing.
+            !(e.depth() > 0
+                && e.path_is_symlink()
+                && !is_skill_md(name)
+                && link_out_of_skill(&owned_root, e.path()))
         })
         .build_parallel()
         .run(|| {
-            let mut local = Batch {
-                files: Vec::new(),
-                sink: &found,
-            };
-            let odd = Arc::clone(&odd);
+            let markers = Arc::clone(&markers);
             Box::new(move |entry| {
-                let Ok(entry) = entry else {
-                    return WalkState::Continue;
-                };
-                let Some(file_type) = entry.file_type() else {
-                    return WalkState::Continue;
-                };
-                if file_type.is_file() {
-                    let size = entry.metadata().map_or(0, |m| m.len());
-                    local.push(FileEntry {
-                        path: entry.into_path(),
-                        size,
-                    });
-                } else if entry.depth() > 0
+                // Only a `SKILL.md` in another letter case gets here.
+                if let Ok(entry) = entry
+                    && entry.depth() > 0
                     && is_skill_md(entry.file_name())
-                    && let Ok(mut odd) = odd.lock()
+                    && let (Some(file_type), Some(dir)) = (entry.file_type(), entry.path().parent())
+                    && let Ok(mut all) = markers.lock()
                 {
-                    odd.push(Odd {
-                        path: entry.into_path(),
-                        kind: OddKind::NotAFile(skills_core::describe_file_type(file_type)),
+                    all.push(Marker {
+                        dir: dir.to_path_buf(),
+                        md: entry.path().to_path_buf(),
+                        not_a_file: (!file_type.is_file())
+                            .then(|| skills_core::describe_file_type(file_type)),
                     });
                 }
                 WalkState::Continue
             })
         });
-    let mut files = found.into_inner().unwrap_or_default();
-    // Byte order, not `Path`'s component order: it is much cheaper, and the files under any
-    // directory still form one contiguous run (they share the prefix `dir/`).
-    files.sort_unstable_by(|a, b| key(&a.path).cmp(key(&b.path)));
-    let mut odd = odd
+    let markers = markers
         .lock()
-        .map(|mut o| std::mem::take(&mut *o))
+        .map(|mut m| std::mem::take(&mut *m))
         .unwrap_or_default();
-    odd.sort_unstable_by(|a, b| key(&a.path).cmp(key(&b.path)));
-    Walked {
-        files: files.into(),
-        odd,
-    }
+    skills_in(markers)
 }
 
-/// For a symlink at `link` (under `root`) inside a skill directory: its canonical target when
-/// that lies outside the skill. `None` when the link is not inside a skill, stays inside it,
-/// or does not resolve (the walker reports broken links itself).
-fn link_out_of_skill(root: &Path, link: &Path) -> Option<PathBuf> {
-    let skill = link
+/// The marker of `dir` when it holds `SKILL.md`: one `stat` instead of walking the skill.
+fn skill_marker(dir: &Path) -> Option<Marker> {
+    let md = dir.join(skills_core::layout::SKILL_MD);
+    let meta = std::fs::metadata(&md).ok()?;
+    Some(Marker {
+        dir: dir.to_path_buf(),
+        not_a_file: (!meta.is_file()).then(|| skills_core::describe_file_type(meta.file_type())),
+        md,
+    })
+}
+
+/// For a symlink at `link` (under `root`): whether it lies inside a skill the walk is
+/// walking (one whose `SKILL.md` is not spelt so) and resolves outside it.
+fn link_out_of_skill(root: &Path, link: &Path) -> bool {
+    let Some(skill) = link
         .ancestors()
         .skip(1)
         .take_while(|d| d.starts_with(root))
-        .find(|d| d.join("SKILL.md").is_file() || d.join("skill.md").is_file())?;
-    let skill = std::fs::canonicalize(skill).ok()?;
-    let target = std::fs::canonicalize(link).ok()?;
-    (!target.starts_with(&skill)).then_some(target)
-}
-
-/// A walker thread's files, handed to the shared list in batches (so the lock is rare) and
-/// when the thread's visitor is dropped.
-struct Batch<'a> {
-    files: Vec<FileEntry>,
-    sink: &'a Mutex<Vec<FileEntry>>,
-}
-
-impl Batch<'_> {
-    fn push(&mut self, file: FileEntry) {
-        self.files.push(file);
-        if self.files.len() >= 256 {
-            self.flush();
-        }
-    }
-
-    fn flush(&mut self) {
-        if let Ok(mut all) = self.sink.lock() {
-            all.append(&mut self.files);
-        }
+        .find(|d| d.join("SKILL.md").is_file() || d.join("skill.md").is_file())
+    else {
+        return false;
+    };
+    match (std::fs::canonicalize(skill), std::fs::canonicalize(link)) {
+        (Ok(skill), Ok(target)) => !target.starts_with(skill),
+        _ => false,
     }
 }
 
-impl Drop for Batch<'_> {
-    fn drop(&mut self) {
-        self.flush();
-    }
-}
-
-/// Groups sorted files into skills: every directory that holds a `SKILL.md` (any case, a
-/// regular file preferred, then the exact name) is a skill, and owns every file below it,
-/// including those of skills nested inside it.
-pub(crate) fn skills_in(walked: &Walked) -> Vec<SkillDir> {
-    let files = &walked.files;
-    // (dir, SKILL.md, what it is when not a regular file)
-    let mut markers: Vec<(&Path, &Path, Option<&'static str>)> = Vec::new();
-    for f in files.iter() {
-        if let (Some(name), Some(dir)) = (f.path.file_name(), f.path.parent())
-            && is_skill_md(name)
+/// One skill per directory among `markers`, sorted by path: a regular file is preferred,
+/// then the exact name `SKILL.md`.
+fn skills_in(mut markers: Vec<Marker>) -> Vec<Found> {
+    markers.sort_unstable_by(|a, b| key(&a.dir).cmp(key(&b.dir)));
+    let mut skills: Vec<Found> = Vec::new();
+    for Marker {
+        dir,
+        md,
+        not_a_file,
+    } in markers
+    {
+        if let Some(last) = skills.last_mut()
+            && last.dir == dir
         {
-            markers.push((dir, &f.path, None));
-        }
-    }
-    for o in &walked.odd {
-        if let (OddKind::NotAFile(what), Some(dir)) = (&o.kind, o.path.parent()) {
-            markers.push((dir, &o.path, Some(*what)));
-        }
-    }
-    let mut skills: Vec<SkillDir> = Vec::new();
-    let mut index: HashMap<&Path, usize> = HashMap::new();
-    for (dir, md, not_a_file) in markers {
-        if let Some(existing) = index.get(dir).and_then(|&i| skills.get_mut(i)) {
-            let better = match (existing.not_a_file, not_a_file) {
+            let better = match (last.not_a_file, not_a_file) {
                 (Some(_), None) => true,
                 (None, Some(_)) => false,
                 _ => md.file_name().is_some_and(|n| n == "SKILL.md"),
             };
             if better {
-                existing.skill_md = md.to_path_buf();
-                existing.not_a_file = not_a_file;
+                last.skill_md = md;
+                last.not_a_file = not_a_file;
             }
             continue;
         }
-        let prefix = prefix(dir);
-        let start = files.partition_point(|e| key(&e.path) < prefix.as_slice());
-        let end = start
-            + files.get(start..).map_or(0, |rest| {
-                rest.partition_point(|e| key(&e.path).starts_with(&prefix))
-            });
-        let links_out = walked
-            .odd
-            .iter()
-            .filter(|o| key(&o.path).starts_with(&prefix))
-            .filter_map(|o| match &o.kind {
-                OddKind::LinkOut(target) => Some((o.path.clone(), target.clone())),
-                OddKind::NotAFile(_) => None,
-            })
-            .collect();
-        index.insert(dir, skills.len());
-        skills.push(SkillDir {
-            dir: dir.to_path_buf(),
-            skill_md: md.to_path_buf(),
+        skills.push(Found {
+            dir,
+            skill_md: md,
             not_a_file,
-            links_out,
-            all: Arc::clone(files),
-            range: start..end,
-            listed: None,
         });
     }
     skills
