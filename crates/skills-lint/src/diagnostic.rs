@@ -119,6 +119,22 @@ pub(crate) fn sort_diagnostics(diags: &mut [Diagnostic]) {
     diags.sort_by(|a, b| (&a.path, a.start, a.rule).cmp(&(&b.path, b.start, b.rule)));
 }
 
+/// A span with the positions of its ends, when the text they are in is known.
+#[derive(Debug, Clone)]
+pub(crate) struct Site {
+    pub(crate) span: Range<usize>,
+    pub(crate) positions: Option<(Position, Position)>,
+}
+
+/// Where a skill's `name` value is, kept from linting it for `duplicate-name`, which needs
+/// the whole run.
+#[derive(Debug)]
+pub(crate) struct Named {
+    pub(crate) site: Site,
+    /// The text of its SKILL.md, for the renderers that quote it.
+    pub(crate) source: Option<Arc<str>>,
+}
+
 /// A file's text, copied into a shared `Arc` only when a diagnostic needs it: most skills
 /// have no findings, and copying every file would be wasted work on the hot path.
 pub(crate) struct Text<'a> {
@@ -151,6 +167,18 @@ impl<'a> Text<'a> {
         self.index
             .get_or_init(|| skills_frontmatter::LineIndex::new(self.text))
             .line_col(self.text, offset)
+    }
+
+    /// `span` with its positions in this text.
+    pub(crate) fn site(&self, span: Range<usize>) -> Site {
+        let position = |offset| {
+            let (line, column) = self.line_col(offset);
+            Position { line, column }
+        };
+        Site {
+            positions: Some((position(span.start), position(span.end))),
+            span,
+        }
     }
 
     pub(crate) fn shared(&self) -> Arc<str> {

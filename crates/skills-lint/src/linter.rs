@@ -4,12 +4,13 @@
 use std::collections::HashSet;
 use std::ops::Range;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use crate::checks;
 use crate::config::Config;
-use crate::diagnostic::{Diagnostic, Position, Report, SkillReport, Text, sort_diagnostics};
+use crate::diagnostic::{Diagnostic, Named, Report, Site, SkillReport, Text, sort_diagnostics};
 use crate::rules::RuleId;
 use crate::walk;
 
@@ -135,9 +136,10 @@ impl Linter {
             );
         }
         let lister = skills_core::files::Lister::new();
-        let mut reports: Vec<SkillReport> = Vec::new();
+        // Each report with where its `name` is, for `duplicate-name`.
+        let mut linted: Vec<(SkillReport, Option<Named>)> = Vec::new();
         while !queue.is_empty() {
-            let done: Vec<(SkillReport, Vec<walk::Found>, bool)> = queue
+            let done: Vec<_> = queue
                 .par_iter()
                 .map(|(found, nested)| {
                     let (skill, inside) = walk::SkillDir::list(found, &lister);
@@ -146,7 +148,7 @@ impl Linter {
                 .collect();
             queue = Vec::new();
             for (report, inside, nested) in done {
-                reports.push(report);
+                linted.push(report);
                 if nested {
                     queue.extend(
                         inside
@@ -157,11 +159,9 @@ impl Linter {
                 }
             }
         }
-        reports.sort_by(|a, b| a.dir.cmp(&b.dir));
-        checks::duplicate_names::check_duplicate_names(self, &mut reports);
-        for r in &mut reports {
-            sort_diagnostics(&mut r.diagnostics);
-        }
+        linted.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
+        let (mut reports, names): (Vec<_>, Vec<_>) = linted.into_iter().unzip();
+        checks::duplicate_names::check_duplicate_names(self, &mut reports, &names);
         Ok(Report {
             skills: reports,
             other,
@@ -178,26 +178,36 @@ impl Linter {
         span: Option<Range<usize>>,
         source: Option<&Text<'_>>,
     ) -> Option<Diagnostic> {
+        let site = span.map(|span| match source {
+            Some(text) => text.site(span),
+            None => Site {
+                span,
+                positions: None,
+            },
+        });
+        let source = source.filter(|_| self.sources).map(Text::shared);
+        self.diagnostic_at(rule_id, message, help, path, site, source)
+    }
+
+    /// Builds a diagnostic whose positions are known, if the rule is not allowed.
+    pub(crate) fn diagnostic_at(
+        &self,
+        rule_id: RuleId,
+        message: String,
+        help: Option<String>,
+        path: PathBuf,
+        site: Option<Site>,
+        source: Option<Arc<str>>,
+    ) -> Option<Diagnostic> {
         let severity = self.config.severity(rule_id)?;
         let help = help
             .filter(|h| !h.is_empty())
             .unwrap_or_else(|| rule_id.rule().help.to_string());
-        let (start, end) = match (&span, source) {
-            (Some(span), Some(text)) => {
-                let (l1, c1) = text.line_col(span.start);
-                let (l2, c2) = text.line_col(span.end);
-                (
-                    Some(Position {
-                        line: l1,
-                        column: c1,
-                    }),
-                    Some(Position {
-                        line: l2,
-                        column: c2,
-                    }),
-                )
+        let (span, start, end) = match site {
+            Some(Site { span, positions }) => {
+                (Some(span), positions.map(|p| p.0), positions.map(|p| p.1))
             }
-            _ => (None, None),
+            None => (None, None, None),
         };
         Some(Diagnostic {
             rule: rule_id,
@@ -208,11 +218,12 @@ impl Linter {
             span,
             start,
             end,
-            source: source.filter(|_| self.sources).map(Text::shared),
+            source: source.filter(|_| self.sources),
         })
     }
 
-    fn lint_skill(&self, skill: &walk::SkillDir) -> SkillReport {
+    /// The findings for one skill, sorted, and where its `name` value is.
+    fn lint_skill(&self, skill: &walk::SkillDir) -> (SkillReport, Option<Named>) {
         let mut report = SkillReport {
             dir: skill.dir.clone(),
             skill_md: skill.skill_md.clone(),
@@ -225,8 +236,9 @@ impl Linter {
         // Every other rule needs the parsed file: a SKILL.md that cannot be read or parsed
         // gets only the finding that says why.
         let Some(skill_md) = checks::skill_md::parse(self, skill, &mut out) else {
+            sort_diagnostics(&mut out);
             report.diagnostics = out;
-            return report;
+            return (report, None);
         };
         report.name = skill_md.name().map(str::to_string);
         // One for every finding in SKILL.md, so they share one copy of the source and one
@@ -236,8 +248,17 @@ impl Linter {
         checks::links::check_references(self, skill, &skill_md, text.as_ref(), &mut out);
         checks::size::check_size(self, skill, &mut out);
         checks::context::check_context(self, skill, &mut out);
+        sort_diagnostics(&mut out);
         report.diagnostics = out;
-        report
+        let named = skill_md
+            .field("name")
+            .zip(text.as_ref())
+            .map(|(e, text)| Named {
+                site: text.site(e.value_span.clone()),
+                // Shared with the file's other findings: no copy when it has any.
+                source: self.sources.then(|| text.shared()),
+            });
+        (report, named)
     }
 }
 
