@@ -9,6 +9,8 @@ use ignore::{WalkBuilder, WalkState};
 #[derive(Debug, Clone)]
 pub(crate) struct FileEntry {
     pub(crate) path: PathBuf,
+    /// The path relative to the skill directory, `/`-separated.
+    pub(crate) rel: String,
     pub(crate) size: u64,
 }
 
@@ -90,6 +92,7 @@ impl SkillDir {
             .into_iter()
             .map(|f| FileEntry {
                 path: found.dir.join(&f.path),
+                rel: f.path,
                 size: f.size,
             })
             .collect();

@@ -55,22 +55,25 @@ pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<Strin
     skill
         .files()
         .iter()
-        .filter_map(|f| f.path.strip_prefix(&skill.dir).ok())
-        .map(|p| p.to_string_lossy().replace('\\', "/"))
-        .filter_map(|p| {
-            let lower = p.to_lowercase();
-            let score = if lower == wanted_lower || p.rsplit('/').next() == wanted_name {
+        .filter_map(|f| {
+            let p = f.rel.as_str();
+            let score = if p.rsplit('/').next() == wanted_name {
                 0
-            } else if lower.chars().count().abs_diff(wanted_chars) > 3 {
+            } else if p.chars().count().abs_diff(wanted_chars) > 3 {
                 // The length difference bounds the distance from below: most files of a
                 // skill are skipped without computing it (it was a sixth of a lint run
                 // over a large tree with many broken links).
                 return None;
             } else {
-                skills_core::suggest::distance(&lower, &wanted_lower)
+                let lower = p.to_lowercase();
+                if lower == wanted_lower {
+                    0
+                } else {
+                    skills_core::suggest::distance(&lower, &wanted_lower)
+                }
             };
             (score <= 3).then_some((score, p))
         })
         .min()
-        .map(|(_, p)| p)
+        .map(|(_, p)| p.to_string())
 }

@@ -21,14 +21,58 @@ fn handler(ui: Ui) -> GraphicalReportHandler {
 
 /// Renders any miette report (used for errors of the command itself).
 pub(crate) fn report_to_string(ui: Ui, diag: &dyn miette::Diagnostic) -> String {
-    let mut out = String::new();
-    if handler(ui).render_report(&mut out, diag).is_err() {
-        out = diag.to_string();
-    }
-    out.trim_end().to_string()
+    render(&handler(ui), diag)
 }
 
-fn to_miette(d: &Diagnostic) -> miette::Report {
+fn render(handler: &GraphicalReportHandler, diag: &dyn miette::Diagnostic) -> String {
+    let mut out = String::new();
+    if handler.render_report(&mut out, diag).is_err() {
+        out = diag.to_string();
+    }
+    out.truncate(out.trim_end().len());
+    out
+}
+
+/// One finding as miette draws it. Not a `miette::Report`: creating one asks the global
+/// hook for a fresh handler, which reads the terminal's size and colour support with system
+/// calls, for every finding.
+#[derive(Debug)]
+struct Finding {
+    inner: MietteDiagnostic,
+    code: Option<super::snippet::Snippet>,
+}
+
+impl std::fmt::Display for Finding {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl std::error::Error for Finding {}
+
+impl miette::Diagnostic for Finding {
+    fn code<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.inner.code()
+    }
+
+    fn severity(&self) -> Option<miette::Severity> {
+        self.inner.severity()
+    }
+
+    fn help<'a>(&'a self) -> Option<Box<dyn std::fmt::Display + 'a>> {
+        self.inner.help()
+    }
+
+    fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
+        self.inner.labels()
+    }
+
+    fn source_code(&self) -> Option<&dyn miette::SourceCode> {
+        self.code.as_ref().map(|c| c as &dyn miette::SourceCode)
+    }
+}
+
+fn finding(d: &Diagnostic) -> Finding {
     let severity = match d.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
@@ -44,7 +88,7 @@ fn to_miette(d: &Diagnostic) -> miette::Report {
             super::terminal_safe(&d.message)
         )
     };
-    let mut m = MietteDiagnostic::new(message)
+    let inner = MietteDiagnostic::new(message)
         .with_code(d.rule.as_str())
         .with_severity(severity)
         .with_help(d.help.clone());
@@ -52,10 +96,12 @@ fn to_miette(d: &Diagnostic) -> miette::Report {
         Some((span, source)) => {
             let column = d.start.map(|p| p.column);
             let (code, span) = super::snippet::Snippet::new(path, &source, span, column);
-            m = m.with_label(LabeledSpan::at(span, d.rule.rule().label));
-            miette::Report::new(m).with_source_code(code)
+            Finding {
+                inner: inner.with_label(LabeledSpan::at(span, d.rule.rule().label)),
+                code: Some(code),
+            }
         }
-        None => miette::Report::new(m),
+        None => Finding { inner, code: None },
     }
 }
 
@@ -105,6 +151,7 @@ struct Drawn {
 }
 
 fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
+    let handler = handler(ui);
     let mut text = String::new();
     // (file, rule) -> findings seen; the order of first appearance for the notes.
     let mut seen: HashMap<(&std::path::Path, skills_lint::RuleId), usize> = HashMap::new();
@@ -118,7 +165,7 @@ fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
         if *n > SHOWN_PER_RULE_AND_FILE {
             continue;
         }
-        text.push_str(&report_to_string(ui, to_miette(d).as_ref()));
+        text.push_str(&render(&handler, &finding(d)));
         text.push_str("\n\n");
     }
     let mut notes = String::new();
