@@ -21,16 +21,20 @@ fn handler(ui: Ui) -> GraphicalReportHandler {
 
 /// Renders any miette report (used for errors of the command itself).
 pub(crate) fn report_to_string(ui: Ui, diag: &dyn miette::Diagnostic) -> String {
-    render(&handler(ui), diag)
+    let mut out = String::new();
+    render_into(&mut out, &handler(ui), diag);
+    out
 }
 
-fn render(handler: &GraphicalReportHandler, diag: &dyn miette::Diagnostic) -> String {
-    let mut out = String::new();
-    if handler.render_report(&mut out, diag).is_err() {
-        out = diag.to_string();
+/// Appends `diag` drawn by `handler` to `out`, without trailing white space.
+fn render_into(out: &mut String, handler: &GraphicalReportHandler, diag: &dyn miette::Diagnostic) {
+    let start = out.len();
+    if handler.render_report(out, diag).is_err() {
+        out.truncate(start);
+        out.push_str(&diag.to_string());
     }
-    out.truncate(out.trim_end().len());
-    out
+    let end = out.trim_end().len().max(start);
+    out.truncate(end);
 }
 
 /// One finding as miette draws it. Not a `miette::Report`: creating one asks the global
@@ -151,7 +155,15 @@ struct Drawn {
 }
 
 fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
-    let handler = handler(ui);
+    let wrapping = handler(ui);
+    // Wrapping segments every line by Unicode's rules (5% of a run with many findings); a
+    // finding whose texts are shorter in bytes than the width has nothing to wrap (a
+    // character is never wider on screen than its UTF-8 bytes).
+    let plain = handler(ui).with_wrap_lines(false);
+    let fits = |d: &Diagnostic| {
+        let room = ui.width.saturating_sub(12);
+        d.message.len() + path_str(&d.path).len() <= room && d.help.len() <= room
+    };
     let mut text = String::new();
     // (file, rule) -> findings seen; the order of first appearance for the notes.
     let mut seen: HashMap<(&std::path::Path, skills_lint::RuleId), usize> = HashMap::new();
@@ -165,7 +177,8 @@ fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
         if *n > SHOWN_PER_RULE_AND_FILE {
             continue;
         }
-        text.push_str(&render(&handler, &finding(d)));
+        let handler = if fits(d) { &plain } else { &wrapping };
+        render_into(&mut text, handler, &finding(d));
         text.push_str("\n\n");
     }
     let mut notes = String::new();
