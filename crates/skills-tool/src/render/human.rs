@@ -162,7 +162,12 @@ fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
     let plain = handler(ui).with_wrap_lines(false);
     let fits = |d: &Diagnostic| {
         let room = ui.width.saturating_sub(12);
-        d.message.len() + path_str(&d.path).len() <= room && d.help.len() <= room
+        // Without a snippet, the message starts with the path.
+        let path = match d.span.is_some() && d.source.is_some() {
+            true => 0,
+            false => path_str(&d.path).len() + 2,
+        };
+        d.message.len() + path <= room && d.help.len() <= room
     };
     let mut text = String::new();
     // (file, rule) -> findings seen; the order of first appearance for the notes.
