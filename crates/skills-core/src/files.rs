@@ -282,6 +282,13 @@ impl Lister {
     }
 }
 
+/// A directory entry as its directory's listing saw it.
+enum Seen {
+    Dir,
+    /// Anything else, with its `lstat`.
+    Other(io::Result<fs::Metadata>),
+}
+
 struct Walker<'a> {
     lister: &'a Lister,
     /// The skill directory, canonical: symlinks must resolve inside it.
@@ -306,11 +313,18 @@ impl Walker<'_> {
     ) {
         let entries = match fs::read_dir(real) {
             Ok(read) => {
-                // The type comes with the directory entry on most file systems: a
-                // directory needs no `lstat` of its own.
-                let mut entries: Vec<(OsString, Option<fs::FileType>)> = read
+                let mut entries: Vec<(OsString, Seen)> = read
                     .flatten()
-                    .map(|e| (e.file_name(), e.file_type().ok()))
+                    .map(|e| {
+                        // The type comes with the directory entry on most file systems: a
+                        // directory needs no `lstat` of its own, and anything else is
+                        // `lstat`ed relative to the open directory, not by its whole path.
+                        let seen = match e.file_type() {
+                            Ok(t) if t.is_dir() => Seen::Dir,
+                            _ => Seen::Other(e.metadata()),
+                        };
+                        (e.file_name(), seen)
+                    })
                     .collect();
                 entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
                 entries
@@ -340,7 +354,7 @@ impl Walker<'_> {
             }
             None => false,
         };
-        for (name, file_type) in entries {
+        for (name, seen) in entries {
             let child_real = real.join(&name);
             let Some(name) = name.to_str() else {
                 self.listing
@@ -356,7 +370,7 @@ impl Walker<'_> {
             } else {
                 format!("{rel}/{name}")
             };
-            self.entry(name, file_type, &child_real, child_rel, ignores, ancestors);
+            self.entry(name, seen, &child_real, child_rel, ignores, ancestors);
         }
         if pushed {
             ignores.pop();
@@ -366,18 +380,18 @@ impl Walker<'_> {
     fn entry(
         &mut self,
         name: &str,
-        file_type: Option<fs::FileType>,
+        seen: Seen,
         path: &Path,
         rel: String,
         ignores: &mut Vec<Gitignore>,
         ancestors: &mut Vec<PathBuf>,
     ) {
-        if file_type.is_some_and(|t| t.is_dir()) {
-            return self.entered(name, path.to_path_buf(), None, rel, ignores, ancestors);
-        }
-        let lmeta = match fs::symlink_metadata(path) {
-            Ok(meta) => meta,
-            Err(error) => {
+        let lmeta = match seen {
+            Seen::Dir => {
+                return self.entered(name, path.to_path_buf(), None, rel, ignores, ancestors);
+            }
+            Seen::Other(Ok(meta)) => meta,
+            Seen::Other(Err(error)) => {
                 self.listing
                     .problems
                     .push(Problem::Unreadable { path: rel, error });
@@ -484,7 +498,7 @@ impl Walker<'_> {
         &mut self,
         real: &Path,
         logical: &Path,
-        entries: &[(OsString, Option<fs::FileType>)],
+        entries: &[(OsString, Seen)],
     ) -> Option<Gitignore> {
         let mut builder = GitignoreBuilder::new(logical);
         let mut any = false;
