@@ -57,7 +57,9 @@ pub struct Diagnostic {
     pub start: Option<Position>,
     /// Where the span ends (exclusive column).
     pub end: Option<Position>,
-    /// The text of `path`, for renderers that quote the source.
+    /// The text of `path`, for renderers that quote the source: the whole file, or at
+    /// least its start through the line after the span (`duplicate-name` carries the
+    /// frontmatter only, so a large run does not hold every file it read).
     pub source: Option<Arc<str>>,
 }
 
@@ -131,7 +133,7 @@ pub(crate) struct Site {
 #[derive(Debug)]
 pub(crate) struct Named {
     pub(crate) site: Site,
-    /// The text of its SKILL.md, for the renderers that quote it.
+    /// The text of its SKILL.md through the frontmatter, for the renderers that quote it.
     pub(crate) source: Option<Arc<str>>,
 }
 
@@ -179,6 +181,11 @@ impl<'a> Text<'a> {
             positions: Some((position(span.start), position(span.end))),
             span,
         }
+    }
+
+    /// The shared copy, if a finding made one already.
+    pub(crate) fn shared_if_made(&self) -> Option<Arc<str>> {
+        self.shared.get().cloned()
     }
 
     pub(crate) fn shared(&self) -> Arc<str> {

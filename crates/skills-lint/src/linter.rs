@@ -255,8 +255,14 @@ impl Linter {
             .zip(text.as_ref())
             .map(|(e, text)| Named {
                 site: text.site(e.value_span.clone()),
-                // Shared with the file's other findings: no copy when it has any.
-                source: self.sources.then(|| text.shared()),
+                // Shared with the file's other findings when it has any; else only the
+                // frontmatter the span points into, not a copy of every file of the run.
+                source: self.sources.then(|| {
+                    text.shared_if_made().unwrap_or_else(|| {
+                        let end = skill_md.closing_fence().end;
+                        Arc::from(skill_md.source().get(..end).unwrap_or_default())
+                    })
+                }),
             });
         (report, named)
     }
