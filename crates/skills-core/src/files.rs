@@ -235,8 +235,7 @@ impl Lister {
         let (Some(parent), Some(name), true) = (dir.parent(), dir.file_name(), plain) else {
             return fs::canonicalize(dir);
         };
-        if parent.as_os_str().is_empty() || fs::symlink_metadata(dir)?.file_type().is_symlink()
-        {
+        if parent.as_os_str().is_empty() || fs::symlink_metadata(dir)?.file_type().is_symlink() {
             return fs::canonicalize(dir);
         }
         let known = self

@@ -855,7 +855,8 @@ fn check_control_chars(skill: &SkillMd, out: &mut Vec<Finding>) {
 /// the compiler turns into vector instructions (a short-circuiting `any` runs a byte at a
 /// time, and was most of the time spent validating a file).
 fn may_hold_control_chars(bytes: &[u8]) -> bool {
-    let suspect = |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) | (b == 0x7f) | (b == 0xc2);
+    let suspect =
+        |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) | (b == 0x7f) | (b == 0xc2);
     bytes
         .chunks(64)
         .any(|chunk| chunk.iter().fold(false, |seen, &b| seen | suspect(b)))
@@ -921,7 +922,11 @@ mod tests {
                     if let Some(slot) = bytes.get_mut(at) {
                         *slot = b;
                     }
-                    assert_eq!(may_hold_control_chars(&bytes), plain(&bytes), "{len} {at} {b}");
+                    assert_eq!(
+                        may_hold_control_chars(&bytes),
+                        plain(&bytes),
+                        "{len} {at} {b}"
+                    );
                 }
             }
         }

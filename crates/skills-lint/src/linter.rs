@@ -1,7 +1,7 @@
 //! The driver: finds the skills under the paths given, lints each one on rayon's pool, runs
 //! the rules that need the whole run, and returns the sorted [`Report`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,6 +13,10 @@ use crate::config::Config;
 use crate::diagnostic::{Diagnostic, Named, Report, Site, SkillReport, Text, sort_diagnostics};
 use crate::rules::RuleId;
 use crate::walk;
+
+/// How many skills [`Linter::lint_paths_each`] lints before handing their reports over: large
+/// enough to keep every core busy, small enough that memory stays flat.
+const BATCH: usize = 1024;
 
 /// Why a lint run could not be carried out (as opposed to findings in the skills).
 #[derive(Debug, thiserror::Error)]
@@ -84,6 +88,45 @@ impl Linter {
     /// [`LintError`] when a path does not exist, cannot be read, or is a file other than
     /// `SKILL.md`. Problems inside skills are diagnostics, not errors.
     pub fn lint_paths(&self, paths: &[PathBuf]) -> Result<Report, LintError> {
+        let mut skills = Vec::new();
+        let other = self.lint_paths_each(paths, |batch| skills.extend(batch))?;
+        Ok(Report { skills, other })
+    }
+
+    /// Lints like [`Linter::lint_paths`], handing the skills' reports to `each` in batches, in
+    /// the report's order, while the next batch is linted: memory stays bounded by a batch
+    /// (the names seen so far aside), however many skills the paths hold. Returns the
+    /// findings that belong to no skill ([`Report::other`]).
+    ///
+    /// ```
+    /// use skills_lint::{Config, Linter};
+    ///
+    /// let dir = tempfile::tempdir()?;
+    /// for name in ["a", "b"] {
+    ///     std::fs::create_dir(dir.path().join(name))?;
+    ///     std::fs::write(
+    ///         dir.path().join(name).join("SKILL.md"),
+    ///         format!("---\nname: {name}\ndescription: Does {name}. Use when asked.\n---\nBody.\n"),
+    ///     )?;
+    /// }
+    /// let mut seen = Vec::new();
+    /// let other = Linter::new(Config::default())
+    ///     .lint_paths_each(&[dir.path().to_path_buf()], |batch| {
+    ///         seen.extend(batch.into_iter().map(|r| r.name));
+    ///     })?;
+    /// assert_eq!(seen, [Some("a".to_string()), Some("b".to_string())]);
+    /// assert!(other.is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Linter::lint_paths`], before any report is handed over.
+    pub fn lint_paths_each(
+        &self,
+        paths: &[PathBuf],
+        mut each: impl FnMut(Vec<SkillReport>),
+    ) -> Result<Vec<Diagnostic>, LintError> {
         // Each skill with whether the skills nested in it are linted too (not when the
         // argument named its SKILL.md).
         let mut queue: Vec<(walk::Found, bool)> = Vec::new();
@@ -135,22 +178,48 @@ impl Linter {
                     .map(|s| (s, nested)),
             );
         }
+        // In the report's order (components, so a nested skill follows the one it is in).
+        queue.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
         let lister = skills_core::files::Lister::new();
-        // Each report with where its `name` is, for `duplicate-name`.
-        let mut linted: Vec<(SkillReport, Option<Named>)> = Vec::new();
-        while !queue.is_empty() {
-            let done: Vec<_> = queue
+        // The first skill of each name, in the report's order, for `duplicate-name`.
+        let mut first_of_name: HashMap<String, PathBuf> = HashMap::new();
+        for batch in queue.chunks(BATCH) {
+            let mut linted = self.lint_batch(batch.to_vec(), &lister, &mut seen);
+            // A nested skill sorts right after the skill it is in, inside this batch.
+            linted.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
+            let reports = linted
+                .into_iter()
+                .map(|(mut report, named)| {
+                    checks::duplicate_names::check(self, &mut report, named, &mut first_of_name);
+                    report
+                })
+                .collect();
+            each(reports);
+        }
+        Ok(other)
+    }
+
+    /// Lints `batch` on the pool, then the skills nested in its skills, until none is left.
+    fn lint_batch(
+        &self,
+        mut batch: Vec<(walk::Found, bool)>,
+        lister: &skills_core::files::Lister,
+        seen: &mut HashSet<PathBuf>,
+    ) -> Vec<(SkillReport, Option<Named>)> {
+        let mut linted = Vec::new();
+        while !batch.is_empty() {
+            let done: Vec<_> = batch
                 .par_iter()
                 .map(|(found, nested)| {
-                    let (skill, inside) = walk::SkillDir::list(found, &lister);
+                    let (skill, inside) = walk::SkillDir::list(found, lister);
                     (self.lint_skill(&skill), inside, *nested)
                 })
                 .collect();
-            queue = Vec::new();
+            batch = Vec::new();
             for (report, inside, nested) in done {
                 linted.push(report);
                 if nested {
-                    queue.extend(
+                    batch.extend(
                         inside
                             .into_iter()
                             .filter(|s| seen.insert(s.dir.clone()))
@@ -159,13 +228,7 @@ impl Linter {
                 }
             }
         }
-        linted.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
-        let (mut reports, names): (Vec<_>, Vec<_>) = linted.into_iter().unzip();
-        checks::duplicate_names::check_duplicate_names(self, &mut reports, &names);
-        Ok(Report {
-            skills: reports,
-            other,
-        })
+        linted
     }
 
     /// Builds a diagnostic if the rule is not allowed.
@@ -325,6 +388,43 @@ mod tests {
                 RuleId::DuplicateName
             ]
         );
+    }
+
+    #[test]
+    fn batches_come_in_order_with_nested_skills_and_duplicates_across_them() {
+        let t = tempfile::tempdir().unwrap();
+        // More than one batch; `dup` sorts into the last one and repeats the first's name.
+        for i in 0..BATCH + 10 {
+            skill(t.path(), &format!("s{i:05}"), "body\n");
+        }
+        write(
+            t.path(),
+            "s99999-dup/SKILL.md",
+            &(FM.replace("NAME", "s00000") + "body\n"),
+        );
+        // A skill nested in the last skill of the first batch.
+        let last_of_first = format!("s{:05}", BATCH - 1);
+        skill(&t.path().join(&last_of_first), "inner", "body\n");
+        let mut batches = Vec::new();
+        let other = Linter::new(Config::default())
+            .lint_paths_each(&[t.path().to_path_buf()], |batch| batches.push(batch))
+            .unwrap();
+        assert!(other.is_empty());
+        assert!(batches.len() >= 2, "{}", batches.len());
+        let dirs: Vec<PathBuf> = batches.iter().flatten().map(|r| r.dir.clone()).collect();
+        let mut sorted = dirs.clone();
+        sorted.sort();
+        assert_eq!(dirs, sorted, "the report's order, across batches");
+        assert_eq!(dirs.len(), BATCH + 12);
+        let inner = t.path().join(&last_of_first).join("inner");
+        let at = dirs.iter().position(|d| *d == inner).unwrap();
+        assert_eq!(dirs[at - 1], t.path().join(&last_of_first));
+        let dup = batches.last().unwrap().last().unwrap();
+        assert_eq!(dup.dir, t.path().join("s99999-dup"));
+        let d = &dup.diagnostics[0];
+        assert_eq!(d.rule, RuleId::DuplicateName);
+        assert!(d.message.contains("s00000"), "{}", d.message);
+        assert_eq!(d.start.map(|p| (p.line, p.column)), Some((2, 7)));
     }
 
     #[test]

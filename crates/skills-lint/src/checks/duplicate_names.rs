@@ -1,58 +1,45 @@
 //! `duplicate-name`, the one rule that needs the whole run: two skills with the same `name`.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::path::PathBuf;
 
-use rayon::prelude::*;
-
-use crate::diagnostic::{Diagnostic, Named, SkillReport, sort_diagnostics};
+use crate::diagnostic::{Named, SkillReport, sort_diagnostics};
 use crate::linter::Linter;
 use crate::rules::RuleId;
 
-/// Reports every skill but the first of each name, pointing at the first. `reports` is sorted
-/// by directory, so which skill counts as the first does not depend on thread timing;
-/// `names` holds where each report's `name` value is.
-pub(crate) fn check_duplicate_names(
+/// Reports `report` when an earlier skill of the run has its name, pointing at that skill;
+/// otherwise remembers it as the first of its name. Reports come in the run's order (by
+/// directory), so which skill counts as the first does not depend on thread timing, and
+/// only the names seen so far are kept, not the reports.
+pub(crate) fn check(
     linter: &Linter,
-    reports: &mut [SkillReport],
-    names: &[Option<Named>],
+    report: &mut SkillReport,
+    named: Option<Named>,
+    first_of_name: &mut HashMap<String, PathBuf>,
 ) {
-    let mut by_name: HashMap<&str, Vec<usize>> = HashMap::new();
-    for (i, r) in reports.iter().enumerate() {
-        if let Some(name) = &r.name {
-            by_name.entry(name).or_default().push(i);
+    let Some(name) = &report.name else {
+        return;
+    };
+    let first = match first_of_name.entry(name.clone()) {
+        Entry::Vacant(slot) => {
+            slot.insert(report.skill_md.clone());
+            return;
         }
-    }
-    // (the duplicate, the first skill of its name)
-    let mut duplicates: Vec<(usize, usize)> = by_name
-        .values()
-        .filter_map(|idx| idx.split_first())
-        .flat_map(|(&first, rest)| rest.iter().map(move |&i| (i, first)))
-        .collect();
-    duplicates.sort_unstable();
-    // Copies of one collection make every skill but the first copy's a duplicate.
-    let found: Vec<(usize, Option<Diagnostic>)> = duplicates
-        .par_iter()
-        .map(|&(i, first)| {
-            let (Some(report), Some(first)) = (reports.get(i), reports.get(first)) else {
-                return (i, None);
-            };
-            let name = report.name.as_deref().unwrap_or_default();
-            let message = format!(
-                "another skill is also named `{name}`: {}",
-                first.skill_md.display()
-            );
-            let named = names.get(i).and_then(Option::as_ref);
-            let site = named.map(|n| n.site.clone());
-            let source = named.and_then(|n| n.source.clone());
-            let path = report.skill_md.clone();
-            let d = linter.diagnostic_at(RuleId::DuplicateName, message, None, path, site, source);
-            (i, d)
-        })
-        .collect();
-    for (i, d) in found {
-        if let (Some(report), Some(d)) = (reports.get_mut(i), d) {
-            report.diagnostics.push(d);
-            sort_diagnostics(&mut report.diagnostics);
-        }
+        Entry::Occupied(first) => first,
+    };
+    let message = format!(
+        "another skill is also named `{name}`: {}",
+        first.get().display()
+    );
+    let (site, source) = match named {
+        Some(Named { site, source }) => (Some(site), source),
+        None => (None, None),
+    };
+    let path = report.skill_md.clone();
+    if let Some(d) = linter.diagnostic_at(RuleId::DuplicateName, message, None, path, site, source)
+    {
+        report.diagnostics.push(d);
+        sort_diagnostics(&mut report.diagnostics);
     }
 }

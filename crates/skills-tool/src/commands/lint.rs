@@ -36,42 +36,82 @@ pub(crate) fn run(
     let start = std::time::Instant::now();
     // Only the human format quotes the source; the others need positions alone.
     let quotes = args.format == Format::Human && !args.statistics;
-    let report = Linter::new(config)
-        .with_sources(quotes)
-        .lint_paths(&paths)
+    let linter = Linter::new(config).with_sources(quotes);
+    let mut stream =
+        render::stream::Stream::new(args.format, args.statistics, printer.ui(), strict);
+    let mut output = Output::new(printer);
+    let mut checked = 0;
+    let other = linter
+        .lint_paths_each(&paths, |batch| {
+            if checked == 0 {
+                output.write(&stream.start());
+            }
+            checked += batch.len();
+            if printer.ui().verbose() {
+                printer.detail(&progress(&batch));
+            }
+            output.write(&stream.batch(&batch));
+        })
         .map_err(|e| errors::lint(&e))?;
+    if checked == 0 {
+        output.write(&stream.start());
+    }
+    output.write(&stream.finish(&other));
     if printer.ui().verbose() {
-        printer.detail(&progress(&report, start.elapsed()));
+        printer.detail(&format!(
+            "linted {} in {:.1} ms\n",
+            render::human::plural(checked, "skill"),
+            start.elapsed().as_secs_f64() * 1000.0
+        ));
     }
-    let text = match args.format {
-        // GitHub and SARIF with --statistics were refused above.
-        Format::Json if args.statistics => render::statistics::json(&report),
-        _ if args.statistics => render::statistics::human(printer.ui(), &report, strict),
-        Format::Concise => render::concise::report(printer.ui(), &report, strict),
-        Format::Human => render::human::report(printer.ui(), &report, strict),
-        Format::Json => render::json::report(&report),
-        Format::Github => render::github::report(&report),
-        Format::Sarif => render::sarif::report(&report),
-    };
-    // A closed stdout (`skills lint | head`) ends the output, not the verdict: the findings
-    // still decide the exit code.
-    match printer.out(&text) {
-        Ok(()) | Err(Error::BrokenPipe) => {}
-        Err(e) => return Err(e),
-    }
-    Ok(if report.failed(strict) {
+    output.result?;
+    Ok(if stream.failed() {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
     })
 }
 
-/// `-v`: each skill checked, with its findings, and the time taken (on stderr, so every
-/// format's stdout stays the same).
-fn progress(report: &skills_lint::Report, took: std::time::Duration) -> String {
+/// Standard output as the batches come: the first error other than a closed pipe is kept,
+/// and nothing more is written after any.
+struct Output<'a> {
+    printer: &'a Printer,
+    result: Result<(), Error>,
+    closed: bool,
+}
+
+impl<'a> Output<'a> {
+    fn new(printer: &'a Printer) -> Self {
+        Self {
+            printer,
+            result: Ok(()),
+            closed: false,
+        }
+    }
+
+    fn write(&mut self, text: &str) {
+        if self.closed || text.is_empty() {
+            return;
+        }
+        match self.printer.out(text) {
+            Ok(()) => {}
+            // A closed stdout (`skills lint | head`) ends the output, not the verdict: the
+            // findings still decide the exit code.
+            Err(Error::BrokenPipe) => self.closed = true,
+            Err(e) => {
+                self.closed = true;
+                self.result = Err(e);
+            }
+        }
+    }
+}
+
+/// `-v`: each skill of a batch checked, with its findings (on stderr, so every format's
+/// stdout stays the same).
+fn progress(batch: &[skills_lint::SkillReport]) -> String {
     use render::human::plural;
     let mut out = String::new();
-    for skill in &report.skills {
+    for skill in batch {
         let errors = skill
             .diagnostics
             .iter()
@@ -85,11 +125,6 @@ fn progress(report: &skills_lint::Report, took: std::time::Duration) -> String {
             plural(warnings, "warning"),
         ));
     }
-    out.push_str(&format!(
-        "linted {} in {:.1} ms\n",
-        plural(report.skills.len(), "skill"),
-        took.as_secs_f64() * 1000.0
-    ));
     out
 }
 

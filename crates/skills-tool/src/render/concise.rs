@@ -1,14 +1,14 @@
 //! `--format concise`: one line per finding, `path:line:col: rule message`, for big runs
 //! and for tools that read `file:line:col` (editors, `grep`), as ruff's concise output.
 
-use skills_lint::Report;
+use skills_lint::Diagnostic;
 
 use super::{path_str, terminal_safe};
-use crate::printer::Ui;
 
-pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
+/// One line per finding of `diagnostics`.
+pub(crate) fn lines<'a>(diagnostics: impl Iterator<Item = &'a Diagnostic>) -> String {
     let mut out = String::new();
-    for d in report.diagnostics() {
+    for d in diagnostics {
         let path = path_str(&d.path);
         let place = match d.start {
             Some(p) => format!("{path}:{}:{}", p.line, p.column),
@@ -23,9 +23,6 @@ pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
             d.rule,
             terminal_safe(&message)
         ));
-    }
-    if !ui.quiet() {
-        out.push_str(&super::human::summary(report, strict));
     }
     out
 }

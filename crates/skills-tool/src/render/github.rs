@@ -1,6 +1,6 @@
 //! `--format github`: workflow commands that GitHub Actions turns into annotations.
 
-use skills_lint::{Report, Severity};
+use skills_lint::{Diagnostic, Severity};
 
 use super::path_str;
 
@@ -16,9 +16,10 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub(crate) fn report(report: &Report) -> String {
+/// One workflow command per finding of `diagnostics`.
+pub(crate) fn lines<'a>(diagnostics: impl Iterator<Item = &'a Diagnostic>) -> String {
     let mut out = String::new();
-    for d in report.diagnostics() {
+    for d in diagnostics {
         let kind = match d.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",

@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
-use skills_lint::{Diagnostic, Report, Severity};
+use skills_lint::{Diagnostic, Report, Severity, SkillReport};
 
 use super::path_str;
 use crate::printer::Ui;
@@ -122,28 +122,49 @@ pub(crate) fn plural(n: usize, word: &str) -> String {
 pub(crate) const SHOWN_PER_RULE_AND_FILE: usize = 10;
 
 pub(crate) fn report(ui: Ui, report: &Report, strict: bool) -> String {
+    let mut notes = String::new();
+    let mut out = batch(ui, &report.skills, &mut notes);
+    let totals = super::stream::Totals::of(report);
+    out.push_str(&finish(ui, &report.other, &notes, &totals, strict));
+    out
+}
+
+/// The findings of a batch of skills, in order; the notes on findings not drawn are added to
+/// `notes`, printed at the end.
+pub(crate) fn batch(ui: Ui, skills: &[SkillReport], notes: &mut String) -> String {
     use rayon::prelude::*;
     // Each skill's findings are drawn on the pool (drawing dominates a run with many
     // findings) and joined in order; a file belongs to one skill, so the cap per rule and
     // file is counted per skill.
-    let mut groups: Vec<Drawn> = report
-        .skills
+    let groups: Vec<Drawn> = skills
         .par_iter()
         .map(|skill| draw(ui, &skill.diagnostics))
         .collect();
-    groups.push(draw(ui, &report.other));
     let mut out = String::new();
-    let mut notes = String::new();
     for group in groups {
         out.push_str(&group.text);
         notes.push_str(&group.notes);
     }
+    out
+}
+
+/// The findings that belong to no skill, the notes, and the summary line.
+pub(crate) fn finish(
+    ui: Ui,
+    other: &[Diagnostic],
+    notes: &str,
+    totals: &super::stream::Totals,
+    strict: bool,
+) -> String {
+    let last = draw(ui, other);
+    let mut out = last.text;
+    let notes = format!("{notes}{}", last.notes);
     if !notes.is_empty() {
         out.push_str(&notes);
         out.push('\n');
     }
     if !ui.quiet() {
-        out.push_str(&summary(report, strict));
+        out.push_str(&summary(totals, strict));
     }
     out
 }
@@ -200,14 +221,14 @@ fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
 }
 
 /// `checked N skills: E errors, W warnings`, the last line of the human formats.
-pub(crate) fn summary(report: &Report, strict: bool) -> String {
+pub(crate) fn summary(totals: &super::stream::Totals, strict: bool) -> String {
     let mut out = format!(
         "checked {}: {}, {}",
-        plural(report.skills.len(), "skill"),
-        plural(report.errors(), "error"),
-        plural(report.warnings(), "warning"),
+        plural(totals.skills, "skill"),
+        plural(totals.errors, "error"),
+        plural(totals.warnings, "warning"),
     );
-    if strict && report.errors() == 0 && report.warnings() > 0 {
+    if strict && totals.errors == 0 && totals.warnings > 0 {
         out.push_str(" (--strict: warnings fail the run)");
     }
     out.push('\n');

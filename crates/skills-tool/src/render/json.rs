@@ -1,18 +1,22 @@
-//! `--format json`: one document, schema version 1 (documented in docs/lint.md).
+//! `--format json`: one document, schema version 1 (documented in docs/lint.md), written as
+//! the skills are linted.
 
 use serde::Serialize;
-use skills_lint::Report;
+use skills_lint::Diagnostic;
 
 use super::path_str;
+use super::stream::Totals;
 
 /// Bumped on any incompatible change to the shape below.
 pub(crate) const SCHEMA_VERSION: u32 = 1;
 
+/// The document, `diagnostics` empty: the stream writes its members one by one. The
+/// summary comes last, once the run is over.
 #[derive(Serialize)]
-struct Document<'a> {
+pub(crate) struct Document {
     version: u32,
+    diagnostics: [(); 0],
     summary: Summary,
-    diagnostics: Vec<Item<'a>>,
 }
 
 #[derive(Serialize)]
@@ -23,7 +27,7 @@ struct Summary {
 }
 
 #[derive(Serialize)]
-struct Item<'a> {
+pub(crate) struct Item<'a> {
     path: String,
     rule: skills_lint::RuleId,
     severity: &'a str,
@@ -35,30 +39,30 @@ struct Item<'a> {
     help: &'a str,
 }
 
-pub(crate) fn report(report: &Report) -> String {
-    let doc = Document {
+/// The document around its findings, with `totals` in the summary.
+pub(crate) fn document(totals: &Totals) -> Document {
+    Document {
         version: SCHEMA_VERSION,
+        diagnostics: [],
         summary: Summary {
-            skills: report.skills.len(),
-            errors: report.errors(),
-            warnings: report.warnings(),
+            skills: totals.skills,
+            errors: totals.errors,
+            warnings: totals.warnings,
         },
-        diagnostics: report
-            .diagnostics()
-            .map(|d| Item {
-                path: path_str(&d.path),
-                rule: d.rule,
-                severity: d.severity.as_str(),
-                message: &d.message,
-                line: d.start.map(|p| p.line),
-                column: d.start.map(|p| p.column),
-                end_line: d.end.map(|p| p.line),
-                end_column: d.end.map(|p| p.column),
-                help: &d.help,
-            })
-            .collect(),
-    };
-    // Serializing plain structs of strings and numbers cannot fail.
-    serde_json::to_string_pretty(&doc)
-        .map_or_else(|e| format!("{{\"error\":\"{e}\"}}"), |s| s + "\n")
+    }
+}
+
+/// One finding as the document lists it.
+pub(crate) fn item(d: &Diagnostic) -> Item<'_> {
+    Item {
+        path: path_str(&d.path),
+        rule: d.rule,
+        severity: d.severity.as_str(),
+        message: &d.message,
+        line: d.start.map(|p| p.line),
+        column: d.start.map(|p| p.column),
+        end_line: d.end.map(|p| p.line),
+        end_column: d.end.map(|p| p.column),
+        help: &d.help,
+    }
 }

@@ -11,6 +11,7 @@ pub(crate) mod sarif;
 pub(crate) mod skills;
 pub(crate) mod snippet;
 pub(crate) mod statistics;
+pub(crate) mod stream;
 
 /// A path as printed: `/`-separated on every platform, so output and snapshots agree.
 pub(crate) fn path_str(path: &std::path::Path) -> String {

@@ -1,10 +1,11 @@
 //! `--format sarif`: SARIF 2.1.0 for code scanning (GitHub, GitLab, IDEs).
 //!
-//! Typed structs serialized in one pass: building the document as a `serde_json::Value`
-//! first held every result twice over (325 MB for 30,000 findings).
+//! Typed structs, each result serialized as its skill's batch is linted: building the
+//! document as a `serde_json::Value` first held every result twice over (325 MB for 30,000
+//! findings).
 
 use serde::Serialize;
-use skills_lint::{RULES, Report, RuleId, Severity};
+use skills_lint::{Diagnostic, RULES, RuleId, Severity};
 
 use super::path_str;
 
@@ -16,7 +17,7 @@ fn level(s: Severity) -> &'static str {
 }
 
 #[derive(Serialize)]
-struct Document {
+pub(crate) struct Document {
     #[serde(rename = "$schema")]
     schema: &'static str,
     version: &'static str,
@@ -28,7 +29,7 @@ struct Document {
 struct Run {
     tool: Tool,
     column_kind: &'static str,
-    results: Vec<SarifResult>,
+    results: [(); 0],
 }
 
 #[derive(Serialize)]
@@ -67,7 +68,7 @@ struct Level {
 
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
-struct SarifResult {
+pub(crate) struct SarifResult {
     rule_id: RuleId,
     rule_index: usize,
     level: &'static str,
@@ -103,7 +104,8 @@ struct Region {
     end_column: usize,
 }
 
-pub(crate) fn report(report: &Report) -> String {
+/// The document, `results` empty: the stream writes them one by one.
+pub(crate) fn document() -> Document {
     let rules = RULES
         .iter()
         .map(|r| Rule {
@@ -116,35 +118,7 @@ pub(crate) fn report(report: &Report) -> String {
             },
         })
         .collect();
-    let results = report
-        .diagnostics()
-        .map(|d| SarifResult {
-            rule_id: d.rule,
-            // `RuleId`s are declared in the order of `RULES` (a test in skills-lint).
-            rule_index: d.rule as usize,
-            level: level(d.severity),
-            message: Text {
-                text: format!("{}\nhelp: {}", d.message, d.help),
-            },
-            locations: [Location {
-                physical_location: Physical {
-                    artifact_location: Artifact {
-                        uri: path_str(&d.path),
-                    },
-                    region: match (d.start, d.end) {
-                        (Some(s), Some(e)) => Some(Region {
-                            start_line: s.line,
-                            start_column: s.column,
-                            end_line: e.line,
-                            end_column: e.column,
-                        }),
-                        _ => None,
-                    },
-                },
-            }],
-        })
-        .collect();
-    let doc = Document {
+    Document {
         schema: "https://json.schemastore.org/sarif-2.1.0.json",
         version: "2.1.0",
         runs: [Run {
@@ -157,9 +131,36 @@ pub(crate) fn report(report: &Report) -> String {
                 },
             },
             column_kind: "unicodeCodePoints",
-            results,
+            results: [],
         }],
-    };
-    serde_json::to_string_pretty(&doc)
-        .map_or_else(|e| format!("{{\"error\":\"{e}\"}}"), |s| s + "\n")
+    }
+}
+
+/// One finding as a SARIF result.
+pub(crate) fn result(d: &Diagnostic) -> SarifResult {
+    SarifResult {
+        rule_id: d.rule,
+        // `RuleId`s are declared in the order of `RULES` (a test in skills-lint).
+        rule_index: d.rule as usize,
+        level: level(d.severity),
+        message: Text {
+            text: format!("{}\nhelp: {}", d.message, d.help),
+        },
+        locations: [Location {
+            physical_location: Physical {
+                artifact_location: Artifact {
+                    uri: path_str(&d.path),
+                },
+                region: match (d.start, d.end) {
+                    (Some(s), Some(e)) => Some(Region {
+                        start_line: s.line,
+                        start_column: s.column,
+                        end_line: e.line,
+                        end_column: e.column,
+                    }),
+                    _ => None,
+                },
+            },
+        }],
+    }
 }

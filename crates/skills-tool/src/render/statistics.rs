@@ -2,8 +2,9 @@
 //! (what to fix first in a large tree).
 
 use serde::Serialize;
-use skills_lint::{Report, RuleId, Severity};
+use skills_lint::{Diagnostic, RuleId, Severity};
 
+use super::stream::Totals;
 use crate::printer::Ui;
 
 /// Bumped on any incompatible change to the JSON below (docs/schemas/lint-statistics.schema.json).
@@ -18,63 +19,74 @@ struct Count {
 }
 
 #[derive(Serialize)]
-struct Document {
+struct Document<'a> {
     version: u32,
-    rules: Vec<Count>,
+    rules: &'a [Count],
     errors: usize,
     warnings: usize,
     skills: usize,
 }
 
-/// The counts, most first, then by rule id.
-fn counts(report: &Report) -> Vec<Count> {
-    let mut counts: Vec<Count> = Vec::new();
-    for d in report.diagnostics() {
-        match counts.iter_mut().find(|c| c.rule == d.rule) {
-            Some(c) => c.count += 1,
-            None => counts.push(Count {
-                rule: d.rule,
-                severity: d.severity,
-                count: 1,
-            }),
+/// Counts findings per rule as batches come.
+#[derive(Default)]
+pub(crate) struct Counter {
+    counts: Vec<Count>,
+}
+
+impl Counter {
+    pub(crate) fn add<'a>(&mut self, diagnostics: impl Iterator<Item = &'a Diagnostic>) {
+        for d in diagnostics {
+            match self.counts.iter_mut().find(|c| c.rule == d.rule) {
+                Some(c) => c.count += 1,
+                None => self.counts.push(Count {
+                    rule: d.rule,
+                    severity: d.severity,
+                    count: 1,
+                }),
+            }
         }
     }
-    counts.sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(&b.rule)));
-    counts
-}
 
-/// A table: count, rule, severity; then the summary line.
-pub(crate) fn human(ui: Ui, report: &Report, strict: bool) -> String {
-    let counts = counts(report);
-    let width = counts
-        .iter()
-        .map(|c| c.rule.as_str().len())
-        .max()
-        .unwrap_or(0);
-    let mut out = String::new();
-    for c in &counts {
-        out.push_str(&format!(
-            "{:>7}  {:<width$}  {}\n",
-            c.count,
-            c.rule.as_str(),
-            c.severity.as_str()
-        ));
+    /// The counts, most first, then by rule id.
+    fn sorted(&mut self) -> &[Count] {
+        self.counts
+            .sort_by(|a, b| b.count.cmp(&a.count).then(a.rule.cmp(&b.rule)));
+        &self.counts
     }
-    if !ui.quiet() {
-        out.push_str(&super::human::summary(report, strict));
-    }
-    out
-}
 
-/// The counts as one JSON document.
-pub(crate) fn json(report: &Report) -> String {
-    let doc = Document {
-        version: SCHEMA_VERSION,
-        rules: counts(report),
-        errors: report.errors(),
-        warnings: report.warnings(),
-        skills: report.skills.len(),
-    };
-    serde_json::to_string_pretty(&doc)
-        .map_or_else(|e| format!("{{\"error\":\"{e}\"}}\n"), |s| s + "\n")
+    /// A table: count, rule, severity; then the summary line.
+    pub(crate) fn human(&mut self, ui: Ui, totals: &Totals, strict: bool) -> String {
+        let counts = self.sorted();
+        let width = counts
+            .iter()
+            .map(|c| c.rule.as_str().len())
+            .max()
+            .unwrap_or(0);
+        let mut out = String::new();
+        for c in counts {
+            out.push_str(&format!(
+                "{:>7}  {:<width$}  {}\n",
+                c.count,
+                c.rule.as_str(),
+                c.severity.as_str()
+            ));
+        }
+        if !ui.quiet() {
+            out.push_str(&super::human::summary(totals, strict));
+        }
+        out
+    }
+
+    /// The counts as one JSON document.
+    pub(crate) fn json(&mut self, totals: &Totals) -> String {
+        let doc = Document {
+            version: SCHEMA_VERSION,
+            rules: self.sorted(),
+            errors: totals.errors,
+            warnings: totals.warnings,
+            skills: totals.skills,
+        };
+        serde_json::to_string_pretty(&doc)
+            .map_or_else(|e| format!("{{\"error\":\"{e}\"}}\n"), |s| s + "\n")
+    }
 }
