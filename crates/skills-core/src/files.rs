@@ -433,14 +433,15 @@ impl Walker<'_> {
         ancestors: &mut Vec<PathBuf>,
     ) {
         let is_dir = meta.as_ref().is_none_or(fs::Metadata::is_dir);
-        let own = if ignores.is_empty() {
+        let verdict = if ignores.is_empty() && self.repo.is_empty() {
             Verdict::None
         } else {
-            verdict(ignores, &self.logical(&rel), is_dir)
-        };
-        let verdict = match own {
-            Verdict::None => self.repo.matched(Path::new(&rel), is_dir),
-            own => own,
+            let logical = self.logical(&rel);
+            // This walk never enters an ignored directory: only the entry itself is asked.
+            match verdict(ignores, &logical, is_dir) {
+                Verdict::None => self.repo.verdict_at(&logical, is_dir),
+                own => own,
+            }
         };
         match verdict {
             Verdict::Ignore => return,
@@ -604,6 +605,36 @@ mod tests {
             ]
         );
         assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    }
+
+    #[test]
+    fn repository_rules_apply_at_every_depth_of_the_skill() {
+        let t = tempfile::tempdir().unwrap();
+        let repo = t.path();
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        fs::write(repo.join(".gitignore"), "build/\n*.log\n!keep.log\n").unwrap();
+        let d = repo.join("skills/pdf");
+        for f in [
+            "SKILL.md",
+            "a.log",
+            "keep.log",
+            "build/out.txt",
+            "docs/build/deep.txt",
+            "docs/b.log",
+            "docs/keep.log",
+            "docs/ok.md",
+        ] {
+            fs::create_dir_all(d.join(f).parent().unwrap()).unwrap();
+            fs::write(d.join(f), "x").unwrap();
+        }
+        let lister = Lister::new();
+        for _ in 0..2 {
+            let listing = lister.list(&d).unwrap();
+            assert_eq!(
+                paths(&listing),
+                ["SKILL.md", "docs/keep.log", "docs/ok.md", "keep.log"]
+            );
+        }
     }
 
     #[cfg(unix)]

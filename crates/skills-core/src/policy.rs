@@ -128,8 +128,10 @@ impl RepoRules {
         Verdict::None
     }
 
-    /// The deepest rule file's opinion of `path` itself.
-    fn verdict_at(&self, path: &Path, is_dir: bool) -> Verdict {
+    /// The deepest rule file's opinion of `path` itself (absolute, under the skill), for a
+    /// walker that never enters an ignored directory and so has asked about every
+    /// directory above it already: one match instead of one per component.
+    pub(crate) fn verdict_at(&self, path: &Path, is_dir: bool) -> Verdict {
         for m in self.matchers.iter().rev() {
             match Verdict::of(m.matched(path, is_dir)) {
                 Verdict::None => {}
