@@ -40,6 +40,7 @@ pub(crate) fn skill_id(path: &Path, dir: &Path, flat: bool) -> String {
         .unwrap_or_default()
 }
 
+/// What a file directly in a root is to discovery (see the crate docs on flat skills).
 pub(crate) enum Flat {
     /// A `NAME.md` skill.
     Skill,

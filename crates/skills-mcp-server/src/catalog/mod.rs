@@ -1,5 +1,7 @@
-//! The MCP Skills extension (SEP-2640) over a discovery index: which skills are served, their
-//! manifests (`skill://<id>/...` URIs with sha256 digests), file reads and directory listings.
+//! The MCP Skills extension's (SEP-2640) data over a discovery index: which skills are served,
+//! their manifests (`skill://<id>/...` URIs with sha256 digests, and the directories a
+//! manifest implies) and the bounded file reads; `extension.rs` answers the requests with
+//! them.
 //!
 //! URIs are never turned into paths. A request's URI is compared with the URIs generated from
 //! a served skill's file list ([`Skill::files`](skills_discovery::Skill::files), which keeps
