@@ -639,6 +639,33 @@ mod tests {
 
     #[cfg(unix)]
     #[test]
+    fn a_skill_reached_through_a_link_is_listed_from_where_it_really_is() {
+        use std::os::unix::fs::symlink;
+        let t = tempfile::tempdir().unwrap();
+        let real = t.path().join("elsewhere/pdf");
+        fs::create_dir_all(real.join("docs")).unwrap();
+        fs::write(real.join("SKILL.md"), "x").unwrap();
+        fs::write(real.join("docs/a.md"), "x").unwrap();
+        symlink("docs/a.md", real.join("a-link.md")).unwrap();
+        let skills = t.path().join("skills");
+        fs::create_dir_all(skills.join("plain")).unwrap();
+        fs::write(skills.join("plain/SKILL.md"), "x").unwrap();
+        symlink("../elsewhere/pdf", skills.join("pdf")).unwrap();
+        // One lister for both: the parent is resolved once, the link by itself.
+        let lister = Lister::new();
+        assert_eq!(
+            paths(&lister.list(&skills.join("plain")).unwrap()),
+            ["SKILL.md"]
+        );
+        let listing = lister.list(&skills.join("pdf")).unwrap();
+        assert_eq!(paths(&listing), ["SKILL.md", "a-link.md", "docs/a.md"]);
+        assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+        let real_root = fs::canonicalize(&real).unwrap();
+        assert!(listing.files.iter().all(|f| f.real.starts_with(&real_root)));
+    }
+
+    #[cfg(unix)]
+    #[test]
     fn links_inside_are_followed_and_the_rest_are_problems() {
         use std::os::unix::fs::symlink;
         let t = tempfile::tempdir().unwrap();
