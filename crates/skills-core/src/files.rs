@@ -205,7 +205,23 @@ impl Lister {
     ///
     /// As [`list`].
     pub fn list(&self, dir: &Path) -> io::Result<Listing> {
-        let root = self.canonical(dir)?;
+        self.list_resolved(dir, None)
+    }
+
+    /// As [`Lister::list`], for a directory a walk has just met as an entry of its parent
+    /// and knows not to be a symbolic link itself (`is_link` false): it is not `lstat`ed
+    /// again to find out. Were it replaced by a link meanwhile, the links inside it would be
+    /// reported as leaving the skill, never followed out of it.
+    ///
+    /// # Errors
+    ///
+    /// As [`list`].
+    pub fn list_entry(&self, dir: &Path, is_link: bool) -> io::Result<Listing> {
+        self.list_resolved(dir, Some(is_link))
+    }
+
+    fn list_resolved(&self, dir: &Path, is_link: Option<bool>) -> io::Result<Listing> {
+        let root = self.canonical(dir, is_link)?;
         let mut walker = Walker {
             lister: self,
             // Set once the root's entries say whether it is a repository itself.
@@ -228,14 +244,18 @@ impl Lister {
     /// `dir`, canonical. A directory that is not a link itself is its canonical parent
     /// joined with its name, and the parent is resolved once for all its skills: resolving
     /// every path in full costs a `readlink` per component.
-    fn canonical(&self, dir: &Path) -> io::Result<PathBuf> {
+    fn canonical(&self, dir: &Path, is_link: Option<bool>) -> io::Result<PathBuf> {
         let plain = dir
             .components()
             .all(|c| matches!(c, Component::Normal(_) | Component::RootDir));
         let (Some(parent), Some(name), true) = (dir.parent(), dir.file_name(), plain) else {
             return fs::canonicalize(dir);
         };
-        if parent.as_os_str().is_empty() || fs::symlink_metadata(dir)?.file_type().is_symlink() {
+        let is_link = match is_link {
+            Some(known) => known,
+            None => fs::symlink_metadata(dir)?.file_type().is_symlink(),
+        };
+        if parent.as_os_str().is_empty() || is_link {
             return fs::canonicalize(dir);
         }
         let known = self
@@ -657,6 +677,11 @@ mod tests {
             paths(&lister.list(&skills.join("plain")).unwrap()),
             ["SKILL.md"]
         );
+        let plain = lister.list_entry(&skills.join("plain"), false).unwrap();
+        assert_eq!(paths(&plain), ["SKILL.md"]);
+        // What a walk that saw the link as an entry asks for.
+        let walked = lister.list_entry(&skills.join("pdf"), true).unwrap();
+        assert!(walked.problems.is_empty(), "{:?}", walked.problems);
         let listing = lister.list(&skills.join("pdf")).unwrap();
         assert_eq!(paths(&listing), ["SKILL.md", "a-link.md", "docs/a.md"]);
         assert!(listing.problems.is_empty(), "{:?}", listing.problems);

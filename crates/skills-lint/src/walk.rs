@@ -22,6 +22,8 @@ pub(crate) struct Found {
     skill_md: PathBuf,
     /// Set when `skill_md` is not a regular file (a directory, a FIFO...): what it is.
     not_a_file: Option<&'static str>,
+    /// Whether the directory itself is a symbolic link, when the walk saw it as an entry.
+    is_link: Option<bool>,
 }
 
 /// A skill directory and its files under the one file policy.
@@ -58,7 +60,11 @@ impl SkillDir {
             links_out: Vec::new(),
             files: Vec::new(),
         };
-        let Ok(listing) = lister.list(&found.dir) else {
+        let listed = match found.is_link {
+            Some(is_link) => lister.list_entry(&found.dir, is_link),
+            None => lister.list(&found.dir),
+        };
+        let Ok(listing) = listed else {
             return (skill, Vec::new());
         };
         let marker = |rel: &str, not_a_file| {
@@ -71,6 +77,7 @@ impl SkillDir {
                 md: found.dir.join(rel),
                 dir,
                 not_a_file,
+                is_link: None,
             }
         };
         let named = |rel: &str| Path::new(rel).file_name().is_some_and(is_skill_md);
@@ -147,6 +154,8 @@ struct Marker {
     dir: PathBuf,
     md: PathBuf,
     not_a_file: Option<&'static str>,
+    /// Whether `dir` is a symbolic link, when the walk saw it as an entry.
+    is_link: Option<bool>,
 }
 
 /// Walks `root` (honouring `.gitignore` and `.ignore`, entering hidden directories, skipping
@@ -160,7 +169,7 @@ struct Marker {
 /// followed, so a link to `/usr` does not walk `/usr`.
 pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
     // The root itself: nothing to walk.
-    if let Some(marker) = skill_marker(root) {
+    if let Some(marker) = skill_marker(root, None) {
         return skills_in(vec![marker]);
     }
     let markers = Arc::new(Mutex::new(Vec::new()));
@@ -178,7 +187,7 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
                 return false;
             }
             if e.file_type().is_some_and(|t| t.is_dir())
-                && let Some(marker) = skill_marker(e.path())
+                && let Some(marker) = skill_marker(e.path(), Some(e.path_is_symlink()))
             {
                 if let Ok(mut all) = in_filter.lock() {
                     all.push(marker);
@@ -207,6 +216,7 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
                         md: entry.path().to_path_buf(),
                         not_a_file: (!file_type.is_file())
                             .then(|| skills_core::describe_file_type(file_type)),
+                        is_link: None,
                     });
                 }
                 WalkState::Continue
@@ -220,13 +230,14 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
 }
 
 /// The marker of `dir` when it holds `SKILL.md`: one `stat` instead of walking the skill.
-fn skill_marker(dir: &Path) -> Option<Marker> {
+fn skill_marker(dir: &Path, is_link: Option<bool>) -> Option<Marker> {
     let md = dir.join(skills_core::layout::SKILL_MD);
     let meta = std::fs::metadata(&md).ok()?;
     Some(Marker {
         dir: dir.to_path_buf(),
         not_a_file: (!meta.is_file()).then(|| skills_core::describe_file_type(meta.file_type())),
         md,
+        is_link,
     })
 }
 
@@ -256,6 +267,7 @@ fn skills_in(mut markers: Vec<Marker>) -> Vec<Found> {
         dir,
         md,
         not_a_file,
+        is_link,
     } in markers
     {
         if let Some(last) = skills.last_mut()
@@ -270,12 +282,14 @@ fn skills_in(mut markers: Vec<Marker>) -> Vec<Found> {
                 last.skill_md = md;
                 last.not_a_file = not_a_file;
             }
+            last.is_link = last.is_link.or(is_link);
             continue;
         }
         skills.push(Found {
             dir,
             skill_md: md,
             not_a_file,
+            is_link,
         });
     }
     skills
