@@ -294,6 +294,19 @@ impl Linter {
             diagnostics: Vec::new(),
         };
         let mut out = Vec::new();
+        if let Some(error) = &skill.unlisted {
+            // Without its files, every link would look broken: say why instead.
+            out.extend(self.diagnostic(
+                RuleId::FileUnreadable,
+                format!("the skill directory cannot be listed: {error}"),
+                Some("make the directory readable (or remove it, if it is gone), then lint again".to_string()),
+                skill.dir.clone(),
+                None,
+                None,
+            ));
+            report.diagnostics = out;
+            return (report, None);
+        }
         checks::skill_md::check_file_name(self, skill, &mut out);
         checks::links::check_links_out(self, skill, &mut out);
         // Every other rule needs the parsed file: a SKILL.md that cannot be read or parsed
@@ -425,6 +438,25 @@ mod tests {
         assert_eq!(d.rule, RuleId::DuplicateName);
         assert!(d.message.contains("s00000"), "{}", d.message);
         assert_eq!(d.start.map(|p| (p.line, p.column)), Some((2, 7)));
+    }
+
+    #[test]
+    fn a_skill_gone_before_its_listing_is_reported_not_linted_as_empty() {
+        let t = tempfile::tempdir().unwrap();
+        let gone = t.path().join("gone");
+        let linter = Linter::new(Config::default());
+        let lister = skills_core::files::Lister::new();
+        let (skill, nested) = walk::SkillDir::list(&walk::Found::at(&gone), &lister);
+        assert!(nested.is_empty());
+        let (report, named) = linter.lint_skill(&skill);
+        assert!(named.is_none());
+        let rules: Vec<RuleId> = report.diagnostics.iter().map(|d| d.rule).collect();
+        assert_eq!(rules, [RuleId::FileUnreadable]);
+        assert!(
+            report.diagnostics[0].message.contains("cannot be listed"),
+            "{}",
+            report.diagnostics[0].message
+        );
     }
 
     #[test]

@@ -26,6 +26,19 @@ pub(crate) struct Found {
     is_link: Option<bool>,
 }
 
+#[cfg(test)]
+impl Found {
+    /// A skill the walk saw in `dir`, as if it did.
+    pub(crate) fn at(dir: &Path) -> Self {
+        Self {
+            dir: dir.to_path_buf(),
+            skill_md: dir.join(skills_core::layout::SKILL_MD),
+            not_a_file: None,
+            is_link: None,
+        }
+    }
+}
+
 /// A skill directory and its files under the one file policy.
 #[derive(Debug)]
 pub(crate) struct SkillDir {
@@ -38,6 +51,9 @@ pub(crate) struct SkillDir {
     pub(crate) links_out: Vec<(PathBuf, PathBuf)>,
     /// The skill's files as `skills_core::files` lists them, sorted by path bytes.
     files: Vec<FileEntry>,
+    /// Why the directory could not be listed (it vanished or became unreadable after the
+    /// walk saw it): its files are unknown.
+    pub(crate) unlisted: Option<std::io::Error>,
 }
 
 impl SkillDir {
@@ -50,8 +66,8 @@ impl SkillDir {
 
     /// Lists the skill the walk found in `found.dir`, and the skills nested in it (a
     /// directory below with a `SKILL.md`: the walk stops at a skill, its listing goes on).
-    /// When the directory cannot be listed, the skill has no files; reading its `SKILL.md`
-    /// then says why.
+    /// When the directory cannot be listed, the skill has no files and says why
+    /// ([`SkillDir::unlisted`]).
     pub(crate) fn list(found: &Found, lister: &skills_core::files::Lister) -> (Self, Vec<Found>) {
         let mut skill = SkillDir {
             dir: found.dir.clone(),
@@ -59,13 +75,18 @@ impl SkillDir {
             not_a_file: found.not_a_file,
             links_out: Vec::new(),
             files: Vec::new(),
+            unlisted: None,
         };
         let listed = match found.is_link {
             Some(is_link) => lister.list_entry(&found.dir, is_link),
             None => lister.list(&found.dir),
         };
-        let Ok(listing) = listed else {
-            return (skill, Vec::new());
+        let listing = match listed {
+            Ok(listing) => listing,
+            Err(error) => {
+                skill.unlisted = Some(error);
+                return (skill, Vec::new());
+            }
         };
         let marker = |rel: &str, not_a_file| {
             let rel = Path::new(rel);
