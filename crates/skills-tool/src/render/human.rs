@@ -17,6 +17,9 @@ fn handler(ui: Ui) -> GraphicalReportHandler {
     GraphicalReportHandler::new_themed(theme)
         .with_width(ui.width)
         .with_links(false)
+        // Lines break at spaces, as every message and help text is written; Unicode's
+        // line-break rules (miette's default) cost a segmenter pass over every line wrapped.
+        .with_word_separator(textwrap::WordSeparator::AsciiSpace)
 }
 
 /// Renders any miette report (used for errors of the command itself).
