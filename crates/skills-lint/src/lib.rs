@@ -6,7 +6,9 @@
 //! limits) and the whole run (duplicate names), holds the [rule registry](RULES) with each
 //! rule's documentation, applies the severity [configuration](Config), and returns
 //! [`Diagnostic`]s with file, byte span, line and column. It never prints: rendering is the
-//! caller's (the `skills` CLI uses miette, JSON, GitHub annotations or SARIF).
+//! caller's (the `skills` CLI uses miette, JSON, GitHub annotations or SARIF). For large trees,
+//! [`Linter::lint_paths_each`] hands the reports over in ordered batches as they are linted,
+//! so a caller can write them out with memory that does not grow with the findings.
 //!
 //! ```
 //! use skills_lint::{Config, Linter, RuleId, Severity};
