@@ -162,6 +162,9 @@ fn lint(args: &[String]) -> Result<()> {
         "cores: {cores}; {} timed runs after {WARMUP_RUNS} warm-up runs, median wall clock",
         options.runs
     );
+    if let Some(load) = discovery::load_average() {
+        eprintln!("load average: {load} (measure on an idle machine)");
+    }
     if !rg {
         eprintln!("note: `rg` is not on PATH; install ripgrep to compare");
     }
@@ -241,6 +244,9 @@ fn corpus(args: &[String]) -> Result<()> {
         copies,
         dir.display()
     );
+    if let Some(load) = discovery::load_average() {
+        eprintln!("load average: {load} (measure on an idle machine)");
+    }
     let mut rows: Vec<(String, Duration, Option<u64>)> = Vec::new();
     let mut measure = |label: String, program: &Path, args: Vec<String>| -> Result<()> {
         let make = || {

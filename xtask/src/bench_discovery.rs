@@ -319,7 +319,7 @@ fn has_find() -> bool {
 }
 
 /// The 1, 5 and 15 minute load averages, where `/proc/loadavg` says.
-fn load_average() -> Option<String> {
+pub(crate) fn load_average() -> Option<String> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     let fields: Vec<&str> = text.split_whitespace().take(3).collect();
     (fields.len() == 3).then(|| fields.join(" "))
