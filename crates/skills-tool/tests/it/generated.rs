@@ -191,3 +191,52 @@ fn file_unreadable() {
             .ends_with("checked 1 skill: 1 error, 0 warnings\n")
     );
 }
+
+/// More skills than one batch of the streamed output (1,024): every format still writes one
+/// whole document, with every finding, in order, and the totals of the whole run.
+#[test]
+fn output_streamed_over_several_batches_is_one_whole_document() {
+    let t = tempfile::tempdir().unwrap();
+    let count = 1_100;
+    for i in 0..count {
+        write_skill(t.path(), &format!("s{i:04}"));
+    }
+    // One finding in the first batch and one in the last.
+    for name in ["s0000", "s1099"] {
+        let md = t.path().join("bad").join(name).join("SKILL.md");
+        fs::write(&md, skill_md(name) + "See [gone](references/gone.md).\n").unwrap();
+    }
+    let json = skills(
+        t.path(),
+        &["lint", "--no-config", "--format", "json", "bad"],
+    );
+    json.assert_code(0);
+    let doc: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(doc["summary"]["skills"], count);
+    assert_eq!(doc["summary"]["warnings"], 2);
+    let paths: Vec<&str> = diagnostics(&doc)
+        .iter()
+        .filter_map(|d| d["path"].as_str())
+        .collect();
+    assert_eq!(paths, ["bad/s0000/SKILL.md", "bad/s1099/SKILL.md"]);
+
+    let sarif = skills(
+        t.path(),
+        &["lint", "--no-config", "--format", "sarif", "bad"],
+    );
+    let doc: serde_json::Value = serde_json::from_str(&sarif.stdout).unwrap();
+    assert_eq!(doc["runs"][0]["results"].as_array().map(Vec::len), Some(2));
+
+    let concise = skills(
+        t.path(),
+        &["lint", "--no-config", "--format", "concise", "bad"],
+    );
+    let lines: Vec<&str> = concise.stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{}", concise.stdout);
+    assert!(
+        lines[1].starts_with("bad/s1099/SKILL.md:8:"),
+        "{}",
+        lines[1]
+    );
+    assert_eq!(lines[2], "checked 1100 skills: 0 errors, 2 warnings");
+}
