@@ -184,7 +184,7 @@ impl Linter {
         // The first skill of each name, in the report's order, for `duplicate-name`.
         let mut first_of_name: HashMap<String, PathBuf> = HashMap::new();
         for batch in queue.chunks(BATCH) {
-            let mut linted = self.lint_batch(batch.to_vec(), &lister, &mut seen);
+            let mut linted = self.lint_batch(batch, &lister, &mut seen);
             // A nested skill sorts right after the skill it is in, inside this batch.
             linted.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
             let reports = linted
@@ -202,33 +202,47 @@ impl Linter {
     /// Lints `batch` on the pool, then the skills nested in its skills, until none is left.
     fn lint_batch(
         &self,
-        mut batch: Vec<(walk::Found, bool)>,
+        batch: &[(walk::Found, bool)],
         lister: &skills_core::files::Lister,
         seen: &mut HashSet<PathBuf>,
     ) -> Vec<(SkillReport, Option<Named>)> {
         let mut linted = Vec::new();
-        while !batch.is_empty() {
-            let done: Vec<_> = batch
-                .par_iter()
-                .map(|(found, nested)| {
-                    let (skill, inside) = walk::SkillDir::list(found, lister);
-                    (self.lint_skill(&skill), inside, *nested)
-                })
-                .collect();
-            batch = Vec::new();
-            for (report, inside, nested) in done {
-                linted.push(report);
-                if nested {
-                    batch.extend(
-                        inside
-                            .into_iter()
-                            .filter(|s| seen.insert(s.dir.clone()))
-                            .map(|s| (s, true)),
-                    );
-                }
-            }
+        let mut nested = self.lint_round(batch, lister, seen, &mut linted);
+        while !nested.is_empty() {
+            nested = self.lint_round(&nested, lister, seen, &mut linted);
         }
         linted
+    }
+
+    /// Lints `round` on the pool into `linted`; returns the skills found nested in them (and
+    /// not seen before) that are to be linted too.
+    fn lint_round(
+        &self,
+        round: &[(walk::Found, bool)],
+        lister: &skills_core::files::Lister,
+        seen: &mut HashSet<PathBuf>,
+        linted: &mut Vec<(SkillReport, Option<Named>)>,
+    ) -> Vec<(walk::Found, bool)> {
+        let done: Vec<_> = round
+            .par_iter()
+            .map(|(found, nested)| {
+                let (skill, inside) = walk::SkillDir::list(found, lister);
+                (self.lint_skill(&skill), inside, *nested)
+            })
+            .collect();
+        let mut next = Vec::new();
+        for (report, inside, nested) in done {
+            linted.push(report);
+            if nested {
+                next.extend(
+                    inside
+                        .into_iter()
+                        .filter(|s| seen.insert(s.dir.clone()))
+                        .map(|s| (s, true)),
+                );
+            }
+        }
+        next
     }
 
     /// Builds a diagnostic if the rule is not allowed.

@@ -15,7 +15,7 @@ pub(crate) struct FileEntry {
 }
 
 /// A directory the walk found a `SKILL.md` in (any letter case, or not a regular file).
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub(crate) struct Found {
     pub(crate) dir: PathBuf,
     /// The `SKILL.md` the walk saw; the skill's listing may name a better one.
