@@ -43,9 +43,6 @@ pub(crate) fn run(
     let mut checked = 0;
     let other = linter
         .lint_paths_each(&paths, |batch| {
-            if checked == 0 {
-                output.write(&stream.start());
-            }
             checked += batch.len();
             if printer.ui().verbose() {
                 printer.detail(&progress(&batch));
@@ -53,9 +50,6 @@ pub(crate) fn run(
             output.write(&stream.batch(&batch));
         })
         .map_err(|e| errors::lint(&e))?;
-    if checked == 0 {
-        output.write(&stream.start());
-    }
     output.write(&stream.finish(&other));
     if printer.ui().verbose() {
         printer.detail(&format!(

@@ -75,6 +75,9 @@ pub(crate) struct Stream {
     ui: Ui,
     strict: bool,
     totals: Totals,
+    /// Whether what comes before the first finding is written. Not before the first batch:
+    /// a run that fails to start (a path that does not exist) writes nothing.
+    started: bool,
 }
 
 impl Stream {
@@ -99,11 +102,15 @@ impl Stream {
             ui,
             strict,
             totals: Totals::default(),
+            started: false,
         }
     }
 
-    /// What comes before the first finding.
-    pub(crate) fn start(&mut self) -> String {
+    /// What comes before the first finding, the first time only.
+    fn start(&mut self) -> String {
+        if std::mem::replace(&mut self.started, true) {
+            return String::new();
+        }
         match &mut self.kind {
             Kind::Json(array) => array.open(&json::document(&self.totals), "diagnostics"),
             Kind::Sarif(array) => array.open(&sarif::document(), "results"),
@@ -113,6 +120,12 @@ impl Stream {
 
     /// The findings of a batch of skills, in order.
     pub(crate) fn batch(&mut self, skills: &[SkillReport]) -> String {
+        let mut out = self.start();
+        out.push_str(&self.findings(skills));
+        out
+    }
+
+    fn findings(&mut self, skills: &[SkillReport]) -> String {
         self.totals.add_skills(skills);
         let all = || skills.iter().flat_map(|s| s.diagnostics.iter());
         match &mut self.kind {
@@ -130,6 +143,12 @@ impl Stream {
 
     /// The findings that belong to no skill, and what comes after the last finding.
     pub(crate) fn finish(&mut self, other: &[Diagnostic]) -> String {
+        let mut out = self.start();
+        out.push_str(&self.end(other));
+        out
+    }
+
+    fn end(&mut self, other: &[Diagnostic]) -> String {
         self.totals.add(other);
         let (ui, strict, totals) = (self.ui, self.strict, self.totals);
         match &mut self.kind {

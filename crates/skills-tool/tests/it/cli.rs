@@ -59,6 +59,13 @@ fn missing_path_exits_2() {
             .contains("does-not-exist: no such file or directory")
     );
     snapshot("cli__missing_path", &run.command, None, &run.stderr);
+    // The documents are written as skills are linted: a run that cannot start writes none
+    // of theirs, not an opened one.
+    for format in ["json", "sarif"] {
+        let run = lint(&["--no-config", "--format", format, "does-not-exist"]);
+        run.assert_code(2);
+        assert_eq!(run.stdout, "", "{format}");
+    }
 }
 
 #[test]
