@@ -3,7 +3,9 @@
 //! - [`layout`]: the names and limits of a skill directory (`SKILL.md`, `tools.json`, the
 //!   directories no walker enters, 512 files / 16 MiB);
 //! - [`files`]: which files belong to a skill, the one listing lint, package, show and the
-//!   MCP server share (built on [`RepoRules`] and [`is_secret`], below);
+//!   MCP server share (built on [`RepoRules`] and [`is_secret`], below); a
+//!   [`files::Lister`] lists many skills in one run, sharing what sibling skills have in
+//!   common;
 //! - [`fs`]: reads that are bounded and never block on a FIFO ([`read_bounded`]), [`Stamp`]s
 //!   that notice a change, [`describe_file_type`];
 //! - [`durable`]: writes that a crash, a kill or a full disk cannot half-do
