@@ -25,10 +25,11 @@ pub(crate) struct Totals {
 impl Totals {
     /// The totals of a whole report.
     pub(crate) fn of(report: &Report) -> Self {
-        let mut totals = Self::default();
-        totals.add_skills(&report.skills);
-        totals.add(&report.other);
-        totals
+        Self {
+            skills: report.skills.len(),
+            errors: report.errors(),
+            warnings: report.warnings(),
+        }
     }
 
     fn add_skills(&mut self, skills: &[SkillReport]) {
