@@ -245,9 +245,14 @@ impl Lister {
     /// joined with its name, and the parent is resolved once for all its skills: resolving
     /// every path in full costs a `readlink` per component.
     fn canonical(&self, dir: &Path, is_link: Option<bool>) -> io::Result<PathBuf> {
-        let plain = dir
-            .components()
-            .all(|c| matches!(c, Component::Normal(_) | Component::RootDir));
+        // A leading `.` (`skills lint .` makes every path `./…`) names the same directory
+        // as nothing: only `..` needs a full resolution.
+        let plain = dir.components().all(|c| {
+            matches!(
+                c,
+                Component::Normal(_) | Component::RootDir | Component::CurDir
+            )
+        });
         let (Some(parent), Some(name), true) = (dir.parent(), dir.file_name(), plain) else {
             return fs::canonicalize(dir);
         };
@@ -255,9 +260,14 @@ impl Lister {
             Some(known) => known,
             None => fs::symlink_metadata(dir)?.file_type().is_symlink(),
         };
-        if parent.as_os_str().is_empty() || is_link {
+        if is_link {
             return fs::canonicalize(dir);
         }
+        let parent = if parent.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            parent
+        };
         let known = self
             .parents
             .lock()

@@ -240,7 +240,17 @@ pub fn is_valid_name(name: &str) -> bool {
         && !name.starts_with('-')
         && !name.ends_with('-')
         && !name.contains("--")
-        && name.nfkc().eq(name.chars())
+        && (name.is_ascii() || name.nfkc().eq(name.chars()))
+}
+
+/// `text` in Unicode NFKC form. ASCII text is its own NFKC form, and nearly every name is
+/// ASCII: normalizing it anyway costs more than the rest of the name checks together.
+fn nfkc(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(text.nfkc().collect())
+    }
 }
 
 /// Words that show a description says *when* to use the skill.
@@ -375,7 +385,7 @@ fn check_name(skill: &SkillMd, dir_name: Option<&str>, out: &mut Vec<Finding>) {
         );
         return;
     }
-    let name: String = raw.trim().nfkc().collect();
+    let name: String = nfkc(raw.trim()).into_owned();
     let chars = name.chars().count();
     if chars > NAME_MAX_CHARS {
         out.push(
@@ -461,20 +471,19 @@ fn check_name(skill: &SkillMd, dir_name: Option<&str>, out: &mut Vec<Finding>) {
             }),
         );
     }
-    if let Some(dir) = dir_name {
-        let dir_norm: String = dir.nfkc().collect();
-        if dir_norm != name {
-            out.push(
-                Finding::new(
-                    Check::NameDirMismatch,
-                    format!("`name` `{name}` does not match the directory name `{dir}`"),
-                    Some(span),
-                )
-                .help(format!(
-                    "rename the directory to `{name}`, or set `name: {dir}`"
-                )),
-            );
-        }
+    if let Some(dir) = dir_name
+        && nfkc(dir) != name.as_str()
+    {
+        out.push(
+            Finding::new(
+                Check::NameDirMismatch,
+                format!("`name` `{name}` does not match the directory name `{dir}`"),
+                Some(span),
+            )
+            .help(format!(
+                "rename the directory to `{name}`, or set `name: {dir}`"
+            )),
+        );
     }
 }
 
@@ -905,6 +914,32 @@ impl TrimCr for usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn checks_of(name: &str, dir: &str) -> Vec<Check> {
+        let md =
+            format!("---\nname: {name}\ndescription: Does things. Use when needed.\n---\nbody\n");
+        let skill = SkillMd::parse_str(md).unwrap();
+        validate(&skill, Some(dir))
+            .iter()
+            .map(|f| f.check)
+            .collect()
+    }
+
+    #[test]
+    fn names_are_compared_in_nfkc_form_whether_ascii_or_not() {
+        assert!(!checks_of("pdf", "pdf").contains(&Check::NameDirMismatch));
+        assert!(checks_of("pdf", "pdg").contains(&Check::NameDirMismatch));
+        // Fullwidth letters are `pdf` after NFKC: the directory matches, the name is not
+        // portable as written.
+        let fullwidth = checks_of("\u{ff50}\u{ff44}\u{ff46}", "pdf");
+        assert!(
+            !fullwidth.contains(&Check::NameDirMismatch),
+            "{fullwidth:?}"
+        );
+        assert!(fullwidth.contains(&Check::NameNonAscii), "{fullwidth:?}");
+        assert!(!checks_of("pdf", "\u{ff50}\u{ff44}\u{ff46}").contains(&Check::NameDirMismatch));
+        assert!(is_valid_name("pdf") && !is_valid_name("\u{ff50}df"));
+    }
 
     #[test]
     fn the_chunked_control_scan_agrees_with_the_plain_one_at_every_position() {
