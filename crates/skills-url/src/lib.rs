@@ -209,6 +209,42 @@ pub fn to_repository(input: &str) -> Result<String, UrlError> {
     })
 }
 
+/// A redirect's `Location` resolved against the URL that sent it: an absolute URL as it
+/// is, a scheme-relative one (`//host/x`) with the base's scheme, an absolute path on the
+/// base's host, and a relative path beside the base's last segment. The result still has
+/// to pass [`is_trusted`]: a redirect is a new URL.
+///
+/// ```
+/// use skills_url::resolve_location;
+/// let base = "https://h.example/a/b/c.skill?x=1";
+/// assert_eq!(resolve_location(base, "https://o.example/x"), "https://o.example/x");
+/// assert_eq!(resolve_location(base, "//o.example/x"), "https://o.example/x");
+/// assert_eq!(resolve_location(base, "/x"), "https://h.example/x");
+/// assert_eq!(resolve_location(base, "d.skill"), "https://h.example/a/b/d.skill");
+/// assert_eq!(resolve_location("http://h:1", "x"), "http://h:1/x");
+/// ```
+#[must_use]
+pub fn resolve_location(base: &str, location: &str) -> String {
+    if location.contains("://") {
+        return location.to_string();
+    }
+    let scheme_end = base.find("://").map_or(0, |i| i + 3);
+    let (scheme, rest) = base.split_at(scheme_end);
+    if let Some(net) = location.strip_prefix("//") {
+        return format!("{scheme}{net}");
+    }
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    if location.starts_with('/') {
+        return format!("{scheme}{authority}{location}");
+    }
+    let path = path.split(['?', '#']).next().unwrap_or_default();
+    let dir = path
+        .rfind('/')
+        .map_or("/", |i| path.get(..=i).unwrap_or("/"));
+    format!("{scheme}{authority}{dir}{location}")
+}
+
 /// Whether `url` may be fetched: an `https` URL whose host is one of [`TRUSTED_HOSTS`] or of
 /// `extra_hosts`.
 ///

@@ -291,7 +291,7 @@ fn fetch(input: &str, allow: &[String]) -> Result<(Vec<u8>, String), miette::Rep
                         "the server redirected nowhere".to_string(),
                     )
                 })?;
-            url = resolve(&url, location);
+            url = skills_url::resolve_location(&url, location);
             continue;
         }
         if !(200..300).contains(&status) {
@@ -338,28 +338,6 @@ fn allowed(url: &str, allow: &[String]) -> bool {
     named && skills_url::is_trusted(&format!("https://{rest}"), &extra)
 }
 
-/// A `Location` header resolved against the URL that sent it.
-fn resolve(base: &str, location: &str) -> String {
-    if location.contains("://") {
-        return location.to_string();
-    }
-    let scheme_end = base.find("://").map_or(0, |i| i + 3);
-    let (scheme, rest) = base.split_at(scheme_end);
-    if let Some(net) = location.strip_prefix("//") {
-        return format!("{scheme}{net}");
-    }
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let (authority, path) = rest.split_at(authority_end);
-    if location.starts_with('/') {
-        return format!("{scheme}{authority}{location}");
-    }
-    let path = path.split(['?', '#']).next().unwrap_or_default();
-    let dir = path
-        .rfind('/')
-        .map_or("/", |i| path.get(..=i).unwrap_or("/"));
-    format!("{scheme}{authority}{dir}{location}")
-}
-
 /// The last path segment of a URL (for the id of a flat archive).
 fn last_segment(url: &str) -> String {
     let path = url.split(['?', '#']).next().unwrap_or_default();
@@ -370,15 +348,6 @@ fn last_segment(url: &str) -> String {
 mod tests {
     use super::*;
 
-    #[test]
-    fn redirects_resolve() {
-        let base = "https://h.example/a/b/c.skill?x=1";
-        assert_eq!(resolve(base, "https://o.example/x"), "https://o.example/x");
-        assert_eq!(resolve(base, "//o.example/x"), "https://o.example/x");
-        assert_eq!(resolve(base, "/x"), "https://h.example/x");
-        assert_eq!(resolve(base, "d.skill"), "https://h.example/a/b/d.skill");
-        assert_eq!(resolve("http://h:1", "x"), "http://h:1/x");
-    }
 
     #[test]
     fn hosts() {
