@@ -63,6 +63,53 @@ pub struct Diagnostic {
     pub source: Option<Arc<str>>,
 }
 
+/// The version of the JSON shape of [`JsonFinding`] and the document `skills lint --format
+/// json` writes around it; bumped on any incompatible change.
+pub const JSON_SCHEMA_VERSION: u32 = 1;
+
+/// A finding as `skills lint --format json` lists it, and as the registry returns a lint
+/// failure: one shape wherever findings leave as JSON (documented in `docs/lint.md`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct JsonFinding<'a> {
+    /// The file, as the caller names it.
+    pub path: String,
+    /// The rule.
+    pub rule: RuleId,
+    /// `error` or `warning`.
+    pub severity: &'a str,
+    /// What is wrong.
+    pub message: &'a str,
+    /// Where the span starts (1-based), `null` for the whole file.
+    pub line: Option<usize>,
+    /// Its column (1-based, in characters).
+    pub column: Option<usize>,
+    /// Where the span ends.
+    pub end_line: Option<usize>,
+    /// Its end column (exclusive).
+    pub end_column: Option<usize>,
+    /// How to fix it.
+    pub help: &'a str,
+}
+
+impl Diagnostic {
+    /// This finding in the JSON shape, its file named `path`.
+    #[must_use]
+    pub fn to_json(&self, path: String) -> JsonFinding<'_> {
+        JsonFinding {
+            path,
+            rule: self.rule,
+            severity: self.severity.as_str(),
+            message: &self.message,
+            line: self.start.map(|p| p.line),
+            column: self.start.map(|p| p.column),
+            end_line: self.end.map(|p| p.line),
+            end_column: self.end.map(|p| p.column),
+            help: &self.help,
+        }
+    }
+}
+
 /// The findings for one skill directory.
 #[derive(Debug, Clone)]
 pub struct SkillReport {

@@ -42,6 +42,8 @@ pub use checks::context::resources::RESOURCES_FILE;
 pub use checks::context::tools::{TOOL_NAME_MAX, TOOLS_FILE, UNIVERSAL_TOOLS, is_valid_tool_name};
 pub use checks::size::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
 pub use config::{CONFIG_FILE, Config, ConfigError, Level, Profile};
-pub use diagnostic::{Diagnostic, Position, Report, Severity, SkillReport};
+pub use diagnostic::{
+    Diagnostic, JSON_SCHEMA_VERSION, JsonFinding, Position, Report, Severity, SkillReport,
+};
 pub use linter::{LintError, Linter};
 pub use rules::{RULES, Rule, RuleId, Scope, UnknownRule, rule, suggest};

@@ -8,7 +8,7 @@ use super::path_str;
 use super::stream::Totals;
 
 /// Bumped on any incompatible change to the shape below.
-pub(crate) const SCHEMA_VERSION: u32 = 1;
+pub(crate) const SCHEMA_VERSION: u32 = skills_lint::JSON_SCHEMA_VERSION;
 
 /// The document, `diagnostics` empty: the stream writes its members one by one. The
 /// summary comes last, once the run is over.
@@ -26,18 +26,6 @@ struct Summary {
     warnings: usize,
 }
 
-#[derive(Serialize)]
-pub(crate) struct Item<'a> {
-    path: String,
-    rule: skills_lint::RuleId,
-    severity: &'a str,
-    message: &'a str,
-    line: Option<usize>,
-    column: Option<usize>,
-    end_line: Option<usize>,
-    end_column: Option<usize>,
-    help: &'a str,
-}
 
 /// The document around its findings, with `totals` in the summary.
 pub(crate) fn document(totals: &Totals) -> Document {
@@ -53,16 +41,6 @@ pub(crate) fn document(totals: &Totals) -> Document {
 }
 
 /// One finding as the document lists it.
-pub(crate) fn item(d: &Diagnostic) -> Item<'_> {
-    Item {
-        path: path_str(&d.path),
-        rule: d.rule,
-        severity: d.severity.as_str(),
-        message: &d.message,
-        line: d.start.map(|p| p.line),
-        column: d.start.map(|p| p.column),
-        end_line: d.end.map(|p| p.line),
-        end_column: d.end.map(|p| p.column),
-        help: &d.help,
-    }
+pub(crate) fn item(d: &Diagnostic) -> skills_lint::JsonFinding<'_> {
+    d.to_json(path_str(&d.path))
 }
