@@ -40,6 +40,7 @@ pub(crate) const LIBRARIES: &[&str] = &[
     "skills-discovery",
     "skills-prompt",
     "skills-mcp-server",
+    "skills-registry",
 ];
 
 pub(crate) fn run(args: &[String]) -> Result<()> {

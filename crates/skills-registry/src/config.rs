@@ -1,0 +1,134 @@
+//! The registry's configuration file (`skills registry serve --config FILE`), TOML:
+//!
+//! ```toml
+//! name = "acme"                      # registry_name of the skills registered here
+//! listen = "127.0.0.1:8470"
+//! database = "sqlite://skills-registry.db"   # or postgres://user:pw@host/db
+//! public_read = false                # anonymous callers may read public skills
+//! trust_hosts = ["git.acme.internal"] # fetched over https beside the built-in hosts
+//! allow_loopback = false             # loopback/private addresses, http to loopback
+//! health_ttl_secs = 300
+//!
+//! [[servers]]                        # MCP servers, for GET /api/skills/{name}/tools
+//! path = "/servers/github"
+//! tools = ["create_issue", "list_pull_requests"]
+//! ```
+//!
+//! Command-line flags win over the file.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::service::KnownServer;
+
+/// The file's settings; each `None` when the file does not set it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct ConfigFile {
+    /// The registry's name.
+    pub name: Option<String>,
+    /// The address to listen on.
+    pub listen: Option<String>,
+    /// The database URL.
+    pub database: Option<String>,
+    /// Anonymous reads of public skills.
+    pub public_read: Option<bool>,
+    /// Hosts trusted beside the built-in ones.
+    pub trust_hosts: Option<Vec<String>>,
+    /// Loopback and private addresses allowed.
+    pub allow_loopback: Option<bool>,
+    /// How long a health answer is cached.
+    pub health_ttl_secs: Option<u64>,
+    /// The MCP servers the registry knows.
+    #[serde(default)]
+    pub servers: Vec<KnownServer>,
+}
+
+/// A configuration file that cannot be read or parsed: where, and what.
+#[derive(Debug, thiserror::Error)]
+#[error("{}{}: {message}", path.display(), position.map(|(l, c)| format!(":{l}:{c}")).unwrap_or_default())]
+#[non_exhaustive]
+pub struct ConfigError {
+    /// The file.
+    pub path: PathBuf,
+    /// Line and column (1-based), when the error has a place.
+    pub position: Option<(usize, usize)>,
+    /// The byte range of the error in the file.
+    pub span: Option<std::ops::Range<usize>>,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ConfigFile {
+    /// Reads and parses `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] when the file cannot be read or is not a valid configuration.
+    pub fn read(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|e| ConfigError {
+            path: path.to_path_buf(),
+            position: None,
+            span: None,
+            message: e.to_string(),
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Parses `text`, the contents of `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`ConfigError`] for invalid TOML, an unknown key or a value of the wrong type.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        toml::from_str(text).map_err(|e: toml::de::Error| {
+            let span = e.span();
+            let position = span.as_ref().map(|s| line_col(text, s.start));
+            ConfigError {
+                path: path.to_path_buf(),
+                position,
+                span,
+                message: e.message().to_string(),
+            }
+        })
+    }
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_whole_file_parses() {
+        let text = "name = \"acme\"\nlisten = \"0.0.0.0:9000\"\ntrust_hosts = [\"git.acme\"]\n\n[[servers]]\npath = \"/servers/github\"\ntools = [\"a\"]\n";
+        let config = ConfigFile::parse(text, Path::new("r.toml")).unwrap();
+        assert_eq!(config.name.as_deref(), Some("acme"));
+        assert_eq!(
+            config.servers,
+            [KnownServer::new("/servers/github", vec!["a".into()])]
+        );
+    }
+
+    #[test]
+    fn errors_name_the_file_line_and_column() {
+        let e =
+            ConfigFile::parse("name = \"a\"\nlisen = \"x\"\n", Path::new("r.toml")).unwrap_err();
+        assert_eq!(e.position, Some((2, 1)));
+        assert!(
+            e.to_string()
+                .starts_with("r.toml:2:1: unknown field `lisen`"),
+            "{e}"
+        );
+        let e = ConfigFile::parse("public_read = \"yes\"\n", Path::new("r.toml")).unwrap_err();
+        assert_eq!(e.position, Some((1, 15)));
+    }
+}

@@ -1,0 +1,483 @@
+//! The HTTP API: seed 001's endpoints over axum, errors as `application/problem+json`
+//! (RFC 9457) with one stable `type` per kind.
+
+use std::sync::Arc;
+
+use axum::extract::{FromRequestParts, Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, put};
+use axum::{Json, Router};
+use base64::Engine;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use crate::error::RegistryError;
+use crate::model::View;
+use crate::service::{Registration, Registry};
+use crate::store::{Caller, ListQuery, Store};
+
+/// The largest page a list returns.
+pub const MAX_PAGE: u32 = 200;
+/// The page size when none is asked for.
+pub const DEFAULT_PAGE: u32 = 50;
+
+/// The router for `registry`: every endpoint, `/healthz` and `/readyz`.
+pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
+    Router::new()
+        .route("/healthz", get(|| async { "ok\n" }))
+        .route("/readyz", get(ready::<S>))
+        .route("/api/skills", get(list::<S>).post(register::<S>))
+        .route(
+            "/api/skills/{name}",
+            get(show::<S>).put(update::<S>).delete(delete::<S>),
+        )
+        .route("/api/skills/{name}/enable", put(enable::<S>))
+        .route("/api/skills/{name}/disable", put(disable::<S>))
+        .route("/api/skills/{name}/health", get(health::<S>))
+        .route("/api/skills/{name}/content", get(content::<S>))
+        .route("/api/skills/{name}/tools", get(tools::<S>))
+        .route("/api/skills/{name}/rating", get(rating::<S>))
+        .route("/api/skills/{name}/rate", axum::routing::post(rate::<S>))
+        .fallback(|| async { Problem::not_found_route() })
+        .with_state(registry)
+}
+
+/// An RFC 9457 problem.
+#[derive(Debug)]
+struct Problem {
+    status: StatusCode,
+    kind: &'static str,
+    title: &'static str,
+    detail: String,
+    extra: Option<Box<Value>>,
+}
+
+impl Problem {
+    fn not_found_route() -> Self {
+        Self {
+            status: StatusCode::NOT_FOUND,
+            kind: "not-found",
+            title: "Not found",
+            detail: "no such endpoint; see /api/openapi.json".to_string(),
+            extra: None,
+        }
+    }
+}
+
+impl IntoResponse for Problem {
+    fn into_response(self) -> Response {
+        let mut body = json!({
+            "type": format!("/problems/{}", self.kind),
+            "title": self.title,
+            "status": self.status.as_u16(),
+            "detail": self.detail,
+        });
+        if let (Value::Object(map), Some(Value::Object(extra))) =
+            (&mut body, self.extra.map(|e| *e))
+        {
+            map.extend(extra);
+        }
+        let mut response = (self.status, Json(body)).into_response();
+        response.headers_mut().insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/problem+json"),
+        );
+        if self.status == StatusCode::UNAUTHORIZED {
+            response
+                .headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+        }
+        response
+    }
+}
+
+impl From<RegistryError> for Problem {
+    fn from(error: RegistryError) -> Self {
+        let detail = error.to_string();
+        let (status, kind, title, extra) = match error {
+            RegistryError::Invalid(_) => {
+                (StatusCode::BAD_REQUEST, "invalid", "Invalid request", None)
+            }
+            RegistryError::Unauthorized => (
+                StatusCode::UNAUTHORIZED,
+                "unauthorized",
+                "Authentication required",
+                None,
+            ),
+            RegistryError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Forbidden", None),
+            RegistryError::NotFound(_) => (StatusCode::NOT_FOUND, "not-found", "Not found", None),
+            RegistryError::Conflict(_) => {
+                (StatusCode::CONFLICT, "conflict", "Already registered", None)
+            }
+            RegistryError::Lint(diagnostics) => {
+                let errors = diagnostics
+                    .iter()
+                    .filter(|d| d.severity == skills_lint::Severity::Error)
+                    .count();
+                let items: Vec<Value> = diagnostics
+                    .iter()
+                    .map(|d| {
+                        serde_json::to_value(d.to_json("SKILL.md".to_string()))
+                            .unwrap_or(Value::Null)
+                    })
+                    .collect();
+                (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "lint-failed",
+                    "The SKILL.md has lint errors",
+                    Some(Box::new(json!({
+                        "version": skills_lint::JSON_SCHEMA_VERSION,
+                        "diagnostics": items,
+                        "summary": {
+                            "skills": 1,
+                            "errors": errors,
+                            "warnings": diagnostics.len() - errors,
+                        },
+                    }))),
+                )
+            }
+            RegistryError::Fetch(ref e) => match e {
+                crate::fetch::FetchError::Untrusted { .. }
+                | crate::fetch::FetchError::Blocked { .. } => (
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "untrusted-url",
+                    "The URL may not be fetched",
+                    None,
+                ),
+                _ => (
+                    StatusCode::BAD_GATEWAY,
+                    "fetch-failed",
+                    "The SKILL.md could not be fetched",
+                    None,
+                ),
+            },
+            RegistryError::Store(ref e) => {
+                tracing::error!(error = %e, "database");
+                return Self {
+                    status: StatusCode::SERVICE_UNAVAILABLE,
+                    kind: "unavailable",
+                    title: "The registry's database is unavailable",
+                    detail: "try again later".to_string(),
+                    extra: None,
+                };
+            }
+            RegistryError::Internal(ref e) => {
+                tracing::error!(error = %e, "internal");
+                return Self {
+                    status: StatusCode::INTERNAL_SERVER_ERROR,
+                    kind: "internal",
+                    title: "Internal error",
+                    detail: "the registry failed; its log says why".to_string(),
+                    extra: None,
+                };
+            }
+        };
+        Self {
+            status,
+            kind,
+            title,
+            detail,
+            extra,
+        }
+    }
+}
+
+type Result<T> = std::result::Result<T, Problem>;
+
+/// The caller, from `Authorization: Bearer <token>`; anonymous without one.
+struct Auth(Caller);
+
+impl<S: Store> FromRequestParts<Arc<Registry<S>>> for Auth {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, registry: &Arc<Registry<S>>) -> Result<Self> {
+        let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
+            return Ok(Self(Caller::default()));
+        };
+        let token = value
+            .to_str()
+            .ok()
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .ok_or_else(|| Problem::from(RegistryError::Unauthorized))?;
+        match registry.authenticate(token).await? {
+            Some(caller) => Ok(Self(caller)),
+            None => Err(RegistryError::Unauthorized.into()),
+        }
+    }
+}
+
+async fn ready<S: Store>(State(registry): State<Arc<Registry<S>>>) -> Response {
+    match registry.store().ping().await {
+        Ok(()) => "ready\n".into_response(),
+        Err(e) => Problem::from(RegistryError::Store(e)).into_response(),
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ListParams {
+    q: Option<String>,
+    tag: Option<String>,
+    registry: Option<String>,
+    enabled: Option<bool>,
+    view: Option<View>,
+    limit: Option<u32>,
+    cursor: Option<String>,
+}
+
+fn encode_cursor(name: &str) -> String {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(name)
+}
+
+fn decode_cursor(cursor: &str) -> Result<String> {
+    base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(cursor)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .ok_or_else(|| {
+            RegistryError::Invalid("`cursor` is not one this registry returned".into()).into()
+        })
+}
+
+fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {
+    RegistryError::Invalid(format!("query: {}", error.body_text())).into()
+}
+
+async fn list<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    params: std::result::Result<Query<ListParams>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Value>> {
+    let Query(params) = params.map_err(|e| query_error(&e))?;
+    let limit = params.limit.unwrap_or(DEFAULT_PAGE);
+    if limit == 0 || limit > MAX_PAGE {
+        return Err(RegistryError::Invalid(format!("`limit` must be 1 to {MAX_PAGE}")).into());
+    }
+    let query = ListQuery {
+        q: params.q,
+        tag: params.tag,
+        registry: params.registry,
+        enabled: params.enabled,
+        after: params.cursor.as_deref().map(decode_cursor).transpose()?,
+        limit,
+    };
+    let view = params.view.unwrap_or_default();
+    let (cards, next) = registry.list(&caller, &query).await?;
+    let mut items = Vec::with_capacity(cards.len());
+    for card in &cards {
+        let content = if view == View::Full {
+            registry
+                .store()
+                .content(&card.name)
+                .await
+                .map_err(RegistryError::from)?
+        } else {
+            None
+        };
+        items.push(card.to_view(view, content.as_ref().map(|c| c.0.as_str())));
+    }
+    Ok(Json(json!({
+        "skills": items,
+        "next_cursor": next.as_deref().map(encode_cursor),
+    })))
+}
+
+fn json_body(
+    body: std::result::Result<Json<Registration>, axum::extract::rejection::JsonRejection>,
+) -> Result<Registration> {
+    body.map(|Json(b)| b)
+        .map_err(|e| RegistryError::Invalid(format!("body: {}", e.body_text())).into())
+}
+
+async fn register<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    body: std::result::Result<Json<Registration>, axum::extract::rejection::JsonRejection>,
+) -> Result<Response> {
+    let request = json_body(body)?;
+    let card = registry.register(&caller, request).await?;
+    let location = format!("/api/skills/{}", card.name);
+    let mut response =
+        (StatusCode::CREATED, Json(card.to_view(View::Summary, None))).into_response();
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    Ok(response)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ViewParams {
+    view: Option<View>,
+}
+
+async fn show<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+    params: std::result::Result<Query<ViewParams>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<Value>> {
+    let Query(params) = params.map_err(|e| query_error(&e))?;
+    let view = params.view.unwrap_or(View::Summary);
+    let card = registry.get(&caller, &name).await?;
+    let content = if view == View::Full {
+        Some(registry.content(&caller, &name).await?.0)
+    } else {
+        None
+    };
+    Ok(Json(card.to_view(view, content.as_deref())))
+}
+
+async fn update<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+    body: std::result::Result<Json<Registration>, axum::extract::rejection::JsonRejection>,
+) -> Result<Json<Value>> {
+    let request = json_body(body)?;
+    let card = registry.update(&caller, &name, request).await?;
+    Ok(Json(card.to_view(View::Summary, None)))
+}
+
+async fn delete<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+) -> Result<StatusCode> {
+    registry.delete(&caller, &name).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn enable<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+) -> Result<Json<Value>> {
+    let card = registry.set_enabled(&caller, &name, true).await?;
+    Ok(Json(card.to_view(View::Summary, None)))
+}
+
+async fn disable<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+) -> Result<Json<Value>> {
+    let card = registry.set_enabled(&caller, &name, false).await?;
+    Ok(Json(card.to_view(View::Summary, None)))
+}
+
+async fn health<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+) -> Result<Json<Value>> {
+    let card = registry.health(&caller, &name).await?;
+    Ok(Json(json!({
+        "path": card.path,
+        "name": card.name,
+        "skill_md_raw_url": card.skill_md_raw_url,
+        "health_status": card.health_status,
+        "last_checked_time": card.last_checked_time,
+    })))
+}
+
+async fn content<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+) -> Result<Response> {
+    let (text, version) = registry.content(&caller, &name).await?;
+    let etag = format!("\"{version}\"");
+    let matches = headers
+        .get_all(header::IF_NONE_MATCH)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .any(|tag| tag == "*" || tag.trim_start_matches("W/") == etag);
+    let mut response = if matches {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        (
+            [(header::CONTENT_TYPE, "text/markdown; charset=utf-8")],
+            text,
+        )
+            .into_response()
+    };
+    if let Ok(value) = HeaderValue::from_str(&etag) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-cache"),
+    );
+    Ok(response)
+}
+
+async fn tools<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+) -> Result<Json<Value>> {
+    let card = registry.get(&caller, &name).await?;
+    let report = registry.tool_availability(&card);
+    Ok(Json(
+        json!({ "path": card.path, "name": card.name, "tools": report }),
+    ))
+}
+
+async fn rating<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+) -> Result<Json<Value>> {
+    let card = registry.get(&caller, &name).await?;
+    Ok(Json(rating_json(&card)))
+}
+
+fn rating_json(card: &crate::model::SkillCard) -> Value {
+    json!({
+        "path": card.path,
+        "name": card.name,
+        "num_stars": card.num_stars,
+        "num_ratings": card.rating_details.len(),
+        "rating_details": card.rating_details,
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RateBody {
+    rating: i64,
+}
+
+async fn rate<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Path(name): Path<String>,
+    body: std::result::Result<Json<RateBody>, axum::extract::rejection::JsonRejection>,
+) -> Result<Json<Value>> {
+    let Json(body) = body
+        .map_err(|e| Problem::from(RegistryError::Invalid(format!("body: {}", e.body_text()))))?;
+    let card = registry.rate(&caller, &name, body.rating).await?;
+    Ok(Json(rating_json(&card)))
+}
+
+/// Serves `router` on `listener` until `shutdown` resolves; requests in flight finish first.
+///
+/// # Errors
+///
+/// The listener's I/O error.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    router: Router,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router)
+        .with_graceful_shutdown(shutdown)
+        .await
+}

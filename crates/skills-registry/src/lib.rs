@@ -1,0 +1,54 @@
+//! A registry of Agent Skills that a team runs: seed 001's SkillCards, registered by the URL
+//! of their `SKILL.md`, shown in three views, with visibility (public, private, group),
+//! ratings, health checks and a REST API, over SQLite (embedded, the default) or
+//! PostgreSQL.
+//!
+//! The parts, each usable alone:
+//!
+//! - [`model`]: the [`SkillCard`] and its views.
+//! - [`store`]: the [`Store`] trait and its two implementations, [`SqliteStore`] and
+//!   [`PostgresStore`], with embedded migrations.
+//! - [`Registry`]: the rules, independent of HTTP: registration fetches the file through
+//!   [`fetch`] (trusted hosts, every redirect re-checked, private addresses refused),
+//!   parses and lints it with `skills-frontmatter` and `skills-lint`, and fills the card;
+//!   who may see and change what; ratings; health.
+//! - [`http`]: the axum router, errors as `application/problem+json`.
+//!
+//! `skills registry serve` is these parts put together; a test or another program can do
+//! the same:
+//!
+//! ```no_run
+//! # async fn run() -> Result<(), Box<dyn std::error::Error>> {
+//! use skills_registry::{Registry, RegistryConfig, SqliteStore, Store};
+//!
+//! let store = SqliteStore::open("sqlite://skills-registry.db").await?;
+//! store.migrate().await?;
+//! let registry = Registry::new(store, RegistryConfig::default());
+//! let listener = tokio::net::TcpListener::bind("127.0.0.1:8470").await?;
+//! let shutdown = async { let _ = tokio::signal::ctrl_c().await; };
+//! skills_registry::http::serve(listener, skills_registry::http::router(registry), shutdown).await?;
+//! # Ok(())
+//! # }
+//! ```
+
+pub mod config;
+mod error;
+pub mod fetch;
+pub mod http;
+pub mod model;
+mod service;
+pub mod store;
+mod time;
+mod token;
+
+pub use error::RegistryError;
+pub use model::{
+    CompatibilityRequirement, HealthStatus, RatingDetail, RequirementType, SkillCard,
+    ToolReference, View, Visibility,
+};
+pub use service::{KnownServer, Registration, Registry, RegistryConfig, ToolStatus};
+pub use store::{
+    AnyStore, Caller, ListQuery, PostgresStore, SqliteStore, Store, StoreError, TokenRecord,
+};
+pub use time::rfc3339;
+pub use token::TOKEN_PREFIX;

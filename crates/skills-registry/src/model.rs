@@ -1,0 +1,320 @@
+//! Seed 001's data model: the [`SkillCard`] and what it holds, and the three views of it.
+
+use serde::{Deserialize, Serialize};
+
+/// Who may see a skill.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Visibility {
+    /// Every authenticated user (and anonymous readers when the registry allows them).
+    Public,
+    /// Only its owner.
+    Private,
+    /// Members of its `allowed_groups`.
+    Group,
+}
+
+impl Visibility {
+    /// The stored and serialized form: `public`, `private`, `group`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Public => "public",
+            Self::Private => "private",
+            Self::Group => "group",
+        }
+    }
+
+    /// The value of a stored form, `None` for anything else.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "public" => Some(Self::Public),
+            "private" => Some(Self::Private),
+            "group" => Some(Self::Group),
+            _ => None,
+        }
+    }
+}
+
+/// Whether the skill's raw `SKILL.md` answered its last health check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum HealthStatus {
+    /// A 2xx answer to `HEAD`.
+    Healthy,
+    /// Any other answer, or none.
+    Unhealthy,
+    /// Not checked yet.
+    Unknown,
+}
+
+impl HealthStatus {
+    /// The stored and serialized form: `healthy`, `unhealthy`, `unknown`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Healthy => "healthy",
+            Self::Unhealthy => "unhealthy",
+            Self::Unknown => "unknown",
+        }
+    }
+
+    /// The value of a stored form; anything unknown reads as [`HealthStatus::Unknown`].
+    #[must_use]
+    pub fn parse(text: &str) -> Self {
+        match text {
+            "healthy" => Self::Healthy,
+            "unhealthy" => Self::Unhealthy,
+            _ => Self::Unknown,
+        }
+    }
+}
+
+/// A tool the skill needs (seed 001's `ToolReference`), from its `allowed-tools`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ToolReference {
+    /// The tool's name (`Read`, `Bash`, `mcp__github__create_issue`).
+    pub tool_name: String,
+    /// The MCP server that provides it, when known.
+    pub server_path: Option<String>,
+    /// A version constraint, when one is given.
+    pub version: Option<String>,
+    /// Capability filters: `Bash(git:*)` is `Bash` with `["git:*"]`.
+    pub capabilities: Vec<String>,
+}
+
+impl ToolReference {
+    /// The references of an `allowed-tools` value: space-separated tools, each optionally
+    /// with comma-separated capabilities in parentheses (`Bash(git:*) Read`).
+    ///
+    /// ```
+    /// let tools = skills_registry::ToolReference::parse_allowed_tools("Bash(git:*, gh:*) Read");
+    /// assert_eq!(tools[0].tool_name, "Bash");
+    /// assert_eq!(tools[0].capabilities, ["git:*", "gh:*"]);
+    /// assert_eq!(tools[1].tool_name, "Read");
+    /// ```
+    #[must_use]
+    pub fn parse_allowed_tools(allowed: &str) -> Vec<Self> {
+        let mut out = Vec::new();
+        let mut rest = allowed.trim();
+        while !rest.is_empty() {
+            // A tool runs to the first space outside parentheses.
+            let mut depth = 0usize;
+            let end = rest
+                .char_indices()
+                .find(|&(_, c)| {
+                    match c {
+                        '(' => depth += 1,
+                        ')' => depth = depth.saturating_sub(1),
+                        _ => {}
+                    }
+                    c.is_whitespace() && depth == 0
+                })
+                .map_or(rest.len(), |(i, _)| i);
+            let (token, tail) = rest.split_at(end);
+            rest = tail.trim_start();
+            let reference = match token.split_once('(') {
+                Some((name, caps)) => Self {
+                    tool_name: name.to_string(),
+                    server_path: None,
+                    version: None,
+                    capabilities: caps
+                        .trim_end_matches(')')
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|c| !c.is_empty())
+                        .map(str::to_string)
+                        .collect(),
+                },
+                None => Self {
+                    tool_name: token.to_string(),
+                    server_path: None,
+                    version: None,
+                    capabilities: Vec::new(),
+                },
+            };
+            out.push(reference);
+        }
+        out
+    }
+}
+
+/// What kind of thing a [`CompatibilityRequirement`] names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequirementType {
+    /// An agent product (`claude-code`).
+    Product,
+    /// A tool or program (`python3`).
+    Tool,
+    /// An API.
+    Api,
+    /// An environment (an OS, a network).
+    Environment,
+}
+
+/// A machine-readable compatibility constraint (seed 001's `CompatibilityRequirement`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompatibilityRequirement {
+    /// What kind of thing `target` is.
+    #[serde(rename = "type")]
+    pub kind: RequirementType,
+    /// Its identifier.
+    pub target: String,
+    /// The lowest version that works.
+    pub min_version: Option<String>,
+    /// The highest version that works.
+    pub max_version: Option<String>,
+    /// `false` for an optional enhancement.
+    pub required: bool,
+}
+
+/// One user's rating of a skill.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatingDetail {
+    /// Who rated.
+    pub user: String,
+    /// 1 to 5 stars.
+    pub rating: u8,
+}
+
+/// A registered skill: every field of seed 001's SkillCard, plus the content cache's
+/// `content_version` (the SHA-256 of the cached `SKILL.md`, hex) and `content_updated_at`.
+/// Times are RFC 3339 in UTC.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SkillCard {
+    /// `/skills/{name}`: unique and immutable.
+    pub path: String,
+    /// Lowercase letters, digits and hyphens, as the spec requires.
+    pub name: String,
+    /// What the skill does and when to use it.
+    pub description: String,
+    /// The URL it was registered with (a GitHub blob page, say).
+    pub skill_md_url: String,
+    /// The raw file that URL translates to: what is fetched and health-checked.
+    pub skill_md_raw_url: String,
+    /// The repository, when the host is known.
+    pub repository_url: Option<String>,
+    /// `metadata.version`.
+    pub version: Option<String>,
+    /// `metadata.author`.
+    pub author: Option<String>,
+    /// `license`.
+    pub license: Option<String>,
+    /// `compatibility`: the human-readable requirements.
+    pub compatibility: Option<String>,
+    /// `metadata.tags` (comma- or space-separated in the file), plus any given at
+    /// registration.
+    pub tags: Vec<String>,
+    /// Machine-readable requirements.
+    pub requirements: Vec<CompatibilityRequirement>,
+    /// The agents the skill is written for (`metadata.target-agents`).
+    pub target_agents: Vec<String>,
+    /// `allowed-tools`, as references.
+    pub allowed_tools: Vec<ToolReference>,
+    /// Who may see it.
+    pub visibility: Visibility,
+    /// The groups that may see a `group` skill.
+    pub allowed_groups: Vec<String>,
+    /// Who registered it.
+    pub owner: String,
+    /// Disabled skills are hidden from everyone's lists but admins'.
+    pub is_enabled: bool,
+    /// The registry the skill comes from: this one's name, or a federation peer's.
+    pub registry_name: String,
+    /// The last health check's answer.
+    pub health_status: HealthStatus,
+    /// When it was last checked.
+    pub last_checked_time: Option<String>,
+    /// The average rating, 0 when nobody rated.
+    pub num_stars: f64,
+    /// Every rating.
+    pub rating_details: Vec<RatingDetail>,
+    /// SHA-256 (hex) of the cached `SKILL.md`.
+    pub content_version: String,
+    /// When the cached content last changed.
+    pub content_updated_at: String,
+    /// When it was registered.
+    pub created_at: String,
+    /// When the card last changed.
+    pub updated_at: String,
+}
+
+/// How much of a card to show: seed 001's progressive disclosure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum View {
+    /// Name, description, tags, stars, health and visibility: enough to choose.
+    #[default]
+    Card,
+    /// Everything but the content: requirements, tools, target agents, URLs, state.
+    Summary,
+    /// The summary and the whole `SKILL.md`.
+    Full,
+}
+
+impl SkillCard {
+    /// The card as JSON in `view`; `content` is the cached `SKILL.md`, shown in the full
+    /// view only.
+    #[must_use]
+    pub fn to_view(&self, view: View, content: Option<&str>) -> serde_json::Value {
+        let mut value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
+        if let serde_json::Value::Object(map) = &mut value {
+            if view == View::Card {
+                map.retain(|k, _| CARD_FIELDS.contains(&k.as_str()));
+            } else {
+                map.remove("rating_details");
+            }
+            if view == View::Full {
+                map.insert(
+                    "content".to_string(),
+                    content.map_or(serde_json::Value::Null, |c| c.into()),
+                );
+            }
+        }
+        value
+    }
+}
+
+/// The fields of the card view.
+const CARD_FIELDS: [&str; 9] = [
+    "path",
+    "name",
+    "description",
+    "tags",
+    "num_stars",
+    "health_status",
+    "visibility",
+    "is_enabled",
+    "registry_name",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn allowed_tools_split_outside_parentheses_only() {
+        let tools = ToolReference::parse_allowed_tools("  Bash(git add:*, gh:*)  Read\tmcp__x__y ");
+        let names: Vec<&str> = tools.iter().map(|t| t.tool_name.as_str()).collect();
+        assert_eq!(names, ["Bash", "Read", "mcp__x__y"]);
+        assert_eq!(tools[0].capabilities, ["git add:*", "gh:*"]);
+        assert!(ToolReference::parse_allowed_tools("  ").is_empty());
+    }
+
+    #[test]
+    fn enums_read_back_what_they_write() {
+        for v in [Visibility::Public, Visibility::Private, Visibility::Group] {
+            assert_eq!(Visibility::parse(v.as_str()), Some(v));
+        }
+        assert_eq!(Visibility::parse("PUBLIC"), None);
+        for h in [
+            HealthStatus::Healthy,
+            HealthStatus::Unhealthy,
+            HealthStatus::Unknown,
+        ] {
+            assert_eq!(HealthStatus::parse(h.as_str()), h);
+        }
+    }
+}

@@ -1,0 +1,737 @@
+//! What the registry does, independent of HTTP: registration (fetch, parse, lint, card),
+//! the visibility and ownership rules, ratings, health, tokens.
+
+use std::sync::Arc;
+
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::error::RegistryError;
+use crate::fetch::{self, FetchPolicy};
+use crate::model::{HealthStatus, SkillCard, ToolReference, Visibility};
+use crate::store::{Caller, ListQuery, Store, TokenRecord};
+use crate::time;
+
+/// How a registry behaves: its name, who may read, what it may fetch.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct RegistryConfig {
+    /// This registry's name: the `registry_name` of the skills registered here.
+    pub name: String,
+    /// Anonymous callers may read public skills.
+    pub public_read: bool,
+    /// What registration and health checks may fetch.
+    pub fetch: FetchPolicy,
+    /// How long a health answer is served from the cache, in milliseconds.
+    pub health_ttl_ms: i64,
+    /// The MCP servers the registry knows, for `GET …/tools`.
+    pub servers: Vec<KnownServer>,
+}
+
+/// An MCP server the registry knows (`[[servers]]` in its config), and its tools.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct KnownServer {
+    /// Its path (`/servers/github`).
+    pub path: String,
+    /// The tools it exposes.
+    pub tools: Vec<String>,
+}
+
+impl KnownServer {
+    /// A server at `path` with `tools`.
+    #[must_use]
+    pub fn new(path: impl Into<String>, tools: Vec<String>) -> Self {
+        Self {
+            path: path.into(),
+            tools,
+        }
+    }
+
+    /// The last segment of its path: what `mcp__<server>__<tool>` names.
+    fn short_name(&self) -> &str {
+        self.path
+            .trim_end_matches('/')
+            .rsplit('/')
+            .next()
+            .unwrap_or_default()
+    }
+}
+
+/// Whether a tool a skill needs is there (`GET …/tools`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[non_exhaustive]
+pub struct ToolStatus {
+    /// The tool.
+    pub tool_name: String,
+    /// The server that has it, or that the skill names.
+    pub server_path: Option<String>,
+    /// `available`; `tool-missing` (the server is known, the tool is not among its tools);
+    /// `server-unknown` (the skill names a server the registry does not know); or
+    /// `not-found` (no known server has a tool of that name: an agent's built-in tool such
+    /// as `Read`, or a server nobody registered).
+    pub status: &'static str,
+    /// `status == "available"`.
+    pub available: bool,
+}
+
+impl Default for RegistryConfig {
+    fn default() -> Self {
+        Self {
+            name: "local".to_string(),
+            public_read: false,
+            fetch: FetchPolicy::default(),
+            health_ttl_ms: 5 * 60 * 1000,
+            servers: Vec::new(),
+        }
+    }
+}
+
+/// A registration request (`POST /api/skills`), and the body of `PUT` (every field
+/// optional there: what is left out keeps its value).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Registration {
+    /// The skill's `SKILL.md`: a page URL of a known host, or a raw URL.
+    pub skill_md_url: Option<String>,
+    /// Who may see it; `public` when not given at registration.
+    pub visibility: Option<Visibility>,
+    /// The groups that may see a `group` skill (required for `group`).
+    pub allowed_groups: Option<Vec<String>>,
+    /// Tags beside those of `metadata.tags`.
+    pub tags: Option<Vec<String>>,
+}
+
+impl Registration {
+    /// A request to register `url` with the defaults.
+    #[must_use]
+    pub fn new(url: impl Into<String>) -> Self {
+        Self {
+            skill_md_url: Some(url.into()),
+            ..Self::default()
+        }
+    }
+}
+
+/// Lint rules a registration does not apply: they need the skill's other files, and the
+/// registry fetches its `SKILL.md` alone.
+const NEEDS_FILES: [&str; 2] = ["link-missing", "reference-too-deep"];
+
+/// The registry: a store and the rules around it.
+#[derive(Debug)]
+pub struct Registry<S> {
+    store: S,
+    config: RegistryConfig,
+}
+
+/// A fetched and linted `SKILL.md`, ready to become a card.
+struct Checked {
+    card: SkillCard,
+    content: String,
+}
+
+impl<S: Store> Registry<S> {
+    /// A registry over `store`.
+    pub fn new(store: S, config: RegistryConfig) -> Arc<Self> {
+        Arc::new(Self { store, config })
+    }
+
+    /// The store.
+    pub fn store(&self) -> &S {
+        &self.store
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &RegistryConfig {
+        &self.config
+    }
+
+    /// Whether `caller` may see `card` (a skill they may not see is "not found").
+    fn may_see(&self, caller: &Caller, card: &SkillCard) -> bool {
+        if caller.admin {
+            return true;
+        }
+        let Some(user) = &caller.user else {
+            return self.config.public_read
+                && card.visibility == Visibility::Public
+                && card.is_enabled;
+        };
+        if *user == card.owner {
+            return true;
+        }
+        if !card.is_enabled {
+            return false;
+        }
+        match card.visibility {
+            Visibility::Public => true,
+            Visibility::Private => false,
+            Visibility::Group => card
+                .allowed_groups
+                .iter()
+                .any(|g| caller.groups.contains(g)),
+        }
+    }
+
+    fn readable(&self, caller: &Caller) -> Result<(), RegistryError> {
+        if caller.user.is_none() && !caller.admin && !self.config.public_read {
+            return Err(RegistryError::Unauthorized);
+        }
+        Ok(())
+    }
+
+    /// The skill `name` as `caller` may see it.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::NotFound`] when there is none or the caller may not see it.
+    pub async fn get(&self, caller: &Caller, name: &str) -> Result<SkillCard, RegistryError> {
+        self.readable(caller)?;
+        match self.store.get(name).await? {
+            Some(card) if self.may_see(caller, &card) => Ok(card),
+            _ => Err(RegistryError::NotFound(name.to_string())),
+        }
+    }
+
+    /// The cached `SKILL.md` of `name` and its version.
+    ///
+    /// # Errors
+    ///
+    /// As [`Registry::get`].
+    pub async fn content(
+        &self,
+        caller: &Caller,
+        name: &str,
+    ) -> Result<(String, String), RegistryError> {
+        self.get(caller, name).await?;
+        self.store
+            .content(name)
+            .await?
+            .ok_or_else(|| RegistryError::NotFound(name.to_string()))
+    }
+
+    /// The skills `caller` may see that match `query`, and the cursor of the next page.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Unauthorized`] for an anonymous caller of a registry without
+    /// public reads.
+    pub async fn list(
+        &self,
+        caller: &Caller,
+        query: &ListQuery,
+    ) -> Result<(Vec<SkillCard>, Option<String>), RegistryError> {
+        self.readable(caller)?;
+        let mut ask = query.clone();
+        ask.limit = query.limit.saturating_add(1);
+        let mut cards = self.store.list(&ask, caller).await?;
+        let limit = usize::try_from(query.limit).unwrap_or(usize::MAX);
+        let next = if cards.len() > limit {
+            cards.truncate(limit);
+            cards.last().map(|c| c.name.clone())
+        } else {
+            None
+        };
+        Ok((cards, next))
+    }
+
+    /// Registers the skill at `request.skill_md_url` for `caller`, its owner.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Unauthorized`] without a user, [`RegistryError::Invalid`] for a bad
+    /// request, [`RegistryError::Fetch`] when the file cannot be fetched,
+    /// [`RegistryError::Lint`] when it has errors, [`RegistryError::Conflict`] when the name
+    /// is taken.
+    pub async fn register(
+        &self,
+        caller: &Caller,
+        request: Registration,
+    ) -> Result<SkillCard, RegistryError> {
+        let Some(owner) = caller.user.clone() else {
+            return Err(RegistryError::Unauthorized);
+        };
+        let url = request
+            .skill_md_url
+            .clone()
+            .ok_or_else(|| RegistryError::Invalid("`skill_md_url` is required".into()))?;
+        let visibility = request.visibility.unwrap_or(Visibility::Public);
+        let groups = request.allowed_groups.clone().unwrap_or_default();
+        check_access(visibility, &groups)?;
+        let checked = self
+            .check(
+                &url,
+                visibility,
+                groups,
+                request.tags.unwrap_or_default(),
+                owner,
+            )
+            .await?;
+        match self.store.insert(&checked.card, &checked.content).await {
+            Err(crate::store::StoreError::Conflict(name)) => Err(RegistryError::Conflict(name)),
+            other => other.map_err(RegistryError::from),
+        }?;
+        self.get(caller, &checked.card.name).await
+    }
+
+    /// Refetches and revalidates `name` (from a new URL when `request` names one), and
+    /// applies `request`'s access and tags. Only its owner or an admin may.
+    ///
+    /// # Errors
+    ///
+    /// As [`Registry::register`], [`RegistryError::NotFound`], [`RegistryError::Forbidden`]
+    /// for a caller who sees the skill but does not own it, and [`RegistryError::Invalid`]
+    /// when the file now names another skill.
+    pub async fn update(
+        &self,
+        caller: &Caller,
+        name: &str,
+        request: Registration,
+    ) -> Result<SkillCard, RegistryError> {
+        let current = self.owned(caller, name).await?;
+        let url = request.skill_md_url.unwrap_or(current.skill_md_url.clone());
+        let visibility = request.visibility.unwrap_or(current.visibility);
+        let groups = request
+            .allowed_groups
+            .unwrap_or(current.allowed_groups.clone());
+        check_access(visibility, &groups)?;
+        let extra_tags = request.tags.unwrap_or_default();
+        let checked = self
+            .check(&url, visibility, groups, extra_tags, current.owner.clone())
+            .await?;
+        if checked.card.name != name {
+            return Err(RegistryError::Invalid(format!(
+                "the SKILL.md at {url} is now named `{}`; a skill's name never changes: register it as a new skill",
+                checked.card.name
+            )));
+        }
+        if !self.store.update(&checked.card, &checked.content).await? {
+            return Err(RegistryError::NotFound(name.to_string()));
+        }
+        self.get(caller, name).await
+    }
+
+    /// Deletes `name`. Only its owner or an admin may.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::NotFound`], [`RegistryError::Forbidden`].
+    pub async fn delete(&self, caller: &Caller, name: &str) -> Result<(), RegistryError> {
+        self.owned(caller, name).await?;
+        if self.store.delete(name).await? {
+            Ok(())
+        } else {
+            Err(RegistryError::NotFound(name.to_string()))
+        }
+    }
+
+    /// Enables or disables `name`. Admins only.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::NotFound`], [`RegistryError::Forbidden`].
+    pub async fn set_enabled(
+        &self,
+        caller: &Caller,
+        name: &str,
+        enabled: bool,
+    ) -> Result<SkillCard, RegistryError> {
+        self.get(caller, name).await?;
+        if !caller.admin {
+            return Err(RegistryError::Forbidden(
+                "only an admin enables or disables skills".into(),
+            ));
+        }
+        if !self.store.set_enabled(name, enabled).await? {
+            return Err(RegistryError::NotFound(name.to_string()));
+        }
+        self.get(caller, name).await
+    }
+
+    /// Sets `caller`'s rating of `name`.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Invalid`] outside 1–5, [`RegistryError::Unauthorized`] without a
+    /// user, [`RegistryError::NotFound`].
+    pub async fn rate(
+        &self,
+        caller: &Caller,
+        name: &str,
+        stars: i64,
+    ) -> Result<SkillCard, RegistryError> {
+        let Some(user) = caller.user.clone() else {
+            return Err(RegistryError::Unauthorized);
+        };
+        let stars = u8::try_from(stars)
+            .ok()
+            .filter(|s| (1..=5).contains(s))
+            .ok_or_else(|| RegistryError::Invalid("`rating` must be 1 to 5".into()))?;
+        self.get(caller, name).await?;
+        if !self.store.rate(name, &user, stars).await? {
+            return Err(RegistryError::NotFound(name.to_string()));
+        }
+        self.get(caller, name).await
+    }
+
+    /// The health of `name`: the cached answer while it is fresher than the TTL, else a
+    /// new `HEAD` of its raw URL.
+    ///
+    /// # Errors
+    ///
+    /// As [`Registry::get`].
+    pub async fn health(&self, caller: &Caller, name: &str) -> Result<SkillCard, RegistryError> {
+        let card = self.get(caller, name).await?;
+        let fresh = card.last_checked_ms().is_some_and(|checked| {
+            time::now_ms().saturating_sub(checked) < self.config.health_ttl_ms
+        });
+        if fresh {
+            return Ok(card);
+        }
+        self.check_health(&card).await?;
+        self.get(caller, name).await
+    }
+
+    /// `HEAD`s the raw URL of `card` and stores the answer.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Store`] when the answer cannot be stored.
+    pub async fn check_health(&self, card: &SkillCard) -> Result<HealthStatus, RegistryError> {
+        let url = card.skill_md_raw_url.clone();
+        let policy = self.config.fetch.clone();
+        let answer = tokio::task::spawn_blocking(move || fetch::head(&url, &policy)).await;
+        let status = match answer {
+            Ok(Ok(code)) if (200..300).contains(&code) => HealthStatus::Healthy,
+            _ => HealthStatus::Unhealthy,
+        };
+        self.store
+            .set_health(&card.name, status, time::now_ms())
+            .await?;
+        Ok(status)
+    }
+
+    /// For each tool `card` references, whether a known MCP server exposes it (seed 001's
+    /// tool validation).
+    #[must_use]
+    pub fn tool_availability(&self, card: &SkillCard) -> Vec<ToolStatus> {
+        let servers = &self.config.servers;
+        card.allowed_tools
+            .iter()
+            .map(|tool| {
+                let status = |server: Option<&KnownServer>, status: &'static str| ToolStatus {
+                    tool_name: tool.tool_name.clone(),
+                    server_path: server
+                        .map(|s| s.path.clone())
+                        .or_else(|| tool.server_path.clone()),
+                    status,
+                    available: status == "available",
+                };
+                if let Some(path) = &tool.server_path {
+                    return match servers.iter().find(|s| &s.path == path) {
+                        Some(s) if s.tools.contains(&tool.tool_name) => {
+                            status(Some(s), "available")
+                        }
+                        Some(s) => status(Some(s), "tool-missing"),
+                        None => status(None, "server-unknown"),
+                    };
+                }
+                // `mcp__<server>__<tool>`, as agents name MCP tools.
+                if let Some((server, name)) = tool
+                    .tool_name
+                    .strip_prefix("mcp__")
+                    .and_then(|rest| rest.split_once("__"))
+                {
+                    return match servers.iter().find(|s| s.short_name() == server) {
+                        Some(s) if s.tools.iter().any(|t| t == name) => {
+                            status(Some(s), "available")
+                        }
+                        Some(s) => status(Some(s), "tool-missing"),
+                        None => status(None, "server-unknown"),
+                    };
+                }
+                match servers.iter().find(|s| s.tools.contains(&tool.tool_name)) {
+                    Some(s) => status(Some(s), "available"),
+                    None => status(None, "not-found"),
+                }
+            })
+            .collect()
+    }
+
+    /// The skill, if `caller` may change it.
+    async fn owned(&self, caller: &Caller, name: &str) -> Result<SkillCard, RegistryError> {
+        let card = self.get(caller, name).await?;
+        if caller.admin || caller.user.as_deref() == Some(card.owner.as_str()) {
+            Ok(card)
+        } else {
+            Err(RegistryError::Forbidden(format!(
+                "only the owner of `{name}` or an admin may change it"
+            )))
+        }
+    }
+
+    /// Fetches, parses and lints the `SKILL.md` at `url` and fills a card from it.
+    async fn check(
+        &self,
+        url: &str,
+        visibility: Visibility,
+        allowed_groups: Vec<String>,
+        extra_tags: Vec<String>,
+        owner: String,
+    ) -> Result<Checked, RegistryError> {
+        let translation = skills_url::to_raw(url)
+            .map_err(|e| RegistryError::Invalid(format!("`skill_md_url`: {e}")))?;
+        let raw = translation.raw.clone();
+        let policy = self.config.fetch.clone();
+        let fetched = tokio::task::spawn_blocking(move || fetch::get(&raw, &policy))
+            .await
+            .map_err(|e| RegistryError::Internal(e.to_string()))??;
+        let dir_name = directory_name(translation.path.as_deref());
+        let body = fetched.body;
+        let lint_body = body.clone();
+        let (diagnostics, name_hint) =
+            tokio::task::spawn_blocking(move || lint(&lint_body, dir_name.as_deref()))
+                .await
+                .map_err(|e| RegistryError::Internal(e.to_string()))??;
+        if diagnostics
+            .iter()
+            .any(|d| d.severity == skills_lint::Severity::Error)
+        {
+            return Err(RegistryError::Lint(diagnostics));
+        }
+        let text = String::from_utf8(body)
+            .map_err(|_| RegistryError::Invalid("the SKILL.md is not UTF-8".into()))?;
+        let md = skills_frontmatter::SkillMd::parse_str(text.clone())
+            .map_err(|e| RegistryError::Invalid(format!("the SKILL.md does not parse: {e}")))?;
+        let name = md.name().map_or(name_hint, str::to_string);
+        let metadata = md.metadata();
+        let meta = |key: &str| {
+            metadata
+                .iter()
+                .find(|(k, _)| k == key)
+                .map(|(_, v)| (*v).to_string())
+        };
+        let mut tags = split_list(meta("tags").as_deref().unwrap_or_default());
+        for tag in extra_tags {
+            let tag = tag.trim().to_string();
+            if !tag.is_empty() && !tags.contains(&tag) {
+                tags.push(tag);
+            }
+        }
+        let now = time::rfc3339(time::now_ms());
+        let card = SkillCard {
+            path: format!("/skills/{name}"),
+            description: md.description().unwrap_or_default().trim().to_string(),
+            skill_md_url: translation.input.clone(),
+            skill_md_raw_url: translation.raw.clone(),
+            repository_url: translation.repository.clone(),
+            version: meta("version"),
+            author: meta("author"),
+            license: md.license().map(str::to_string),
+            compatibility: md.compatibility().map(str::to_string),
+            tags,
+            requirements: Vec::new(),
+            target_agents: split_list(
+                meta("target-agents")
+                    .or_else(|| meta("target_agents"))
+                    .as_deref()
+                    .unwrap_or_default(),
+            ),
+            allowed_tools: md
+                .allowed_tools()
+                .map(ToolReference::parse_allowed_tools)
+                .unwrap_or_default(),
+            visibility,
+            allowed_groups,
+            owner,
+            is_enabled: true,
+            registry_name: self.config.name.clone(),
+            health_status: HealthStatus::Healthy,
+            last_checked_time: None,
+            num_stars: 0.0,
+            rating_details: Vec::new(),
+            content_version: sha256_hex(text.as_bytes()),
+            content_updated_at: now.clone(),
+            created_at: now.clone(),
+            updated_at: now,
+            name,
+        };
+        Ok(Checked {
+            card,
+            content: text,
+        })
+    }
+
+    /// Issues a token for `user`: the token (shown once) and its record.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Invalid`] for an empty user name, [`RegistryError::Store`].
+    pub async fn create_token(
+        &self,
+        user: &str,
+        groups: Vec<String>,
+        admin: bool,
+    ) -> Result<(String, TokenRecord), RegistryError> {
+        let user = user.trim();
+        if user.is_empty() {
+            return Err(RegistryError::Invalid("a token needs a user name".into()));
+        }
+        let (token, id) = crate::token::generate()?;
+        let record = TokenRecord::new(
+            id,
+            crate::token::hash(&token),
+            user.to_string(),
+            groups,
+            admin,
+        );
+        self.store.insert_token(&record).await?;
+        Ok((token, record))
+    }
+
+    /// The caller a bearer token stands for; `None` for an unknown or revoked token.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Store`].
+    pub async fn authenticate(&self, token: &str) -> Result<Option<Caller>, RegistryError> {
+        let record = self.store.token_by_hash(&crate::token::hash(token)).await?;
+        Ok(record.map(|r| Caller {
+            user: Some(r.user),
+            groups: r.groups,
+            admin: r.admin,
+        }))
+    }
+}
+
+/// `group` needs groups; the others take none.
+fn check_access(visibility: Visibility, groups: &[String]) -> Result<(), RegistryError> {
+    match (visibility, groups.iter().any(|g| !g.trim().is_empty())) {
+        (Visibility::Group, false) => Err(RegistryError::Invalid(
+            "`allowed_groups` is required for `group` visibility".into(),
+        )),
+        (Visibility::Public | Visibility::Private, true) => Err(RegistryError::Invalid(
+            "`allowed_groups` applies to `group` visibility only".into(),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The directory a `SKILL.md` path in a repository names (`skills/pdf/SKILL.md` → `pdf`).
+fn directory_name(path: Option<&str>) -> Option<String> {
+    let path = path?;
+    let mut segments = path.rsplit('/');
+    segments.next();
+    segments
+        .next()
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+/// A comma- or space-separated list.
+fn split_list(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for item in text
+        .split([',', ' '])
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+    {
+        if !out.iter().any(|o| o == item) {
+            out.push(item.to_string());
+        }
+    }
+    out
+}
+
+/// SHA-256 of `bytes`, lowercase hex.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    let digest = Sha256::digest(bytes);
+    let mut out = String::with_capacity(64);
+    for b in digest {
+        let _ = write!(out, "{b:02x}");
+    }
+    out
+}
+
+/// Lints `body` as the `SKILL.md` of a directory named `dir_name` (or the name it gives
+/// itself): the findings, and the name to use when the file has none.
+fn lint(
+    body: &[u8],
+    dir_name: Option<&str>,
+) -> Result<(Vec<skills_lint::Diagnostic>, String), RegistryError> {
+    let hint = skills_frontmatter::SkillMd::parse(body)
+        .ok()
+        .and_then(|md| md.name().map(str::to_string));
+    let dir = dir_name
+        .map(str::to_string)
+        .or_else(|| hint.clone())
+        .filter(|d| !d.contains(['/', '\\']) && d != "." && d != "..")
+        .unwrap_or_else(|| "skill".to_string());
+    let temp = tempfile::tempdir().map_err(|e| RegistryError::Internal(e.to_string()))?;
+    let skill_dir = temp.path().join(&dir);
+    std::fs::create_dir(&skill_dir).map_err(|e| RegistryError::Internal(e.to_string()))?;
+    std::fs::write(skill_dir.join("SKILL.md"), body)
+        .map_err(|e| RegistryError::Internal(e.to_string()))?;
+    let mut config = skills_lint::Config::default();
+    for rule in NEEDS_FILES {
+        config
+            .set(rule, skills_lint::Level::Allow)
+            .map_err(|e| RegistryError::Internal(e.to_string()))?;
+    }
+    let report = skills_lint::Linter::new(config)
+        .lint_paths(&[skill_dir])
+        .map_err(|e| RegistryError::Internal(e.to_string()))?;
+    let diagnostics = report
+        .skills
+        .into_iter()
+        .flat_map(|s| s.diagnostics)
+        .chain(report.other)
+        .collect();
+    Ok((diagnostics, hint.unwrap_or(dir)))
+}
+
+impl SkillCard {
+    /// `last_checked_time` in Unix milliseconds.
+    fn last_checked_ms(&self) -> Option<i64> {
+        let text = self.last_checked_time.as_deref()?;
+        let parsed =
+            ::time::OffsetDateTime::parse(text, &::time::format_description::well_known::Rfc3339)
+                .ok()?;
+        i64::try_from(parsed.unix_timestamp_nanos() / 1_000_000).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directory_names_come_from_the_path_in_the_repository() {
+        assert_eq!(
+            directory_name(Some("skills/pdf/SKILL.md")).as_deref(),
+            Some("pdf")
+        );
+        assert_eq!(directory_name(Some("SKILL.md")), None);
+        assert_eq!(directory_name(None), None);
+    }
+
+    #[test]
+    fn access_rules() {
+        assert!(check_access(Visibility::Group, &[]).is_err());
+        assert!(check_access(Visibility::Group, &[" ".into()]).is_err());
+        assert!(check_access(Visibility::Group, &["eng".into()]).is_ok());
+        assert!(check_access(Visibility::Public, &["eng".into()]).is_err());
+        assert!(check_access(Visibility::Private, &[]).is_ok());
+    }
+
+    #[test]
+    fn lists_split_on_commas_and_spaces_once_each() {
+        assert_eq!(
+            split_list("pdf, forms  pdf,,docs"),
+            ["pdf", "forms", "docs"]
+        );
+        assert!(split_list("").is_empty());
+    }
+}

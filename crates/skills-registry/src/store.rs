@@ -1,0 +1,830 @@
+//! Where the registry keeps its cards: the [`Store`] trait, and its two implementations,
+//! [`SqliteStore`] (embedded, the default) and [`PostgresStore`].
+//!
+//! Both run the same SQL (the migrations and every query are written in the part of SQL the
+//! two share), stamped out by one macro so they cannot drift apart; what differs is how a
+//! pool is opened. Times are Unix milliseconds; lists are JSON text, with the tags and
+//! groups that queries filter by also in tables of their own, indexed.
+
+use std::future::Future;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::Row;
+
+use crate::model::{HealthStatus, RatingDetail, SkillCard, Visibility};
+use crate::time;
+
+/// Why the store failed. Its text never holds SQL or data: it is logged, not shown.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A skill of that name is already registered.
+    #[error("a skill named `{0}` is already registered")]
+    Conflict(String),
+    /// The database URL is not one this registry can open (the URL's scheme; the rest may
+    /// hold a password).
+    #[error("unsupported database scheme `{0}`")]
+    UnsupportedUrl(String),
+    /// The database could not be reached or answered with an error.
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    /// A migration failed.
+    #[error("migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    /// A stored value does not read back (a row written by something else).
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// What a list asks for: filters, and the page.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct ListQuery {
+    /// Text the name or the description contains, any case.
+    pub q: Option<String>,
+    /// A tag the skill has.
+    pub tag: Option<String>,
+    /// The registry the skill comes from.
+    pub registry: Option<String>,
+    /// Enabled or disabled skills only.
+    pub enabled: Option<bool>,
+    /// Names after this one (the cursor).
+    pub after: Option<String>,
+    /// How many at most.
+    pub limit: u32,
+}
+
+/// Who asks, as the store filters for them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Caller {
+    /// The user; `None` for an anonymous reader (who sees public, enabled skills only).
+    pub user: Option<String>,
+    /// The groups they are in.
+    pub groups: Vec<String>,
+    /// Admins see everything.
+    pub admin: bool,
+}
+
+/// An API token as stored: its hash, never the token.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct TokenRecord {
+    /// A short public id (`tok_…`) to list and revoke it by.
+    pub id: String,
+    /// SHA-256 of the token, hex.
+    pub hash: String,
+    /// The user it authenticates.
+    pub user: String,
+    /// The groups that user is in.
+    pub groups: Vec<String>,
+    /// Whether the user is an admin.
+    pub admin: bool,
+    /// When it was created (Unix ms).
+    pub created_at: i64,
+    /// When it was revoked, if it was.
+    pub revoked_at: Option<i64>,
+}
+
+impl TokenRecord {
+    /// A record for a new token.
+    #[must_use]
+    pub fn new(id: String, hash: String, user: String, groups: Vec<String>, admin: bool) -> Self {
+        Self {
+            id,
+            hash,
+            user,
+            groups,
+            admin,
+            created_at: time::now_ms(),
+            revoked_at: None,
+        }
+    }
+}
+
+/// Where the registry keeps its state. Every method is one transaction.
+pub trait Store: Send + Sync + 'static {
+    /// Applies the migrations not applied yet.
+    fn migrate(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Whether the database answers.
+    fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Adds a skill and its content; [`StoreError::Conflict`] when the name is taken.
+    fn insert(
+        &self,
+        card: &SkillCard,
+        content: &str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Replaces what registration fills (description, URLs, metadata, tags, access, content)
+    /// of an existing skill, keeping its owner, state, ratings and creation time. `false`
+    /// when there is no such skill.
+    fn update(
+        &self,
+        card: &SkillCard,
+        content: &str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// The skill, with its ratings.
+    fn get(&self, name: &str)
+    -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send;
+    /// The cached `SKILL.md` and its version.
+    fn content(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<(String, String)>, StoreError>> + Send;
+    /// The skills `caller` may see that match `query`, by name, at most `query.limit`
+    /// (without their rating details).
+    fn list(
+        &self,
+        query: &ListQuery,
+        caller: &Caller,
+    ) -> impl Future<Output = Result<Vec<SkillCard>, StoreError>> + Send;
+    /// Removes a skill; `false` when there was none.
+    fn delete(&self, name: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Enables or disables a skill; `false` when there is none.
+    fn set_enabled(
+        &self,
+        name: &str,
+        enabled: bool,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Records a health check.
+    fn set_health(
+        &self,
+        name: &str,
+        status: HealthStatus,
+        checked_at: i64,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Sets `user`'s rating of a skill (1–5), replacing theirs; `false` when there is no
+    /// such skill.
+    fn rate(
+        &self,
+        name: &str,
+        user: &str,
+        stars: u8,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Stores a new token.
+    fn insert_token(
+        &self,
+        token: &TokenRecord,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// The unrevoked token with this hash.
+    fn token_by_hash(
+        &self,
+        hash: &str,
+    ) -> impl Future<Output = Result<Option<TokenRecord>, StoreError>> + Send;
+    /// Every token, revoked ones too, oldest first.
+    fn tokens(&self) -> impl Future<Output = Result<Vec<TokenRecord>, StoreError>> + Send;
+    /// Revokes a token; `false` when there is no such unrevoked token.
+    fn revoke_token(&self, id: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
+}
+
+/// The migrations, embedded: the same files for both databases.
+static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("./migrations");
+
+/// The columns a card is read from (a macro: queries are `concat!`ed literals).
+macro_rules! card_columns {
+    () => {
+        "s.name, s.description, s.skill_md_url, s.skill_md_raw_url, \
+        s.repository_url, s.version, s.author, s.license, s.compatibility, s.tags, s.requirements, \
+        s.target_agents, s.allowed_tools, s.visibility, s.allowed_groups, s.owner, s.is_enabled, \
+        s.registry_name, s.health_status, s.last_checked_time, s.content_version, \
+        s.content_updated_at, s.created_at, s.updated_at, \
+        (SELECT CAST(AVG(r.stars) AS DOUBLE PRECISION) FROM ratings r WHERE r.skill = s.name) AS num_stars"
+    };
+}
+
+fn json_list<T: serde::Serialize>(items: &[T]) -> String {
+    serde_json::to_string(items).unwrap_or_else(|_| "[]".to_string())
+}
+
+fn from_json<T: serde::de::DeserializeOwned>(text: &str, column: &str) -> Result<T, StoreError> {
+    serde_json::from_str(text).map_err(|e| StoreError::Corrupt(format!("{column}: {e}")))
+}
+
+/// A duplicate primary key, as either database reports it.
+fn is_unique_violation(error: &sqlx::Error) -> bool {
+    matches!(error, sqlx::Error::Database(e) if e.is_unique_violation())
+}
+
+/// Escapes `%`, `_` and `\` for a `LIKE … ESCAPE '\'` pattern.
+fn like_pattern(text: &str) -> String {
+    let mut out = String::from("%");
+    for c in text.to_lowercase().chars() {
+        if matches!(c, '%' | '_' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out.push('%');
+    out
+}
+
+macro_rules! sql_store {
+    ($store:ident, $db:ty, $row:ty) => {
+        impl $store {
+            fn card(row: &$row) -> Result<SkillCard, StoreError> {
+                let name: String = row.try_get("name")?;
+                let visibility: String = row.try_get("visibility")?;
+                let health: String = row.try_get("health_status")?;
+                Ok(SkillCard {
+                    path: format!("/skills/{name}"),
+                    description: row.try_get("description")?,
+                    skill_md_url: row.try_get("skill_md_url")?,
+                    skill_md_raw_url: row.try_get("skill_md_raw_url")?,
+                    repository_url: row.try_get("repository_url")?,
+                    version: row.try_get("version")?,
+                    author: row.try_get("author")?,
+                    license: row.try_get("license")?,
+                    compatibility: row.try_get("compatibility")?,
+                    tags: from_json(&row.try_get::<String, _>("tags")?, "tags")?,
+                    requirements: from_json(
+                        &row.try_get::<String, _>("requirements")?,
+                        "requirements",
+                    )?,
+                    target_agents: from_json(
+                        &row.try_get::<String, _>("target_agents")?,
+                        "target_agents",
+                    )?,
+                    allowed_tools: from_json(
+                        &row.try_get::<String, _>("allowed_tools")?,
+                        "allowed_tools",
+                    )?,
+                    visibility: Visibility::parse(&visibility)
+                        .ok_or_else(|| StoreError::Corrupt(format!("visibility `{visibility}`")))?,
+                    allowed_groups: from_json(
+                        &row.try_get::<String, _>("allowed_groups")?,
+                        "allowed_groups",
+                    )?,
+                    owner: row.try_get("owner")?,
+                    is_enabled: row.try_get("is_enabled")?,
+                    registry_name: row.try_get("registry_name")?,
+                    health_status: HealthStatus::parse(&health),
+                    last_checked_time: row
+                        .try_get::<Option<i64>, _>("last_checked_time")?
+                        .map(time::rfc3339),
+                    num_stars: row.try_get::<Option<f64>, _>("num_stars")?.unwrap_or(0.0),
+                    rating_details: Vec::new(),
+                    content_version: row.try_get("content_version")?,
+                    content_updated_at: time::rfc3339(row.try_get("content_updated_at")?),
+                    created_at: time::rfc3339(row.try_get("created_at")?),
+                    updated_at: time::rfc3339(row.try_get("updated_at")?),
+                    name,
+                })
+            }
+
+            /// Rewrites a skill's tag and group rows from its card.
+            async fn index_lists(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                card: &SkillCard,
+            ) -> Result<(), StoreError> {
+                sqlx::query("DELETE FROM skill_tags WHERE skill = $1")
+                    .bind(&card.name)
+                    .execute(&mut **tx)
+                    .await?;
+                sqlx::query("DELETE FROM skill_groups WHERE skill = $1")
+                    .bind(&card.name)
+                    .execute(&mut **tx)
+                    .await?;
+                let mut tags: Vec<&String> = card.tags.iter().collect();
+                tags.sort();
+                tags.dedup();
+                for tag in tags {
+                    sqlx::query("INSERT INTO skill_tags (skill, tag) VALUES ($1, $2)")
+                        .bind(&card.name)
+                        .bind(tag)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+                let mut groups: Vec<&String> = card.allowed_groups.iter().collect();
+                groups.sort();
+                groups.dedup();
+                for group in groups {
+                    sqlx::query("INSERT INTO skill_groups (skill, grp) VALUES ($1, $2)")
+                        .bind(&card.name)
+                        .bind(group)
+                        .execute(&mut **tx)
+                        .await?;
+                }
+                Ok(())
+            }
+
+            fn token(row: &$row) -> Result<TokenRecord, StoreError> {
+                Ok(TokenRecord {
+                    id: row.try_get("id")?,
+                    hash: row.try_get("token_hash")?,
+                    user: row.try_get("user_name")?,
+                    groups: from_json(&row.try_get::<String, _>("groups")?, "groups")?,
+                    admin: row.try_get("is_admin")?,
+                    created_at: row.try_get("created_at")?,
+                    revoked_at: row.try_get("revoked_at")?,
+                })
+            }
+        }
+
+        impl Store for $store {
+            async fn migrate(&self) -> Result<(), StoreError> {
+                MIGRATOR.run(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn ping(&self) -> Result<(), StoreError> {
+                sqlx::query("SELECT 1").execute(&self.pool).await?;
+                Ok(())
+            }
+
+            async fn insert(&self, card: &SkillCard, content: &str) -> Result<(), StoreError> {
+                let mut tx = self.pool.begin().await?;
+                let now = time::now_ms();
+                let inserted = sqlx::query(
+                    "INSERT INTO skills (name, description, skill_md_url, skill_md_raw_url, \
+                     repository_url, version, author, license, compatibility, tags, \
+                     requirements, target_agents, allowed_tools, visibility, allowed_groups, \
+                     owner, is_enabled, registry_name, health_status, last_checked_time, \
+                     content_version, content_updated_at, created_at, updated_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
+                     $16, $17, $18, $19, NULL, $20, $21, $22, $23)",
+                )
+                .bind(&card.name)
+                .bind(&card.description)
+                .bind(&card.skill_md_url)
+                .bind(&card.skill_md_raw_url)
+                .bind(&card.repository_url)
+                .bind(&card.version)
+                .bind(&card.author)
+                .bind(&card.license)
+                .bind(&card.compatibility)
+                .bind(json_list(&card.tags))
+                .bind(json_list(&card.requirements))
+                .bind(json_list(&card.target_agents))
+                .bind(json_list(&card.allowed_tools))
+                .bind(card.visibility.as_str())
+                .bind(json_list(&card.allowed_groups))
+                .bind(&card.owner)
+                .bind(card.is_enabled)
+                .bind(&card.registry_name)
+                .bind(card.health_status.as_str())
+                .bind(&card.content_version)
+                .bind(now)
+                .bind(now)
+                .bind(now)
+                .execute(&mut *tx)
+                .await;
+                match inserted {
+                    Err(e) if is_unique_violation(&e) => {
+                        return Err(StoreError::Conflict(card.name.clone()));
+                    }
+                    other => {
+                        other?;
+                    }
+                }
+                sqlx::query("INSERT INTO skill_content (skill, content) VALUES ($1, $2)")
+                    .bind(&card.name)
+                    .bind(content)
+                    .execute(&mut *tx)
+                    .await?;
+                Self::index_lists(&mut tx, card).await?;
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn update(&self, card: &SkillCard, content: &str) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
+                let now = time::now_ms();
+                let updated = sqlx::query(
+                    "UPDATE skills SET description = $2, skill_md_url = $3, \
+                     skill_md_raw_url = $4, repository_url = $5, version = $6, author = $7, \
+                     license = $8, compatibility = $9, tags = $10, requirements = $11, \
+                     target_agents = $12, allowed_tools = $13, visibility = $14, \
+                     allowed_groups = $15, \
+                     content_updated_at = CASE WHEN content_version = $16 \
+                         THEN content_updated_at ELSE $17 END, \
+                     content_version = $16, updated_at = $17 \
+                     WHERE name = $1",
+                )
+                .bind(&card.name)
+                .bind(&card.description)
+                .bind(&card.skill_md_url)
+                .bind(&card.skill_md_raw_url)
+                .bind(&card.repository_url)
+                .bind(&card.version)
+                .bind(&card.author)
+                .bind(&card.license)
+                .bind(&card.compatibility)
+                .bind(json_list(&card.tags))
+                .bind(json_list(&card.requirements))
+                .bind(json_list(&card.target_agents))
+                .bind(json_list(&card.allowed_tools))
+                .bind(card.visibility.as_str())
+                .bind(json_list(&card.allowed_groups))
+                .bind(&card.content_version)
+                .bind(now)
+                .execute(&mut *tx)
+                .await?;
+                if updated.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                sqlx::query("UPDATE skill_content SET content = $2 WHERE skill = $1")
+                    .bind(&card.name)
+                    .bind(content)
+                    .execute(&mut *tx)
+                    .await?;
+                Self::index_lists(&mut tx, card).await?;
+                tx.commit().await?;
+                Ok(true)
+            }
+
+            async fn get(&self, name: &str) -> Result<Option<SkillCard>, StoreError> {
+                let Some(row) = sqlx::query(concat!(
+                    "SELECT ",
+                    card_columns!(),
+                    " FROM skills s WHERE s.name = $1"
+                ))
+                    .bind(name)
+                    .fetch_optional(&self.pool)
+                    .await?
+                else {
+                    return Ok(None);
+                };
+                let mut card = Self::card(&row)?;
+                let ratings = sqlx::query(
+                    "SELECT user_name, stars FROM ratings WHERE skill = $1 ORDER BY user_name",
+                )
+                .bind(name)
+                .fetch_all(&self.pool)
+                .await?;
+                for r in ratings {
+                    let stars: i64 = r.try_get("stars")?;
+                    card.rating_details.push(RatingDetail {
+                        user: r.try_get("user_name")?,
+                        rating: u8::try_from(stars)
+                            .map_err(|_| StoreError::Corrupt(format!("rating {stars}")))?,
+                    });
+                }
+                Ok(Some(card))
+            }
+
+            async fn content(&self, name: &str) -> Result<Option<(String, String)>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT c.content, s.content_version FROM skills s \
+                     JOIN skill_content c ON c.skill = s.name WHERE s.name = $1",
+                )
+                .bind(name)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.map(|r| Ok((r.try_get("content")?, r.try_get("content_version")?)))
+                    .transpose()
+            }
+
+            async fn list(
+                &self,
+                query: &ListQuery,
+                caller: &Caller,
+            ) -> Result<Vec<SkillCard>, StoreError> {
+                let mut sql = sqlx::QueryBuilder::<$db>::new(concat!(
+                    "SELECT ",
+                    card_columns!(),
+                    " FROM skills s WHERE 1 = 1"
+                ));
+                if !caller.admin {
+                    sql.push(" AND s.is_enabled = TRUE");
+                    match &caller.user {
+                        None => {
+                            sql.push(" AND s.visibility = 'public'");
+                        }
+                        Some(user) => {
+                            sql.push(" AND (s.visibility = 'public' OR s.owner = ");
+                            sql.push_bind(user.clone());
+                            if !caller.groups.is_empty() {
+                                sql.push(
+                                    " OR (s.visibility = 'group' AND EXISTS (SELECT 1 FROM \
+                                     skill_groups g WHERE g.skill = s.name AND g.grp IN (",
+                                );
+                                let mut groups = sql.separated(", ");
+                                for group in &caller.groups {
+                                    groups.push_bind(group.clone());
+                                }
+                                // Closes IN, EXISTS and the group alternative.
+                                sql.push(")))");
+                            }
+                            sql.push(")");
+                        }
+                    }
+                }
+                if let Some(q) = query.q.as_deref().filter(|q| !q.is_empty()) {
+                    let pattern = like_pattern(q);
+                    sql.push(" AND (LOWER(s.name) LIKE ");
+                    sql.push_bind(pattern.clone());
+                    sql.push(" ESCAPE '\\' OR LOWER(s.description) LIKE ");
+                    sql.push_bind(pattern);
+                    sql.push(" ESCAPE '\\')");
+                }
+                if let Some(tag) = &query.tag {
+                    sql.push(
+                        " AND EXISTS (SELECT 1 FROM skill_tags t WHERE t.skill = s.name AND t.tag = ",
+                    );
+                    sql.push_bind(tag.clone());
+                    sql.push(")");
+                }
+                if let Some(registry) = &query.registry {
+                    sql.push(" AND s.registry_name = ");
+                    sql.push_bind(registry.clone());
+                }
+                if let Some(enabled) = query.enabled {
+                    sql.push(" AND s.is_enabled = ");
+                    sql.push_bind(enabled);
+                }
+                if let Some(after) = &query.after {
+                    sql.push(" AND s.name > ");
+                    sql.push_bind(after.clone());
+                }
+                sql.push(" ORDER BY s.name LIMIT ");
+                sql.push_bind(i64::from(query.limit));
+                let rows = sql.build().fetch_all(&self.pool).await?;
+                rows.iter().map(Self::card).collect()
+            }
+
+            async fn delete(&self, name: &str) -> Result<bool, StoreError> {
+                let done = sqlx::query("DELETE FROM skills WHERE name = $1")
+                    .bind(name)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn set_enabled(&self, name: &str, enabled: bool) -> Result<bool, StoreError> {
+                let done = sqlx::query(
+                    "UPDATE skills SET is_enabled = $2, updated_at = $3 WHERE name = $1",
+                )
+                .bind(name)
+                .bind(enabled)
+                .bind(time::now_ms())
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn set_health(
+                &self,
+                name: &str,
+                status: HealthStatus,
+                checked_at: i64,
+            ) -> Result<bool, StoreError> {
+                let done = sqlx::query(
+                    "UPDATE skills SET health_status = $2, last_checked_time = $3 WHERE name = $1",
+                )
+                .bind(name)
+                .bind(status.as_str())
+                .bind(checked_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn rate(&self, name: &str, user: &str, stars: u8) -> Result<bool, StoreError> {
+                // One statement: the skill's existence and the rating are decided together,
+                // so a rating never outlives a concurrent delete's check.
+                let done = sqlx::query(
+                    "INSERT INTO ratings (skill, user_name, stars, rated_at) \
+                     SELECT name, $2, $3, $4 FROM skills WHERE name = $1 \
+                     ON CONFLICT (skill, user_name) DO UPDATE \
+                     SET stars = excluded.stars, rated_at = excluded.rated_at",
+                )
+                .bind(name)
+                .bind(user)
+                .bind(i64::from(stars))
+                .bind(time::now_ms())
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn insert_token(&self, token: &TokenRecord) -> Result<(), StoreError> {
+                sqlx::query(
+                    "INSERT INTO tokens (id, token_hash, user_name, groups, is_admin, created_at, \
+                     revoked_at) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(&token.id)
+                .bind(&token.hash)
+                .bind(&token.user)
+                .bind(json_list(&token.groups))
+                .bind(token.admin)
+                .bind(token.created_at)
+                .bind(token.revoked_at)
+                .execute(&self.pool)
+                .await?;
+                Ok(())
+            }
+
+            async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRecord>, StoreError> {
+                let row = sqlx::query(
+                    "SELECT * FROM tokens WHERE token_hash = $1 AND revoked_at IS NULL",
+                )
+                .bind(hash)
+                .fetch_optional(&self.pool)
+                .await?;
+                row.as_ref().map(Self::token).transpose()
+            }
+
+            async fn tokens(&self) -> Result<Vec<TokenRecord>, StoreError> {
+                let rows = sqlx::query("SELECT * FROM tokens ORDER BY created_at, id")
+                    .fetch_all(&self.pool)
+                    .await?;
+                rows.iter().map(Self::token).collect()
+            }
+
+            async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+                let done = sqlx::query(
+                    "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
+                )
+                .bind(id)
+                .bind(time::now_ms())
+                .execute(&self.pool)
+                .await?;
+                Ok(done.rows_affected() > 0)
+            }
+        }
+    };
+}
+
+/// The embedded store: one SQLite file in WAL mode.
+#[derive(Debug, Clone)]
+pub struct SqliteStore {
+    pool: sqlx::SqlitePool,
+}
+
+impl SqliteStore {
+    /// Opens (creating it if needed) the database at `url` (`sqlite://PATH` or
+    /// `sqlite::memory:`), in WAL mode with full synchronous commits: an acknowledged write
+    /// survives a crash.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Database`] when the file cannot be opened or created.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqliteSynchronous};
+        let options = SqliteConnectOptions::from_str(url)?
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Full)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await?;
+        Ok(Self { pool })
+    }
+
+    /// Closes every connection, waiting for those in use.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+sql_store!(SqliteStore, sqlx::Sqlite, sqlx::sqlite::SqliteRow);
+
+/// PostgreSQL (or a database that speaks its protocol), for more than one machine.
+#[derive(Debug, Clone)]
+pub struct PostgresStore {
+    pool: sqlx::PgPool,
+}
+
+impl PostgresStore {
+    /// Connects to `url` (`postgres://user:password@host:port/database`).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Database`] when the server cannot be reached or refuses.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(16)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect(url)
+            .await?;
+        Ok(Self { pool })
+    }
+
+    /// Closes every connection, waiting for those in use.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+sql_store!(PostgresStore, sqlx::Postgres, sqlx::postgres::PgRow);
+
+/// The store a database URL names: SQLite for `sqlite:…`, PostgreSQL for `postgres://…`
+/// and `postgresql://…`. What `skills registry serve --database URL` opens.
+#[derive(Debug, Clone)]
+pub enum AnyStore {
+    /// `sqlite://PATH`, `sqlite:PATH`, `sqlite::memory:`.
+    Sqlite(SqliteStore),
+    /// `postgres://…`, `postgresql://…`.
+    Postgres(PostgresStore),
+}
+
+impl AnyStore {
+    /// Opens the database `url` names.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::UnsupportedUrl`] for another scheme; the store's own errors.
+    pub async fn open(url: &str) -> Result<Self, StoreError> {
+        let lower = url.to_ascii_lowercase();
+        if lower.starts_with("sqlite:") {
+            Ok(Self::Sqlite(SqliteStore::open(url).await?))
+        } else if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+            Ok(Self::Postgres(PostgresStore::open(url).await?))
+        } else {
+            let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
+            Err(StoreError::UnsupportedUrl(scheme.to_string()))
+        }
+    }
+
+    /// `SQLite` or `PostgreSQL`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Self::Sqlite(_) => "SQLite",
+            Self::Postgres(_) => "PostgreSQL",
+        }
+    }
+
+    /// Closes every connection, waiting for those in use.
+    pub async fn close(&self) {
+        match self {
+            Self::Sqlite(s) => s.close().await,
+            Self::Postgres(p) => p.close().await,
+        }
+    }
+}
+
+macro_rules! delegate {
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {
+        match $self {
+            AnyStore::Sqlite(s) => s.$method($($arg),*).await,
+            AnyStore::Postgres(p) => p.$method($($arg),*).await,
+        }
+    };
+}
+
+impl Store for AnyStore {
+    async fn migrate(&self) -> Result<(), StoreError> {
+        delegate!(self.migrate())
+    }
+    async fn ping(&self) -> Result<(), StoreError> {
+        delegate!(self.ping())
+    }
+    async fn insert(&self, card: &SkillCard, content: &str) -> Result<(), StoreError> {
+        delegate!(self.insert(card, content))
+    }
+    async fn update(&self, card: &SkillCard, content: &str) -> Result<bool, StoreError> {
+        delegate!(self.update(card, content))
+    }
+    async fn get(&self, name: &str) -> Result<Option<SkillCard>, StoreError> {
+        delegate!(self.get(name))
+    }
+    async fn content(&self, name: &str) -> Result<Option<(String, String)>, StoreError> {
+        delegate!(self.content(name))
+    }
+    async fn list(&self, query: &ListQuery, caller: &Caller) -> Result<Vec<SkillCard>, StoreError> {
+        delegate!(self.list(query, caller))
+    }
+    async fn delete(&self, name: &str) -> Result<bool, StoreError> {
+        delegate!(self.delete(name))
+    }
+    async fn set_enabled(&self, name: &str, enabled: bool) -> Result<bool, StoreError> {
+        delegate!(self.set_enabled(name, enabled))
+    }
+    async fn set_health(
+        &self,
+        name: &str,
+        status: HealthStatus,
+        checked_at: i64,
+    ) -> Result<bool, StoreError> {
+        delegate!(self.set_health(name, status, checked_at))
+    }
+    async fn rate(&self, name: &str, user: &str, stars: u8) -> Result<bool, StoreError> {
+        delegate!(self.rate(name, user, stars))
+    }
+    async fn insert_token(&self, token: &TokenRecord) -> Result<(), StoreError> {
+        delegate!(self.insert_token(token))
+    }
+    async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRecord>, StoreError> {
+        delegate!(self.token_by_hash(hash))
+    }
+    async fn tokens(&self) -> Result<Vec<TokenRecord>, StoreError> {
+        delegate!(self.tokens())
+    }
+    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+        delegate!(self.revoke_token(id))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn like_patterns_match_text_literally() {
+        assert_eq!(like_pattern("PDF"), "%pdf%");
+        assert_eq!(like_pattern("100%_a\\b"), "%100\\%\\_a\\\\b%");
+    }
+}

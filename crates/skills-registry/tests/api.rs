@@ -1,0 +1,693 @@
+//! The registry's HTTP API over real sockets on 127.0.0.1: a fixture server plays GitHub's
+//! raw host, the registry runs on SQLite in a temp dir, and a blocking client drives it as
+//! a user would.
+
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use serde_json::{Value, json};
+use support::{Client, Harness, skill_md};
+
+#[test]
+fn liveness_and_readiness() {
+    let h = Harness::start();
+    let c = Client::anonymous(&h);
+    assert_eq!(c.get("/healthz").status, 200);
+    assert_eq!(c.get("/readyz").status, 200);
+    let missing = c.get("/api/nothing");
+    assert_eq!(missing.status, 404);
+    assert_eq!(missing.json()["type"], "/problems/not-found");
+}
+
+#[test]
+fn registering_fills_the_card_from_the_frontmatter() {
+    let h = Harness::start();
+    h.serve(
+        "/o/r/main/skills/pdf-processing/SKILL.md",
+        &skill_md(
+            "pdf-processing",
+            "Fill PDF forms. Use when the user sends a PDF form.",
+            "license: MIT\ncompatibility: Needs python3\nallowed-tools: Bash(python3:*) Read\nmetadata:\n  version: \"1.2\"\n  author: Ada\n  tags: pdf, forms\n",
+        ),
+    );
+    let alice = h.client("alice", &[], false);
+    let url = h.url("/o/r/main/skills/pdf-processing/SKILL.md");
+
+    let anonymous = Client::anonymous(&h).post("/api/skills", &json!({"skill_md_url": url}));
+    assert_eq!(anonymous.status, 401);
+    assert_eq!(anonymous.header("content-type"), "application/problem+json");
+    assert_eq!(anonymous.json()["type"], "/problems/unauthorized");
+
+    let created = alice.post(
+        "/api/skills",
+        &json!({"skill_md_url": url, "tags": ["docs"]}),
+    );
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(created.header("location"), "/api/skills/pdf-processing");
+    let card = created.json();
+    assert_eq!(card["path"], "/skills/pdf-processing");
+    assert_eq!(card["name"], "pdf-processing");
+    assert_eq!(
+        card["description"],
+        "Fill PDF forms. Use when the user sends a PDF form."
+    );
+    assert_eq!(card["skill_md_url"], url);
+    assert_eq!(card["skill_md_raw_url"], url);
+    assert_eq!(card["license"], "MIT");
+    assert_eq!(card["compatibility"], "Needs python3");
+    assert_eq!(card["version"], "1.2");
+    assert_eq!(card["author"], "Ada");
+    assert_eq!(card["tags"], json!(["pdf", "forms", "docs"]));
+    assert_eq!(card["allowed_tools"][0]["tool_name"], "Bash");
+    assert_eq!(
+        card["allowed_tools"][0]["capabilities"],
+        json!(["python3:*"])
+    );
+    assert_eq!(card["allowed_tools"][1]["tool_name"], "Read");
+    assert_eq!(card["visibility"], "public");
+    assert_eq!(card["owner"], "alice");
+    assert_eq!(card["is_enabled"], true);
+    assert_eq!(card["registry_name"], "test-registry");
+    assert_eq!(card["num_stars"], 0.0);
+    let expected = support::sha256_hex(
+        h.served("/o/r/main/skills/pdf-processing/SKILL.md")
+            .as_bytes(),
+    );
+    assert_eq!(card["content_version"], expected);
+    for time in ["created_at", "updated_at", "content_updated_at"] {
+        assert!(
+            card[time].as_str().unwrap().ends_with('Z'),
+            "{time}: {}",
+            card[time]
+        );
+    }
+
+    let again = alice.post("/api/skills", &json!({"skill_md_url": url}));
+    assert_eq!(again.status, 409);
+    assert_eq!(again.json()["type"], "/problems/conflict");
+}
+
+#[test]
+fn a_skill_with_lint_errors_is_refused_with_the_lint_json() {
+    let h = Harness::start();
+    h.serve("/o/r/main/Bad/SKILL.md", "---\nname: Bad Name\n---\nbody\n");
+    let alice = h.client("alice", &[], false);
+    let refused = alice.post(
+        "/api/skills",
+        &json!({"skill_md_url": h.url("/o/r/main/Bad/SKILL.md")}),
+    );
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    let problem = refused.json();
+    assert_eq!(problem["type"], "/problems/lint-failed");
+    assert_eq!(problem["version"], 1);
+    let rules: Vec<&str> = problem["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["rule"].as_str().unwrap())
+        .collect();
+    assert!(rules.contains(&"description-missing"), "{rules:?}");
+    assert!(
+        rules.contains(&"name-invalid-chars") || rules.contains(&"name-not-lowercase"),
+        "{rules:?}"
+    );
+    let first = &problem["diagnostics"][0];
+    for key in [
+        "path",
+        "rule",
+        "severity",
+        "message",
+        "line",
+        "column",
+        "end_line",
+        "end_column",
+        "help",
+    ] {
+        assert!(first.get(key).is_some(), "{key} in {first}");
+    }
+    assert_eq!(first["path"], "SKILL.md");
+    assert!(problem["summary"]["errors"].as_u64().unwrap() >= 1);
+    // Nothing was stored.
+    assert_eq!(
+        h.client("admin", &[], true).get("/api/skills").json()["skills"],
+        json!([])
+    );
+}
+
+#[test]
+fn urls_the_registry_may_not_fetch_are_refused_before_any_request() {
+    let h = Harness::start();
+    h.serve(
+        "/o/r/main/s/SKILL.md",
+        &skill_md("s", "Does s. Use when s.", ""),
+    );
+    let alice = h.client("alice", &[], false);
+    for (url, kind) in [
+        (
+            "https://evil.example/o/r/main/s/SKILL.md",
+            "/problems/untrusted-url",
+        ),
+        (
+            "http://169.254.169.254/latest/meta-data",
+            "/problems/untrusted-url",
+        ),
+        (
+            "https://user:pw@raw.githubusercontent.com/o/r/main/SKILL.md",
+            "/problems/invalid",
+        ),
+        ("file:///etc/passwd", "/problems/invalid"),
+        ("not a url", "/problems/invalid"),
+    ] {
+        let refused = alice.post("/api/skills", &json!({"skill_md_url": url}));
+        assert_eq!(refused.json()["type"], kind, "{url}: {}", refused.body);
+        assert!(refused.status == 422 || refused.status == 400, "{url}");
+    }
+    assert_eq!(h.fixture_hits(), 0, "nothing may reach the network");
+    // A trusted https host that resolves to loopback: refused at resolution.
+    let strict = Harness::start_with(|config, fixture_port| {
+        config.fetch.allow_loopback = false;
+        config.fetch.trust_hosts = vec![format!("localhost:{fixture_port}")];
+    });
+    let alice = strict.client("alice", &[], false);
+    let url = format!(
+        "https://localhost:{}/o/r/main/s/SKILL.md",
+        strict.fixture_port()
+    );
+    let refused = alice.post("/api/skills", &json!({"skill_md_url": url}));
+    assert_eq!(refused.status, 422, "{}", refused.body);
+    assert_eq!(refused.json()["type"], "/problems/untrusted-url");
+    assert!(
+        refused.json()["detail"]
+            .as_str()
+            .unwrap()
+            .contains("127.0.0.1"),
+        "{}",
+        refused.body
+    );
+    // A redirect to a host that is not trusted is refused at that hop.
+    h.redirect("/o/r/main/away/SKILL.md", "https://evil.example/SKILL.md");
+    let refused = alice_of(&h).post(
+        "/api/skills",
+        &json!({"skill_md_url": h.url("/o/r/main/away/SKILL.md")}),
+    );
+    assert_eq!(
+        refused.json()["type"],
+        "/problems/untrusted-url",
+        "{}",
+        refused.body
+    );
+    assert!(
+        refused.json()["detail"]
+            .as_str()
+            .unwrap()
+            .contains("evil.example")
+    );
+    // An oversized body is refused.
+    h.serve("/o/r/main/big/SKILL.md", &"x".repeat(2 * 1024 * 1024));
+    let refused = alice_of(&h).post(
+        "/api/skills",
+        &json!({"skill_md_url": h.url("/o/r/main/big/SKILL.md")}),
+    );
+    assert_eq!(refused.status, 502, "{}", refused.body);
+    assert!(
+        refused.json()["detail"]
+            .as_str()
+            .unwrap()
+            .contains("larger than")
+    );
+}
+
+fn alice_of(h: &Harness) -> Client {
+    h.client("alice", &[], false)
+}
+
+#[test]
+fn lists_filter_page_and_show_each_view() {
+    let h = Harness::start();
+    let alice = h.client("alice", &[], false);
+    for (name, tags) in [
+        ("alpha", "pdf"),
+        ("beta", "pdf, forms"),
+        ("gamma", "images"),
+        ("delta", ""),
+    ] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        let meta = if tags.is_empty() {
+            String::new()
+        } else {
+            format!("metadata:\n  tags: {tags}\n")
+        };
+        h.serve(
+            &path,
+            &skill_md(
+                name,
+                &format!("Does {name} things. Use when {name}."),
+                &meta,
+            ),
+        );
+        let created = alice.post("/api/skills", &json!({"skill_md_url": h.url(&path)}));
+        assert_eq!(created.status, 201, "{}", created.body);
+    }
+    let names = |v: &Value| -> Vec<String> {
+        v["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = alice.get("/api/skills").json();
+    assert_eq!(names(&all), ["alpha", "beta", "delta", "gamma"]);
+    assert_eq!(all["next_cursor"], Value::Null);
+    // The card view holds what a chooser needs and nothing more.
+    let card = &all["skills"][0];
+    assert!(card.get("skill_md_url").is_none() && card.get("content").is_none());
+    assert_eq!(card["tags"], json!(["pdf"]));
+    assert_eq!(
+        names(&alice.get("/api/skills?tag=pdf").json()),
+        ["alpha", "beta"]
+    );
+    assert_eq!(names(&alice.get("/api/skills?q=GAMMA").json()), ["gamma"]);
+    assert_eq!(
+        names(&alice.get("/api/skills?q=delta%20things").json()),
+        ["delta"]
+    );
+    assert_eq!(
+        names(&alice.get("/api/skills?q=%25").json()),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        names(
+            &alice
+                .get("/api/skills?registry=test-registry&tag=forms")
+                .json()
+        ),
+        ["beta"]
+    );
+    assert_eq!(
+        names(&alice.get("/api/skills?registry=elsewhere").json()),
+        Vec::<String>::new()
+    );
+
+    // Pages of two, by an opaque cursor.
+    let first = alice.get("/api/skills?limit=2").json();
+    assert_eq!(names(&first), ["alpha", "beta"]);
+    let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    let second = alice
+        .get(&format!("/api/skills?limit=2&cursor={cursor}"))
+        .json();
+    assert_eq!(names(&second), ["delta", "gamma"]);
+    assert_eq!(second["next_cursor"], Value::Null);
+    for bad in [
+        "/api/skills?limit=0",
+        "/api/skills?limit=201",
+        "/api/skills?cursor=%%%",
+        "/api/skills?view=huge",
+        "/api/skills?bogus=1",
+    ] {
+        let r = alice.get(bad);
+        assert_eq!(r.status, 400, "{bad}: {}", r.body);
+        assert_eq!(r.json()["type"], "/problems/invalid", "{bad}");
+    }
+
+    let summary = alice.get("/api/skills?view=summary&tag=images").json();
+    assert_eq!(
+        summary["skills"][0]["skill_md_url"],
+        h.url("/o/r/main/gamma/SKILL.md")
+    );
+    assert!(summary["skills"][0].get("content").is_none());
+    let full = alice.get("/api/skills/gamma?view=full").json();
+    assert_eq!(full["content"], h.served("/o/r/main/gamma/SKILL.md"));
+    let one = alice.get("/api/skills/gamma").json();
+    assert_eq!(one["owner"], "alice");
+    assert!(one.get("content").is_none());
+}
+
+#[test]
+fn who_sees_what() {
+    let h = Harness::start();
+    let alice = h.client("alice", &["eng"], false);
+    let bob = h.client("bob", &["sales"], false);
+    let carol = h.client("carol", &["eng"], false);
+    let admin = h.client("root", &[], true);
+    for (name, body) in [
+        ("open", json!({"visibility": "public"})),
+        ("secret", json!({"visibility": "private"})),
+        (
+            "team",
+            json!({"visibility": "group", "allowed_groups": ["eng"]}),
+        ),
+    ] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        h.serve(
+            &path,
+            &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
+        );
+        let mut body = body;
+        body["skill_md_url"] = json!(h.url(&path));
+        assert_eq!(alice.post("/api/skills", &body).status, 201);
+    }
+    let group_without_groups = alice.post(
+        "/api/skills",
+        &json!({"skill_md_url": h.url("/o/r/main/open/SKILL.md"), "visibility": "group"}),
+    );
+    assert_eq!(group_without_groups.status, 400);
+    let names = |c: &Client| -> Vec<String> {
+        {
+            let r = c.get("/api/skills");
+            assert_eq!(r.status, 200, "{}", r.body);
+            r.json()["skills"].clone()
+        }
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+    };
+    assert_eq!(names(&alice), ["open", "secret", "team"]);
+    assert_eq!(names(&bob), ["open"]);
+    assert_eq!(names(&carol), ["open", "team"]);
+    assert_eq!(names(&admin), ["open", "secret", "team"]);
+    // What a caller may not see does not exist for them, on every endpoint.
+    for path in ["", "/content", "/health", "/tools", "/rating"] {
+        let r = bob.get(&format!("/api/skills/secret{path}"));
+        assert_eq!(r.status, 404, "secret{path}");
+        assert_eq!(r.json()["type"], "/problems/not-found");
+        assert_eq!(
+            bob.get(&format!("/api/skills/team{path}")).status,
+            404,
+            "team{path}"
+        );
+    }
+    assert_eq!(
+        bob.post("/api/skills/secret/rate", &json!({"rating": 5}))
+            .status,
+        404
+    );
+    assert_eq!(bob.delete("/api/skills/team").status, 404);
+    assert_eq!(carol.get("/api/skills/team").status, 200);
+    // Seeing is not owning.
+    assert_eq!(carol.delete("/api/skills/team").status, 403);
+    assert_eq!(carol.put("/api/skills/team", &json!({})).status, 403);
+    // Anonymous readers: none unless the registry allows them, then public skills only.
+    assert_eq!(Client::anonymous(&h).get("/api/skills").status, 401);
+    assert_eq!(Client::anonymous(&h).get("/api/skills/open").status, 401);
+    let open = Harness::start_with(|c, _| c.public_read = true);
+    let owner = open.client("alice", &[], false);
+    for (name, visibility) in [("open", "public"), ("secret", "private")] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        open.serve(
+            &path,
+            &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
+        );
+        assert_eq!(
+            owner
+                .post(
+                    "/api/skills",
+                    &json!({"skill_md_url": open.url(&path), "visibility": visibility})
+                )
+                .status,
+            201
+        );
+    }
+    let anonymous = Client::anonymous(&open);
+    let listed = anonymous.get("/api/skills").json();
+    assert_eq!(listed["skills"].as_array().unwrap().len(), 1);
+    assert_eq!(anonymous.get("/api/skills/secret").status, 404);
+    assert_eq!(
+        anonymous
+            .post("/api/skills/open/rate", &json!({"rating": 3}))
+            .status,
+        401
+    );
+    // A token that is not one is refused, not taken as anonymous.
+    let forged = Client::with_token(&open, "skr_forged");
+    assert_eq!(forged.get("/api/skills").status, 401);
+}
+
+#[test]
+fn admins_enable_and_disable_and_disabled_skills_leave_lists() {
+    let h = Harness::start();
+    let alice = h.client("alice", &[], false);
+    let bob = h.client("bob", &[], false);
+    let admin = h.client("root", &[], true);
+    h.serve(
+        "/o/r/main/s/SKILL.md",
+        &skill_md("s", "Does s. Use when s.", ""),
+    );
+    assert_eq!(
+        alice
+            .post(
+                "/api/skills",
+                &json!({"skill_md_url": h.url("/o/r/main/s/SKILL.md")})
+            )
+            .status,
+        201
+    );
+    let refused = alice.put("/api/skills/s/disable", &json!(null));
+    assert_eq!(refused.status, 403);
+    assert_eq!(refused.json()["type"], "/problems/forbidden");
+    let disabled = admin.put("/api/skills/s/disable", &json!(null));
+    assert_eq!(disabled.status, 200);
+    assert_eq!(disabled.json()["is_enabled"], false);
+    assert_eq!(bob.get("/api/skills").json()["skills"], json!([]));
+    assert_eq!(bob.get("/api/skills/s").status, 404);
+    assert_eq!(alice.get("/api/skills").json()["skills"], json!([]));
+    assert_eq!(
+        alice.get("/api/skills/s").status,
+        200,
+        "the owner still sees it"
+    );
+    assert_eq!(
+        admin.get("/api/skills?enabled=false").json()["skills"][0]["name"],
+        "s"
+    );
+    assert_eq!(
+        admin.get("/api/skills?enabled=true").json()["skills"],
+        json!([])
+    );
+    assert_eq!(
+        admin.put("/api/skills/s/enable", &json!(null)).json()["is_enabled"],
+        true
+    );
+    assert_eq!(bob.get("/api/skills").json()["skills"][0]["name"], "s");
+}
+
+#[test]
+fn content_is_cached_with_an_etag_and_updated_by_put() {
+    let h = Harness::start();
+    let alice = h.client("alice", &[], false);
+    let path = "/o/r/main/s/SKILL.md";
+    h.serve(path, &skill_md("s", "Does s. Use when s.", ""));
+    assert_eq!(
+        alice
+            .post("/api/skills", &json!({"skill_md_url": h.url(path)}))
+            .status,
+        201
+    );
+    let content = alice.get("/api/skills/s/content");
+    assert_eq!(content.status, 200);
+    assert_eq!(content.body, h.served(path));
+    assert!(content.header("content-type").starts_with("text/markdown"));
+    let etag = content.header("etag");
+    assert_eq!(
+        etag,
+        format!("\"{}\"", support::sha256_hex(h.served(path).as_bytes()))
+    );
+    let cached = alice.get_with("/api/skills/s/content", &[("if-none-match", &etag)]);
+    assert_eq!(cached.status, 304);
+    assert!(cached.body.is_empty());
+    let hits = h.fixture_hits();
+    // Reading the content never goes back to the source.
+    alice.get("/api/skills/s/content");
+    assert_eq!(h.fixture_hits(), hits);
+
+    // The source changes; PUT refetches.
+    h.serve(path, &skill_md("s", "Does s better. Use when s.", ""));
+    let before = alice.get("/api/skills/s").json();
+    let updated = alice.put("/api/skills/s", &json!({"tags": ["new"]}));
+    assert_eq!(updated.status, 200, "{}", updated.body);
+    let after = updated.json();
+    assert_eq!(after["description"], "Does s better. Use when s.");
+    assert_ne!(after["content_version"], before["content_version"]);
+    assert_eq!(after["tags"], json!(["new"]));
+    assert_eq!(after["created_at"], before["created_at"]);
+    assert_eq!(
+        alice
+            .get_with("/api/skills/s/content", &[("if-none-match", &etag)])
+            .status,
+        200
+    );
+    // A file that now names another skill cannot take this one's place.
+    h.serve(path, &skill_md("t", "Does t. Use when t.", ""));
+    let renamed = alice.put("/api/skills/s", &json!({}));
+    assert_eq!(renamed.status, 400, "{}", renamed.body);
+    assert_eq!(
+        alice.get("/api/skills/s").json()["description"],
+        "Does s better. Use when s."
+    );
+    // Deleting.
+    assert_eq!(
+        h.client("bob", &[], false).delete("/api/skills/s").status,
+        403
+    );
+    assert_eq!(alice.delete("/api/skills/s").status, 204);
+    assert_eq!(alice.get("/api/skills/s").status, 404);
+    assert_eq!(alice.delete("/api/skills/s").status, 404);
+}
+
+#[test]
+fn ratings_are_one_per_user_and_the_average_is_exact_under_concurrency() {
+    let h = Harness::start();
+    let alice = h.client("alice", &[], false);
+    h.serve(
+        "/o/r/main/s/SKILL.md",
+        &skill_md("s", "Does s. Use when s.", ""),
+    );
+    assert_eq!(
+        alice
+            .post(
+                "/api/skills",
+                &json!({"skill_md_url": h.url("/o/r/main/s/SKILL.md")})
+            )
+            .status,
+        201
+    );
+    for bad in [
+        json!({"rating": 0}),
+        json!({"rating": 6}),
+        json!({"rating": "5"}),
+        json!({}),
+    ] {
+        let r = alice.post("/api/skills/s/rate", &bad);
+        assert_eq!(r.status, 400, "{bad}");
+    }
+    assert_eq!(
+        alice
+            .post("/api/skills/s/rate", &json!({"rating": 1}))
+            .status,
+        200
+    );
+    let updated = alice
+        .post("/api/skills/s/rate", &json!({"rating": 4}))
+        .json();
+    assert_eq!(updated["num_stars"], 4.0);
+    assert_eq!(
+        updated["rating_details"],
+        json!([{"user": "alice", "rating": 4}])
+    );
+
+    let raters: Vec<Client> = (0..50)
+        .map(|i| h.client(&format!("rater{i:02}"), &[], false))
+        .collect();
+    std::thread::scope(|scope| {
+        for (i, rater) in raters.iter().enumerate() {
+            scope.spawn(move || {
+                let r = rater.post("/api/skills/s/rate", &json!({"rating": i % 5 + 1}));
+                assert_eq!(r.status, 200, "{}", r.body);
+            });
+        }
+    });
+    let rating = alice.get("/api/skills/s/rating").json();
+    let total: usize = 4 + (0..50).map(|i| i % 5 + 1).sum::<usize>();
+    assert_eq!(rating["num_ratings"], 51);
+    assert_eq!(rating["num_stars"].as_f64().unwrap(), total as f64 / 51.0);
+    assert_eq!(
+        alice.get("/api/skills/s").json()["num_stars"],
+        rating["num_stars"]
+    );
+}
+
+#[test]
+fn health_is_checked_and_cached() {
+    let h = Harness::start_with(|c, _| c.health_ttl_ms = 0);
+    let alice = h.client("alice", &[], false);
+    let path = "/o/r/main/s/SKILL.md";
+    h.serve(path, &skill_md("s", "Does s. Use when s.", ""));
+    assert_eq!(
+        alice
+            .post("/api/skills", &json!({"skill_md_url": h.url(path)}))
+            .status,
+        201
+    );
+    let healthy = alice.get("/api/skills/s/health").json();
+    assert_eq!(healthy["health_status"], "healthy");
+    assert!(healthy["last_checked_time"].is_string());
+    h.remove(path);
+    assert_eq!(
+        alice.get("/api/skills/s/health").json()["health_status"],
+        "unhealthy"
+    );
+    // With a long TTL, the cached answer is served without asking the source.
+    let cached = Harness::start();
+    let alice = cached.client("alice", &[], false);
+    cached.serve(path, &skill_md("s", "Does s. Use when s.", ""));
+    assert_eq!(
+        alice
+            .post("/api/skills", &json!({"skill_md_url": cached.url(path)}))
+            .status,
+        201
+    );
+    assert_eq!(
+        alice.get("/api/skills/s/health").json()["health_status"],
+        "healthy"
+    );
+    let hits = cached.fixture_hits();
+    cached.remove(path);
+    assert_eq!(
+        alice.get("/api/skills/s/health").json()["health_status"],
+        "healthy"
+    );
+    assert_eq!(cached.fixture_hits(), hits);
+}
+
+#[test]
+fn tools_are_checked_against_the_known_servers() {
+    let h = Harness::start_with(|c, _| {
+        c.servers = vec![skills_registry::KnownServer::new(
+            "/servers/github",
+            vec!["create_issue".into(), "list_prs".into()],
+        )];
+    });
+    let alice = h.client("alice", &[], false);
+    let path = "/o/r/main/s/SKILL.md";
+    h.serve(
+        path,
+        &skill_md(
+            "s",
+            "Does s. Use when s.",
+            "allowed-tools: mcp__github__create_issue mcp__github__merge mcp__jira__get list_prs Read\n",
+        ),
+    );
+    assert_eq!(
+        alice
+            .post("/api/skills", &json!({"skill_md_url": h.url(path)}))
+            .status,
+        201
+    );
+    let tools = alice.get("/api/skills/s/tools").json();
+    let statuses: Vec<(&str, &str)> = tools["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["tool_name"].as_str().unwrap(),
+                t["status"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        statuses,
+        [
+            ("mcp__github__create_issue", "available"),
+            ("mcp__github__merge", "tool-missing"),
+            ("mcp__jira__get", "server-unknown"),
+            ("list_prs", "available"),
+            ("Read", "not-found"),
+        ]
+    );
+    assert_eq!(tools["tools"][0]["server_path"], "/servers/github");
+    assert_eq!(tools["tools"][0]["available"], true);
+}
