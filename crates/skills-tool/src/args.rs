@@ -125,6 +125,14 @@ pub(crate) enum Command {
     #[command(after_long_help = skills_mcp_server::CLIENT_CONFIGS)]
     Mcp(McpArgs),
 
+    /// Run a skills registry for a team: SkillCards registered by URL, a REST API.
+    ///
+    /// `skills registry serve` listens on 127.0.0.1:8470 and keeps everything in
+    /// ./skills-registry.db (SQLite); --database postgres://… runs it on PostgreSQL.
+    /// Registration fetches each SKILL.md from trusted hosts only and lints it first.
+    /// Endpoints, configuration, tokens: docs/registry.md.
+    Registry(RegistryArgs),
+
     /// Print a shell completion script to stdout.
     ///
     /// The script is generated from the same definitions as --help, so it always matches
@@ -138,6 +146,131 @@ pub(crate) enum Command {
     /// `skills man --out DIR` writes skills.1, skills-lint.1, ...
     #[command(hide = true)]
     Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistryArgs {
+    #[command(subcommand)]
+    pub(crate) command: RegistryCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum RegistryCommand {
+    /// Serve the registry's HTTP API until Ctrl-C or SIGTERM (requests in flight finish).
+    ///
+    /// Applies the database's migrations first. Logs one line per problem on stderr.
+    Serve(RegistryServeArgs),
+
+    /// Apply the database migrations, then exit.
+    Migrate(RegistryDbArgs),
+
+    /// Issue, list and revoke the registry's API tokens.
+    Token(RegistryTokenArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistryDbArgs {
+    /// The database: sqlite://PATH or postgres://USER:PASSWORD@HOST/DB [default: the
+    /// config file's `database`, else sqlite://skills-registry.db]
+    #[arg(long, value_name = "URL")]
+    pub(crate) database: Option<String>,
+
+    /// The registry's configuration file (TOML; docs/registry.md). Flags win over it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistryServeArgs {
+    #[command(flatten)]
+    pub(crate) db: RegistryDbArgs,
+
+    /// The address to listen on [default: the config file's `listen`, else
+    /// 127.0.0.1:8470]
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) listen: Option<String>,
+
+    /// The registry's name, the `registry_name` of skills registered here [default: local]
+    #[arg(long)]
+    pub(crate) name: Option<String>,
+
+    /// Trust HOST (or HOST:PORT) to fetch SKILL.md files from, beside the built-in hosts
+    /// (repeatable).
+    #[arg(long = "trust-host", value_name = "HOST")]
+    pub(crate) trust_hosts: Vec<String>,
+
+    /// Allow loopback and private addresses, and plain http to loopback hosts (for tests
+    /// and air-gapped mirrors).
+    #[arg(long)]
+    pub(crate) allow_loopback: bool,
+
+    /// Let anonymous callers read public skills.
+    #[arg(long)]
+    pub(crate) public_read: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistryTokenArgs {
+    #[command(subcommand)]
+    pub(crate) command: TokenCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub(crate) enum TokenCommand {
+    /// Issue a token for a user and print it once on stdout (only its hash is kept).
+    Create(TokenCreateArgs),
+
+    /// List the tokens: id, user, groups, admin, created, revoked.
+    List(TokenListArgs),
+
+    /// Revoke a token by its id (tok_…); requests that send it are refused from then on.
+    Revoke(TokenRevokeArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TokenCreateArgs {
+    #[command(flatten)]
+    pub(crate) db: RegistryDbArgs,
+
+    /// The user the token authenticates (the owner of what they register).
+    #[arg(long)]
+    pub(crate) user: String,
+
+    /// A group the user is in (repeatable): they see skills shared with it.
+    #[arg(long = "group", value_name = "GROUP")]
+    pub(crate) groups: Vec<String>,
+
+    /// The user is an admin: sees everything, enables and disables skills.
+    #[arg(long)]
+    pub(crate) admin: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TokenListArgs {
+    #[command(flatten)]
+    pub(crate) db: RegistryDbArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = TokenFormat::Table)]
+    pub(crate) format: TokenFormat,
+}
+
+/// `skills registry token list --format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum TokenFormat {
+    /// Aligned columns.
+    Table,
+    /// A JSON array.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct TokenRevokeArgs {
+    #[command(flatten)]
+    pub(crate) db: RegistryDbArgs,
+
+    /// The token's id, as `token list` shows it.
+    pub(crate) id: String,
 }
 
 /// Where each shell looks for completions, shown by `skills completions --help`.

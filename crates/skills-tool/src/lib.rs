@@ -72,6 +72,7 @@ where
         Command::Install(args) => commands::install::run(args, p),
         Command::Prompt(args) => commands::prompt::run(args, &roots(), p),
         Command::Mcp(args) => commands::mcp::run(args, &cli.skills_dirs, roots(), p),
+        Command::Registry(args) => commands::registry::run(args, p),
         Command::Completions(args) => commands::generate::completions(args, p),
         Command::Man(args) => commands::generate::man(args, p),
     };

@@ -348,7 +348,6 @@ fn last_segment(url: &str) -> String {
 mod tests {
     use super::*;
 
-
     #[test]
     fn hosts() {
         let allow = vec!["127.0.0.1:8080".to_string()];

@@ -12,5 +12,6 @@ pub(crate) mod mcp;
 pub(crate) mod new;
 pub(crate) mod package;
 pub(crate) mod prompt;
+pub(crate) mod registry;
 pub(crate) mod show;
 pub(crate) mod url;

@@ -26,7 +26,6 @@ struct Summary {
     warnings: usize,
 }
 
-
 /// The document around its findings, with `totals` in the summary.
 pub(crate) fn document(totals: &Totals) -> Document {
     Document {

@@ -320,6 +320,17 @@ fn man_out_writes_one_page_per_command() {
     let mut expected: BTreeSet<String> =
         commands().iter().map(|c| format!("skills-{c}.1")).collect();
     expected.insert("skills.1".to_string());
+    // Commands with subcommands get a page per subcommand too.
+    for nested in [
+        "registry-serve",
+        "registry-migrate",
+        "registry-token",
+        "registry-token-create",
+        "registry-token-list",
+        "registry-token-revoke",
+    ] {
+        expected.insert(format!("skills-{nested}.1"));
+    }
     assert_eq!(files, expected);
     assert_eq!(run.stdout.lines().count(), expected.len(), "{}", run.stdout);
     let lint = std::fs::read_to_string(out.join("skills-lint.1")).unwrap();

@@ -10,6 +10,8 @@
 //! - `context`: context packages (`tools.json`, `resources.json`): lint and `skills show`.
 //! - `prompt`: `skills prompt` (built-in and user templates, JSON context, token estimates).
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
+//! - `registry`: `skills registry serve`, `migrate` and `token`, driven over HTTP and stopped
+//!   with SIGTERM.
 //! - `schemas`: every `--format json` output against its JSON Schema in `docs/schemas/`.
 //! - `fit`: `--version`, `-q`/`-v`, completions, man pages, the pre-commit hook and the
 //!   GitHub Action.
@@ -40,6 +42,7 @@ mod generated;
 mod no_data_loss;
 mod package;
 mod prompt;
+mod registry;
 mod rules;
 mod scaffold;
 mod schemas;

@@ -203,10 +203,10 @@ fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
     w.finish().unwrap().into_inner()
 }
 
-const SKILL_MD: &str = "---\nname: demo\ndescription: Extract text from PDF files. Use when the user asks about PDFs.\n---\n\n# Demo\n\nSay hi.\n";
+pub(crate) const SKILL_MD: &str = "---\nname: demo\ndescription: Extract text from PDF files. Use when the user asks about PDFs.\n---\n\n# Demo\n\nSay hi.\n";
 
 /// What the test server answers for a path: status, extra headers, body.
-type Routes = HashMap<String, (u16, Vec<(String, String)>, Vec<u8>)>;
+pub(crate) type Routes = HashMap<String, (u16, Vec<(String, String)>, Vec<u8>)>;
 
 /// Reads one request's head from `stream` and returns the path it asks for.
 fn request_path(stream: &std::net::TcpStream) -> String {
@@ -223,7 +223,7 @@ fn request_path(stream: &std::net::TcpStream) -> String {
 }
 
 /// Starts an HTTP/1.1 server on 127.0.0.1 in a thread; returns its `HOST:PORT`.
-fn serve(routes: Routes) -> String {
+pub(crate) fn serve(routes: Routes) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap().to_string();
     std::thread::spawn(move || {
@@ -250,7 +250,13 @@ fn serve(routes: Routes) -> String {
     addr
 }
 
-fn route(routes: &mut Routes, path: &str, status: u16, headers: &[(&str, &str)], body: &[u8]) {
+pub(crate) fn route(
+    routes: &mut Routes,
+    path: &str,
+    status: u16,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) {
     routes.insert(
         path.to_string(),
         (

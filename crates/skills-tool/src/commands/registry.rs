@@ -1,0 +1,326 @@
+//! `skills registry`: serve a registry, migrate its database, manage its tokens (all the
+//! work is in `skills-registry`).
+
+use skills_registry::config::{ConfigError, ConfigFile};
+use skills_registry::{AnyStore, Registry, RegistryConfig, Store, StoreError};
+
+use crate::args::{
+    RegistryArgs, RegistryCommand, RegistryDbArgs, RegistryServeArgs, TokenCommand,
+    TokenCreateArgs, TokenFormat, TokenListArgs, TokenRevokeArgs,
+};
+use crate::errors;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+
+/// Where the registry listens without `--listen` or `listen`.
+const DEFAULT_LISTEN: &str = "127.0.0.1:8470";
+/// The database without `--database` or `database`.
+const DEFAULT_DATABASE: &str = "sqlite://skills-registry.db";
+
+pub(crate) fn run(args: &RegistryArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| errors::plain(format!("cannot start the async runtime: {e}"), ""))?;
+    runtime.block_on(async {
+        match &args.command {
+            RegistryCommand::Serve(args) => serve(args, printer).await,
+            RegistryCommand::Migrate(args) => migrate(args, printer).await,
+            RegistryCommand::Token(token) => match &token.command {
+                TokenCommand::Create(args) => token_create(args, printer).await,
+                TokenCommand::List(args) => token_list(args, printer).await,
+                TokenCommand::Revoke(args) => token_revoke(args, printer).await,
+            },
+        }
+    })
+}
+
+fn config_error(e: &ConfigError) -> Error {
+    errors::plain(
+        e.to_string(),
+        "see docs/registry.md for the configuration file's keys",
+    )
+    .into()
+}
+
+fn store_error(e: &StoreError, url: &str) -> Error {
+    let help = match e {
+        StoreError::UnsupportedUrl(_) => "use sqlite://PATH or postgres://USER:PASSWORD@HOST/DB",
+        _ => "check that the database exists and is reachable, and the URL's user and password",
+    };
+    errors::plain(format!("{}: {e}", redact(url)), help).into()
+}
+
+/// A database URL without its password, for messages.
+fn redact(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return url.to_string();
+    };
+    let authority_end = rest.find('/').unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(authority_end);
+    match authority.rsplit_once('@') {
+        Some((userinfo, host)) => {
+            let user = userinfo.split(':').next().unwrap_or_default();
+            format!("{scheme}://{user}:***@{host}{path}")
+        }
+        None => url.to_string(),
+    }
+}
+
+/// The configuration file, when one is named.
+fn file_config(db: &RegistryDbArgs) -> Result<ConfigFile, Error> {
+    match &db.config {
+        Some(path) => ConfigFile::read(path).map_err(|e| config_error(&e)),
+        None => Ok(ConfigFile::default()),
+    }
+}
+
+/// Opens the database (flag, then file, then the default) and applies its migrations.
+async fn open(db: &RegistryDbArgs, file: &ConfigFile) -> Result<(AnyStore, String), Error> {
+    let url = db
+        .database
+        .clone()
+        .or_else(|| file.database.clone())
+        .unwrap_or_else(|| DEFAULT_DATABASE.to_string());
+    let store = AnyStore::open(&url)
+        .await
+        .map_err(|e| store_error(&e, &url))?;
+    store.migrate().await.map_err(|e| store_error(&e, &url))?;
+    Ok((store, url))
+}
+
+async fn migrate(args: &RegistryDbArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let file = file_config(args)?;
+    let (store, url) = open(args, &file).await?;
+    store.close().await;
+    printer.status(&format!("{}: migrations applied\n", redact(&url)));
+    Ok(ExitStatus::Success)
+}
+
+async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    init_logging(printer);
+    let file = file_config(&args.db)?;
+    let (store, url) = open(&args.db, &file).await?;
+    let kind = store.kind();
+    let mut config = RegistryConfig::default();
+    if let Some(name) = args.name.clone().or_else(|| file.name.clone()) {
+        config.name = name;
+    }
+    config.public_read = args.public_read || file.public_read.unwrap_or(false);
+    config.fetch.trust_hosts = file.trust_hosts.clone().unwrap_or_default();
+    config
+        .fetch
+        .trust_hosts
+        .extend(args.trust_hosts.iter().cloned());
+    config.fetch.allow_loopback = args.allow_loopback || file.allow_loopback.unwrap_or(false);
+    if let Some(ttl) = file.health_ttl_secs {
+        config.health_ttl_ms = i64::try_from(ttl.saturating_mul(1000)).unwrap_or(i64::MAX);
+    }
+    config.servers = file.servers.clone();
+    let listen = args
+        .listen
+        .clone()
+        .or_else(|| file.listen.clone())
+        .unwrap_or_else(|| DEFAULT_LISTEN.to_string());
+    let listener = tokio::net::TcpListener::bind(&listen).await.map_err(|e| {
+        errors::plain(
+            format!("cannot listen on {listen}: {e}"),
+            "pass another --listen ADDR (host:port; port 0 picks a free one)",
+        )
+    })?;
+    let address = listener
+        .local_addr()
+        .map_or_else(|_| listen.clone(), |a| a.to_string());
+    printer.status(&format!(
+        "skills registry `{}` listening on http://{address} ({kind}: {})\n",
+        config.name,
+        redact(&url)
+    ));
+    let registry = Registry::new(store, config);
+    let router = skills_registry::http::router(std::sync::Arc::clone(&registry));
+    skills_registry::http::serve(listener, router, shutdown_signal())
+        .await
+        .map_err(|e| errors::plain(format!("the server stopped: {e}"), ""))?;
+    registry.store().close().await;
+    printer.status("skills registry: stopped\n");
+    Ok(ExitStatus::Success)
+}
+
+/// Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}
+
+/// The server's log on stderr, through the printer's writer: warnings and errors, or info
+/// and up with `-v`.
+fn init_logging(printer: &Printer) {
+    let level = if printer.ui().verbose() {
+        tracing::Level::INFO
+    } else {
+        tracing::Level::WARN
+    };
+    let _ = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(|| StderrLines)
+        .with_ansi(false)
+        .with_target(false)
+        .try_init();
+}
+
+/// An `io::Write` onto the printer's stderr.
+struct StderrLines;
+
+impl std::io::Write for StderrLines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        crate::printer::plain_stderr(String::from_utf8_lossy(buf).trim_end_matches('\n'));
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+async fn token_create(args: &TokenCreateArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let file = file_config(&args.db)?;
+    let (store, _) = open(&args.db, &file).await?;
+    let registry = Registry::new(store, RegistryConfig::default());
+    let (token, record) = registry
+        .create_token(&args.user, args.groups.clone(), args.admin)
+        .await
+        .map_err(|e| errors::plain(e.to_string(), "pass --user NAME"))?;
+    registry.store().close().await;
+    printer.out(&format!("{token}\n"))?;
+    printer.note(&format!(
+        "token {} for {}{}{}: this is the only time it is shown; send it as `Authorization: Bearer <token>`",
+        record.id,
+        record.user,
+        if record.groups.is_empty() {
+            String::new()
+        } else {
+            format!(" (groups: {})", record.groups.join(", "))
+        },
+        if record.admin { ", admin" } else { "" },
+    ));
+    Ok(ExitStatus::Success)
+}
+
+async fn token_list(args: &TokenListArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let file = file_config(&args.db)?;
+    let (store, url) = open(&args.db, &file).await?;
+    let tokens = store.tokens().await.map_err(|e| store_error(&e, &url))?;
+    store.close().await;
+    let time = |ms: Option<i64>| ms.map(skills_registry::rfc3339).unwrap_or_default();
+    if args.format == TokenFormat::Json {
+        let items: Vec<serde_json::Value> = tokens
+            .iter()
+            .map(|t| {
+                serde_json::json!({
+                    "id": t.id,
+                    "user": t.user,
+                    "groups": t.groups,
+                    "admin": t.admin,
+                    "created_at": time(Some(t.created_at)),
+                    "revoked_at": t.revoked_at.map(skills_registry::rfc3339),
+                })
+            })
+            .collect();
+        let text = serde_json::to_string_pretty(&items).unwrap_or_else(|_| "[]".into());
+        printer.out(&format!("{text}\n"))?;
+        return Ok(ExitStatus::Success);
+    }
+    let rows: Vec<[String; 6]> = tokens
+        .iter()
+        .map(|t| {
+            [
+                t.id.clone(),
+                t.user.clone(),
+                t.groups.join(","),
+                if t.admin { "yes".into() } else { String::new() },
+                time(Some(t.created_at)),
+                time(t.revoked_at),
+            ]
+        })
+        .collect();
+    let header = ["ID", "USER", "GROUPS", "ADMIN", "CREATED", "REVOKED"].map(String::from);
+    let mut widths = header.each_ref().map(String::len);
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let mut out = String::new();
+    for row in std::iter::once(&header).chain(&rows) {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(widths)
+            .map(|(cell, w)| format!("{cell:<w$}"))
+            .collect();
+        out.push_str(cells.join("  ").trim_end());
+        out.push('\n');
+    }
+    printer.out(&out)?;
+    Ok(ExitStatus::Success)
+}
+
+async fn token_revoke(args: &TokenRevokeArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let file = file_config(&args.db)?;
+    let (store, url) = open(&args.db, &file).await?;
+    let revoked = store
+        .revoke_token(&args.id)
+        .await
+        .map_err(|e| store_error(&e, &url))?;
+    store.close().await;
+    if revoked {
+        printer.status(&format!("revoked {}\n", args.id));
+        Ok(ExitStatus::Success)
+    } else {
+        Err(errors::plain(
+            format!("no unrevoked token `{}`", args.id),
+            "`skills registry token list` shows the ids",
+        )
+        .into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_never_reach_messages() {
+        assert_eq!(
+            redact("postgres://me:secret@db.example:5432/skills"),
+            "postgres://me:***@db.example:5432/skills"
+        );
+        assert_eq!(
+            redact("sqlite://skills-registry.db"),
+            "sqlite://skills-registry.db"
+        );
+        assert_eq!(redact("postgres://db/skills"), "postgres://db/skills");
+    }
+
+    #[test]
+    fn the_default_database_is_a_file_here() {
+        assert!(
+            std::path::Path::new(DEFAULT_DATABASE.trim_start_matches("sqlite://")).is_relative()
+        );
+    }
+}

@@ -1,0 +1,245 @@
+//! `skills registry`: the commands as an operator runs them. The API itself is tested in
+//! `crates/skills-registry/tests/api.rs`; here the server is the real binary, started,
+//! used over HTTP and stopped with SIGTERM.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+use serde_json::json;
+
+use crate::package::{Routes, SKILL_MD, route, serve};
+use crate::skills;
+
+/// `skills registry serve ARGS` in `cwd`, and the address it announced on stderr.
+fn start(
+    cwd: &std::path::Path,
+    args: &[&str],
+) -> (Child, String, BufReader<std::process::ChildStderr>) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin!("skills"))
+        .current_dir(cwd)
+        .args(["registry", "serve", "--listen", "127.0.0.1:0"])
+        .args(args)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no address announced: {line:?}"))
+        .to_string();
+    assert!(line.contains("(SQLite: sqlite://"), "{line}");
+    (child, address, stderr)
+}
+
+fn stop(mut child: Child, mut stderr: BufReader<std::process::ChildStderr>) -> String {
+    let pid = child.id().to_string();
+    assert!(
+        Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap()
+            .success()
+    );
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stderr, &mut rest).unwrap();
+    assert_eq!(status.code(), Some(0), "{rest}");
+    rest
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .new_agent()
+}
+
+#[cfg(unix)]
+#[test]
+fn serve_register_list_and_stop() {
+    let t = tempfile::tempdir().unwrap();
+    let mut routes = Routes::new();
+    route(
+        &mut routes,
+        "/o/r/main/demo/SKILL.md",
+        200,
+        &[],
+        SKILL_MD.as_bytes(),
+    );
+    let fixture = serve(routes);
+    // A token from the command line, into the database the server will open.
+    let created = skills(
+        t.path(),
+        &[
+            "registry", "token", "create", "--user", "alice", "--group", "eng",
+        ],
+    );
+    created.assert_code(0);
+    let token = created.stdout.trim().to_string();
+    assert!(
+        token.starts_with("skr_") && !token.contains('\n'),
+        "{token}"
+    );
+    assert!(
+        created.stderr.contains("only time it is shown"),
+        "{}",
+        created.stderr
+    );
+    assert!(
+        t.path().join("skills-registry.db").is_file(),
+        "the default database is ./skills-registry.db"
+    );
+
+    let (child, address, stderr) = start(t.path(), &["--trust-host", &fixture, "--allow-loopback"]);
+    let agent = agent();
+    let base = format!("http://{address}");
+    let mut ready = agent.get(&format!("{base}/readyz")).call().unwrap();
+    assert_eq!(ready.status(), 200);
+    assert_eq!(ready.body_mut().read_to_string().unwrap(), "ready\n");
+    let url = format!("http://{fixture}/o/r/main/demo/SKILL.md");
+    let mut created = agent
+        .post(&format!("{base}/api/skills"))
+        .header("authorization", &format!("Bearer {token}"))
+        .header("content-type", "application/json")
+        .send(
+            json!({"skill_md_url": url, "visibility": "group", "allowed_groups": ["eng"]})
+                .to_string(),
+        )
+        .unwrap();
+    let body = created.body_mut().read_to_string().unwrap();
+    assert_eq!(created.status(), 201, "{body}");
+    let mut listed = agent
+        .get(&format!("{base}/api/skills"))
+        .header("authorization", &format!("Bearer {token}"))
+        .call()
+        .unwrap();
+    let listed: serde_json::Value =
+        serde_json::from_str(&listed.body_mut().read_to_string().unwrap()).unwrap();
+    assert_eq!(listed["skills"][0]["name"], "demo");
+    let anonymous = agent.get(&format!("{base}/api/skills")).call().unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let rest = stop(child, stderr);
+    assert!(rest.contains("skills registry: stopped"), "{rest}");
+
+    // The data outlives the server; the token can be listed and revoked.
+    let list = skills(t.path(), &["registry", "token", "list", "--format", "json"]);
+    list.assert_code(0);
+    let tokens = list.json();
+    assert_eq!(tokens[0]["user"], "alice");
+    assert_eq!(tokens[0]["groups"], json!(["eng"]));
+    assert_eq!(tokens[0]["revoked_at"], serde_json::Value::Null);
+    let id = tokens[0]["id"].as_str().unwrap().to_string();
+    let table = skills(t.path(), &["registry", "token", "list"]);
+    assert!(table.stdout.starts_with("ID "), "{}", table.stdout);
+    assert!(
+        table.stdout.contains(&id) && table.stdout.contains("alice"),
+        "{}",
+        table.stdout
+    );
+    assert!(
+        !table.stdout.contains(&token),
+        "the token itself is never shown again"
+    );
+    skills(t.path(), &["registry", "token", "revoke", &id]).assert_code(0);
+    let again = skills(t.path(), &["registry", "token", "revoke", &id]);
+    again.assert_code(2);
+    assert!(
+        again.stderr.contains("no unrevoked token"),
+        "{}",
+        again.stderr
+    );
+    // A revoked token no longer opens the API.
+    let (child, address, stderr) = start(t.path(), &[]);
+    let refused = agent
+        .get(&format!("http://{address}/api/skills"))
+        .header("authorization", &format!("Bearer {token}"))
+        .call()
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    stop(child, stderr);
+}
+
+#[test]
+fn migrate_and_the_errors_an_operator_meets() {
+    let t = tempfile::tempdir().unwrap();
+    let db = format!("sqlite://{}", t.path().join("r.db").display());
+    let migrated = skills(t.path(), &["registry", "migrate", "--database", &db]);
+    migrated.assert_code(0);
+    assert!(
+        migrated.stderr.contains("migrations applied"),
+        "{}",
+        migrated.stderr
+    );
+    assert!(t.path().join("r.db").is_file());
+
+    std::fs::write(
+        t.path().join("registry.toml"),
+        "name = \"acme\"\nlisen = \"0.0.0.0:1\"\n",
+    )
+    .unwrap();
+    let bad = skills(
+        t.path(),
+        &["registry", "serve", "--config", "registry.toml"],
+    );
+    bad.assert_code(2);
+    assert!(
+        bad.stderr
+            .contains("registry.toml:2:1: unknown field `lisen`"),
+        "{}",
+        bad.stderr
+    );
+
+    let unknown = skills(
+        t.path(),
+        &[
+            "registry",
+            "migrate",
+            "--database",
+            "mysql://u:hunter2@h/db",
+        ],
+    );
+    unknown.assert_code(2);
+    assert!(
+        unknown.stderr.contains("sqlite://PATH or postgres://"),
+        "{}",
+        unknown.stderr
+    );
+    assert!(
+        !unknown.stderr.contains("hunter2"),
+        "passwords stay out of messages: {}",
+        unknown.stderr
+    );
+
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().to_string();
+    let busy = skills(
+        t.path(),
+        &["registry", "serve", "--database", &db, "--listen", &port],
+    );
+    busy.assert_code(2);
+    assert!(
+        busy.stderr.contains(&format!("cannot listen on {port}")),
+        "{}",
+        busy.stderr
+    );
+
+    let no_user = skills(
+        t.path(),
+        &[
+            "registry",
+            "token",
+            "create",
+            "--database",
+            &db,
+            "--user",
+            " ",
+        ],
+    );
+    no_user.assert_code(2);
+}
