@@ -2,16 +2,53 @@
 //! raw host, the registry runs on SQLite in a temp dir, and a blocking client drives it as
 //! a user would.
 
-#![allow(clippy::unwrap_used)]
+#![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
 mod support;
 
 use serde_json::{Value, json};
-use support::{Client, Harness, skill_md};
+use support::{Backend, Client, Harness, skill_md};
 
-#[test]
-fn liveness_and_readiness() {
-    let h = Harness::start();
+/// Every scenario runs on SQLite, and on PostgreSQL (a cluster of its own) when installed.
+macro_rules! on_both_stores {
+    ($($scenario:ident),* $(,)?) => {
+        mod sqlite {
+            $(
+                #[test]
+                fn $scenario() {
+                    super::$scenario(&super::Backend::Sqlite);
+                }
+            )*
+        }
+        mod postgres {
+            $(
+                #[test]
+                fn $scenario() {
+                    if let Some(backend) = super::Backend::postgres() {
+                        super::$scenario(&backend);
+                    }
+                }
+            )*
+        }
+    };
+}
+
+on_both_stores!(
+    liveness_and_readiness,
+    registering_fills_the_card_from_the_frontmatter,
+    a_skill_with_lint_errors_is_refused_with_the_lint_json,
+    urls_the_registry_may_not_fetch_are_refused_before_any_request,
+    lists_filter_page_and_show_each_view,
+    who_sees_what,
+    admins_enable_and_disable_and_disabled_skills_leave_lists,
+    content_is_cached_with_an_etag_and_updated_by_put,
+    ratings_are_one_per_user_and_the_average_is_exact_under_concurrency,
+    health_is_checked_and_cached,
+    tools_are_checked_against_the_known_servers,
+);
+
+fn liveness_and_readiness(b: &Backend) {
+    let h = Harness::start(b);
     let c = Client::anonymous(&h);
     assert_eq!(c.get("/healthz").status, 200);
     assert_eq!(c.get("/readyz").status, 200);
@@ -20,9 +57,8 @@ fn liveness_and_readiness() {
     assert_eq!(missing.json()["type"], "/problems/not-found");
 }
 
-#[test]
-fn registering_fills_the_card_from_the_frontmatter() {
-    let h = Harness::start();
+fn registering_fills_the_card_from_the_frontmatter(b: &Backend) {
+    let h = Harness::start(b);
     h.serve(
         "/o/r/main/skills/pdf-processing/SKILL.md",
         &skill_md(
@@ -88,9 +124,8 @@ fn registering_fills_the_card_from_the_frontmatter() {
     assert_eq!(again.json()["type"], "/problems/conflict");
 }
 
-#[test]
-fn a_skill_with_lint_errors_is_refused_with_the_lint_json() {
-    let h = Harness::start();
+fn a_skill_with_lint_errors_is_refused_with_the_lint_json(b: &Backend) {
+    let h = Harness::start(b);
     h.serve("/o/r/main/Bad/SKILL.md", "---\nname: Bad Name\n---\nbody\n");
     let alice = h.client("alice", &[], false);
     let refused = alice.post(
@@ -135,9 +170,8 @@ fn a_skill_with_lint_errors_is_refused_with_the_lint_json() {
     );
 }
 
-#[test]
-fn urls_the_registry_may_not_fetch_are_refused_before_any_request() {
-    let h = Harness::start();
+fn urls_the_registry_may_not_fetch_are_refused_before_any_request(b: &Backend) {
+    let h = Harness::start(b);
     h.serve(
         "/o/r/main/s/SKILL.md",
         &skill_md("s", "Does s. Use when s.", ""),
@@ -165,7 +199,7 @@ fn urls_the_registry_may_not_fetch_are_refused_before_any_request() {
     }
     assert_eq!(h.fixture_hits(), 0, "nothing may reach the network");
     // A trusted https host that resolves to loopback: refused at resolution.
-    let strict = Harness::start_with(|config, fixture_port| {
+    let strict = Harness::start_with(b, |config, fixture_port| {
         config.fetch.allow_loopback = false;
         config.fetch.trust_hosts = vec![format!("localhost:{fixture_port}")];
     });
@@ -222,9 +256,8 @@ fn alice_of(h: &Harness) -> Client {
     h.client("alice", &[], false)
 }
 
-#[test]
-fn lists_filter_page_and_show_each_view() {
-    let h = Harness::start();
+fn lists_filter_page_and_show_each_view(b: &Backend) {
+    let h = Harness::start(b);
     let alice = h.client("alice", &[], false);
     for (name, tags) in [
         ("alpha", "pdf"),
@@ -324,9 +357,8 @@ fn lists_filter_page_and_show_each_view() {
     assert!(one.get("content").is_none());
 }
 
-#[test]
-fn who_sees_what() {
-    let h = Harness::start();
+fn who_sees_what(b: &Backend) {
+    let h = Harness::start(b);
     let alice = h.client("alice", &["eng"], false);
     let bob = h.client("bob", &["sales"], false);
     let carol = h.client("carol", &["eng"], false);
@@ -393,7 +425,7 @@ fn who_sees_what() {
     // Anonymous readers: none unless the registry allows them, then public skills only.
     assert_eq!(Client::anonymous(&h).get("/api/skills").status, 401);
     assert_eq!(Client::anonymous(&h).get("/api/skills/open").status, 401);
-    let open = Harness::start_with(|c, _| c.public_read = true);
+    let open = Harness::start_with(b, |c, _| c.public_read = true);
     let owner = open.client("alice", &[], false);
     for (name, visibility) in [("open", "public"), ("secret", "private")] {
         let path = format!("/o/r/main/{name}/SKILL.md");
@@ -426,9 +458,8 @@ fn who_sees_what() {
     assert_eq!(forged.get("/api/skills").status, 401);
 }
 
-#[test]
-fn admins_enable_and_disable_and_disabled_skills_leave_lists() {
-    let h = Harness::start();
+fn admins_enable_and_disable_and_disabled_skills_leave_lists(b: &Backend) {
+    let h = Harness::start(b);
     let alice = h.client("alice", &[], false);
     let bob = h.client("bob", &[], false);
     let admin = h.client("root", &[], true);
@@ -474,9 +505,8 @@ fn admins_enable_and_disable_and_disabled_skills_leave_lists() {
     assert_eq!(bob.get("/api/skills").json()["skills"][0]["name"], "s");
 }
 
-#[test]
-fn content_is_cached_with_an_etag_and_updated_by_put() {
-    let h = Harness::start();
+fn content_is_cached_with_an_etag_and_updated_by_put(b: &Backend) {
+    let h = Harness::start(b);
     let alice = h.client("alice", &[], false);
     let path = "/o/r/main/s/SKILL.md";
     h.serve(path, &skill_md("s", "Does s. Use when s.", ""));
@@ -537,9 +567,8 @@ fn content_is_cached_with_an_etag_and_updated_by_put() {
     assert_eq!(alice.delete("/api/skills/s").status, 404);
 }
 
-#[test]
-fn ratings_are_one_per_user_and_the_average_is_exact_under_concurrency() {
-    let h = Harness::start();
+fn ratings_are_one_per_user_and_the_average_is_exact_under_concurrency(b: &Backend) {
+    let h = Harness::start(b);
     let alice = h.client("alice", &[], false);
     h.serve(
         "/o/r/main/s/SKILL.md",
@@ -599,9 +628,8 @@ fn ratings_are_one_per_user_and_the_average_is_exact_under_concurrency() {
     );
 }
 
-#[test]
-fn health_is_checked_and_cached() {
-    let h = Harness::start_with(|c, _| c.health_ttl_ms = 0);
+fn health_is_checked_and_cached(b: &Backend) {
+    let h = Harness::start_with(b, |c, _| c.health_ttl_ms = 0);
     let alice = h.client("alice", &[], false);
     let path = "/o/r/main/s/SKILL.md";
     h.serve(path, &skill_md("s", "Does s. Use when s.", ""));
@@ -620,7 +648,7 @@ fn health_is_checked_and_cached() {
         "unhealthy"
     );
     // With a long TTL, the cached answer is served without asking the source.
-    let cached = Harness::start();
+    let cached = Harness::start(b);
     let alice = cached.client("alice", &[], false);
     cached.serve(path, &skill_md("s", "Does s. Use when s.", ""));
     assert_eq!(
@@ -642,9 +670,8 @@ fn health_is_checked_and_cached() {
     assert_eq!(cached.fixture_hits(), hits);
 }
 
-#[test]
-fn tools_are_checked_against_the_known_servers() {
-    let h = Harness::start_with(|c, _| {
+fn tools_are_checked_against_the_known_servers(b: &Backend) {
+    let h = Harness::start_with(b, |c, _| {
         c.servers = vec![skills_registry::KnownServer::new(
             "/servers/github",
             vec!["create_issue".into(), "list_prs".into()],

@@ -16,7 +16,27 @@ use std::sync::{Arc, Mutex};
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde_json::Value;
-use skills_registry::{Registry, RegistryConfig, SqliteStore, Store};
+use skills_registry::{AnyStore, Registry, RegistryConfig, Store};
+
+pub mod postgres;
+
+/// Which database a harness runs on.
+#[derive(Clone)]
+pub enum Backend {
+    /// A SQLite file in the harness's temp dir.
+    Sqlite,
+    /// A new database on this cluster, one per harness.
+    Postgres(Arc<postgres::Cluster>),
+}
+
+impl Backend {
+    /// A PostgreSQL backend on a cluster of its own; `None` when PostgreSQL is missing.
+    pub fn postgres() -> Option<Self> {
+        postgres::Cluster::start().map(|c| Self::Postgres(Arc::new(c)))
+    }
+}
+
+static DATABASES: AtomicUsize = AtomicUsize::new(0);
 
 /// What the fixture answers for a path.
 #[derive(Clone)]
@@ -33,7 +53,7 @@ struct Fixture {
 
 pub struct Harness {
     runtime: tokio::runtime::Runtime,
-    pub registry: Arc<Registry<SqliteStore>>,
+    pub registry: Arc<Registry<AnyStore>>,
     base: String,
     fixture: Arc<Fixture>,
     fixture_port: u16,
@@ -41,13 +61,13 @@ pub struct Harness {
 }
 
 impl Harness {
-    /// A registry that trusts the fixture (loopback allowed).
-    pub fn start() -> Self {
-        Self::start_with(|_, _| {})
+    /// A registry on `backend` that trusts the fixture (loopback allowed).
+    pub fn start(backend: &Backend) -> Self {
+        Self::start_with(backend, |_, _| {})
     }
 
     /// As [`Harness::start`], with `configure` given the config and the fixture's port.
-    pub fn start_with(configure: impl FnOnce(&mut RegistryConfig, u16)) -> Self {
+    pub fn start_with(backend: &Backend, configure: impl FnOnce(&mut RegistryConfig, u16)) -> Self {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .enable_all()
@@ -71,9 +91,25 @@ impl Harness {
         config.fetch.trust_hosts = vec![format!("127.0.0.1:{fixture_port}")];
         config.fetch.allow_loopback = true;
         configure(&mut config, fixture_port);
-        let url = format!("sqlite://{}", dir.path().join("registry.db").display());
+        let url = match backend {
+            Backend::Sqlite => format!("sqlite://{}", dir.path().join("registry.db").display()),
+            Backend::Postgres(cluster) => {
+                let name = format!("registry_{}", DATABASES.fetch_add(1, Ordering::SeqCst));
+                runtime.block_on(async {
+                    use sqlx::Connection;
+                    let mut admin = sqlx::PgConnection::connect(&cluster.url("postgres"))
+                        .await
+                        .unwrap();
+                    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE {name}")))
+                        .execute(&mut admin)
+                        .await
+                        .unwrap();
+                });
+                cluster.url(&name)
+            }
+        };
         let registry = runtime.block_on(async {
-            let store = SqliteStore::open(&url).await.unwrap();
+            let store = AnyStore::open(&url).await.unwrap();
             store.migrate().await.unwrap();
             Registry::new(store, config)
         });
