@@ -8,6 +8,7 @@
 //! trust_hosts = ["git.acme.internal"] # fetched over https beside the built-in hosts
 //! allow_loopback = false             # loopback/private addresses, http to loopback
 //! health_ttl_secs = 300
+//! health_interval_secs = 60          # background checks of skills older than the TTL (0: off)
 //!
 //! [[servers]]                        # MCP servers, for GET /api/skills/{name}/tools
 //! path = "/servers/github"
@@ -41,6 +42,9 @@ pub struct ConfigFile {
     pub allow_loopback: Option<bool>,
     /// How long a health answer is cached.
     pub health_ttl_secs: Option<u64>,
+    /// How often the background checker looks for skills due a health check; 0 turns it
+    /// off.
+    pub health_interval_secs: Option<u64>,
     /// The MCP servers the registry knows.
     #[serde(default)]
     pub servers: Vec<KnownServer>,

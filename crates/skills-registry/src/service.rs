@@ -115,6 +115,10 @@ impl Registration {
     }
 }
 
+/// Skills checked per round of the background health checker, and at once.
+const HEALTH_BATCH: u32 = 256;
+const HEALTH_CONCURRENCY: usize = 8;
+
 /// Lint rules a registration does not apply: they need the skill's other files, and the
 /// registry fetches its `SKILL.md` alone.
 const NEEDS_FILES: [&str; 2] = ["link-missing", "reference-too-deep"];
@@ -399,17 +403,72 @@ impl<S: Store> Registry<S> {
     ///
     /// [`RegistryError::Store`] when the answer cannot be stored.
     pub async fn check_health(&self, card: &SkillCard) -> Result<HealthStatus, RegistryError> {
-        let url = card.skill_md_raw_url.clone();
+        self.check_url_health(&card.name, &card.skill_md_raw_url)
+            .await
+    }
+
+    async fn check_url_health(&self, name: &str, url: &str) -> Result<HealthStatus, RegistryError> {
+        let url = url.to_string();
         let policy = self.config.fetch.clone();
         let answer = tokio::task::spawn_blocking(move || fetch::head(&url, &policy)).await;
         let status = match answer {
             Ok(Ok(code)) if (200..300).contains(&code) => HealthStatus::Healthy,
             _ => HealthStatus::Unhealthy,
         };
-        self.store
-            .set_health(&card.name, status, time::now_ms())
-            .await?;
+        self.store.set_health(name, status, time::now_ms()).await?;
         Ok(status)
+    }
+
+    /// One round of the background health checker: every skill whose last check is older
+    /// than the TTL (or that was never checked), up to `batch` of them, `concurrency` at a
+    /// time. Returns how many were checked.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Store`] when the store fails; a source that does not answer is an
+    /// unhealthy skill, not an error.
+    pub async fn check_due_health(
+        self: &Arc<Self>,
+        batch: u32,
+        concurrency: usize,
+    ) -> Result<usize, RegistryError> {
+        let before = time::now_ms().saturating_sub(self.config.health_ttl_ms);
+        let due = self.store.due_for_health(before, batch).await?;
+        let count = due.len();
+        let permits = Arc::new(tokio::sync::Semaphore::new(concurrency.max(1)));
+        let mut tasks = tokio::task::JoinSet::new();
+        for (name, url) in due {
+            let registry = Arc::clone(self);
+            let permits = Arc::clone(&permits);
+            tasks.spawn(async move {
+                let _permit = permits.acquire_owned().await;
+                registry.check_url_health(&name, &url).await
+            });
+        }
+        while let Some(done) = tasks.join_next().await {
+            if let Ok(Err(e)) = done {
+                return Err(e);
+            }
+        }
+        Ok(count)
+    }
+
+    /// Checks due skills forever, a round every `every`: what `skills registry serve` runs
+    /// beside the API. Errors are logged and the next round tried.
+    pub async fn run_health_checker(self: Arc<Self>, every: std::time::Duration) {
+        let mut ticks = tokio::time::interval(every);
+        ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            ticks.tick().await;
+            match self
+                .check_due_health(HEALTH_BATCH, HEALTH_CONCURRENCY)
+                .await
+            {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(checked = n, "health round"),
+                Err(e) => tracing::warn!(error = %e, "health round failed"),
+            }
+        }
     }
 
     /// For each tool `card` references, whether a known MCP server exposes it (seed 001's

@@ -152,6 +152,13 @@ pub trait Store: Send + Sync + 'static {
         status: HealthStatus,
         checked_at: i64,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Up to `limit` skills (name and raw URL) never health-checked or last checked before
+    /// `checked_before` (Unix ms), the oldest first.
+    fn due_for_health(
+        &self,
+        checked_before: i64,
+        limit: u32,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send;
     /// Sets `user`'s rating of a skill (1–5), replacing theirs; `false` when there is no
     /// such skill.
     fn rate(
@@ -578,6 +585,25 @@ macro_rules! sql_store {
                 Ok(done.rows_affected() > 0)
             }
 
+            async fn due_for_health(
+                &self,
+                checked_before: i64,
+                limit: u32,
+            ) -> Result<Vec<(String, String)>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT name, skill_md_raw_url FROM skills \
+                     WHERE last_checked_time IS NULL OR last_checked_time < $1 \
+                     ORDER BY COALESCE(last_checked_time, 0), name LIMIT $2",
+                )
+                .bind(checked_before)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter()
+                    .map(|r| Ok((r.try_get("name")?, r.try_get("skill_md_raw_url")?)))
+                    .collect()
+            }
+
             async fn rate(&self, name: &str, user: &str, stars: u8) -> Result<bool, StoreError> {
                 // One statement: the skill's existence and the rating are decided together,
                 // so a rating never outlives a concurrent delete's check.
@@ -800,6 +826,13 @@ impl Store for AnyStore {
         checked_at: i64,
     ) -> Result<bool, StoreError> {
         delegate!(self.set_health(name, status, checked_at))
+    }
+    async fn due_for_health(
+        &self,
+        checked_before: i64,
+        limit: u32,
+    ) -> Result<Vec<(String, String)>, StoreError> {
+        delegate!(self.due_for_health(checked_before, limit))
     }
     async fn rate(&self, name: &str, user: &str, stars: u8) -> Result<bool, StoreError> {
         delegate!(self.rate(name, user, stars))

@@ -7,6 +7,7 @@
 mod support;
 
 use serde_json::{Value, json};
+use skills_registry::Store;
 use support::{Backend, Client, Harness, skill_md};
 
 /// Every scenario runs on SQLite, and on PostgreSQL (a cluster of its own) when installed.
@@ -44,6 +45,7 @@ on_both_stores!(
     content_is_cached_with_an_etag_and_updated_by_put,
     ratings_are_one_per_user_and_the_average_is_exact_under_concurrency,
     health_is_checked_and_cached,
+    the_background_checker_revisits_skills_due_a_check,
     tools_are_checked_against_the_known_servers,
 );
 
@@ -717,4 +719,55 @@ fn tools_are_checked_against_the_known_servers(b: &Backend) {
     );
     assert_eq!(tools["tools"][0]["server_path"], "/servers/github");
     assert_eq!(tools["tools"][0]["available"], true);
+}
+
+fn the_background_checker_revisits_skills_due_a_check(b: &Backend) {
+    let h = Harness::start_with(b, |c, _| c.health_ttl_ms = 60_000);
+    let alice = h.client("alice", &[], false);
+    for name in ["a", "b", "c"] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        h.serve(
+            &path,
+            &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
+        );
+        assert_eq!(
+            alice
+                .post("/api/skills", &json!({"skill_md_url": h.url(&path)}))
+                .status,
+            201
+        );
+    }
+    h.remove("/o/r/main/b/SKILL.md");
+    let status = |name: &str| {
+        h.block_on(h.registry.store().get(name))
+            .unwrap()
+            .unwrap()
+            .health_status
+    };
+    let registry = std::sync::Arc::clone(&h.registry);
+    // Never checked: all three are due.
+    assert_eq!(h.block_on(registry.check_due_health(10, 2)).unwrap(), 3);
+    assert_eq!(status("a"), skills_registry::HealthStatus::Healthy);
+    assert_eq!(status("b"), skills_registry::HealthStatus::Unhealthy);
+    assert_eq!(status("c"), skills_registry::HealthStatus::Healthy);
+    // Checked within the TTL: none is due.
+    assert_eq!(h.block_on(registry.check_due_health(10, 2)).unwrap(), 0);
+    // The batch bounds a round.
+    let eager = Harness::start_with(b, |c, _| c.health_ttl_ms = 0);
+    let alice = eager.client("alice", &[], false);
+    for name in ["a", "b"] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        eager.serve(
+            &path,
+            &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
+        );
+        assert_eq!(
+            alice
+                .post("/api/skills", &json!({"skill_md_url": eager.url(&path)}))
+                .status,
+            201
+        );
+    }
+    let registry = std::sync::Arc::clone(&eager.registry);
+    assert_eq!(eager.block_on(registry.check_due_health(1, 4)).unwrap(), 1);
 }

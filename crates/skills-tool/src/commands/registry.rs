@@ -14,6 +14,8 @@ use crate::printer::Printer;
 
 /// Where the registry listens without `--listen` or `listen`.
 const DEFAULT_LISTEN: &str = "127.0.0.1:8470";
+/// How often the background health checker runs without `health_interval_secs`.
+const DEFAULT_HEALTH_INTERVAL_SECS: u64 = 60;
 /// The database without `--database` or `database`.
 const DEFAULT_DATABASE: &str = "sqlite://skills-registry.db";
 
@@ -137,6 +139,16 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         redact(&url)
     ));
     let registry = Registry::new(store, config);
+    let interval = file
+        .health_interval_secs
+        .unwrap_or(DEFAULT_HEALTH_INTERVAL_SECS);
+    if interval > 0 {
+        // Ends with the runtime, when serving has stopped.
+        tokio::spawn(
+            std::sync::Arc::clone(&registry)
+                .run_health_checker(std::time::Duration::from_secs(interval)),
+        );
+    }
     let router = skills_registry::http::router(std::sync::Arc::clone(&registry));
     skills_registry::http::serve(listener, router, shutdown_signal())
         .await
