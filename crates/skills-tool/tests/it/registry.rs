@@ -243,3 +243,90 @@ fn migrate_and_the_errors_an_operator_meets() {
     );
     no_user.assert_code(2);
 }
+
+/// A burst of registrations from several clients, `SIGKILL` in the middle of it, a
+/// restart: the database opens, and every registration that was answered `201` is there.
+#[cfg(unix)]
+#[test]
+fn acknowledged_writes_survive_kill_9() {
+    use std::sync::{Arc, Mutex};
+    let t = tempfile::tempdir().unwrap();
+    let mut routes = Routes::new();
+    for i in 0..600 {
+        let body = format!(
+            "---\nname: s{i:03}\ndescription: Does s{i:03}. Use when s{i:03} is asked for.\n---\nSteps.\n"
+        );
+        route(
+            &mut routes,
+            &format!("/o/r/main/s{i:03}/SKILL.md"),
+            200,
+            &[],
+            body.as_bytes(),
+        );
+    }
+    let fixture = serve(routes);
+    let created = skills(
+        t.path(),
+        &["registry", "token", "create", "--user", "root", "--admin"],
+    );
+    created.assert_code(0);
+    let token = created.stdout.trim().to_string();
+    let (mut child, address, _stderr) =
+        start(t.path(), &["--trust-host", &fixture, "--allow-loopback"]);
+    let acked = Arc::new(Mutex::new(Vec::<String>::new()));
+    let writers: Vec<_> = (0..3)
+        .map(|w| {
+            let (acked, token, fixture, address) =
+                (Arc::clone(&acked), token.clone(), fixture.clone(), address.clone());
+            std::thread::spawn(move || {
+                let agent = agent();
+                for i in (w..600).step_by(3) {
+                    let name = format!("s{i:03}");
+                    let body = json!({"skill_md_url": format!("http://{fixture}/o/r/main/{name}/SKILL.md")});
+                    let Ok(response) = agent
+                        .post(&format!("http://{address}/api/skills"))
+                        .header("authorization", &format!("Bearer {token}"))
+                        .header("content-type", "application/json")
+                        .send(body.to_string())
+                    else {
+                        return; // the server is gone
+                    };
+                    if response.status() == 201 {
+                        acked.lock().unwrap().push(name);
+                    }
+                }
+            })
+        })
+        .collect();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while acked.lock().unwrap().len() < 60 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    for writer in writers {
+        writer.join().unwrap();
+    }
+    let acked = acked.lock().unwrap().clone();
+    assert!(
+        acked.len() >= 60,
+        "the burst was cut short: {}",
+        acked.len()
+    );
+    assert!(
+        acked.len() < 600,
+        "the kill came after the burst: nothing was tested"
+    );
+
+    let (child, address, stderr) = start(t.path(), &[]);
+    let agent = agent();
+    for name in &acked {
+        let response = agent
+            .get(&format!("http://{address}/api/skills/{name}"))
+            .header("authorization", &format!("Bearer {token}"))
+            .call()
+            .unwrap();
+        assert_eq!(response.status(), 200, "{name} was acknowledged, then lost");
+    }
+    stop(child, stderr);
+}
