@@ -22,11 +22,41 @@ pub const MAX_PAGE: u32 = 200;
 /// The page size when none is asked for.
 pub const DEFAULT_PAGE: u32 = 50;
 
+/// The OpenAPI 3.1 document of this API, served at `/api/openapi.json` (and checked in as
+/// `docs/registry-openapi.json`).
+pub const OPENAPI: &str = include_str!("openapi.json");
+
+/// Every endpoint the router serves, as `(method, path template)`: what tests hold the
+/// OpenAPI document and the router to.
+pub const ENDPOINTS: [(&str, &str); 17] = [
+    ("GET", "/healthz"),
+    ("GET", "/readyz"),
+    ("GET", "/api/openapi.json"),
+    ("GET", "/api/skills"),
+    ("POST", "/api/skills"),
+    ("GET", "/api/skills/{name}"),
+    ("PUT", "/api/skills/{name}"),
+    ("DELETE", "/api/skills/{name}"),
+    ("PUT", "/api/skills/{name}/enable"),
+    ("PUT", "/api/skills/{name}/disable"),
+    ("GET", "/api/skills/{name}/health"),
+    ("GET", "/api/skills/{name}/content"),
+    ("GET", "/api/skills/{name}/tools"),
+    ("GET", "/api/skills/{name}/rating"),
+    ("POST", "/api/skills/{name}/rate"),
+    ("HEAD", "/healthz"),
+    ("HEAD", "/readyz"),
+];
+
 /// The router for `registry`: every endpoint, `/healthz` and `/readyz`.
 pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
     Router::new()
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready::<S>))
+        .route(
+            "/api/openapi.json",
+            get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI) }),
+        )
         .route("/api/skills", get(list::<S>).post(register::<S>))
         .route(
             "/api/skills/{name}",
@@ -480,4 +510,31 @@ pub async fn serve(
     axum::serve(listener, router)
         .with_graceful_shutdown(shutdown)
         .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn the_openapi_document_lists_exactly_the_endpoints() {
+        let doc: Value = serde_json::from_str(OPENAPI).unwrap();
+        assert_eq!(doc["openapi"], "3.1.0");
+        let mut documented = BTreeSet::new();
+        for (path, item) in doc["paths"].as_object().unwrap() {
+            for method in item.as_object().unwrap().keys() {
+                if method != "parameters" {
+                    documented.insert((method.to_uppercase(), path.clone()));
+                }
+            }
+        }
+        // HEAD comes with every GET; the document lists the GETs.
+        let served: BTreeSet<(String, String)> = ENDPOINTS
+            .iter()
+            .filter(|(m, _)| *m != "HEAD")
+            .map(|(m, p)| ((*m).to_string(), (*p).to_string()))
+            .collect();
+        assert_eq!(documented, served);
+    }
 }

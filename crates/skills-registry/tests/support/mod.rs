@@ -322,6 +322,10 @@ impl Client {
         self.send("PUT", path, &[], Some(body))
     }
 
+    pub fn head(&self, path: &str) -> Reply {
+        self.send("HEAD", path, &[], None)
+    }
+
     pub fn delete(&self, path: &str) -> Reply {
         self.send("DELETE", path, &[], None)
     }
