@@ -341,6 +341,9 @@ impl<S: Store> Registry<S> {
         name: &str,
         enabled: bool,
     ) -> Result<SkillCard, RegistryError> {
+        if caller.user.is_none() && !caller.admin {
+            return Err(RegistryError::Unauthorized);
+        }
         self.get(caller, name).await?;
         if !caller.admin {
             return Err(RegistryError::Forbidden(
@@ -520,6 +523,11 @@ impl<S: Store> Registry<S> {
 
     /// The skill, if `caller` may change it.
     async fn owned(&self, caller: &Caller, name: &str) -> Result<SkillCard, RegistryError> {
+        // Anonymous readers (with public reads on) may see, never change: that asks them
+        // to authenticate rather than telling them they are not the owner.
+        if caller.user.is_none() && !caller.admin {
+            return Err(RegistryError::Unauthorized);
+        }
         let card = self.get(caller, name).await?;
         if caller.admin || caller.user.as_deref() == Some(card.owner.as_str()) {
             Ok(card)

@@ -46,6 +46,8 @@ on_both_stores!(
     ratings_are_one_per_user_and_the_average_is_exact_under_concurrency,
     health_is_checked_and_cached,
     the_background_checker_revisits_skills_due_a_check,
+    the_visibility_matrix,
+    a_slow_source_is_given_up_on,
     tools_are_checked_against_the_known_servers,
 );
 
@@ -239,6 +241,18 @@ fn urls_the_registry_may_not_fetch_are_refused_before_any_request(b: &Backend) {
             .unwrap()
             .contains("evil.example")
     );
+    // A redirect to a private address is refused at that hop.
+    h.redirect("/o/r/main/inside/SKILL.md", "http://10.0.0.7/SKILL.md");
+    let refused = alice_of(&h).post(
+        "/api/skills",
+        &json!({"skill_md_url": h.url("/o/r/main/inside/SKILL.md")}),
+    );
+    assert_eq!(
+        refused.json()["type"],
+        "/problems/untrusted-url",
+        "{}",
+        refused.body
+    );
     // An oversized body is refused.
     h.serve("/o/r/main/big/SKILL.md", &"x".repeat(2 * 1024 * 1024));
     let refused = alice_of(&h).post(
@@ -252,6 +266,27 @@ fn urls_the_registry_may_not_fetch_are_refused_before_any_request(b: &Backend) {
             .unwrap()
             .contains("larger than")
     );
+}
+
+/// A source that sends headers and then nothing is given up on at the time limit.
+fn a_slow_source_is_given_up_on(b: &Backend) {
+    let h = Harness::start_with(b, |c, _| {
+        c.fetch.timeout = std::time::Duration::from_millis(500)
+    });
+    h.stall("/o/r/main/slow/SKILL.md");
+    let started = std::time::Instant::now();
+    let refused = alice_of(&h).post(
+        "/api/skills",
+        &json!({"skill_md_url": h.url("/o/r/main/slow/SKILL.md")}),
+    );
+    assert_eq!(refused.status, 502, "{}", refused.body);
+    assert_eq!(refused.json()["type"], "/problems/fetch-failed");
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(h.fixture_hits(), 1);
 }
 
 fn alice_of(h: &Harness) -> Client {
@@ -770,4 +805,108 @@ fn the_background_checker_revisits_skills_due_a_check(b: &Backend) {
     }
     let registry = std::sync::Arc::clone(&eager.registry);
     assert_eq!(eager.block_on(registry.check_due_health(1, 4)).unwrap(), 1);
+}
+
+/// Seed 001's visibility, whole: each kind of caller × each visibility × each endpoint.
+fn the_visibility_matrix(b: &Backend) {
+    let h = Harness::start_with(b, |c, _| c.public_read = true);
+    let owner = h.client("owner", &[], false);
+    let member = h.client("member", &["eng"], false);
+    let stranger = h.client("stranger", &["sales"], false);
+    let admin = h.client("root", &[], true);
+    let anonymous = Client::anonymous(&h);
+    for (name, access) in [
+        ("pub", json!({"visibility": "public"})),
+        ("priv", json!({"visibility": "private"})),
+        (
+            "grp",
+            json!({"visibility": "group", "allowed_groups": ["eng"]}),
+        ),
+    ] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        h.serve(
+            &path,
+            &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
+        );
+        let mut body = access;
+        body["skill_md_url"] = json!(h.url(&path));
+        assert_eq!(owner.post("/api/skills", &body).status, 201);
+    }
+    let callers = [
+        ("anonymous", &anonymous),
+        ("stranger", &stranger),
+        ("member", &member),
+        ("owner", &owner),
+        ("admin", &admin),
+    ];
+    let sees = |who: &str, skill: &str| match (who, skill) {
+        ("admin" | "owner", _) | (_, "pub") => true,
+        ("member", "grp") => true,
+        _ => false,
+    };
+    for (who, client) in callers {
+        let listed: Vec<String> = client.get("/api/skills").json()["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect();
+        for skill in ["grp", "priv", "pub"] {
+            let seen = sees(who, skill);
+            assert_eq!(
+                listed.contains(&skill.to_string()),
+                seen,
+                "{who} lists {skill}"
+            );
+            let read = if seen { 200 } else { 404 };
+            for endpoint in ["", "?view=full", "/content", "/health", "/tools", "/rating"] {
+                let r = client.get(&format!("/api/skills/{skill}{endpoint}"));
+                assert_eq!(r.status, read, "{who} GET {skill}{endpoint}: {}", r.body);
+            }
+            let rate = match (who, seen) {
+                ("anonymous", _) => 401,
+                (_, true) => 200,
+                (_, false) => 404,
+            };
+            let r = client.post(&format!("/api/skills/{skill}/rate"), &json!({"rating": 3}));
+            assert_eq!(r.status, rate, "{who} rates {skill}: {}", r.body);
+            let change = match (who, seen) {
+                ("anonymous", _) => 401,
+                (_, false) => 404,
+                ("owner" | "admin", true) => 200,
+                (_, true) => 403,
+            };
+            let r = client.put(&format!("/api/skills/{skill}"), &json!({}));
+            assert_eq!(r.status, change, "{who} PUT {skill}: {}", r.body);
+            let toggle = match (who, seen) {
+                ("anonymous", _) => 401,
+                (_, false) => 404,
+                ("admin", true) => 200,
+                (_, true) => 403,
+            };
+            for action in ["disable", "enable"] {
+                let r = client.put(&format!("/api/skills/{skill}/{action}"), &json!(null));
+                assert_eq!(r.status, toggle, "{who} {action} {skill}: {}", r.body);
+            }
+            if !matches!(who, "owner" | "admin") {
+                let delete = match (who, seen) {
+                    ("anonymous", _) => 401,
+                    (_, false) => 404,
+                    (_, true) => 403,
+                };
+                let r = client.delete(&format!("/api/skills/{skill}"));
+                assert_eq!(r.status, delete, "{who} DELETE {skill}: {}", r.body);
+            }
+        }
+    }
+    // Every rating above counted once per signed-in user who could see the skill.
+    assert_eq!(admin.get("/api/skills/pub/rating").json()["num_ratings"], 4);
+    assert_eq!(admin.get("/api/skills/grp/rating").json()["num_ratings"], 3);
+    assert_eq!(
+        admin.get("/api/skills/priv/rating").json()["num_ratings"],
+        2
+    );
+    for skill in ["grp", "priv", "pub"] {
+        assert_eq!(owner.delete(&format!("/api/skills/{skill}")).status, 204);
+    }
 }

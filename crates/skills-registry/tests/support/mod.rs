@@ -43,6 +43,8 @@ static DATABASES: AtomicUsize = AtomicUsize::new(0);
 enum Answer {
     File(String),
     Redirect(String),
+    /// Headers, then a body that never comes.
+    Stall,
 }
 
 #[derive(Default)]
@@ -81,7 +83,18 @@ impl Harness {
         let served = Arc::clone(&fixture);
         let app = axum::Router::new().fallback(move |request: axum::extract::Request| {
             let served = Arc::clone(&served);
-            async move { answer(&served, request.uri().path()) }
+            async move {
+                let stall = matches!(
+                    served.answers.lock().unwrap().get(request.uri().path()),
+                    Some(Answer::Stall)
+                );
+                if stall {
+                    served.hits.fetch_add(1, Ordering::SeqCst);
+                    let never = futures_util::stream::pending::<Result<Vec<u8>, std::io::Error>>();
+                    return Response::new(axum::body::Body::from_stream(never));
+                }
+                answer(&served, request.uri().path())
+            }
         });
         runtime.spawn(async move { axum::serve(fixture_listener, app).await });
 
@@ -149,6 +162,15 @@ impl Harness {
             .insert(path.to_string(), Answer::Redirect(location.to_string()));
     }
 
+    /// Answers `path` with headers and a body that never comes.
+    pub fn stall(&self, path: &str) {
+        self.fixture
+            .answers
+            .lock()
+            .unwrap()
+            .insert(path.to_string(), Answer::Stall);
+    }
+
     /// Stops serving `path` (404 from then on).
     pub fn remove(&self, path: &str) {
         self.fixture.answers.lock().unwrap().remove(path);
@@ -203,7 +225,7 @@ fn answer(fixture: &Fixture, path: &str) -> Response {
                 .insert(header::LOCATION, HeaderValue::from_str(&location).unwrap());
             r
         }
-        None => StatusCode::NOT_FOUND.into_response(),
+        Some(Answer::Stall) | None => StatusCode::NOT_FOUND.into_response(),
     }
 }
 
