@@ -839,10 +839,11 @@ fn the_visibility_matrix(b: &Backend) {
         ("owner", &owner),
         ("admin", &admin),
     ];
-    let sees = |who: &str, skill: &str| match (who, skill) {
-        ("admin" | "owner", _) | (_, "pub") => true,
-        ("member", "grp") => true,
-        _ => false,
+    let sees = |who: &str, skill: &str| {
+        matches!(
+            (who, skill),
+            ("admin" | "owner", _) | (_, "pub") | ("member", "grp")
+        )
     };
     for (who, client) in callers {
         let listed: Vec<String> = client.get("/api/skills").json()["skills"]
