@@ -5,6 +5,7 @@
 //! - `discovery` (`bench_discovery.rs`): `skills list`, `skills show` and the in-process
 //!   `Index::refresh` against `find`, on the same generated trees.
 //! - `mcp` (`bench_mcp.rs`): round trips of `skills mcp` and its peak RSS, on the same trees.
+//! - `registry` (`bench_registry.rs`): `skills registry serve` under concurrent load.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -20,6 +21,8 @@ use crate::{build_skills, target_dir};
 mod discovery;
 #[path = "bench_mcp.rs"]
 mod mcp;
+#[path = "bench_registry.rs"]
+mod registry;
 
 /// A benchmark: its name (`cargo xtask bench <name>`), what it measures, and its entry point.
 struct Bench {
@@ -49,6 +52,11 @@ const BENCHES: &[Bench] = &[
         name: "mcp-load",
         about: "`skills mcp` under load: pipelined get_skill on one connection, then many clients at once (median, p99, peak RSS); options: [--skills 1000] [--requests 10000] [--clients 100] [--calls 100]",
         run: mcp::run_load,
+    },
+    Bench {
+        name: "registry",
+        about: "`skills registry serve` under load: req/s, p50, p99 of a card, a page by tag and the content, and peak RSS; options: [--skills 10000] [--clients 64] [--seconds 5] [--database URL] [--exe PATH]",
+        run: registry::run,
     },
 ];
 

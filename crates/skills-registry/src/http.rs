@@ -70,7 +70,38 @@ pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
         .route("/api/skills/{name}/rating", get(rating::<S>))
         .route("/api/skills/{name}/rate", axum::routing::post(rate::<S>))
         .fallback(|| async { Problem::not_found_route() })
+        .layer(axum::middleware::from_fn(read_whole_body))
         .with_state(registry)
+}
+
+/// The largest request body: a registration or a rating is a few hundred bytes.
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// Reads each request's body whole before routing. A handler that answers without reading
+/// it (an error, an endpoint that takes none) would otherwise leave bytes on a keep-alive
+/// connection, and the server would close it under a client about to reuse it.
+async fn read_whole_body(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let (parts, body) = request.into_parts();
+    match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(bytes) => {
+            next.run(axum::extract::Request::from_parts(
+                parts,
+                axum::body::Body::from(bytes),
+            ))
+            .await
+        }
+        Err(_) => Problem {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            kind: "too-large",
+            title: "Request body too large",
+            detail: format!("request bodies are limited to {MAX_BODY} bytes"),
+            extra: None,
+        }
+        .into_response(),
+    }
 }
 
 /// An RFC 9457 problem.
@@ -276,11 +307,51 @@ fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {
     RegistryError::Invalid(format!("query: {}", error.body_text())).into()
 }
 
+/// A page of a list.
+#[derive(serde::Serialize)]
+struct Page<'a> {
+    skills: Vec<crate::model::Viewed<'a>>,
+    next_cursor: Option<String>,
+}
+
+/// A cached JSON body as a response.
+fn cached(body: axum::body::Bytes) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// Serializes `value`, keeps it in the response cache for `caller` and `target` (computed
+/// at `generation`), and answers it.
+fn cache_and_answer<S: Store>(
+    registry: &Registry<S>,
+    caller: &Caller,
+    target: &str,
+    generation: u64,
+    value: &impl serde::Serialize,
+) -> Result<Response> {
+    let body = serde_json::to_vec(value)
+        .map_err(|e| Problem::from(RegistryError::Internal(e.to_string())))?;
+    let body = axum::body::Bytes::from(body);
+    registry
+        .responses()
+        .put(caller, target, generation, body.clone());
+    Ok(cached(body))
+}
+
 async fn list<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
+    uri: axum::http::Uri,
     params: std::result::Result<Query<ListParams>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<Value>> {
+) -> Result<Response> {
+    let target = uri.to_string();
+    let generation = registry.generation();
+    if let Some(body) =
+        registry
+            .responses()
+            .get(&caller, &target, generation, registry.config().response_ttl)
+    {
+        return Ok(cached(body));
+    }
     let Query(params) = params.map_err(|e| query_error(&e))?;
     let limit = params.limit.unwrap_or(DEFAULT_PAGE);
     if limit == 0 || limit > MAX_PAGE {
@@ -296,23 +367,29 @@ async fn list<S: Store>(
     };
     let view = params.view.unwrap_or_default();
     let (cards, next) = registry.list(&caller, &query).await?;
-    let mut items = Vec::with_capacity(cards.len());
+    let mut contents = Vec::with_capacity(cards.len());
     for card in &cards {
-        let content = if view == View::Full {
+        contents.push(if view == View::Full {
             registry
                 .store()
                 .content(&card.name)
                 .await
                 .map_err(RegistryError::from)?
+                .map(|(text, _)| text)
         } else {
             None
-        };
-        items.push(card.to_view(view, content.as_ref().map(|c| c.0.as_str())));
+        });
     }
-    Ok(Json(json!({
-        "skills": items,
-        "next_cursor": next.as_deref().map(encode_cursor),
-    })))
+    let skills: Vec<crate::model::Viewed<'_>> = cards
+        .iter()
+        .zip(&contents)
+        .map(|(card, content)| card.view(view, content.as_deref()))
+        .collect();
+    let page = Page {
+        skills,
+        next_cursor: next.as_deref().map(encode_cursor),
+    };
+    cache_and_answer(&registry, &caller, &target, generation, &page)
 }
 
 fn json_body(
@@ -330,8 +407,11 @@ async fn register<S: Store>(
     let request = json_body(body)?;
     let card = registry.register(&caller, request).await?;
     let location = format!("/api/skills/{}", card.name);
-    let mut response =
-        (StatusCode::CREATED, Json(card.to_view(View::Summary, None))).into_response();
+    let mut response = (
+        StatusCode::CREATED,
+        Json(card.view(View::Summary, None)).into_response(),
+    )
+        .into_response();
     if let Ok(value) = HeaderValue::from_str(&location) {
         response.headers_mut().insert(header::LOCATION, value);
     }
@@ -348,8 +428,18 @@ async fn show<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
     Path(name): Path<String>,
+    uri: axum::http::Uri,
     params: std::result::Result<Query<ViewParams>, axum::extract::rejection::QueryRejection>,
-) -> Result<Json<Value>> {
+) -> Result<Response> {
+    let target = uri.to_string();
+    let generation = registry.generation();
+    if let Some(body) =
+        registry
+            .responses()
+            .get(&caller, &target, generation, registry.config().response_ttl)
+    {
+        return Ok(cached(body));
+    }
     let Query(params) = params.map_err(|e| query_error(&e))?;
     let view = params.view.unwrap_or(View::Summary);
     let card = registry.get(&caller, &name).await?;
@@ -358,7 +448,13 @@ async fn show<S: Store>(
     } else {
         None
     };
-    Ok(Json(card.to_view(view, content.as_deref())))
+    cache_and_answer(
+        &registry,
+        &caller,
+        &target,
+        generation,
+        &card.view(view, content.as_deref()),
+    )
 }
 
 async fn update<S: Store>(
@@ -366,10 +462,10 @@ async fn update<S: Store>(
     Auth(caller): Auth,
     Path(name): Path<String>,
     body: std::result::Result<Json<Registration>, axum::extract::rejection::JsonRejection>,
-) -> Result<Json<Value>> {
+) -> Result<Response> {
     let request = json_body(body)?;
     let card = registry.update(&caller, &name, request).await?;
-    Ok(Json(card.to_view(View::Summary, None)))
+    Ok(Json(card.view(View::Summary, None)).into_response())
 }
 
 async fn delete<S: Store>(
@@ -385,18 +481,18 @@ async fn enable<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
     Path(name): Path<String>,
-) -> Result<Json<Value>> {
+) -> Result<Response> {
     let card = registry.set_enabled(&caller, &name, true).await?;
-    Ok(Json(card.to_view(View::Summary, None)))
+    Ok(Json(card.view(View::Summary, None)).into_response())
 }
 
 async fn disable<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
     Path(name): Path<String>,
-) -> Result<Json<Value>> {
+) -> Result<Response> {
     let card = registry.set_enabled(&caller, &name, false).await?;
-    Ok(Json(card.to_view(View::Summary, None)))
+    Ok(Json(card.view(View::Summary, None)).into_response())
 }
 
 async fn health<S: Store>(
@@ -465,7 +561,7 @@ async fn rating<S: Store>(
     Auth(caller): Auth,
     Path(name): Path<String>,
 ) -> Result<Json<Value>> {
-    let card = registry.get(&caller, &name).await?;
+    let card = registry.rating(&caller, &name).await?;
     Ok(Json(rating_json(&card)))
 }
 

@@ -31,6 +31,7 @@
 //! # }
 //! ```
 
+mod cache;
 pub mod config;
 mod error;
 pub mod fetch;
@@ -41,12 +42,15 @@ pub mod store;
 mod time;
 mod token;
 
+pub use cache::{LOCAL_RESPONSE_TTL, SHARED_RESPONSE_TTL};
 pub use error::RegistryError;
 pub use model::{
     CompatibilityRequirement, HealthStatus, RatingDetail, RequirementType, SkillCard,
     ToolReference, View, Visibility,
 };
-pub use service::{KnownServer, Registration, Registry, RegistryConfig, ToolStatus};
+pub use service::{
+    KnownServer, Registration, Registry, RegistryConfig, TOKEN_CACHE_TTL, ToolStatus,
+};
 pub use store::{
     AnyStore, Caller, ListQuery, PostgresStore, SqliteStore, Store, StoreError, TokenRecord,
 };

@@ -259,36 +259,81 @@ impl SkillCard {
     /// view only.
     #[must_use]
     pub fn to_view(&self, view: View, content: Option<&str>) -> serde_json::Value {
-        let mut value = serde_json::to_value(self).unwrap_or(serde_json::Value::Null);
-        if let serde_json::Value::Object(map) = &mut value {
-            if view == View::Card {
-                map.retain(|k, _| CARD_FIELDS.contains(&k.as_str()));
-            } else {
-                map.remove("rating_details");
-            }
-            if view == View::Full {
-                map.insert(
-                    "content".to_string(),
-                    content.map_or(serde_json::Value::Null, |c| c.into()),
-                );
-            }
+        serde_json::to_value(self.view(view, content)).unwrap_or(serde_json::Value::Null)
+    }
+
+    /// The card in `view`, to serialize straight to bytes (no JSON tree in between).
+    #[must_use]
+    pub fn view<'a>(&'a self, view: View, content: Option<&'a str>) -> Viewed<'a> {
+        Viewed {
+            card: self,
+            view,
+            content,
         }
-        value
     }
 }
 
-/// The fields of the card view.
-const CARD_FIELDS: [&str; 9] = [
-    "path",
-    "name",
-    "description",
-    "tags",
-    "num_stars",
-    "health_status",
-    "visibility",
-    "is_enabled",
-    "registry_name",
-];
+/// A [`SkillCard`] as one [`View`] shows it: serializes the view's fields, in the card's
+/// order. The card view: path, name, description, tags, visibility, is_enabled,
+/// registry_name, health_status and num_stars. The summary view: every field but
+/// `rating_details`. The full view: the summary and `content`.
+#[derive(Debug, Clone, Copy)]
+pub struct Viewed<'a> {
+    card: &'a SkillCard,
+    view: View,
+    content: Option<&'a str>,
+}
+
+impl Serialize for Viewed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let c = self.card;
+        let all = self.view != View::Card;
+        let mut map = serializer.serialize_map(None)?;
+        // (in the card view?, field), in SkillCard's order.
+        macro_rules! fields {
+            ($($card:literal $name:ident),* $(,)?) => {
+                $(
+                    if $card || all {
+                        map.serialize_entry(stringify!($name), &c.$name)?;
+                    }
+                )*
+            };
+        }
+        fields!(
+            true path,
+            true name,
+            true description,
+            false skill_md_url,
+            false skill_md_raw_url,
+            false repository_url,
+            false version,
+            false author,
+            false license,
+            false compatibility,
+            true tags,
+            false requirements,
+            false target_agents,
+            false allowed_tools,
+            true visibility,
+            false allowed_groups,
+            false owner,
+            true is_enabled,
+            true registry_name,
+            true health_status,
+            false last_checked_time,
+            true num_stars,
+            false content_version,
+            false content_updated_at,
+            false created_at,
+            false updated_at,
+        );
+        if self.view == View::Full {
+            map.serialize_entry("content", &self.content)?;
+        }
+        map.end()
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -301,6 +346,48 @@ mod tests {
         assert_eq!(names, ["Bash", "Read", "mcp__x__y"]);
         assert_eq!(tools[0].capabilities, ["git add:*", "gh:*"]);
         assert!(ToolReference::parse_allowed_tools("  ").is_empty());
+    }
+
+    #[test]
+    fn each_view_has_its_fields() {
+        let card: SkillCard = serde_json::from_value(serde_json::json!({
+            "path": "/skills/a", "name": "a", "description": "d", "skill_md_url": "u",
+            "skill_md_raw_url": "r", "repository_url": null, "version": null, "author": null,
+            "license": null, "compatibility": null, "tags": ["t"], "requirements": [],
+            "target_agents": [], "allowed_tools": [], "visibility": "public",
+            "allowed_groups": [], "owner": "o", "is_enabled": true, "registry_name": "local",
+            "health_status": "unknown", "last_checked_time": null, "num_stars": 0.0,
+            "rating_details": [{"user": "o", "rating": 5}], "content_version": "v",
+            "content_updated_at": "c", "created_at": "c", "updated_at": "u"
+        }))
+        .unwrap();
+        let keys = |v: serde_json::Value| -> Vec<String> {
+            v.as_object().unwrap().keys().cloned().collect()
+        };
+        assert_eq!(
+            keys(card.to_view(View::Card, None)),
+            [
+                "path",
+                "name",
+                "description",
+                "tags",
+                "visibility",
+                "is_enabled",
+                "registry_name",
+                "health_status",
+                "num_stars"
+            ]
+        );
+        let summary = keys(card.to_view(View::Summary, None));
+        let every = keys(serde_json::to_value(&card).unwrap());
+        let expected: Vec<String> = every
+            .into_iter()
+            .filter(|k| k != "rating_details")
+            .collect();
+        assert_eq!(summary, expected);
+        let full = card.to_view(View::Full, Some("body"));
+        assert_eq!(full["content"], "body");
+        assert_eq!(keys(full).len(), expected.len() + 1);
     }
 
     #[test]

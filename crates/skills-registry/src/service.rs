@@ -1,6 +1,7 @@
 //! What the registry does, independent of HTTP: registration (fetch, parse, lint, card),
 //! the visibility and ownership rules, ratings, health, tokens.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -26,6 +27,10 @@ pub struct RegistryConfig {
     pub health_ttl_ms: i64,
     /// The MCP servers the registry knows, for `GET …/tools`.
     pub servers: Vec<KnownServer>,
+    /// How long a cached read is served at most when nothing changed through this
+    /// registry: short ([`SHARED_RESPONSE_TTL`](crate::SHARED_RESPONSE_TTL)) when other
+    /// servers may write the same database, long when this one is its only writer.
+    pub response_ttl: std::time::Duration,
 }
 
 /// An MCP server the registry knows (`[[servers]]` in its config), and its tools.
@@ -84,6 +89,7 @@ impl Default for RegistryConfig {
             fetch: FetchPolicy::default(),
             health_ttl_ms: 5 * 60 * 1000,
             servers: Vec::new(),
+            response_ttl: crate::cache::SHARED_RESPONSE_TTL,
         }
     }
 }
@@ -123,11 +129,23 @@ const HEALTH_CONCURRENCY: usize = 8;
 /// registry fetches its `SKILL.md` alone.
 const NEEDS_FILES: [&str; 2] = ["link-missing", "reference-too-deep"];
 
+/// How long a token, once found, is taken on trust without asking the store again: a
+/// token revoked by another process (`skills registry token revoke`) is refused within this.
+pub const TOKEN_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// Tokens found recently, by hash. Bounded: cleared whole when full.
+type TokenCache = std::sync::Mutex<HashMap<String, (Caller, std::time::Instant)>>;
+const TOKEN_CACHE_MAX: usize = 10_000;
+
 /// The registry: a store and the rules around it.
 #[derive(Debug)]
 pub struct Registry<S> {
     store: S,
     config: RegistryConfig,
+    tokens: TokenCache,
+    /// Bumped after every change this registry makes: what the response cache keys on.
+    generation: std::sync::atomic::AtomicU64,
+    responses: crate::cache::ResponseCache,
 }
 
 /// A fetched and linted `SKILL.md`, ready to become a card.
@@ -139,7 +157,13 @@ struct Checked {
 impl<S: Store> Registry<S> {
     /// A registry over `store`.
     pub fn new(store: S, config: RegistryConfig) -> Arc<Self> {
-        Arc::new(Self { store, config })
+        Arc::new(Self {
+            store,
+            config,
+            tokens: TokenCache::default(),
+            generation: std::sync::atomic::AtomicU64::new(0),
+            responses: crate::cache::ResponseCache::default(),
+        })
     }
 
     /// The store.
@@ -150,6 +174,23 @@ impl<S: Store> Registry<S> {
     /// The configuration.
     pub fn config(&self) -> &RegistryConfig {
         &self.config
+    }
+
+    /// How many changes this registry has made: cached reads older than the current value
+    /// are not served.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Marks that the data changed (after the change is committed).
+    fn changed(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// The response cache of reads (`http.rs`).
+    pub(crate) fn responses(&self) -> &crate::cache::ResponseCache {
+        &self.responses
     }
 
     /// Whether `caller` may see `card` (a skill they may not see is "not found").
@@ -196,6 +237,17 @@ impl<S: Store> Registry<S> {
             Some(card) if self.may_see(caller, &card) => Ok(card),
             _ => Err(RegistryError::NotFound(name.to_string())),
         }
+    }
+
+    /// The skill `name` with every rating (`GET …/rating`).
+    ///
+    /// # Errors
+    ///
+    /// As [`Registry::get`].
+    pub async fn rating(&self, caller: &Caller, name: &str) -> Result<SkillCard, RegistryError> {
+        let mut card = self.get(caller, name).await?;
+        card.rating_details = self.store.ratings(name).await?;
+        Ok(card)
     }
 
     /// The cached `SKILL.md` of `name` and its version.
@@ -276,6 +328,7 @@ impl<S: Store> Registry<S> {
             Err(crate::store::StoreError::Conflict(name)) => Err(RegistryError::Conflict(name)),
             other => other.map_err(RegistryError::from),
         }?;
+        self.changed();
         self.get(caller, &checked.card.name).await
     }
 
@@ -313,6 +366,7 @@ impl<S: Store> Registry<S> {
         if !self.store.update(&checked.card, &checked.content).await? {
             return Err(RegistryError::NotFound(name.to_string()));
         }
+        self.changed();
         self.get(caller, name).await
     }
 
@@ -324,6 +378,7 @@ impl<S: Store> Registry<S> {
     pub async fn delete(&self, caller: &Caller, name: &str) -> Result<(), RegistryError> {
         self.owned(caller, name).await?;
         if self.store.delete(name).await? {
+            self.changed();
             Ok(())
         } else {
             Err(RegistryError::NotFound(name.to_string()))
@@ -353,6 +408,7 @@ impl<S: Store> Registry<S> {
         if !self.store.set_enabled(name, enabled).await? {
             return Err(RegistryError::NotFound(name.to_string()));
         }
+        self.changed();
         self.get(caller, name).await
     }
 
@@ -379,7 +435,8 @@ impl<S: Store> Registry<S> {
         if !self.store.rate(name, &user, stars).await? {
             return Err(RegistryError::NotFound(name.to_string()));
         }
-        self.get(caller, name).await
+        self.changed();
+        self.rating(caller, name).await
     }
 
     /// The health of `name`: the cached answer while it is fresher than the TTL, else a
@@ -419,6 +476,7 @@ impl<S: Store> Registry<S> {
             _ => HealthStatus::Unhealthy,
         };
         self.store.set_health(name, status, time::now_ms()).await?;
+        self.changed();
         Ok(status)
     }
 
@@ -663,12 +721,41 @@ impl<S: Store> Registry<S> {
     ///
     /// [`RegistryError::Store`].
     pub async fn authenticate(&self, token: &str) -> Result<Option<Caller>, RegistryError> {
-        let record = self.store.token_by_hash(&crate::token::hash(token)).await?;
-        Ok(record.map(|r| Caller {
-            user: Some(r.user),
-            groups: r.groups,
-            admin: r.admin,
-        }))
+        let hash = crate::token::hash(token);
+        if let Ok(cache) = self.tokens.lock()
+            && let Some((caller, found)) = cache.get(&hash)
+            && found.elapsed() < TOKEN_CACHE_TTL
+        {
+            return Ok(Some(caller.clone()));
+        }
+        let Some(record) = self.store.token_by_hash(&hash).await? else {
+            return Ok(None);
+        };
+        let caller = Caller {
+            user: Some(record.user),
+            groups: record.groups,
+            admin: record.admin,
+        };
+        if let Ok(mut cache) = self.tokens.lock() {
+            if cache.len() >= TOKEN_CACHE_MAX {
+                cache.clear();
+            }
+            cache.insert(hash, (caller.clone(), std::time::Instant::now()));
+        }
+        Ok(Some(caller))
+    }
+
+    /// Revokes the token `id`; this registry refuses it from the next request on.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::Store`].
+    pub async fn revoke_token(&self, id: &str) -> Result<bool, RegistryError> {
+        let revoked = self.store.revoke_token(id).await?;
+        if let Ok(mut cache) = self.tokens.lock() {
+            cache.clear();
+        }
+        Ok(revoked)
     }
 }
 

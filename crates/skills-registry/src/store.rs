@@ -56,7 +56,7 @@ pub struct ListQuery {
 }
 
 /// Who asks, as the store filters for them.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct Caller {
     /// The user; `None` for an anonymous reader (who sees public, enabled skills only).
     pub user: Option<String>,
@@ -108,6 +108,9 @@ pub trait Store: Send + Sync + 'static {
     fn migrate(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Whether the database answers.
     fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
+    /// Keeps the query planner's statistics current (SQLite's `PRAGMA optimize`; nothing on
+    /// PostgreSQL, whose autovacuum does it). Cheap when little changed: run it now and then.
+    fn maintain(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Adds a skill and its content; [`StoreError::Conflict`] when the name is taken.
     fn insert(
         &self,
@@ -122,9 +125,14 @@ pub trait Store: Send + Sync + 'static {
         card: &SkillCard,
         content: &str,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send;
-    /// The skill, with its ratings.
+    /// The skill, with its average rating (not every rating: see [`Store::ratings`]).
     fn get(&self, name: &str)
     -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send;
+    /// Every rating of the skill, by user.
+    fn ratings(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Vec<RatingDetail>, StoreError>> + Send;
     /// The cached `SKILL.md` and its version.
     fn content(
         &self,
@@ -193,8 +201,7 @@ macro_rules! card_columns {
         s.repository_url, s.version, s.author, s.license, s.compatibility, s.tags, s.requirements, \
         s.target_agents, s.allowed_tools, s.visibility, s.allowed_groups, s.owner, s.is_enabled, \
         s.registry_name, s.health_status, s.last_checked_time, s.content_version, \
-        s.content_updated_at, s.created_at, s.updated_at, \
-        (SELECT CAST(AVG(r.stars) AS DOUBLE PRECISION) FROM ratings r WHERE r.skill = s.name) AS num_stars"
+        s.content_updated_at, s.created_at, s.updated_at"
     };
 }
 
@@ -267,7 +274,12 @@ macro_rules! sql_store {
                     last_checked_time: row
                         .try_get::<Option<i64>, _>("last_checked_time")?
                         .map(time::rfc3339),
-                    num_stars: row.try_get::<Option<f64>, _>("num_stars")?.unwrap_or(0.0),
+                    // Single-skill reads compute it in the query; lists fill it after.
+                    num_stars: row
+                        .try_get::<Option<f64>, _>("num_stars")
+                        .ok()
+                        .flatten()
+                        .unwrap_or(0.0),
                     rating_details: Vec::new(),
                     content_version: row.try_get("content_version")?,
                     content_updated_at: time::rfc3339(row.try_get("content_updated_at")?),
@@ -329,6 +341,13 @@ macro_rules! sql_store {
         impl Store for $store {
             async fn migrate(&self) -> Result<(), StoreError> {
                 MIGRATOR.run(&self.pool).await?;
+                self.maintain().await
+            }
+
+            async fn maintain(&self) -> Result<(), StoreError> {
+                if let Some(statement) = Self::MAINTAIN {
+                    sqlx::query(statement).execute(&self.pool).await?;
+                }
                 Ok(())
             }
 
@@ -442,7 +461,8 @@ macro_rules! sql_store {
                 let Some(row) = sqlx::query(concat!(
                     "SELECT ",
                     card_columns!(),
-                    " FROM skills s WHERE s.name = $1"
+                    ", (SELECT CAST(AVG(r.stars) AS DOUBLE PRECISION) FROM ratings r \
+                     WHERE r.skill = s.name) AS num_stars FROM skills s WHERE s.name = $1"
                 ))
                     .bind(name)
                     .fetch_optional(&self.pool)
@@ -450,22 +470,26 @@ macro_rules! sql_store {
                 else {
                     return Ok(None);
                 };
-                let mut card = Self::card(&row)?;
-                let ratings = sqlx::query(
+                Self::card(&row).map(Some)
+            }
+
+            async fn ratings(&self, name: &str) -> Result<Vec<RatingDetail>, StoreError> {
+                let rows = sqlx::query(
                     "SELECT user_name, stars FROM ratings WHERE skill = $1 ORDER BY user_name",
                 )
                 .bind(name)
                 .fetch_all(&self.pool)
                 .await?;
-                for r in ratings {
-                    let stars: i64 = r.try_get("stars")?;
-                    card.rating_details.push(RatingDetail {
-                        user: r.try_get("user_name")?,
-                        rating: u8::try_from(stars)
-                            .map_err(|_| StoreError::Corrupt(format!("rating {stars}")))?,
-                    });
-                }
-                Ok(Some(card))
+                rows.iter()
+                    .map(|r| {
+                        let stars: i64 = r.try_get("stars")?;
+                        Ok(RatingDetail {
+                            user: r.try_get("user_name")?,
+                            rating: u8::try_from(stars)
+                                .map_err(|_| StoreError::Corrupt(format!("rating {stars}")))?,
+                        })
+                    })
+                    .collect()
             }
 
             async fn content(&self, name: &str) -> Result<Option<(String, String)>, StoreError> {
@@ -485,11 +509,24 @@ macro_rules! sql_store {
                 query: &ListQuery,
                 caller: &Caller,
             ) -> Result<Vec<SkillCard>, StoreError> {
-                let mut sql = sqlx::QueryBuilder::<$db>::new(concat!(
-                    "SELECT ",
-                    card_columns!(),
-                    " FROM skills s WHERE 1 = 1"
-                ));
+                // A tag drives the query from its index, in name order: no scan of every
+                // skill, no sort, whatever the planner knows of the tables.
+                let mut sql = match &query.tag {
+                    Some(tag) => {
+                        let mut sql = sqlx::QueryBuilder::<$db>::new(concat!(
+                            "SELECT ",
+                            card_columns!(),
+                            " FROM skill_tags t JOIN skills s ON s.name = t.skill WHERE t.tag = "
+                        ));
+                        sql.push_bind(tag.clone());
+                        sql
+                    }
+                    None => sqlx::QueryBuilder::<$db>::new(concat!(
+                        "SELECT ",
+                        card_columns!(),
+                        " FROM skills s WHERE 1 = 1"
+                    )),
+                };
                 if !caller.admin {
                     sql.push(" AND s.is_enabled = TRUE");
                     match &caller.user {
@@ -523,13 +560,6 @@ macro_rules! sql_store {
                     sql.push_bind(pattern);
                     sql.push(" ESCAPE '\\')");
                 }
-                if let Some(tag) = &query.tag {
-                    sql.push(
-                        " AND EXISTS (SELECT 1 FROM skill_tags t WHERE t.skill = s.name AND t.tag = ",
-                    );
-                    sql.push_bind(tag.clone());
-                    sql.push(")");
-                }
                 if let Some(registry) = &query.registry {
                     sql.push(" AND s.registry_name = ");
                     sql.push_bind(registry.clone());
@@ -538,14 +568,37 @@ macro_rules! sql_store {
                     sql.push(" AND s.is_enabled = ");
                     sql.push_bind(enabled);
                 }
+                // By the tag index's own column when there is a tag: the planner then reads
+                // the index in order and stops at the limit.
+                let order = if query.tag.is_some() { "t.skill" } else { "s.name" };
                 if let Some(after) = &query.after {
-                    sql.push(" AND s.name > ");
+                    sql.push(format_args!(" AND {order} > "));
                     sql.push_bind(after.clone());
                 }
-                sql.push(" ORDER BY s.name LIMIT ");
+                sql.push(format_args!(" ORDER BY {order} LIMIT "));
                 sql.push_bind(i64::from(query.limit));
                 let rows = sql.build().fetch_all(&self.pool).await?;
-                rows.iter().map(Self::card).collect()
+                let mut cards = rows.iter().map(Self::card).collect::<Result<Vec<_>, _>>()?;
+                // The averages of this page only, in one query.
+                if !cards.is_empty() {
+                    let mut ratings = sqlx::QueryBuilder::<$db>::new(
+                        "SELECT skill, CAST(AVG(stars) AS DOUBLE PRECISION) AS average \
+                         FROM ratings WHERE skill IN (",
+                    );
+                    let mut names = ratings.separated(", ");
+                    for card in &cards {
+                        names.push_bind(card.name.clone());
+                    }
+                    ratings.push(") GROUP BY skill");
+                    for row in ratings.build().fetch_all(&self.pool).await? {
+                        let skill: String = row.try_get("skill")?;
+                        let average: Option<f64> = row.try_get("average")?;
+                        if let Some(card) = cards.iter_mut().find(|c| c.name == skill) {
+                            card.num_stars = average.unwrap_or(0.0);
+                        }
+                    }
+                }
+                Ok(cards)
             }
 
             async fn delete(&self, name: &str) -> Result<bool, StoreError> {
@@ -677,6 +730,10 @@ pub struct SqliteStore {
 }
 
 impl SqliteStore {
+    /// Analyzes the tables whose size changed much since they last were (all of them the
+    /// first time): without statistics SQLite may sort a whole table for a page of 50.
+    const MAINTAIN: Option<&'static str> = Some("PRAGMA optimize=0x10002");
+
     /// Opens (creating it if needed) the database at `url` (`sqlite://PATH` or
     /// `sqlite::memory:`), in WAL mode with full synchronous commits: an acknowledged write
     /// survives a crash.
@@ -692,8 +749,10 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10));
+        // SQLite has one writer at a time, and reads are short: a few connections keep
+        // both cores busy, and each holds a page cache of its own.
         let pool = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(8)
+            .max_connections(4)
             .connect_with(options)
             .await?;
         Ok(Self { pool })
@@ -714,6 +773,9 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
+    /// Autovacuum keeps PostgreSQL's statistics.
+    const MAINTAIN: Option<&'static str> = None;
+
     /// Connects to `url` (`postgres://user:password@host:port/database`).
     ///
     /// # Errors
@@ -798,6 +860,9 @@ impl Store for AnyStore {
     async fn ping(&self) -> Result<(), StoreError> {
         delegate!(self.ping())
     }
+    async fn maintain(&self) -> Result<(), StoreError> {
+        delegate!(self.maintain())
+    }
     async fn insert(&self, card: &SkillCard, content: &str) -> Result<(), StoreError> {
         delegate!(self.insert(card, content))
     }
@@ -806,6 +871,9 @@ impl Store for AnyStore {
     }
     async fn get(&self, name: &str) -> Result<Option<SkillCard>, StoreError> {
         delegate!(self.get(name))
+    }
+    async fn ratings(&self, name: &str) -> Result<Vec<RatingDetail>, StoreError> {
+        delegate!(self.ratings(name))
     }
     async fn content(&self, name: &str) -> Result<Option<(String, String)>, StoreError> {
         delegate!(self.content(name))

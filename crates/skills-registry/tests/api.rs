@@ -48,6 +48,9 @@ on_both_stores!(
     the_background_checker_revisits_skills_due_a_check,
     the_visibility_matrix,
     a_slow_source_is_given_up_on,
+    revoked_tokens_are_refused,
+    cached_reads_follow_every_change,
+    bodies_are_read_whole_and_bounded,
     tools_are_checked_against_the_known_servers,
 );
 
@@ -910,4 +913,88 @@ fn the_visibility_matrix(b: &Backend) {
     for skill in ["grp", "priv", "pub"] {
         assert_eq!(owner.delete(&format!("/api/skills/{skill}")).status, 204);
     }
+}
+
+/// Revoked through the registry: refused at once. Revoked by another process (the CLI
+/// writes the store): refused within the token cache's TTL.
+fn revoked_tokens_are_refused(b: &Backend) {
+    let h = Harness::start(b);
+    let (alice, alice_id) = h.client_and_id("alice");
+    let (bob, bob_id) = h.client_and_id("bob");
+    assert_eq!(alice.get("/api/skills").status, 200);
+    assert_eq!(bob.get("/api/skills").status, 200);
+    assert!(h.block_on(h.registry.revoke_token(&alice_id)).unwrap());
+    assert_eq!(alice.get("/api/skills").status, 401);
+    assert!(
+        h.block_on(h.registry.store().revoke_token(&bob_id))
+            .unwrap()
+    );
+    std::thread::sleep(skills_registry::TOKEN_CACHE_TTL + std::time::Duration::from_millis(200));
+    assert_eq!(bob.get("/api/skills").status, 401);
+    assert!(
+        !h.block_on(h.registry.revoke_token(&bob_id)).unwrap(),
+        "revoked once only"
+    );
+}
+
+/// Reads are cached: a change through the registry shows at once; one made elsewhere (a
+/// second server on the same database, here the store written directly) within the TTL.
+fn cached_reads_follow_every_change(b: &Backend) {
+    let h = Harness::start(b);
+    let alice = h.client("alice", &[], false);
+    let admin = h.client("root", &[], true);
+    h.serve(
+        "/o/r/main/s/SKILL.md",
+        &skill_md("s", "Does s. Use when s.", ""),
+    );
+    assert_eq!(alice.get("/api/skills").json()["skills"], json!([]));
+    assert_eq!(
+        alice
+            .post(
+                "/api/skills",
+                &json!({"skill_md_url": h.url("/o/r/main/s/SKILL.md")})
+            )
+            .status,
+        201
+    );
+    assert_eq!(alice.get("/api/skills").json()["skills"][0]["name"], "s");
+    assert_eq!(alice.get("/api/skills/s").json()["is_enabled"], true);
+    assert_eq!(admin.put("/api/skills/s/disable", &json!(null)).status, 200);
+    assert_eq!(
+        alice.get("/api/skills").json()["skills"],
+        json!([]),
+        "hidden at once"
+    );
+    assert_eq!(alice.get("/api/skills/s").json()["is_enabled"], false);
+    // Another server enables it.
+    assert!(
+        h.block_on(h.registry.store().set_enabled("s", true))
+            .unwrap()
+    );
+    std::thread::sleep(
+        skills_registry::SHARED_RESPONSE_TTL + std::time::Duration::from_millis(100),
+    );
+    assert_eq!(alice.get("/api/skills").json()["skills"][0]["name"], "s");
+    assert_eq!(alice.get("/api/skills/s").json()["is_enabled"], true);
+}
+
+/// Every request's body is read before the answer, even when the answer does not need it:
+/// the keep-alive connection stays usable. Bodies are bounded.
+fn bodies_are_read_whole_and_bounded(b: &Backend) {
+    let h = Harness::start(b);
+    let bob = h.client("bob", &[], false);
+    let padding = "x".repeat(32 * 1024);
+    for _ in 0..100 {
+        // Refused before any body is looked at (no such skill), then a plain read on the
+        // same connection.
+        let r = bob.put("/api/skills/none/disable", &json!({"padding": padding}));
+        assert_eq!(r.status, 404);
+        assert_eq!(bob.get("/api/skills").status, 200);
+    }
+    let huge = bob.post(
+        "/api/skills",
+        &json!({"skill_md_url": "x".repeat(100 * 1024)}),
+    );
+    assert_eq!(huge.status, 413, "{}", huge.body);
+    assert_eq!(huge.json()["type"], "/problems/too-large");
 }

@@ -223,7 +223,7 @@ pub(crate) enum TokenCommand {
     /// List the tokens: id, user, groups, admin, created, revoked.
     List(TokenListArgs),
 
-    /// Revoke a token by its id (tok_…); requests that send it are refused from then on.
+    /// Revoke a token by its id (tok_…); a running server refuses it within 2 seconds.
     Revoke(TokenRevokeArgs),
 }
 

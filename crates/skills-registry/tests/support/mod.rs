@@ -208,6 +208,15 @@ impl Harness {
         Client::with_token(self, &token)
     }
 
+    /// A client with a new token for `user`, and the token's id.
+    pub fn client_and_id(&self, user: &str) -> (Client, String) {
+        let (token, record) = self
+            .runtime
+            .block_on(self.registry.create_token(user, Vec::new(), false))
+            .unwrap();
+        (Client::with_token(self, &token), record.id)
+    }
+
     /// Runs `future` on the harness's runtime.
     pub fn block_on<F: std::future::Future>(&self, future: F) -> F::Output {
         self.runtime.block_on(future)

@@ -119,6 +119,11 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         config.health_ttl_ms = i64::try_from(ttl.saturating_mul(1000)).unwrap_or(i64::MAX);
     }
     config.servers = file.servers.clone();
+    // One server per SQLite file: every change goes through it, and cached reads need no
+    // short expiry. PostgreSQL may be shared by several servers.
+    if matches!(store, AnyStore::Sqlite(_)) {
+        config.response_ttl = skills_registry::LOCAL_RESPONSE_TTL;
+    }
     let listen = args
         .listen
         .clone()

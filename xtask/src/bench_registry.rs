@@ -1,0 +1,322 @@
+//! `cargo xtask bench registry`: `skills registry serve` (the release binary) under load.
+//!
+//! Fills a database with N public skills straight through the store (registration over
+//! HTTP would time the fetch and the linter, not the registry), starts the server on it,
+//! then for each of three requests (a card: `GET /api/skills/{name}`; a page by tag:
+//! `GET /api/skills?tag=…&limit=50`; the content: `GET /api/skills/{name}/content`) runs
+//! C clients with keep-alive connections for S seconds and reports requests per second,
+//! p50 and p99, and the server's peak RSS. The clients run on the same machine: on 2 cores
+//! they take CPU from the server, so the figures are a floor.
+//!
+//! Issue 14's targets on 2 cores with SQLite: ≥ 10,000 req/s and p99 < 10 ms for a card,
+//! list p99 < 20 ms, peak RSS < 60 MB.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use skills_registry::{
+    AnyStore, HealthStatus, Registry, RegistryConfig, SkillCard, Store, Visibility,
+};
+
+use crate::build_skills;
+
+struct Options {
+    skills: usize,
+    clients: usize,
+    seconds: u64,
+    database: Option<String>,
+    /// A `skills` binary to run instead of building the release one.
+    exe: Option<std::path::PathBuf>,
+}
+
+fn parse(args: &[String]) -> Result<Options> {
+    let mut options = Options {
+        skills: 10_000,
+        clients: 64,
+        seconds: 5,
+        database: None,
+        exe: None,
+    };
+    let mut args = args.iter();
+    while let Some(flag) = args.next() {
+        let value = args
+            .next()
+            .with_context(|| format!("{flag} needs a value"))?;
+        match flag.as_str() {
+            "--skills" => options.skills = value.parse().context("--skills")?,
+            "--clients" => options.clients = value.parse().context("--clients")?,
+            "--seconds" => options.seconds = value.parse().context("--seconds")?,
+            "--database" => options.database = Some(value.clone()),
+            "--exe" => options.exe = Some(value.into()),
+            other => bail!(
+                "unknown option `{other}` (usage: cargo xtask bench registry [--skills 10000] [--clients 64] [--seconds 5] [--database URL] [--exe PATH])"
+            ),
+        }
+    }
+    Ok(options)
+}
+
+const TAGS: usize = 20;
+
+/// The request path a client sends for its `k`-th request.
+type PathOf = Box<dyn Fn(usize) -> String + Send + Sync>;
+
+fn card(i: usize) -> SkillCard {
+    let name = format!("skill-{i:05}");
+    SkillCard {
+        path: format!("/skills/{name}"),
+        description: format!("Does task {i} for the benchmark. Use when task {i} is asked for."),
+        skill_md_url: format!("https://github.com/o/r/blob/main/skills/{name}/SKILL.md"),
+        skill_md_raw_url: format!(
+            "https://raw.githubusercontent.com/o/r/main/skills/{name}/SKILL.md"
+        ),
+        repository_url: Some("https://github.com/o/r".into()),
+        version: Some("1.0".into()),
+        author: Some("bench".into()),
+        license: Some("MIT".into()),
+        compatibility: None,
+        tags: vec![format!("tag-{}", i % TAGS), "bench".into()],
+        requirements: Vec::new(),
+        target_agents: Vec::new(),
+        allowed_tools: skills_registry::ToolReference::parse_allowed_tools("Read Bash(git:*)"),
+        visibility: Visibility::Public,
+        allowed_groups: Vec::new(),
+        owner: "bench".into(),
+        is_enabled: true,
+        registry_name: "local".into(),
+        health_status: HealthStatus::Unknown,
+        last_checked_time: None,
+        num_stars: 0.0,
+        rating_details: Vec::new(),
+        content_version: format!("{i:064x}"),
+        content_updated_at: String::new(),
+        created_at: String::new(),
+        updated_at: String::new(),
+        name,
+    }
+}
+
+/// Fills the database and returns a user's token.
+fn populate(url: &str, skills: usize) -> Result<String> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let store = AnyStore::open(url).await?;
+        store.migrate().await?;
+        let body = format!(
+            "---\nname: x\ndescription: y\n---\n{}",
+            "Step.\n".repeat(300)
+        );
+        let started = Instant::now();
+        for i in 0..skills {
+            store.insert(&card(i), &body).await?;
+        }
+        eprintln!(
+            "inserted {skills} skills in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+        let registry = Registry::new(store, RegistryConfig::default());
+        let (token, _) = registry.create_token("reader", Vec::new(), false).await?;
+        registry.store().close().await;
+        Ok::<_, anyhow::Error>(token)
+    })
+}
+
+fn start(exe: &std::path::Path, url: &str) -> Result<(Child, String)> {
+    let mut child = Command::new(exe)
+        .args([
+            "registry",
+            "serve",
+            "--listen",
+            "127.0.0.1:0",
+            "--database",
+            url,
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()?;
+    let stderr = child.stderr.take().context("no stderr")?;
+    let mut line = String::new();
+    BufReader::new(stderr).read_line(&mut line)?;
+    let address = line
+        .split("http://")
+        .nth(1)
+        .and_then(|rest| rest.split_whitespace().next())
+        .with_context(|| format!("no address announced: {line:?}"))?
+        .to_string();
+    Ok((child, address))
+}
+
+/// The server's CPU time so far (user + system), from `/proc/PID/stat`.
+fn cpu_time(child: &Child) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", child.id())).ok()?;
+    let after_name = stat.rsplit_once(')')?.1;
+    let fields: Vec<&str> = after_name.split_whitespace().collect();
+    // utime and stime are fields 14 and 15 of the line, 12 and 13 after the name.
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(Duration::from_millis(ticks * 10))
+}
+
+/// A `/proc/PID/status` field in KiB (`VmHWM:`, `RssAnon:`, `RssFile:`).
+fn status_kib(child: &Child, field: &str) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).ok()?;
+    let line = status.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+struct Load {
+    rps: f64,
+    p50: Duration,
+    p99: Duration,
+    errors: usize,
+}
+
+/// `clients` threads sending `path(k)` for `seconds`, each on its own keep-alive agent.
+fn load(
+    address: &str,
+    token: &str,
+    clients: usize,
+    seconds: u64,
+    path: impl Fn(usize) -> String + Send + Sync + 'static,
+) -> Result<Load> {
+    let path = Arc::new(path);
+    let stop = Arc::new(AtomicBool::new(false));
+    let started = Instant::now();
+    let threads: Vec<_> = (0..clients)
+        .map(|c| {
+            let (path, stop) = (Arc::clone(&path), Arc::clone(&stop));
+            let (address, token) = (address.to_string(), format!("Bearer {token}"));
+            std::thread::spawn(move || {
+                let agent = ureq::Agent::config_builder()
+                    .http_status_as_error(false)
+                    .build()
+                    .new_agent();
+                let mut times = Vec::new();
+                let mut errors = 0;
+                let mut k = c.wrapping_mul(7919);
+                while !stop.load(Ordering::Relaxed) {
+                    k = k.wrapping_mul(1_103_515_245).wrapping_add(12345);
+                    let url = format!("http://{address}{}", path(k));
+                    let sent = Instant::now();
+                    match agent.get(&url).header("authorization", &token).call() {
+                        Ok(mut r) if r.status() == 200 => {
+                            let _ = r.body_mut().read_to_vec();
+                            times.push(sent.elapsed());
+                        }
+                        _ => errors += 1,
+                    }
+                }
+                (times, errors)
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(seconds));
+    stop.store(true, Ordering::Relaxed);
+    let mut times = Vec::new();
+    let mut errors = 0;
+    for t in threads {
+        let (mut ts, e) = t.join().map_err(|_| anyhow::anyhow!("a client panicked"))?;
+        times.append(&mut ts);
+        errors += e;
+    }
+    let elapsed = started.elapsed();
+    times.sort_unstable();
+    let at = |q: f64| {
+        let i = ((times.len() as f64 * q).ceil() as usize).saturating_sub(1);
+        times.get(i).copied().unwrap_or_default()
+    };
+    Ok(Load {
+        rps: times.len() as f64 / elapsed.as_secs_f64(),
+        p50: at(0.5),
+        p99: at(0.99),
+        errors,
+    })
+}
+
+pub(super) fn run(args: &[String]) -> Result<()> {
+    let options = parse(args)?;
+    let exe = match &options.exe {
+        Some(exe) => exe.clone(),
+        None => build_skills()?,
+    };
+    let dir = tempfile::tempdir()?;
+    let url = options
+        .database
+        .clone()
+        .unwrap_or_else(|| format!("sqlite://{}", dir.path().join("registry.db").display()));
+    let token = populate(&url, options.skills)?;
+    let (mut child, address) = start(&exe, &url)?;
+    let skills = options.skills.max(1);
+    let kinds: [(&str, PathOf); 4] = [
+        (
+            "GET /api/skills/{name}",
+            Box::new(move |k| format!("/api/skills/skill-{:05}", k % skills)),
+        ),
+        (
+            "GET /api/skills?tag=…&limit=50",
+            Box::new(|k| format!("/api/skills?tag=tag-{}&limit=50", k % TAGS)),
+        ),
+        (
+            "GET /api/skills?limit=50",
+            Box::new(|_| "/api/skills?limit=50".to_string()),
+        ),
+        (
+            "GET /api/skills/{name}/content",
+            Box::new(move |k| format!("/api/skills/skill-{:05}/content", k % skills)),
+        ),
+    ];
+    let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let mut table = format!(
+        "{} skills, {} clients for {} s each, {cores} cores, database {}\n\n| request | req/s | p50 (ms) | p99 (ms) | server CPU per request (µs) | errors |\n|---|---:|---:|---:|---:|---:|\n",
+        options.skills,
+        options.clients,
+        options.seconds,
+        if options.database.is_some() {
+            "given"
+        } else {
+            "SQLite"
+        }
+    );
+    for (label, path) in kinds {
+        let cpu_before = cpu_time(&child);
+        let result = load(&address, &token, options.clients, options.seconds, path)?;
+        let per_request = match (cpu_before, cpu_time(&child)) {
+            (Some(before), Some(after)) if result.rps > 0.0 => format!(
+                "{:.0}",
+                (after - before).as_secs_f64() * 1e6 / (result.rps * options.seconds as f64)
+            ),
+            _ => "?".to_string(),
+        };
+        table.push_str(&format!(
+            "| `{label}` | {:.0} | {:.2} | {:.2} | {per_request} | {} |\n",
+            result.rps,
+            result.p50.as_secs_f64() * 1000.0,
+            result.p99.as_secs_f64() * 1000.0,
+            result.errors
+        ));
+    }
+    let mb = |field: &str| {
+        status_kib(&child, field).map_or("?".to_string(), |kib| {
+            format!("{:.1} MB", kib as f64 / 1024.0)
+        })
+    };
+    let memory = format!(
+        "server peak RSS: {} (at the end: {} anonymous, {} file-backed)\n",
+        mb("VmHWM:"),
+        mb("RssAnon:"),
+        mb("RssFile:")
+    );
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let _ = child.wait();
+    table.push('\n');
+    table.push_str(&memory);
+    print!("{table}");
+    Ok(())
+}
