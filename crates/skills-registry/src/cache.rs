@@ -9,7 +9,7 @@
 //! elsewhere (another server on the same PostgreSQL) goes unseen.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
@@ -29,14 +29,21 @@ const MAX_ENTRIES: usize = 16_384;
 /// Bytes kept at most, counting the bodies.
 const MAX_BYTES: usize = 12 * 1024 * 1024;
 
+/// What an answer is cached under: who asked, and the request target (path and query).
+type Key = (Caller, String);
+
 #[derive(Debug, Default)]
 pub(crate) struct ResponseCache {
     inner: Mutex<Inner>,
+    /// One lock per key being computed: the clients that miss together wait for the first
+    /// one's answer instead of each asking the database (a page expiring under 64 clients
+    /// was 64 identical queries).
+    flights: Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 #[derive(Debug, Default)]
 struct Inner {
-    entries: HashMap<(Caller, String), Entry>,
+    entries: HashMap<Key, Entry>,
     bytes: usize,
 }
 
@@ -61,6 +68,27 @@ impl ResponseCache {
         // beside the query it saves.
         let entry = inner.entries.get(&(caller.clone(), target.to_string()))?;
         (entry.generation == generation && entry.stored.elapsed() < ttl).then(|| entry.body.clone())
+    }
+
+    /// Waits for any computation of `caller`'s `target` in flight, then holds the key until
+    /// the returned guard is dropped: look in the cache again, then compute and `put`.
+    pub(crate) async fn flight(
+        &self,
+        caller: &Caller,
+        target: &str,
+    ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
+        let lock = {
+            let mut flights = self.flights.lock().ok()?;
+            if flights.len() >= MAX_ENTRIES {
+                flights.clear();
+            }
+            Arc::clone(
+                flights
+                    .entry((caller.clone(), target.to_string()))
+                    .or_default(),
+            )
+        };
+        Some(lock.lock_owned().await)
     }
 
     /// Keeps `body` for `caller` and `target`, computed at `generation`.
@@ -90,6 +118,39 @@ impl ResponseCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn clients_that_miss_together_compute_once() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .unwrap();
+        let cache = Arc::new(ResponseCache::default());
+        let computed = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let ttl = Duration::from_secs(60);
+        runtime.block_on(async {
+            let mut tasks = tokio::task::JoinSet::new();
+            for _ in 0..32 {
+                let (cache, computed) = (Arc::clone(&cache), Arc::clone(&computed));
+                tasks.spawn(async move {
+                    let caller = Caller::default();
+                    if cache.get(&caller, "/p", 1, ttl).is_some() {
+                        return;
+                    }
+                    let _flight = cache.flight(&caller, "/p").await;
+                    if cache.get(&caller, "/p", 1, ttl).is_some() {
+                        return;
+                    }
+                    computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(50)).await;
+                    cache.put(&caller, "/p", 1, Bytes::from_static(b"x"));
+                });
+            }
+            while tasks.join_next().await.is_some() {}
+        });
+        assert_eq!(computed.load(std::sync::atomic::Ordering::SeqCst), 1);
+    }
 
     #[test]
     fn entries_are_per_caller_and_generation_and_expire() {

@@ -319,6 +319,26 @@ fn cached(body: axum::body::Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
+/// The cached answer to `caller`'s `target`; or, on a miss, the guard to hold while
+/// computing it (clients that miss together wait for the first one's answer).
+async fn lookup<S: Store>(
+    registry: &Registry<S>,
+    caller: &Caller,
+    target: &str,
+    generation: u64,
+) -> std::result::Result<Response, Option<tokio::sync::OwnedMutexGuard<()>>> {
+    let cache = registry.responses();
+    let ttl = registry.config().response_ttl;
+    if let Some(body) = cache.get(caller, target, generation, ttl) {
+        return Ok(cached(body));
+    }
+    let flight = cache.flight(caller, target).await;
+    match cache.get(caller, target, generation, ttl) {
+        Some(body) => Ok(cached(body)),
+        None => Err(flight),
+    }
+}
+
 /// Serializes `value`, keeps it in the response cache for `caller` and `target` (computed
 /// at `generation`), and answers it.
 fn cache_and_answer<S: Store>(
@@ -345,13 +365,10 @@ async fn list<S: Store>(
 ) -> Result<Response> {
     let target = uri.to_string();
     let generation = registry.generation();
-    if let Some(body) =
-        registry
-            .responses()
-            .get(&caller, &target, generation, registry.config().response_ttl)
-    {
-        return Ok(cached(body));
-    }
+    let _flight = match lookup(&registry, &caller, &target, generation).await {
+        Ok(hit) => return Ok(hit),
+        Err(flight) => flight,
+    };
     let Query(params) = params.map_err(|e| query_error(&e))?;
     let limit = params.limit.unwrap_or(DEFAULT_PAGE);
     if limit == 0 || limit > MAX_PAGE {
@@ -433,13 +450,10 @@ async fn show<S: Store>(
 ) -> Result<Response> {
     let target = uri.to_string();
     let generation = registry.generation();
-    if let Some(body) =
-        registry
-            .responses()
-            .get(&caller, &target, generation, registry.config().response_ttl)
-    {
-        return Ok(cached(body));
-    }
+    let _flight = match lookup(&registry, &caller, &target, generation).await {
+        Ok(hit) => return Ok(hit),
+        Err(flight) => flight,
+    };
     let Query(params) = params.map_err(|e| query_error(&e))?;
     let view = params.view.unwrap_or(View::Summary);
     let card = registry.get(&caller, &name).await?;
