@@ -77,15 +77,17 @@ pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
 /// The largest request body: a registration or a rating is a few hundred bytes.
 pub const MAX_BODY: usize = 64 * 1024;
 
-/// Reads each request's body whole before routing. A handler that answers without reading
+/// Reads each request's body whole before routing, and logs the request once answered. A handler that answers without reading
 /// it (an error, an endpoint that takes none) would otherwise leave bytes on a keep-alive
 /// connection, and the server would close it under a client about to reuse it.
 async fn read_whole_body(
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
+    let started = std::time::Instant::now();
     let (parts, body) = request.into_parts();
-    match axum::body::to_bytes(body, MAX_BODY).await {
+    let (method, path) = (parts.method.clone(), parts.uri.path().to_string());
+    let response = match axum::body::to_bytes(body, MAX_BODY).await {
         Ok(bytes) => {
             next.run(axum::extract::Request::from_parts(
                 parts,
@@ -101,7 +103,15 @@ async fn read_whole_body(
             extra: None,
         }
         .into_response(),
-    }
+    };
+    // One line a request (seen with `skills registry serve -v`); the query is left out, it
+    // may name what a caller searched for.
+    tracing::info!(
+        "{method} {path} {} {:.1} ms",
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    response
 }
 
 /// An RFC 9457 problem.

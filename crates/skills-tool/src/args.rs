@@ -158,7 +158,8 @@ pub(crate) struct RegistryArgs {
 pub(crate) enum RegistryCommand {
     /// Serve the registry's HTTP API until Ctrl-C or SIGTERM (requests in flight finish).
     ///
-    /// Applies the database's migrations first. Logs one line per problem on stderr.
+    /// Applies the database's migrations first. Logs problems on stderr; with -v, one line
+    /// per request too (method, path, status, time).
     Serve(RegistryServeArgs),
 
     /// Apply the database migrations, then exit.

@@ -126,6 +126,8 @@ fn serve_register_list_and_stop() {
     assert_eq!(anonymous.status(), 401);
     let rest = stop(child, stderr);
     assert!(rest.contains("skills registry: stopped"), "{rest}");
+    // Without -v, no line per request.
+    assert!(!rest.contains("GET /api/skills 200"), "{rest}");
 
     // The data outlives the server; the token can be listed and revoked.
     let list = skills(t.path(), &["registry", "token", "list", "--format", "json"]);
@@ -154,15 +156,16 @@ fn serve_register_list_and_stop() {
         "{}",
         again.stderr
     );
-    // A revoked token no longer opens the API.
-    let (child, address, stderr) = start(t.path(), &[]);
+    // A revoked token no longer opens the API; with -v each request is a line on stderr.
+    let (child, address, stderr) = start(t.path(), &["-v"]);
     let refused = agent
         .get(&format!("http://{address}/api/skills"))
         .header("authorization", &format!("Bearer {token}"))
         .call()
         .unwrap();
     assert_eq!(refused.status(), 401);
-    stop(child, stderr);
+    let log = stop(child, stderr);
+    assert!(log.contains("GET /api/skills 401 "), "{log}");
 }
 
 #[test]
