@@ -13,6 +13,12 @@
 //! [[servers]]                        # MCP servers, for GET /api/skills/{name}/tools
 //! path = "/servers/github"
 //! tools = ["create_issue", "list_pull_requests"]
+//!
+//! [oidc]                             # JWTs of an identity provider, beside API tokens
+//! issuer = "https://login.microsoftonline.com/TENANT/v2.0"
+//! audience = "api://skills-registry"
+//! groups_claim = "groups"            # cognito:groups, realm_access.roles, roles, …
+//! admin_groups = ["skills-admins"]
 //! ```
 //!
 //! Command-line flags win over the file.
@@ -48,6 +54,8 @@ pub struct ConfigFile {
     /// The MCP servers the registry knows.
     #[serde(default)]
     pub servers: Vec<KnownServer>,
+    /// The OIDC issuer whose tokens are accepted.
+    pub oidc: Option<crate::oidc::OidcConfig>,
 }
 
 /// A configuration file that cannot be read or parsed: where, and what.
@@ -120,6 +128,14 @@ mod tests {
             config.servers,
             [KnownServer::new("/servers/github", vec!["a".into()])]
         );
+        let oidc = "[oidc]\nissuer = \"https://idp.example.com\"\naudience = \"skills\"\ngroups_claim = \"cognito:groups\"\n";
+        let config = ConfigFile::parse(oidc, Path::new("r.toml")).unwrap();
+        let mut expected = crate::OidcConfig::new("https://idp.example.com", "skills");
+        expected.groups_claim = "cognito:groups".to_string();
+        assert_eq!(config.oidc, Some(expected));
+        let e =
+            ConfigFile::parse("[oidc]\nissuer = \"https://x\"\n", Path::new("r.toml")).unwrap_err();
+        assert!(e.to_string().contains("missing field `audience`"), "{e}");
     }
 
     #[test]

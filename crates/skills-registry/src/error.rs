@@ -14,6 +14,12 @@ pub enum RegistryError {
     /// The caller must authenticate.
     #[error("authentication required: send `Authorization: Bearer <token>`")]
     Unauthorized,
+    /// The bearer token was refused: expired, for another audience, badly signed, ….
+    #[error("the token was refused: {0}")]
+    InvalidToken(String),
+    /// The OIDC issuer's keys could not be fetched, so its tokens cannot be checked.
+    #[error("{0}")]
+    IdentityProvider(String),
     /// The caller sees the skill but may not do this to it.
     #[error("{0}")]
     Forbidden(String),

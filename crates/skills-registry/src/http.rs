@@ -155,9 +155,16 @@ impl IntoResponse for Problem {
             HeaderValue::from_static("application/problem+json"),
         );
         if self.status == StatusCode::UNAUTHORIZED {
-            response
-                .headers_mut()
-                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            // RFC 6750 §3.1: a token that was sent and refused is `invalid_token`.
+            let challenge = if self.kind == "invalid-token" {
+                "Bearer error=\"invalid_token\""
+            } else {
+                "Bearer"
+            };
+            response.headers_mut().insert(
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static(challenge),
+            );
         }
         response
     }
@@ -174,6 +181,12 @@ impl From<RegistryError> for Problem {
                 StatusCode::UNAUTHORIZED,
                 "unauthorized",
                 "Authentication required",
+                None,
+            ),
+            RegistryError::InvalidToken(_) => (
+                StatusCode::UNAUTHORIZED,
+                "invalid-token",
+                "The token was refused",
                 None,
             ),
             RegistryError::Forbidden(_) => (StatusCode::FORBIDDEN, "forbidden", "Forbidden", None),
@@ -233,6 +246,16 @@ impl From<RegistryError> for Problem {
                     extra: None,
                 };
             }
+            RegistryError::IdentityProvider(ref e) => {
+                tracing::error!(error = %e, "identity provider");
+                return Self {
+                    status: StatusCode::SERVICE_UNAVAILABLE,
+                    kind: "unavailable",
+                    title: "The identity provider is unavailable",
+                    detail: "tokens cannot be checked now; try again later".to_string(),
+                    extra: None,
+                };
+            }
             RegistryError::Internal(ref e) => {
                 tracing::error!(error = %e, "internal");
                 return Self {
@@ -275,7 +298,9 @@ impl<S: Store> FromRequestParts<Arc<Registry<S>>> for Auth {
             .ok_or_else(|| Problem::from(RegistryError::Unauthorized))?;
         match registry.authenticate(token).await? {
             Some(caller) => Ok(Self(caller)),
-            None => Err(RegistryError::Unauthorized.into()),
+            None => {
+                Err(RegistryError::InvalidToken("the token is unknown or revoked".into()).into())
+            }
         }
     }
 }

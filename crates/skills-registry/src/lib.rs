@@ -12,6 +12,8 @@
 //!   [`fetch`] (trusted hosts, every redirect re-checked, private addresses refused),
 //!   parses and lints it with `skills-frontmatter` and `skills-lint`, and fills the card;
 //!   who may see and change what; ratings; health.
+//! - [`oidc`]: bearer JWTs of an OIDC issuer, checked against its published keys, beside
+//!   the registry's own API tokens.
 //! - [`http`]: the axum router, errors as `application/problem+json`.
 //!
 //! `skills registry serve` is these parts put together; a test or another program can do
@@ -37,6 +39,7 @@ mod error;
 pub mod fetch;
 pub mod http;
 pub mod model;
+pub mod oidc;
 mod service;
 pub mod store;
 mod time;
@@ -48,6 +51,7 @@ pub use model::{
     CompatibilityRequirement, HealthStatus, RatingDetail, RequirementType, SkillCard,
     ToolReference, View, Visibility,
 };
+pub use oidc::OidcConfig;
 pub use service::{
     KnownServer, Registration, Registry, RegistryConfig, TOKEN_CACHE_TTL, ToolStatus,
 };

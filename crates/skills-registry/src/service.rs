@@ -31,6 +31,8 @@ pub struct RegistryConfig {
     /// registry: short ([`SHARED_RESPONSE_TTL`](crate::SHARED_RESPONSE_TTL)) when other
     /// servers may write the same database, long when this one is its only writer.
     pub response_ttl: std::time::Duration,
+    /// OIDC tokens accepted beside the registry's own API tokens.
+    pub oidc: Option<crate::oidc::OidcConfig>,
 }
 
 /// An MCP server the registry knows (`[[servers]]` in its config), and its tools.
@@ -90,6 +92,7 @@ impl Default for RegistryConfig {
             health_ttl_ms: 5 * 60 * 1000,
             servers: Vec::new(),
             response_ttl: crate::cache::SHARED_RESPONSE_TTL,
+            oidc: None,
         }
     }
 }
@@ -133,7 +136,11 @@ const NEEDS_FILES: [&str; 2] = ["link-missing", "reference-too-deep"];
 /// token revoked by another process (`skills registry token revoke`) is refused within this.
 pub const TOKEN_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
 
-/// Tokens found recently, by hash. Bounded: cleared whole when full.
+/// How long a verified OIDC token is taken on trust at most (never past its `exp`).
+const JWT_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Tokens found recently, by hash, and until when they are trusted. Bounded: cleared whole
+/// when full.
 type TokenCache = std::sync::Mutex<HashMap<String, (Caller, std::time::Instant)>>;
 const TOKEN_CACHE_MAX: usize = 10_000;
 
@@ -143,6 +150,7 @@ pub struct Registry<S> {
     store: S,
     config: RegistryConfig,
     tokens: TokenCache,
+    oidc: Option<crate::oidc::Verifier>,
     /// Bumped after every change this registry makes: what the response cache keys on.
     generation: std::sync::atomic::AtomicU64,
     responses: crate::cache::ResponseCache,
@@ -157,10 +165,15 @@ struct Checked {
 impl<S: Store> Registry<S> {
     /// A registry over `store`.
     pub fn new(store: S, config: RegistryConfig) -> Arc<Self> {
+        let oidc = config
+            .oidc
+            .clone()
+            .map(|oidc| crate::oidc::Verifier::new(oidc, &config.fetch));
         Arc::new(Self {
             store,
             config,
             tokens: TokenCache::default(),
+            oidc,
             generation: std::sync::atomic::AtomicU64::new(0),
             responses: crate::cache::ResponseCache::default(),
         })
@@ -715,34 +728,78 @@ impl<S: Store> Registry<S> {
         Ok((token, record))
     }
 
-    /// The caller a bearer token stands for; `None` for an unknown or revoked token.
+    /// The caller a bearer token stands for: one of the registry's API tokens, or a JWT
+    /// of the configured OIDC issuer. `None` for an unknown or revoked API token.
     ///
     /// # Errors
     ///
+    /// [`RegistryError::InvalidToken`] for a JWT that does not verify (or any token that
+    /// is not an API token when OIDC is not configured),
+    /// [`RegistryError::IdentityProvider`] when the issuer's keys cannot be fetched,
     /// [`RegistryError::Store`].
     pub async fn authenticate(&self, token: &str) -> Result<Option<Caller>, RegistryError> {
         let hash = crate::token::hash(token);
+        let now = std::time::Instant::now();
         if let Ok(cache) = self.tokens.lock()
-            && let Some((caller, found)) = cache.get(&hash)
-            && found.elapsed() < TOKEN_CACHE_TTL
+            && let Some((caller, until)) = cache.get(&hash)
+            && now < *until
         {
             return Ok(Some(caller.clone()));
         }
-        let Some(record) = self.store.token_by_hash(&hash).await? else {
-            return Ok(None);
-        };
-        let caller = Caller {
-            user: Some(record.user),
-            groups: record.groups,
-            admin: record.admin,
+        let (caller, until) = if token.starts_with(crate::token::TOKEN_PREFIX) {
+            let Some(record) = self.store.token_by_hash(&hash).await? else {
+                return Ok(None);
+            };
+            let caller = Caller {
+                user: Some(record.user),
+                groups: record.groups,
+                admin: record.admin,
+            };
+            (caller, now + TOKEN_CACHE_TTL)
+        } else if let Some(oidc) = &self.oidc {
+            let verified = oidc.verify(token).await.map_err(|e| match e {
+                crate::oidc::OidcError::Invalid(reason) => RegistryError::InvalidToken(reason),
+                crate::oidc::OidcError::Unavailable(_) => {
+                    RegistryError::IdentityProvider(e.to_string())
+                }
+            })?;
+            let left = verified
+                .expires
+                .saturating_sub(crate::time::unix_seconds())
+                .min(JWT_CACHE_TTL.as_secs());
+            (verified.caller, now + std::time::Duration::from_secs(left))
+        } else {
+            return Err(RegistryError::InvalidToken(format!(
+                "not one of this registry's API tokens (`{}…`), and no OIDC issuer is configured",
+                crate::token::TOKEN_PREFIX
+            )));
         };
         if let Ok(mut cache) = self.tokens.lock() {
             if cache.len() >= TOKEN_CACHE_MAX {
                 cache.clear();
             }
-            cache.insert(hash, (caller.clone(), std::time::Instant::now()));
+            cache.insert(hash, (caller.clone(), until));
         }
         Ok(Some(caller))
+    }
+
+    /// Fetches the OIDC issuer's keys now, when OIDC is configured: how many signing keys
+    /// it publishes. A server calls this at start so a wrong issuer shows at once rather
+    /// than at the first token.
+    ///
+    /// # Errors
+    ///
+    /// [`RegistryError::IdentityProvider`] when the discovery document or the keys cannot
+    /// be fetched or read.
+    pub async fn fetch_identity_provider_keys(&self) -> Result<Option<usize>, RegistryError> {
+        match &self.oidc {
+            Some(oidc) => oidc
+                .prefetch()
+                .await
+                .map(Some)
+                .map_err(|e| RegistryError::IdentityProvider(e.to_string())),
+            None => Ok(None),
+        }
     }
 
     /// Revokes the token `id`; this registry refuses it from the next request on.

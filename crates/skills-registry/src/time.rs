@@ -10,6 +10,12 @@ pub(crate) fn now_ms() -> i64 {
     i64::try_from(nanos / 1_000_000).unwrap_or(i64::MAX)
 }
 
+/// Now, in Unix seconds.
+#[must_use]
+pub(crate) fn unix_seconds() -> u64 {
+    u64::try_from(OffsetDateTime::now_utc().unix_timestamp()).unwrap_or(0)
+}
+
 /// `ms` (Unix milliseconds) as RFC 3339 in UTC, `1970-01-01T00:00:00Z` for a value out of
 /// range.
 #[must_use]

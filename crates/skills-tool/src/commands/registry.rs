@@ -119,6 +119,22 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         config.health_ttl_ms = i64::try_from(ttl.saturating_mul(1000)).unwrap_or(i64::MAX);
     }
     config.servers = file.servers.clone();
+    if let Some(oidc) = &file.oidc {
+        oidc.check(config.fetch.allow_loopback).map_err(|e| {
+            errors::plain(
+                format!(
+                    "{}: [oidc]: {e}",
+                    args.db
+                        .config
+                        .as_deref()
+                        .unwrap_or_else(|| std::path::Path::new("config"))
+                        .display()
+                ),
+                "see docs/registry.md#oidc-tokens for the settings of each provider",
+            )
+        })?;
+        config.oidc = Some(oidc.clone());
+    }
     // One server per SQLite file: every change goes through it, and cached reads need no
     // short expiry. PostgreSQL may be shared by several servers.
     if matches!(store, AnyStore::Sqlite(_)) {
@@ -143,7 +159,18 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         config.name,
         redact(&url)
     ));
+    let issuer = config.oidc.as_ref().map(|o| o.issuer.clone());
     let registry = Registry::new(store, config);
+    if let Some(issuer) = issuer {
+        match registry.fetch_identity_provider_keys().await {
+            Ok(keys) => printer.status(&format!(
+                "accepting OIDC tokens of {issuer} ({} signing key(s))\n",
+                keys.unwrap_or(0)
+            )),
+            // Not fatal: the provider may come back; until then its tokens get a 503.
+            Err(e) => printer.warn(&format!("OIDC: {e}")),
+        }
+    }
     let interval = file
         .health_interval_secs
         .unwrap_or(DEFAULT_HEALTH_INTERVAL_SECS);

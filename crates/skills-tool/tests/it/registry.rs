@@ -198,6 +198,31 @@ fn migrate_and_the_errors_an_operator_meets() {
         bad.stderr
     );
 
+    std::fs::write(
+        t.path().join("oidc.toml"),
+        "[oidc]\nissuer = \"http://idp.example.com/realms/acme\"\naudience = \"skills\"\n",
+    )
+    .unwrap();
+    let plain_http = skills(
+        t.path(),
+        &[
+            "registry",
+            "serve",
+            "--database",
+            &db,
+            "--config",
+            "oidc.toml",
+        ],
+    );
+    plain_http.assert_code(2);
+    assert!(
+        plain_http
+            .stderr
+            .contains("oidc.toml: [oidc]: `issuer` must be an https URL"),
+        "{}",
+        plain_http.stderr
+    );
+
     let unknown = skills(
         t.path(),
         &[
@@ -331,5 +356,42 @@ fn acknowledged_writes_survive_kill_9() {
             .unwrap();
         assert_eq!(response.status(), 200, "{name} was acknowledged, then lost");
     }
+    stop(child, stderr);
+}
+
+/// An OIDC issuer's keys are fetched at start (here from `jwks_url` on the fixture), and a
+/// token that is not one of them is refused with the reason.
+#[test]
+fn serve_with_an_oidc_issuer() {
+    let t = tempfile::tempdir().unwrap();
+    let mut routes = Routes::new();
+    // The public half of crates/skills-registry/testdata/oidc/ec.pem.
+    let keys = r#"{"keys":[{"kty":"EC","crv":"P-256","kid":"ec1","alg":"ES256","use":"sig","x":"z-0w_wxKAoUBvkWghcerKlxC80P56j5e0_ctQPFhf1Y","y":"UOKED3hAImesY9NLqVuFqWmnBkq_zJE0XNzZ4jBH9Qo"}]}"#;
+    route(&mut routes, "/keys", 200, &[], keys.as_bytes());
+    let fixture = serve(routes);
+    std::fs::write(
+        t.path().join("registry.toml"),
+        format!(
+            "[oidc]\nissuer = \"https://idp.example.com/realms/acme\"\naudience = \"skills\"\njwks_url = \"http://{fixture}/keys\"\n"
+        ),
+    )
+    .unwrap();
+    let (child, address, mut stderr) =
+        start(t.path(), &["--config", "registry.toml", "--allow-loopback"]);
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(
+        line,
+        "accepting OIDC tokens of https://idp.example.com/realms/acme (1 signing key(s))\n"
+    );
+    let refused = agent()
+        .get(format!("http://{address}/api/skills"))
+        .header("Authorization", "Bearer e30.e30.c2ln")
+        .call()
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    let body: serde_json::Value =
+        serde_json::from_str(&refused.into_body().read_to_string().unwrap()).unwrap();
+    assert_eq!(body["type"], "/problems/invalid-token", "{body}");
     stop(child, stderr);
 }
