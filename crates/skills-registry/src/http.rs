@@ -279,6 +279,25 @@ impl From<RegistryError> for Problem {
 
 type Result<T> = std::result::Result<T, Problem>;
 
+/// The skill a `{path}` names: its name (`pdf`), or its card's `path` percent-encoded
+/// (`%2Fskills%2Fpdf`), as seed 001 addresses skills by path.
+struct SkillPath(String);
+
+impl<S: Send + Sync> FromRequestParts<S> for SkillPath {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self> {
+        let Path(path) = Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|e| Problem::from(RegistryError::Invalid(e.body_text())))?;
+        let name = path
+            .strip_prefix("/skills/")
+            .or_else(|| path.strip_prefix("skills/"))
+            .unwrap_or(&path);
+        Ok(Self(name.to_string()))
+    }
+}
+
 /// The caller, from `Authorization: Bearer <token>`; anonymous without one.
 struct Auth(Caller);
 
@@ -479,7 +498,7 @@ struct ViewParams {
 async fn show<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
     uri: axum::http::Uri,
     params: std::result::Result<Query<ViewParams>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
@@ -509,7 +528,7 @@ async fn show<S: Store>(
 async fn update<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
     body: std::result::Result<Json<Registration>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Response> {
     let request = json_body(body)?;
@@ -520,7 +539,7 @@ async fn update<S: Store>(
 async fn delete<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
 ) -> Result<StatusCode> {
     registry.delete(&caller, &name).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -529,7 +548,7 @@ async fn delete<S: Store>(
 async fn enable<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
 ) -> Result<Response> {
     let card = registry.set_enabled(&caller, &name, true).await?;
     Ok(Json(card.view(View::Summary, None)).into_response())
@@ -538,7 +557,7 @@ async fn enable<S: Store>(
 async fn disable<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
 ) -> Result<Response> {
     let card = registry.set_enabled(&caller, &name, false).await?;
     Ok(Json(card.view(View::Summary, None)).into_response())
@@ -547,7 +566,7 @@ async fn disable<S: Store>(
 async fn health<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
 ) -> Result<Json<Value>> {
     let card = registry.health(&caller, &name).await?;
     Ok(Json(json!({
@@ -562,7 +581,7 @@ async fn health<S: Store>(
 async fn content<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
     headers: HeaderMap,
 ) -> Result<Response> {
     let (text, version) = registry.content(&caller, &name).await?;
@@ -596,7 +615,7 @@ async fn content<S: Store>(
 async fn tools<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
 ) -> Result<Json<Value>> {
     let card = registry.get(&caller, &name).await?;
     let report = registry.tool_availability(&card);
@@ -608,7 +627,7 @@ async fn tools<S: Store>(
 async fn rating<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
 ) -> Result<Json<Value>> {
     let card = registry.rating(&caller, &name).await?;
     Ok(Json(rating_json(&card)))
@@ -633,7 +652,7 @@ struct RateBody {
 async fn rate<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Path(name): Path<String>,
+    SkillPath(name): SkillPath,
     body: std::result::Result<Json<RateBody>, axum::extract::rejection::JsonRejection>,
 ) -> Result<Json<Value>> {
     let Json(body) = body

@@ -126,6 +126,13 @@ fn registering_fills_the_card_from_the_frontmatter(b: &Backend) {
         );
     }
 
+    // `{path}` is the name, or the card's path percent-encoded.
+    let by_path = alice.get("/api/skills/%2Fskills%2Fpdf-processing?view=card");
+    assert_eq!(by_path.status, 200, "{}", by_path.body);
+    assert_eq!(by_path.json()["path"], "/skills/pdf-processing");
+    let rating = alice.get("/api/skills/%2Fskills%2Fpdf-processing/rating");
+    assert_eq!(rating.status, 200, "{}", rating.body);
+
     let again = alice.post("/api/skills", &json!({"skill_md_url": url}));
     assert_eq!(again.status, 409);
     assert_eq!(again.json()["type"], "/problems/conflict");
