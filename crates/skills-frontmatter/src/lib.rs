@@ -394,7 +394,7 @@ impl SkillMd {
         self.str_field("compatibility")
     }
 
-    /// `allowed-tools`, if it is a string.
+    /// `allowed-tools`, if it is a string ([`parse_allowed_tools`] splits it).
     pub fn allowed_tools(&self) -> Option<&str> {
         self.str_field("allowed-tools")
     }
@@ -506,6 +506,66 @@ fn widen_collection_spans(source: &str, entries: &mut [Entry], yaml_end: usize) 
     }
 }
 
+/// One tool of an `allowed-tools` value: `Bash(git commit:*, gh:*)` is the tool `Bash` with
+/// the capabilities `git commit:*` and `gh:*`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AllowedTool<'a> {
+    /// The tool's name (`Read`, `Bash`, `mcp__github__create_issue`).
+    pub name: &'a str,
+    /// The comma-separated filters in parentheses, trimmed; empty without parentheses.
+    pub capabilities: Vec<&'a str>,
+}
+
+/// The tools of an `allowed-tools` value: separated by spaces outside parentheses, so a
+/// capability may hold spaces (`Bash(git commit:*)`).
+///
+/// ```
+/// let tools = skills_frontmatter::parse_allowed_tools("Bash(git commit:*, gh:*) Read");
+/// assert_eq!(tools[0].name, "Bash");
+/// assert_eq!(tools[0].capabilities, ["git commit:*", "gh:*"]);
+/// assert_eq!(tools[1].name, "Read");
+/// assert!(tools[1].capabilities.is_empty());
+/// ```
+#[must_use]
+pub fn parse_allowed_tools(value: &str) -> Vec<AllowedTool<'_>> {
+    let mut out = Vec::new();
+    let mut rest = value.trim();
+    while !rest.is_empty() {
+        let mut depth = 0usize;
+        let end = rest
+            .char_indices()
+            .find(|&(_, c)| {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth = depth.saturating_sub(1),
+                    _ => {}
+                }
+                c.is_whitespace() && depth == 0
+            })
+            .map_or(rest.len(), |(i, _)| i);
+        let (token, tail) = rest.split_at(end);
+        rest = tail.trim_start();
+        out.push(match token.split_once('(') {
+            Some((name, caps)) => AllowedTool {
+                name,
+                capabilities: caps
+                    .strip_suffix(')')
+                    .unwrap_or(caps)
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .collect(),
+            },
+            None => AllowedTool {
+                name: token,
+                capabilities: Vec::new(),
+            },
+        });
+    }
+    out
+}
+
 /// Finds local file references in any Markdown text (for files other than `SKILL.md`).
 pub fn find_references(markdown: &str) -> Vec<Reference> {
     refs::find(markdown, 0)
@@ -599,6 +659,23 @@ pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn allowed_tools_split_outside_parentheses() {
+        let tools = parse_allowed_tools("  Bash(git commit:*)   Read mcp__gh__create_issue ");
+        let names: Vec<&str> = tools.iter().map(|t| t.name).collect();
+        assert_eq!(names, ["Bash", "Read", "mcp__gh__create_issue"]);
+        assert_eq!(tools[0].capabilities, ["git commit:*"]);
+        assert!(parse_allowed_tools(" ").is_empty());
+        // An unclosed parenthesis keeps the rest as the tool's capabilities.
+        let open = parse_allowed_tools("Bash(git:* Read");
+        assert_eq!(open.len(), 1);
+        assert_eq!(open[0].capabilities, ["git:* Read"]);
+        assert_eq!(
+            parse_allowed_tools("Bash()")[0].capabilities,
+            Vec::<&str>::new()
+        );
+    }
 
     #[test]
     fn the_line_index_agrees_with_line_col_everywhere() {

@@ -86,7 +86,8 @@ pub struct ToolReference {
 
 impl ToolReference {
     /// The references of an `allowed-tools` value: space-separated tools, each optionally
-    /// with comma-separated capabilities in parentheses (`Bash(git:*) Read`).
+    /// with comma-separated capabilities in parentheses (`Bash(git:*) Read`), as
+    /// [`skills_frontmatter::parse_allowed_tools`] splits them.
     ///
     /// ```
     /// let tools = skills_registry::ToolReference::parse_allowed_tools("Bash(git:*, gh:*) Read");
@@ -96,47 +97,15 @@ impl ToolReference {
     /// ```
     #[must_use]
     pub fn parse_allowed_tools(allowed: &str) -> Vec<Self> {
-        let mut out = Vec::new();
-        let mut rest = allowed.trim();
-        while !rest.is_empty() {
-            // A tool runs to the first space outside parentheses.
-            let mut depth = 0usize;
-            let end = rest
-                .char_indices()
-                .find(|&(_, c)| {
-                    match c {
-                        '(' => depth += 1,
-                        ')' => depth = depth.saturating_sub(1),
-                        _ => {}
-                    }
-                    c.is_whitespace() && depth == 0
-                })
-                .map_or(rest.len(), |(i, _)| i);
-            let (token, tail) = rest.split_at(end);
-            rest = tail.trim_start();
-            let reference = match token.split_once('(') {
-                Some((name, caps)) => Self {
-                    tool_name: name.to_string(),
-                    server_path: None,
-                    version: None,
-                    capabilities: caps
-                        .trim_end_matches(')')
-                        .split(',')
-                        .map(str::trim)
-                        .filter(|c| !c.is_empty())
-                        .map(str::to_string)
-                        .collect(),
-                },
-                None => Self {
-                    tool_name: token.to_string(),
-                    server_path: None,
-                    version: None,
-                    capabilities: Vec::new(),
-                },
-            };
-            out.push(reference);
-        }
-        out
+        skills_frontmatter::parse_allowed_tools(allowed)
+            .into_iter()
+            .map(|tool| Self {
+                tool_name: tool.name.to_string(),
+                server_path: None,
+                version: None,
+                capabilities: tool.capabilities.into_iter().map(str::to_string).collect(),
+            })
+            .collect()
     }
 }
 

@@ -104,24 +104,14 @@ struct ToolReference {
     capabilities: Vec<String>,
 }
 
-/// `Bash(git:*) Read` → `Bash` with capability `git:*`, and `Read`.
+/// `Bash(git:*) Read` → `Bash` with capability `git:*`, and `Read`: the split the registry
+/// makes too (`skills_frontmatter::parse_allowed_tools`).
 fn tool_references(allowed: &str) -> Vec<ToolReference> {
-    allowed
-        .split_whitespace()
-        .map(|t| match t.split_once('(') {
-            Some((name, rest)) => ToolReference {
-                tool_name: name.to_string(),
-                capabilities: rest
-                    .trim_end_matches(')')
-                    .split(',')
-                    .map(|c| c.trim().to_string())
-                    .filter(|c| !c.is_empty())
-                    .collect(),
-            },
-            None => ToolReference {
-                tool_name: t.to_string(),
-                capabilities: Vec::new(),
-            },
+    skills_frontmatter::parse_allowed_tools(allowed)
+        .into_iter()
+        .map(|t| ToolReference {
+            tool_name: t.name.to_string(),
+            capabilities: t.capabilities.into_iter().map(str::to_string).collect(),
         })
         .collect()
 }
@@ -346,9 +336,10 @@ mod tests {
 
     #[test]
     fn allowed_tools_become_tool_references() {
-        let refs = tool_references("Read Bash(git:*) Bash(jq:*,ls)");
+        let refs = tool_references("Read Bash(git commit:*) Bash(jq:*,ls)");
         let names: Vec<&str> = refs.iter().map(|r| r.tool_name.as_str()).collect();
         assert_eq!(names, ["Read", "Bash", "Bash"]);
+        assert_eq!(refs[1].capabilities, ["git commit:*"]);
         assert_eq!(refs[2].capabilities, ["jq:*", "ls"]);
     }
 
