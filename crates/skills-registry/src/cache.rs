@@ -7,12 +7,16 @@
 //! may not) and per request target. A change made through this registry invalidates every
 //! entry at once (the generation moves on); the TTL bounds how long a change made
 //! elsewhere (another server on the same PostgreSQL) goes unseen.
+//!
+//! The store is `quick_cache`'s: bounded in bytes, evicting the entries least likely to be
+//! asked for again one by one (S3-FIFO), and holding a placeholder for a key being computed
+//! so that clients that miss it together wait for the first one's answer rather than each
+//! asking the database (a page expiring under 64 clients was 64 identical queries).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use axum::body::Bytes;
+use quick_cache::sync::{Cache, EntryAction, EntryResult, PlaceholderGuard};
 
 use crate::store::Caller;
 
@@ -24,99 +28,118 @@ pub const SHARED_RESPONSE_TTL: Duration = Duration::from_secs(1);
 /// since every change goes through it.
 pub const LOCAL_RESPONSE_TTL: Duration = Duration::from_secs(60);
 
-/// Entries kept at most; the cache is cleared whole when full.
-const MAX_ENTRIES: usize = 16_384;
-/// Bytes kept at most, counting the bodies.
-const MAX_BYTES: usize = 12 * 1024 * 1024;
+/// Bytes kept at most, counting each entry's body, target and bookkeeping.
+const MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// What an entry costs beside its body and target (the key's caller, the map's slot).
+const ENTRY_OVERHEAD: u64 = 128;
 
 /// What an answer is cached under: who asked, and the request target (path and query).
 type Key = (Caller, String);
 
-#[derive(Debug, Default)]
-pub(crate) struct ResponseCache {
-    inner: Mutex<Inner>,
-    /// One lock per key being computed: the clients that miss together wait for the first
-    /// one's answer instead of each asking the database (a page expiring under 64 clients
-    /// was 64 identical queries).
-    flights: Mutex<HashMap<Key, Arc<tokio::sync::Mutex<()>>>>,
-}
-
-#[derive(Debug, Default)]
-struct Inner {
-    entries: HashMap<Key, Entry>,
-    bytes: usize,
-}
-
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Entry {
     generation: u64,
     stored: Instant,
     body: Bytes,
 }
 
+#[derive(Debug, Clone, Copy, Default)]
+struct Weight;
+
+impl quick_cache::Weighter<Key, Entry> for Weight {
+    fn weight(&self, key: &Key, entry: &Entry) -> u64 {
+        (entry.body.len() + key.1.len()) as u64 + ENTRY_OVERHEAD
+    }
+}
+
+type Store = Cache<Key, Entry, Weight>;
+
+#[derive(Debug)]
+pub(crate) struct ResponseCache {
+    entries: Store,
+}
+
+impl Default for ResponseCache {
+    fn default() -> Self {
+        // The estimate sizes the tables: a card's answer is about a kilobyte.
+        let items = usize::try_from(MAX_BYTES / 1024).unwrap_or(8192);
+        Self {
+            entries: Cache::with_weighter(items, MAX_BYTES, Weight),
+        }
+    }
+}
+
+/// A miss: the right to compute the answer, which others asking for it wait on.
+pub(crate) struct Slot<'a> {
+    guard: PlaceholderGuard<
+        'a,
+        Key,
+        Entry,
+        Weight,
+        quick_cache::DefaultHashBuilder,
+        quick_cache::sync::DefaultLifecycle<Key, Entry>,
+    >,
+    generation: u64,
+}
+
+impl Slot<'_> {
+    /// Keeps `body` as the answer, and wakes those waiting for it.
+    pub(crate) fn fill(self, body: Bytes) {
+        let _ = self.guard.insert(Entry {
+            generation: self.generation,
+            stored: Instant::now(),
+            body,
+        });
+    }
+}
+
 impl ResponseCache {
-    /// The body cached for `caller` and `target` at `generation`, if younger than `ttl`.
-    pub(crate) fn get(
+    /// The body cached for `caller` and `target` at `generation` and younger than `ttl`;
+    /// otherwise a [`Slot`] to fill, after waiting for whoever is computing it already.
+    pub(crate) async fn lookup(
         &self,
         caller: &Caller,
         target: &str,
         generation: u64,
         ttl: Duration,
-    ) -> Option<Bytes> {
-        let inner = self.inner.lock().ok()?;
-        // A lookup by borrowed parts would need a custom key type; the clone is cheap
+    ) -> Result<Bytes, Slot<'_>> {
+        let fresh = |entry: &Entry| entry.generation == generation && entry.stored.elapsed() < ttl;
+        // A lookup by borrowed parts would need a key type of our own; the clone is cheap
         // beside the query it saves.
-        let entry = inner.entries.get(&(caller.clone(), target.to_string()))?;
-        (entry.generation == generation && entry.stored.elapsed() < ttl).then(|| entry.body.clone())
-    }
-
-    /// Waits for any computation of `caller`'s `target` in flight, then holds the key until
-    /// the returned guard is dropped: look in the cache again, then compute and `put`.
-    pub(crate) async fn flight(
-        &self,
-        caller: &Caller,
-        target: &str,
-    ) -> Option<tokio::sync::OwnedMutexGuard<()>> {
-        let lock = {
-            let mut flights = self.flights.lock().ok()?;
-            if flights.len() >= MAX_ENTRIES {
-                flights.clear();
-            }
-            Arc::clone(
-                flights
-                    .entry((caller.clone(), target.to_string()))
-                    .or_default(),
-            )
-        };
-        Some(lock.lock_owned().await)
-    }
-
-    /// Keeps `body` for `caller` and `target`, computed at `generation`.
-    pub(crate) fn put(&self, caller: &Caller, target: &str, generation: u64, body: Bytes) {
-        let Ok(mut inner) = self.inner.lock() else {
-            return;
-        };
-        if inner.entries.len() >= MAX_ENTRIES || inner.bytes + body.len() > MAX_BYTES {
-            inner.entries.clear();
-            inner.bytes = 0;
+        let key = (caller.clone(), target.to_string());
+        if let Some(entry) = self.entries.get(&key)
+            && fresh(&entry)
+        {
+            return Ok(entry.body);
         }
-        inner.bytes += body.len();
-        let old = inner.entries.insert(
-            (caller.clone(), target.to_string()),
-            Entry {
-                generation,
-                stored: Instant::now(),
-                body,
-            },
-        );
-        if let Some(old) = old {
-            inner.bytes = inner.bytes.saturating_sub(old.body.len());
+        let found = self.entries.entry_async(&key, |_, entry| {
+            if fresh(entry) {
+                EntryAction::Retain(entry.body.clone())
+            } else {
+                EntryAction::ReplaceWithGuard
+            }
+        });
+        match found.await {
+            EntryResult::Retained(body) => Ok(body),
+            EntryResult::Replaced(guard, _) | EntryResult::Vacant(guard) => {
+                Err(Slot { guard, generation })
+            }
+            // Not asked to remove, and the async form has no timeout: computed anew.
+            EntryResult::Removed(..) | EntryResult::Timeout => {
+                self.entries.remove(&key);
+                match self.entries.get_value_or_guard_async(&key).await {
+                    Ok(entry) => Ok(entry.body),
+                    Err(guard) => Err(Slot { guard, generation }),
+                }
+            }
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::Arc;
+
     use super::*;
 
     #[test]
@@ -135,16 +158,11 @@ mod tests {
                 let (cache, computed) = (Arc::clone(&cache), Arc::clone(&computed));
                 tasks.spawn(async move {
                     let caller = Caller::default();
-                    if cache.get(&caller, "/p", 1, ttl).is_some() {
-                        return;
+                    if let Err(slot) = cache.lookup(&caller, "/p", 1, ttl).await {
+                        computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        slot.fill(Bytes::from_static(b"x"));
                     }
-                    let _flight = cache.flight(&caller, "/p").await;
-                    if cache.get(&caller, "/p", 1, ttl).is_some() {
-                        return;
-                    }
-                    computed.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    cache.put(&caller, "/p", 1, Bytes::from_static(b"x"));
                 });
             }
             while tasks.join_next().await.is_some() {}
@@ -154,35 +172,81 @@ mod tests {
 
     #[test]
     fn entries_are_per_caller_and_generation_and_expire() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let cache = ResponseCache::default();
+            let alice = Caller {
+                user: Some("alice".into()),
+                ..Caller::default()
+            };
+            let ttl = Duration::from_millis(200);
+            let hit = |caller: Caller, target: &'static str, generation| {
+                let cache = &cache;
+                async move { cache.lookup(&caller, target, generation, ttl).await.ok() }
+            };
+            if let Err(slot) = cache.lookup(&alice, "/api/skills", 3, ttl).await {
+                slot.fill(Bytes::from_static(b"[]"));
+            }
+            assert_eq!(
+                hit(alice.clone(), "/api/skills", 3).await.as_deref(),
+                Some(&b"[]"[..])
+            );
+            assert!(
+                hit(alice.clone(), "/api/skills", 4).await.is_none(),
+                "a change invalidates"
+            );
+            assert!(
+                hit(Caller::default(), "/api/skills", 4).await.is_none(),
+                "per caller"
+            );
+            assert!(
+                hit(alice.clone(), "/api/skills?tag=x", 4).await.is_none(),
+                "per target"
+            );
+            if let Err(slot) = cache.lookup(&alice, "/api/skills", 4, ttl).await {
+                slot.fill(Bytes::from_static(b"[1]"));
+            }
+            assert_eq!(
+                hit(alice.clone(), "/api/skills", 4).await.as_deref(),
+                Some(&b"[1]"[..])
+            );
+            tokio::time::sleep(ttl + Duration::from_millis(50)).await;
+            assert!(
+                hit(alice.clone(), "/api/skills", 4).await.is_none(),
+                "expires"
+            );
+        });
+    }
+
+    #[test]
+    fn the_cache_is_bounded_in_bytes() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
         let cache = ResponseCache::default();
-        let alice = Caller {
-            user: Some("alice".into()),
-            ..Caller::default()
-        };
-        let ttl = Duration::from_millis(200);
-        cache.put(&alice, "/api/skills", 3, Bytes::from_static(b"[]"));
-        assert_eq!(
-            cache.get(&alice, "/api/skills", 3, ttl).as_deref(),
-            Some(&b"[]"[..])
+        let body = Bytes::from(vec![b'x'; 64 * 1024]);
+        runtime.block_on(async {
+            for i in 0..1000 {
+                let target = format!("/api/skills?page={i}");
+                if let Err(slot) = cache
+                    .lookup(&Caller::default(), &target, 1, LOCAL_RESPONSE_TTL)
+                    .await
+                {
+                    slot.fill(body.clone());
+                }
+            }
+        });
+        assert!(
+            cache.entries.weight() <= MAX_BYTES,
+            "{}",
+            cache.entries.weight()
         );
         assert!(
-            cache.get(&alice, "/api/skills", 4, ttl).is_none(),
-            "a change invalidates"
-        );
-        assert!(
-            cache
-                .get(&Caller::default(), "/api/skills", 3, ttl)
-                .is_none(),
-            "per caller"
-        );
-        assert!(
-            cache.get(&alice, "/api/skills?tag=x", 3, ttl).is_none(),
-            "per target"
-        );
-        std::thread::sleep(ttl + Duration::from_millis(50));
-        assert!(
-            cache.get(&alice, "/api/skills", 3, ttl).is_none(),
-            "expires"
+            cache.entries.len() > 10,
+            "evicted one by one, not all at once"
         );
     }
 }

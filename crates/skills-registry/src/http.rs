@@ -375,39 +375,29 @@ fn cached(body: axum::body::Bytes) -> Response {
 
 /// The cached answer to `caller`'s `target`; or, on a miss, the guard to hold while
 /// computing it (clients that miss together wait for the first one's answer).
-async fn lookup<S: Store>(
-    registry: &Registry<S>,
+async fn lookup<'a, S: Store>(
+    registry: &'a Registry<S>,
     caller: &Caller,
     target: &str,
     generation: u64,
-) -> std::result::Result<Response, Option<tokio::sync::OwnedMutexGuard<()>>> {
-    let cache = registry.responses();
+) -> std::result::Result<Response, crate::cache::Slot<'a>> {
     let ttl = registry.config().response_ttl;
-    if let Some(body) = cache.get(caller, target, generation, ttl) {
-        return Ok(cached(body));
-    }
-    let flight = cache.flight(caller, target).await;
-    match cache.get(caller, target, generation, ttl) {
-        Some(body) => Ok(cached(body)),
-        None => Err(flight),
-    }
+    registry
+        .responses()
+        .lookup(caller, target, generation, ttl)
+        .await
+        .map(cached)
 }
 
-/// Serializes `value`, keeps it in the response cache for `caller` and `target` (computed
-/// at `generation`), and answers it.
-fn cache_and_answer<S: Store>(
-    registry: &Registry<S>,
-    caller: &Caller,
-    target: &str,
-    generation: u64,
+/// Serializes `value`, keeps it in the response cache in `slot`, and answers it.
+fn cache_and_answer(
+    slot: crate::cache::Slot<'_>,
     value: &impl serde::Serialize,
 ) -> Result<Response> {
     let body = serde_json::to_vec(value)
         .map_err(|e| Problem::from(RegistryError::Internal(e.to_string())))?;
     let body = axum::body::Bytes::from(body);
-    registry
-        .responses()
-        .put(caller, target, generation, body.clone());
+    slot.fill(body.clone());
     Ok(cached(body))
 }
 
@@ -419,9 +409,9 @@ async fn list<S: Store>(
 ) -> Result<Response> {
     let target = uri.to_string();
     let generation = registry.generation();
-    let _flight = match lookup(&registry, &caller, &target, generation).await {
+    let slot = match lookup(&registry, &caller, &target, generation).await {
         Ok(hit) => return Ok(hit),
-        Err(flight) => flight,
+        Err(slot) => slot,
     };
     let Query(params) = params.map_err(|e| query_error(&e))?;
     let limit = params.limit.unwrap_or(DEFAULT_PAGE);
@@ -460,7 +450,7 @@ async fn list<S: Store>(
         skills,
         next_cursor: next.as_deref().map(encode_cursor),
     };
-    cache_and_answer(&registry, &caller, &target, generation, &page)
+    cache_and_answer(slot, &page)
 }
 
 fn json_body(
@@ -504,9 +494,9 @@ async fn show<S: Store>(
 ) -> Result<Response> {
     let target = uri.to_string();
     let generation = registry.generation();
-    let _flight = match lookup(&registry, &caller, &target, generation).await {
+    let slot = match lookup(&registry, &caller, &target, generation).await {
         Ok(hit) => return Ok(hit),
-        Err(flight) => flight,
+        Err(slot) => slot,
     };
     let Query(params) = params.map_err(|e| query_error(&e))?;
     let view = params.view.unwrap_or(View::Summary);
@@ -516,13 +506,7 @@ async fn show<S: Store>(
     } else {
         None
     };
-    cache_and_answer(
-        &registry,
-        &caller,
-        &target,
-        generation,
-        &card.view(view, content.as_deref()),
-    )
+    cache_and_answer(slot, &card.view(view, content.as_deref()))
 }
 
 async fn update<S: Store>(

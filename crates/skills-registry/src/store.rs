@@ -748,11 +748,15 @@ impl SqliteStore {
             .journal_mode(SqliteJournalMode::Wal)
             .synchronous(SqliteSynchronous::Full)
             .foreign_keys(true)
-            .busy_timeout(Duration::from_secs(10));
-        // SQLite has one writer at a time, and reads are short: a few connections keep
-        // both cores busy, and each holds a page cache of its own.
+            .busy_timeout(Duration::from_secs(10))
+            .pragma("cache_size", "-512");
+        // SQLite has one writer at a time, and reads are short. Each connection is a thread
+        // with a page cache of its own: six with 512 KiB each (`cache_size`, in KiB when
+        // negative; the default is 2 MiB) answer a burst of misses sooner than four with
+        // the default, in less memory. The OS page cache holds the file anyway. Measured
+        // with `cargo xtask bench registry` (docs/performance.md#registry).
         let pool = sqlx::sqlite::SqlitePoolOptions::new()
-            .max_connections(4)
+            .max_connections(6)
             .connect_with(options)
             .await?;
         Ok(Self { pool })
