@@ -108,6 +108,10 @@ pub enum ConfigError {
 struct File {
     #[serde(default)]
     lint: LintSection,
+    /// `[registry]`: read by the `skills` registry client, not by lint.
+    #[serde(default)]
+    #[allow(dead_code)]
+    registry: Option<toml::Table>,
 }
 
 #[derive(Debug, Default, serde::Deserialize)]
@@ -234,6 +238,16 @@ mod tests {
         let bad = Config::from_toml("[lint]\nprofile = \"cursor\"\n", Path::new("skills.toml"))
             .unwrap_err();
         assert!(bad.to_string().contains("claude-code"), "{bad}");
+    }
+
+    #[test]
+    fn the_registry_table_is_the_clients() {
+        let c = Config::from_toml(
+            "[registry]\nurl = \"http://127.0.0.1:8470\"\n[lint]\nstrict = true\n",
+            Path::new("skills.toml"),
+        );
+        assert!(c.is_ok_and(|c| c.strict));
+        assert!(Config::from_toml("[registri]\n", Path::new("skills.toml")).is_err());
     }
 
     #[test]

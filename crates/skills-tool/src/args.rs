@@ -109,12 +109,25 @@ pub(crate) enum Command {
     /// context instead. docs/prompt.md.
     Prompt(PromptArgs),
 
-    /// Install a skill from a .skill/.zip archive, a directory or an http(s) URL.
+    /// Install a skill from an archive, a directory, an http(s) URL or a registry.
     ///
     /// Installs into the project's .agents/skills (at the repository root), --global
     /// ~/.agents/skills, or --to DIR. Archives are unpacked safely and the skill must lint
     /// clean of errors; downloads only from trusted hosts. docs/package.md.
     Install(InstallArgs),
+
+    /// Search a skills registry by name and description, and by tag.
+    ///
+    /// The registry is --registry URL, else SKILLS_REGISTRY, else `[registry] url` in the
+    /// nearest skills.toml; the token SKILLS_REGISTRY_TOKEN or `[registry] token`.
+    /// docs/registry.md.
+    Search(SearchArgs),
+
+    /// Register a SKILL.md by its URL in a skills registry (it fetches, lints and keeps it).
+    Publish(PublishArgs),
+
+    /// Rate a skill of a skills registry, 1 to 5 stars (rating again changes your rating).
+    Rate(RateArgs),
 
     /// Serve the skills to AI agents over MCP (stdio).
     ///
@@ -431,8 +444,9 @@ pub(crate) enum Format {
 /// `skills install SOURCE [--to DIR | --global] [--force] [--allow-host HOST]...`.
 #[derive(Debug, Args)]
 pub(crate) struct InstallArgs {
-    /// A .skill or .zip archive, a skill directory, or an http(s) URL of a SKILL.md or of an
-    /// archive (GitHub, GitLab, Bitbucket and gist page URLs are translated to raw first).
+    /// A .skill or .zip archive, a skill directory, an http(s) URL of a SKILL.md or of an
+    /// archive (GitHub, GitLab, Bitbucket and gist page URLs are translated to raw first), or
+    /// the name of a skill in a registry (--registry).
     pub(crate) source: String,
 
     /// Install into DIR (a skills root) instead of the project's .agents/skills.
@@ -451,6 +465,12 @@ pub(crate) struct InstallArgs {
     /// allowed only for hosts named here.
     #[arg(long = "allow-host", value_name = "HOST")]
     pub(crate) allow_hosts: Vec<String>,
+
+    /// A SOURCE that is neither a path nor a URL is a skill of this registry (else
+    /// SKILLS_REGISTRY, else `[registry] url` in skills.toml): its SKILL.md is checked
+    /// against the registry's content_version digest before it is installed.
+    #[arg(long, value_name = "URL")]
+    pub(crate) registry: Option<String>,
 }
 
 #[derive(Debug, Args)]
@@ -562,6 +582,84 @@ pub(crate) enum PromptFormat {
     Text,
     /// The context as JSON (with --stats: the estimates as JSON).
     Json,
+}
+
+/// Where the registry is: `--registry`, else `SKILLS_REGISTRY`, else skills.toml.
+#[derive(Debug, Args)]
+pub(crate) struct RegistryClientArgs {
+    /// The registry's URL (http://127.0.0.1:8470, https://skills.example.com). The token is
+    /// never a flag: SKILLS_REGISTRY_TOKEN, or `[registry] token` in skills.toml.
+    #[arg(long, value_name = "URL")]
+    pub(crate) registry: Option<String>,
+}
+
+/// `skills search QUERY [--tag T]…`.
+#[derive(Debug, Args)]
+pub(crate) struct SearchArgs {
+    /// Words to find in skills' names and descriptions (any case); empty lists everything.
+    #[arg(default_value = "")]
+    pub(crate) query: String,
+
+    /// Only skills with this tag.
+    #[arg(long, value_name = "TAG")]
+    pub(crate) tag: Option<String>,
+
+    /// At most this many skills (1 to 200).
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=200))]
+    pub(crate) limit: u32,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
+    pub(crate) format: ShowFormat,
+
+    #[command(flatten)]
+    pub(crate) registry: RegistryClientArgs,
+}
+
+/// `skills publish URL [--visibility V] [--group G]… [--tag T]…`.
+#[derive(Debug, Args)]
+pub(crate) struct PublishArgs {
+    /// The SKILL.md's URL: a page (GitHub, GitLab, Bitbucket, gist) or a raw URL.
+    pub(crate) url: String,
+
+    /// Who may see it: public (every user of the registry), private (you), group.
+    #[arg(long, value_enum, default_value_t = PublishVisibility::Public)]
+    pub(crate) visibility: PublishVisibility,
+
+    /// A group that may see a `group` skill (repeatable; required for group).
+    #[arg(long = "group", value_name = "GROUP")]
+    pub(crate) groups: Vec<String>,
+
+    /// A tag beside those of the skill's metadata.tags (repeatable).
+    #[arg(long = "tag", value_name = "TAG")]
+    pub(crate) tags: Vec<String>,
+
+    #[command(flatten)]
+    pub(crate) registry: RegistryClientArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum PublishVisibility {
+    /// Every user of the registry.
+    Public,
+    /// Only you (and admins).
+    Private,
+    /// The groups given with --group.
+    Group,
+}
+
+/// `skills rate NAME STARS`.
+#[derive(Debug, Args)]
+pub(crate) struct RateArgs {
+    /// The skill's name in the registry.
+    pub(crate) name: String,
+
+    /// 1 to 5.
+    #[arg(value_parser = clap::value_parser!(u8).range(1..=5))]
+    pub(crate) stars: u8,
+
+    #[command(flatten)]
+    pub(crate) registry: RegistryClientArgs,
 }
 
 /// `skills url URL [--format text|json]`.

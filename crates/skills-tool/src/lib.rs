@@ -30,6 +30,7 @@ mod errors;
 mod exit;
 mod panic;
 mod printer;
+mod registry_client;
 mod render;
 
 use args::{Cli, Command};
@@ -71,6 +72,9 @@ where
         Command::Package(args) => commands::package::run(args, p),
         Command::Install(args) => commands::install::run(args, p),
         Command::Prompt(args) => commands::prompt::run(args, &roots(), p),
+        Command::Search(args) => commands::client::search(args, p),
+        Command::Publish(args) => commands::client::publish(args, p),
+        Command::Rate(args) => commands::client::rate(args, p),
         Command::Mcp(args) => commands::mcp::run(args, &cli.skills_dirs, roots(), p),
         Command::Registry(args) => commands::registry::run(args, p),
         Command::Completions(args) => commands::generate::completions(args, p),

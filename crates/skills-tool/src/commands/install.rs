@@ -159,11 +159,22 @@ fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String
             stage_skill_md(&bytes, &url, staging)
         };
     }
+    if crate::registry_client::is_skill_name(source)
+        && let Some(client) = crate::registry_client::Client::configured(args.registry.as_deref())?
+    {
+        let bytes = crate::registry_client::fetch_skill_md(&client, source)?;
+        let url = format!(
+            "{}/api/skills/{}/content",
+            client.base(),
+            crate::registry_client::encode(source)
+        );
+        return stage_skill_md(&bytes, &url, staging);
+    }
     let path = Path::new(source);
     let meta = fs::metadata(path).map_err(|e| {
         error(
             format!("{source}: {e}"),
-            "pass a .skill or .zip archive, a skill directory, or an http(s) URL",
+            "pass a .skill or .zip archive, a skill directory, an http(s) URL, or a skill's name with --registry URL (or SKILLS_REGISTRY)",
         )
     })?;
     if meta.is_dir() {

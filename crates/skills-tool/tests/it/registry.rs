@@ -395,3 +395,179 @@ fn serve_with_an_oidc_issuer() {
     assert_eq!(body["type"], "/problems/invalid-token", "{body}");
     stop(child, stderr);
 }
+
+/// `skills ARGS` in `cwd` with the registry client's environment set to `env` (and
+/// nothing inherited for it).
+fn client(cwd: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> crate::Run {
+    let mut command = assert_cmd::cargo::cargo_bin_cmd!("skills");
+    command
+        .current_dir(cwd)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .env_remove("SKILLS_REGISTRY")
+        .env_remove("SKILLS_REGISTRY_TOKEN")
+        .timeout(std::time::Duration::from_secs(60));
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    let output = command.output().unwrap();
+    crate::Run {
+        command: format!("skills {}", args.join(" ")),
+        code: output.status.code().unwrap(),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+/// Publish, search, rate and install against a real `skills registry serve`, with the
+/// registry from the environment and from skills.toml, and its problems as our errors.
+#[test]
+fn the_skills_command_as_a_registry_client() {
+    let server_dir = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let mut routes = Routes::new();
+    route(
+        &mut routes,
+        "/o/r/main/demo/SKILL.md",
+        200,
+        &[],
+        SKILL_MD.as_bytes(),
+    );
+    let fixture = serve(routes);
+    let created = skills(
+        server_dir.path(),
+        &["registry", "token", "create", "--user", "alice"],
+    );
+    created.assert_code(0);
+    let token = created.stdout.trim().to_string();
+    let (child, address, stderr) = start(
+        server_dir.path(),
+        &["--trust-host", &fixture, "--allow-loopback"],
+    );
+    let registry = format!("http://{address}");
+    let env = [
+        ("SKILLS_REGISTRY", registry.as_str()),
+        ("SKILLS_REGISTRY_TOKEN", token.as_str()),
+    ];
+    let url = format!("http://{fixture}/o/r/main/demo/SKILL.md");
+
+    let published = client(work.path(), &["publish", &url, "--tag", "extra"], &env);
+    published.assert_code(0);
+    assert_eq!(
+        published.stdout,
+        format!("published demo -> {registry}/api/skills/demo\n")
+    );
+    let again = client(work.path(), &["publish", &url], &env);
+    again.assert_code(2);
+    assert!(
+        again.stderr.contains("Already registered"),
+        "{}",
+        again.stderr
+    );
+    assert!(
+        again.stderr.contains("its owner updates it"),
+        "{}",
+        again.stderr
+    );
+
+    let found = client(work.path(), &["search", "pdf"], &env);
+    found.assert_code(0);
+    assert!(
+        found
+            .stdout
+            .starts_with("demo  0.0  extra  Extract text from PDF files."),
+        "{}",
+        found.stdout
+    );
+    let by_tag = client(
+        work.path(),
+        &["search", "--tag", "extra", "--format", "json"],
+        &env,
+    );
+    by_tag.assert_code(0);
+    let listed = crate::schemas::check("search", &by_tag);
+    assert_eq!(listed[0]["name"], "demo");
+    let none = client(work.path(), &["search", "nothing-like-it"], &env);
+    none.assert_code(0);
+    assert_eq!(none.stdout, "");
+    assert!(none.stderr.contains("no skills found"), "{}", none.stderr);
+
+    let rated = client(work.path(), &["rate", "demo", "4"], &env);
+    rated.assert_code(0);
+    assert_eq!(
+        rated.stdout,
+        "rated demo 4 star(s); now 4.00 from 1 rating\n"
+    );
+    let missing = client(work.path(), &["rate", "nope", "4"], &env);
+    missing.assert_code(2);
+    assert!(
+        missing.stderr.contains("no skill named `nope`"),
+        "{}",
+        missing.stderr
+    );
+
+    let to = work.path().join("installed");
+    let installed = client(
+        work.path(),
+        &["install", "demo", "--to", to.to_str().unwrap()],
+        &env,
+    );
+    installed.assert_code(0);
+    assert_eq!(
+        std::fs::read_to_string(to.join("demo/SKILL.md")).unwrap(),
+        SKILL_MD
+    );
+
+    // The token is refused: the registry's problem, and what to do about it.
+    let refused = client(
+        work.path(),
+        &["search"],
+        &[
+            ("SKILLS_REGISTRY", &registry),
+            ("SKILLS_REGISTRY_TOKEN", "skr_nope"),
+        ],
+    );
+    refused.assert_code(2);
+    assert!(
+        refused.stderr.contains("The token was refused"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("set SKILLS_REGISTRY_TOKEN"),
+        "{}",
+        refused.stderr
+    );
+
+    // No registry anywhere.
+    let nowhere = client(work.path(), &["search"], &[]);
+    nowhere.assert_code(2);
+    assert!(
+        nowhere.stderr.contains("no skills registry is configured"),
+        "{}",
+        nowhere.stderr
+    );
+    assert!(
+        nowhere.stderr.contains("--registry URL"),
+        "{}",
+        nowhere.stderr
+    );
+
+    // skills.toml names the registry and holds the token; `skills lint` there still works.
+    std::fs::write(
+        work.path().join("skills.toml"),
+        format!("[registry]\nurl = \"{registry}\"\ntoken = \"{token}\"\n"),
+    )
+    .unwrap();
+    let from_file = client(work.path(), &["search"], &[]);
+    from_file.assert_code(0);
+    assert!(
+        from_file.stdout.starts_with("demo "),
+        "{}",
+        from_file.stdout
+    );
+    let linted = client(work.path(), &["lint", to.to_str().unwrap()], &[]);
+    linted.assert_code(0);
+    stop(child, stderr);
+}

@@ -25,6 +25,7 @@ const SCHEMAS: &[&str] = &[
     "url",
     "prompt",
     "prompt-stats",
+    "search",
 ];
 
 fn schema_dir() -> PathBuf {
@@ -63,7 +64,7 @@ fn check_with(validator: &Validator, schema: &str, run: &Run) -> Value {
 
 /// Checks `run`'s output against `docs/schemas/<schema>.schema.json`, returns the document.
 #[track_caller]
-fn check(schema: &str, run: &Run) -> Value {
+pub(crate) fn check(schema: &str, run: &Run) -> Value {
     check_with(&compile(schema, &load(schema)), schema, run)
 }
 

@@ -1,0 +1,331 @@
+//! `skills` as a client of a skills registry (`skills registry serve`, docs/registry.md):
+//! where the registry is, the token, the requests, and the registry's problems
+//! (`application/problem+json`) as our diagnostics.
+//!
+//! The registry is `--registry URL`, else `SKILLS_REGISTRY`, else `[registry] url` in the
+//! nearest `skills.toml`; the token `SKILLS_REGISTRY_TOKEN`, else `[registry] token`. A
+//! token is never a flag: flags land in shell history and in `ps`.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::errors;
+
+/// The environment variable naming the registry.
+pub(crate) const REGISTRY_ENV: &str = "SKILLS_REGISTRY";
+/// The environment variable holding the token.
+pub(crate) const TOKEN_ENV: &str = "SKILLS_REGISTRY_TOKEN";
+
+/// The largest answer read from a registry (a `SKILL.md` is at most 1 MiB there).
+const MAX_ANSWER: u64 = 2 * 1024 * 1024;
+
+/// A registry to talk to.
+pub(crate) struct Client {
+    base: String,
+    token: Option<String>,
+    agent: ureq::Agent,
+}
+
+/// `[registry]` of skills.toml.
+#[derive(Debug, Default, serde::Deserialize)]
+struct FileSettings {
+    #[serde(default)]
+    registry: Section,
+}
+
+#[derive(Debug, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Section {
+    url: Option<String>,
+    token: Option<String>,
+}
+
+/// The nearest skills.toml's `[registry]`, from the current directory up.
+fn file_settings() -> Result<Section, miette::Report> {
+    let Ok(cwd) = std::env::current_dir() else {
+        return Ok(Section::default());
+    };
+    let Some(path) = cwd
+        .ancestors()
+        .map(|d| d.join(skills_lint::CONFIG_FILE))
+        .find(|p| p.is_file())
+    else {
+        return Ok(Section::default());
+    };
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| errors::plain(format!("{}: {e}", path.display()), ""))?;
+    let settings: FileSettings = toml::from_str(&text).map_err(|e| {
+        errors::plain(
+            format!("{}: [registry]: {}", path.display(), e.message()),
+            "[registry] takes `url` and `token`",
+        )
+    })?;
+    Ok(settings.registry)
+}
+
+impl Client {
+    /// The registry named by `flag`, the environment or skills.toml; `None` when none is.
+    pub(crate) fn configured(flag: Option<&str>) -> Result<Option<Self>, miette::Report> {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let file = file_settings()?;
+        let Some(base) = flag
+            .map(str::to_string)
+            .or_else(|| env(REGISTRY_ENV))
+            .or(file.url)
+        else {
+            return Ok(None);
+        };
+        let base = base.trim().trim_end_matches('/').to_string();
+        let lower = base.to_ascii_lowercase();
+        if !(lower.starts_with("https://") || lower.starts_with("http://")) {
+            return Err(errors::plain(
+                format!("`{base}` is not a registry URL"),
+                "give the registry's http(s) URL, such as http://127.0.0.1:8470",
+            ));
+        }
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(30)))
+            .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")))
+            .build()
+            .new_agent();
+        Ok(Some(Self {
+            base,
+            token: env(TOKEN_ENV).or(file.token),
+            agent,
+        }))
+    }
+
+    /// As [`Client::configured`], with an error that says how to name one when none is.
+    pub(crate) fn required(flag: Option<&str>) -> Result<Self, miette::Report> {
+        Self::configured(flag)?.ok_or_else(|| {
+            errors::plain(
+                "no skills registry is configured",
+                format!(
+                    "pass --registry URL, set {REGISTRY_ENV}, or put `url` under [registry] in skills.toml"
+                ),
+            )
+        })
+    }
+
+    /// The registry's URL.
+    pub(crate) fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// `METHOD path` with an optional JSON body: the answer's status and body.
+    fn send(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<(u16, Vec<u8>), miette::Report> {
+        let url = format!("{}{path}", self.base);
+        let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
+        let result = match (method, body) {
+            ("GET", _) => {
+                let mut request = self.agent.get(&url);
+                if let Some(auth) = &auth {
+                    request = request.header("Authorization", auth);
+                }
+                request.call()
+            }
+            (_, body) => {
+                let mut request = match method {
+                    "PUT" => self.agent.put(&url),
+                    _ => self.agent.post(&url),
+                };
+                if let Some(auth) = &auth {
+                    request = request.header("Authorization", auth);
+                }
+                request
+                    .header("Content-Type", "application/json")
+                    .send(body.map(Value::to_string).unwrap_or_default())
+            }
+        };
+        let mut response = result.map_err(|e| {
+            errors::plain(
+                format!("{}: {e}", self.base),
+                "check that the registry runs and the URL is right",
+            )
+        })?;
+        let status = response.status().as_u16();
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_ANSWER)
+            .read_to_vec()
+            .map_err(|e| errors::plain(format!("{url}: {e}"), ""))?;
+        Ok((status, bytes))
+    }
+
+    /// A JSON answer, or the registry's problem as an error.
+    pub(crate) fn json(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> Result<Value, miette::Report> {
+        let (status, bytes) = self.send(method, path, body)?;
+        if !(200..300).contains(&status) {
+            return Err(self.problem(status, &bytes));
+        }
+        serde_json::from_slice(&bytes).map_err(|e| {
+            errors::plain(
+                format!(
+                    "{}{path}: not the JSON of a skills registry: {e}",
+                    self.base
+                ),
+                "check that the URL is a skills registry",
+            )
+        })
+    }
+
+    /// The bytes of an answer, or the registry's problem as an error.
+    pub(crate) fn bytes(&self, path: &str) -> Result<Vec<u8>, miette::Report> {
+        let (status, bytes) = self.send("GET", path, None)?;
+        if (200..300).contains(&status) {
+            Ok(bytes)
+        } else {
+            Err(self.problem(status, &bytes))
+        }
+    }
+
+    /// An error answer as a diagnostic: the problem's title and detail, and what to do.
+    fn problem(&self, status: u16, body: &[u8]) -> miette::Report {
+        let problem: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+        let text = |key: &str| problem.get(key).and_then(Value::as_str).unwrap_or_default();
+        let kind = text("type").trim_start_matches("/problems/");
+        let message = match (text("title"), text("detail")) {
+            ("", _) => format!("{}: HTTP {status}", self.base),
+            (title, "") => format!("{}: {title}", self.base),
+            (title, detail) => format!("{}: {title}: {detail}", self.base),
+        };
+        let help = match kind {
+            "unauthorized" | "invalid-token" => format!(
+                "set {TOKEN_ENV} to a token of this registry (`skills registry token create` on its server)"
+            ),
+            "not-found" => "`skills search` lists the skills you may see".to_string(),
+            "forbidden" => "only the skill's owner or an admin may do this".to_string(),
+            "conflict" => "a skill of that name is registered; its owner updates it".to_string(),
+            "lint-failed" => lint_help(&problem),
+            "untrusted-url" => {
+                "the registry fetches only from the hosts it trusts; use a raw or page URL of one"
+                    .to_string()
+            }
+            _ => String::new(),
+        };
+        errors::plain(message, help)
+    }
+}
+
+/// The lint errors a registry refused a `SKILL.md` for, one per line, as `skills lint`
+/// would name them.
+fn lint_help(problem: &Value) -> String {
+    let lines: Vec<String> = problem
+        .get("diagnostics")
+        .and_then(Value::as_array)
+        .map(|items| {
+            items
+                .iter()
+                .filter(|d| d.get("severity").and_then(Value::as_str) == Some("error"))
+                .map(|d| {
+                    let field = |k: &str| d.get(k).and_then(Value::as_str).unwrap_or_default();
+                    format!("{}: {}", field("rule"), field("message"))
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    format!(
+        "fix these and publish again (`skills lint` shows them with their lines):\n{}",
+        lines.join("\n")
+    )
+}
+
+/// Percent-encodes a path segment or query value.
+pub(crate) fn encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                out.push(char::from(byte));
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
+/// A skill's `SKILL.md` from the registry, checked against the card's `content_version`
+/// (its SHA-256): what arrives is what the registry linted.
+pub(crate) fn fetch_skill_md(client: &Client, name: &str) -> Result<Vec<u8>, miette::Report> {
+    let path = format!("/api/skills/{}", encode(name));
+    let card = client.json("GET", &format!("{path}?view=summary"), None)?;
+    let expected = card
+        .get("content_version")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let content = client.bytes(&format!("{path}/content"))?;
+    check_digest(&content, &expected, name)?;
+    Ok(content)
+}
+
+fn check_digest(content: &[u8], expected: &str, name: &str) -> Result<(), miette::Report> {
+    use sha2::Digest;
+    let actual: String = sha2::Sha256::digest(content)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    if expected.is_empty() || !actual.eq_ignore_ascii_case(expected) {
+        return Err(errors::plain(
+            format!(
+                "{name}: the SKILL.md received (sha256 {actual}) is not the one the registry lists (content_version {expected}); nothing was installed"
+            ),
+            "try again; if it persists, the registry or something between you and it serves other content",
+        ));
+    }
+    Ok(())
+}
+
+/// Whether `source` of `skills install` names a registry skill rather than a path or URL.
+pub(crate) fn is_skill_name(source: &str) -> bool {
+    !source.is_empty()
+        && !Path::new(source).exists()
+        && source
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_digest_that_differs_installs_nothing() {
+        let digest = "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824";
+        assert!(check_digest(b"hello", digest, "x").is_ok());
+        assert!(check_digest(b"hello", &digest.to_uppercase(), "x").is_ok());
+        let e = check_digest(b"hellO", digest, "x").unwrap_err();
+        assert!(e.to_string().contains("nothing was installed"), "{e}");
+        assert!(check_digest(b"hello", "", "x").is_err());
+    }
+
+    #[test]
+    fn names_and_values_are_encoded() {
+        assert_eq!(encode("pdf-processing"), "pdf-processing");
+        assert_eq!(encode("a b/c?d"), "a%20b%2Fc%3Fd");
+        assert_eq!(encode("é"), "%C3%A9");
+    }
+
+    #[test]
+    fn names_are_told_from_paths_and_urls() {
+        assert!(is_skill_name("pdf-processing"));
+        assert!(!is_skill_name("./pdf"));
+        assert!(!is_skill_name("https://example.com/x"));
+        assert!(!is_skill_name("pdf.skill"));
+        assert!(!is_skill_name(""));
+    }
+}
