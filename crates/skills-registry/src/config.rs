@@ -14,6 +14,13 @@
 //! path = "/servers/github"
 //! tools = ["create_issue", "list_pull_requests"]
 //!
+//! [[peers]]                          # federation: import what another registry exports
+//! name = "partner"                   # the registry_name of what is imported from it
+//! url = "https://skills.partner.example"
+//! token = "skr_…"                    # a token of the peer
+//! mode = "tags"                      # all | whitelist (names = […]) | tags (tags = […])
+//! tags = ["pdf"]
+//!
 //! [oidc]                             # JWTs of an identity provider, beside API tokens
 //! issuer = "https://login.microsoftonline.com/TENANT/v2.0"
 //! audience = "api://skills-registry"
@@ -56,6 +63,11 @@ pub struct ConfigFile {
     pub servers: Vec<KnownServer>,
     /// The OIDC issuer whose tokens are accepted.
     pub oidc: Option<crate::oidc::OidcConfig>,
+    /// Federation peers whose exported skills are imported.
+    #[serde(default)]
+    pub peers: Vec<crate::federation::Peer>,
+    /// How often the peers are synced, in seconds (0: only `skills registry sync`).
+    pub sync_interval_secs: Option<u64>,
 }
 
 /// A configuration file that cannot be read or parsed: where, and what.

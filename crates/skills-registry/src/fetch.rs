@@ -230,6 +230,14 @@ fn check_url(url: &str, policy: &FetchPolicy) -> Result<(), String> {
     Err("only https URLs are fetched".into())
 }
 
+/// `scheme://authority` of a URL, lowercased: where a token may be sent.
+fn origin_of(url: &str) -> String {
+    let lower = url.to_ascii_lowercase();
+    let (scheme, rest) = lower.split_once("://").unwrap_or(("", lower.as_str()));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    format!("{scheme}://{authority}")
+}
+
 /// The host of an authority (`host:port`, `[v6]:port`).
 fn host_of(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
@@ -282,18 +290,24 @@ fn exchange(
     url: &str,
     policy: &FetchPolicy,
     head: bool,
+    bearer: Option<&str>,
 ) -> Result<(ureq::http::Response<ureq::Body>, String), FetchError> {
     let agent = agent(policy);
+    let origin = origin_of(url);
     let mut current = url.to_string();
     for _ in 0..=MAX_REDIRECTS {
         check_url(&current, policy).map_err(|reason| FetchError::Untrusted {
             url: current.clone(),
             reason,
         })?;
-        let sent = if head {
-            agent.head(&current).call()
-        } else {
-            agent.get(&current).call()
+        // The token goes to the origin it is for, never along a redirect to another.
+        let token = bearer
+            .filter(|_| origin_of(&current) == origin)
+            .map(|t| format!("Bearer {t}"));
+        let sent = match (head, token) {
+            (true, _) => agent.head(&current).call(),
+            (false, Some(auth)) => agent.get(&current).header("Authorization", &auth).call(),
+            (false, None) => agent.get(&current).call(),
         };
         let response = sent.map_err(|e| network(&current, &e, policy))?;
         let status = response.status().as_u16();
@@ -322,7 +336,21 @@ fn exchange(
 /// [`FetchError`] for a refused URL or address, an error status, a body over the limit, too
 /// many redirects, or a network failure.
 pub fn get(url: &str, policy: &FetchPolicy) -> Result<Fetched, FetchError> {
-    let (mut response, last) = exchange(url, policy, false)?;
+    get_with_token(url, None, policy)
+}
+
+/// As [`get`], sending `Authorization: Bearer <token>` to `url`'s origin (not to another
+/// origin a redirect leads to): what a federation peer's export asks for.
+///
+/// # Errors
+///
+/// As [`get`].
+pub fn get_with_token(
+    url: &str,
+    token: Option<&str>,
+    policy: &FetchPolicy,
+) -> Result<Fetched, FetchError> {
+    let (mut response, last) = exchange(url, policy, false, token)?;
     let status = response.status().as_u16();
     if !(200..300).contains(&status) {
         return Err(FetchError::Status { url: last, status });
@@ -342,7 +370,7 @@ pub fn get(url: &str, policy: &FetchPolicy) -> Result<Fetched, FetchError> {
 ///
 /// As [`get`], except that an error status is an answer, not an error.
 pub fn head(url: &str, policy: &FetchPolicy) -> Result<u16, FetchError> {
-    let (response, _) = exchange(url, policy, true)?;
+    let (response, _) = exchange(url, policy, true, None)?;
     Ok(response.status().as_u16())
 }
 

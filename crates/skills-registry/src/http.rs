@@ -338,6 +338,7 @@ struct ListParams {
     tag: Option<String>,
     registry: Option<String>,
     enabled: Option<bool>,
+    exportable: Option<bool>,
     view: Option<View>,
     limit: Option<u32>,
     cursor: Option<String>,
@@ -423,6 +424,7 @@ async fn list<S: Store>(
         tag: params.tag,
         registry: params.registry,
         enabled: params.enabled,
+        exportable: params.exportable.unwrap_or(false),
         after: params.cursor.as_deref().map(decode_cursor).transpose()?,
         limit,
     };

@@ -14,6 +14,7 @@
 //!   who may see and change what; ratings; health.
 //! - [`oidc`]: bearer JWTs of an OIDC issuer, checked against its published keys, beside
 //!   the registry's own API tokens.
+//! - [`federation`]: pulling the skills other registries export (seed 001's peers).
 //! - [`http`]: the axum router, errors as `application/problem+json`.
 //!
 //! `skills registry serve` is these parts put together; a test or another program can do
@@ -36,6 +37,7 @@
 mod cache;
 pub mod config;
 mod error;
+pub mod federation;
 pub mod fetch;
 pub mod http;
 pub mod model;
@@ -47,6 +49,7 @@ mod token;
 
 pub use cache::{LOCAL_RESPONSE_TTL, SHARED_RESPONSE_TTL};
 pub use error::RegistryError;
+pub use federation::{Peer, PeerMode, SyncReport};
 pub use model::{
     CompatibilityRequirement, HealthStatus, RatingDetail, RequirementType, SkillCard,
     ToolReference, View, Visibility,

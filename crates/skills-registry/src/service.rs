@@ -33,6 +33,8 @@ pub struct RegistryConfig {
     pub response_ttl: std::time::Duration,
     /// OIDC tokens accepted beside the registry's own API tokens.
     pub oidc: Option<crate::oidc::OidcConfig>,
+    /// The federation peers whose exported skills are imported.
+    pub peers: Vec<crate::federation::Peer>,
 }
 
 /// An MCP server the registry knows (`[[servers]]` in its config), and its tools.
@@ -93,6 +95,7 @@ impl Default for RegistryConfig {
             servers: Vec::new(),
             response_ttl: crate::cache::SHARED_RESPONSE_TTL,
             oidc: None,
+            peers: Vec::new(),
         }
     }
 }
@@ -196,7 +199,7 @@ impl<S: Store> Registry<S> {
     }
 
     /// Marks that the data changed (after the change is committed).
-    fn changed(&self) {
+    pub(crate) fn changed(&self) {
         self.generation
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
     }
@@ -600,6 +603,11 @@ impl<S: Store> Registry<S> {
             return Err(RegistryError::Unauthorized);
         }
         let card = self.get(caller, name).await?;
+        if let Some(peer) = self.store.imported_from(name).await? {
+            return Err(RegistryError::Forbidden(format!(
+                "`{name}` is imported from the peer `{peer}`: it changes there, and here at the next sync"
+            )));
+        }
         if caller.admin || caller.user.as_deref() == Some(card.owner.as_str()) {
             Ok(card)
         } else {

@@ -49,6 +49,8 @@ pub struct ListQuery {
     pub registry: Option<String>,
     /// Enabled or disabled skills only.
     pub enabled: Option<bool>,
+    /// Only what federation exports: public, enabled, registered here (not imported).
+    pub exportable: bool,
     /// Names after this one (the cursor).
     pub after: Option<String>,
     /// How many at most.
@@ -189,6 +191,23 @@ pub trait Store: Send + Sync + 'static {
     fn tokens(&self) -> impl Future<Output = Result<Vec<TokenRecord>, StoreError>> + Send;
     /// Revokes a token; `false` when there is no such unrevoked token.
     fn revoke_token(&self, id: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// Marks the skill `name` as imported from the federation peer `peer`.
+    fn mark_imported(
+        &self,
+        name: &str,
+        peer: &str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    /// The peer the skill `name` was imported from; `None` for a skill registered here (or
+    /// none of that name).
+    fn imported_from(
+        &self,
+        name: &str,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
+    /// The skills imported from `peer`: name and `content_version`.
+    fn imported(
+        &self,
+        peer: &str,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send;
 }
 
 /// The migrations, embedded: the same files for both databases.
@@ -568,6 +587,12 @@ macro_rules! sql_store {
                     sql.push(" AND s.is_enabled = ");
                     sql.push_bind(enabled);
                 }
+                if query.exportable {
+                    sql.push(
+                        " AND s.visibility = 'public' AND s.is_enabled = TRUE \
+                         AND s.imported_from IS NULL",
+                    );
+                }
                 // By the tag index's own column when there is a tag: the planner then reads
                 // the index in order and stops at the limit.
                 let order = if query.tag.is_some() { "t.skill" } else { "s.name" };
@@ -718,6 +743,39 @@ macro_rules! sql_store {
                 .execute(&self.pool)
                 .await?;
                 Ok(done.rows_affected() > 0)
+            }
+
+            async fn mark_imported(&self, name: &str, peer: &str) -> Result<bool, StoreError> {
+                let done = sqlx::query("UPDATE skills SET imported_from = $2 WHERE name = $1")
+                    .bind(name)
+                    .bind(peer)
+                    .execute(&self.pool)
+                    .await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn imported_from(&self, name: &str) -> Result<Option<String>, StoreError> {
+                let row = sqlx::query("SELECT imported_from FROM skills WHERE name = $1")
+                    .bind(name)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                match row {
+                    Some(row) => Ok(row.try_get::<Option<String>, _>("imported_from")?),
+                    None => Ok(None),
+                }
+            }
+
+            async fn imported(&self, peer: &str) -> Result<Vec<(String, String)>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT name, content_version FROM skills WHERE imported_from = $1 \
+                     ORDER BY name",
+                )
+                .bind(peer)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter()
+                    .map(|r| Ok((r.try_get("name")?, r.try_get("content_version")?)))
+                    .collect()
             }
         }
     };
@@ -920,6 +978,15 @@ impl Store for AnyStore {
     }
     async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
         delegate!(self.revoke_token(id))
+    }
+    async fn mark_imported(&self, name: &str, peer: &str) -> Result<bool, StoreError> {
+        delegate!(self.mark_imported(name, peer))
+    }
+    async fn imported_from(&self, name: &str) -> Result<Option<String>, StoreError> {
+        delegate!(self.imported_from(name))
+    }
+    async fn imported(&self, peer: &str) -> Result<Vec<(String, String)>, StoreError> {
+        delegate!(self.imported(peer))
     }
 }
 

@@ -180,6 +180,23 @@ pub(crate) enum RegistryCommand {
 
     /// Issue, list and revoke the registry's API tokens.
     Token(RegistryTokenArgs),
+
+    /// Sync once with the federation peers of the config file ([[peers]]), then exit.
+    ///
+    /// Imports what each peer exports and the peer's filter takes, updates what changed,
+    /// removes what it dropped; a peer that fails changes nothing. Exit 1 when a peer
+    /// failed. `serve` also syncs every sync_interval_secs (300 by default).
+    Sync(RegistrySyncArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RegistrySyncArgs {
+    #[command(flatten)]
+    pub(crate) db: RegistryDbArgs,
+
+    /// Allow peers on loopback and private addresses, and plain http to loopback ones.
+    #[arg(long)]
+    pub(crate) allow_loopback: bool,
 }
 
 #[derive(Debug, Args)]

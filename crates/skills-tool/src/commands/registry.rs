@@ -1,12 +1,12 @@
-//! `skills registry`: serve a registry, migrate its database, manage its tokens (all the
-//! work is in `skills-registry`).
+//! `skills registry`: serve a registry, migrate its database, manage its tokens, sync its
+//! federation peers (all the work is in `skills-registry`).
 
 use skills_registry::config::{ConfigError, ConfigFile};
 use skills_registry::{AnyStore, Registry, RegistryConfig, Store, StoreError};
 
 use crate::args::{
-    RegistryArgs, RegistryCommand, RegistryDbArgs, RegistryServeArgs, TokenCommand,
-    TokenCreateArgs, TokenFormat, TokenListArgs, TokenRevokeArgs,
+    RegistryArgs, RegistryCommand, RegistryDbArgs, RegistryServeArgs, RegistrySyncArgs,
+    TokenCommand, TokenCreateArgs, TokenFormat, TokenListArgs, TokenRevokeArgs,
 };
 use crate::errors;
 use crate::exit::{Error, ExitStatus};
@@ -14,6 +14,9 @@ use crate::printer::Printer;
 
 /// Where the registry listens without `--listen` or `listen`.
 const DEFAULT_LISTEN: &str = "127.0.0.1:8470";
+/// How often the peers are synced without `sync_interval_secs`.
+const DEFAULT_SYNC_INTERVAL_SECS: u64 = 300;
+
 /// How often the background health checker runs without `health_interval_secs`.
 const DEFAULT_HEALTH_INTERVAL_SECS: u64 = 60;
 /// The database without `--database` or `database`.
@@ -28,6 +31,7 @@ pub(crate) fn run(args: &RegistryArgs, printer: &Printer) -> Result<ExitStatus, 
         match &args.command {
             RegistryCommand::Serve(args) => serve(args, printer).await,
             RegistryCommand::Migrate(args) => migrate(args, printer).await,
+            RegistryCommand::Sync(args) => sync(args, printer).await,
             RegistryCommand::Token(token) => match &token.command {
                 TokenCommand::Create(args) => token_create(args, printer).await,
                 TokenCommand::List(args) => token_list(args, printer).await,
@@ -99,22 +103,29 @@ async fn migrate(args: &RegistryDbArgs, printer: &Printer) -> Result<ExitStatus,
     Ok(ExitStatus::Success)
 }
 
-async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus, Error> {
-    init_logging(printer);
-    let file = file_config(&args.db)?;
-    let (store, url) = open(&args.db, &file).await?;
-    let kind = store.kind();
+/// The settings `serve` and `sync` share: name, fetch rules, health, servers, OIDC, peers
+/// (each checked, the file named in errors).
+fn registry_config(
+    db: &RegistryDbArgs,
+    file: &ConfigFile,
+    name: Option<String>,
+    trust_hosts: &[String],
+    allow_loopback: bool,
+) -> Result<RegistryConfig, Error> {
+    let source = || {
+        db.config
+            .as_deref()
+            .unwrap_or_else(|| std::path::Path::new("config"))
+            .display()
+            .to_string()
+    };
     let mut config = RegistryConfig::default();
-    if let Some(name) = args.name.clone().or_else(|| file.name.clone()) {
+    if let Some(name) = name.or_else(|| file.name.clone()) {
         config.name = name;
     }
-    config.public_read = args.public_read || file.public_read.unwrap_or(false);
     config.fetch.trust_hosts = file.trust_hosts.clone().unwrap_or_default();
-    config
-        .fetch
-        .trust_hosts
-        .extend(args.trust_hosts.iter().cloned());
-    config.fetch.allow_loopback = args.allow_loopback || file.allow_loopback.unwrap_or(false);
+    config.fetch.trust_hosts.extend(trust_hosts.iter().cloned());
+    config.fetch.allow_loopback = allow_loopback || file.allow_loopback.unwrap_or(false);
     if let Some(ttl) = file.health_ttl_secs {
         config.health_ttl_ms = i64::try_from(ttl.saturating_mul(1000)).unwrap_or(i64::MAX);
     }
@@ -122,19 +133,89 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
     if let Some(oidc) = &file.oidc {
         oidc.check(config.fetch.allow_loopback).map_err(|e| {
             errors::plain(
-                format!(
-                    "{}: [oidc]: {e}",
-                    args.db
-                        .config
-                        .as_deref()
-                        .unwrap_or_else(|| std::path::Path::new("config"))
-                        .display()
-                ),
+                format!("{}: [oidc]: {e}", source()),
                 "see docs/registry.md#oidc-tokens for the settings of each provider",
             )
         })?;
         config.oidc = Some(oidc.clone());
     }
+    for peer in &file.peers {
+        peer.check(&config.name).map_err(|e| {
+            errors::plain(
+                format!("{}: [[peers]]: {e}", source()),
+                "see docs/registry.md#federation for a peer's keys",
+            )
+        })?;
+    }
+    config.peers = file.peers.clone();
+    Ok(config)
+}
+
+/// `skills registry sync`: one sync with every peer, reported; exit 1 when a peer failed.
+async fn sync(args: &RegistrySyncArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let file = file_config(&args.db)?;
+    let config = registry_config(&args.db, &file, None, &[], args.allow_loopback)?;
+    if config.peers.is_empty() {
+        return Err(errors::plain(
+            "no peers to sync with",
+            "add [[peers]] to the configuration file (--config FILE); docs/registry.md#federation",
+        )
+        .into());
+    }
+    let (store, _) = open(&args.db, &file).await?;
+    let registry = Registry::new(store, config);
+    let mut failed = false;
+    for report in registry.sync_peers().await {
+        let mut text = format!("{}: ", report.peer);
+        match &report.error {
+            Some(error) => {
+                failed = true;
+                text.push_str(&format!("failed, nothing changed: {error}\n"));
+            }
+            None => {
+                text.push_str(&format!(
+                    "{} added, {} updated, {} removed\n",
+                    report.added.len(),
+                    report.updated.len(),
+                    report.removed.len()
+                ));
+                for (name, list) in [
+                    ("added", &report.added),
+                    ("updated", &report.updated),
+                    ("removed", &report.removed),
+                ] {
+                    if !list.is_empty() {
+                        text.push_str(&format!("  {name}: {}\n", list.join(", ")));
+                    }
+                }
+                for (skill, why) in &report.skipped {
+                    text.push_str(&format!("  skipped {skill}: {why}\n"));
+                }
+            }
+        }
+        printer.out(&crate::render::terminal_safe(&text))?;
+    }
+    registry.store().close().await;
+    Ok(if failed {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    init_logging(printer);
+    let file = file_config(&args.db)?;
+    let (store, url) = open(&args.db, &file).await?;
+    let kind = store.kind();
+    let mut config = registry_config(
+        &args.db,
+        &file,
+        args.name.clone(),
+        &args.trust_hosts,
+        args.allow_loopback,
+    )?;
+    config.public_read = args.public_read || file.public_read.unwrap_or(false);
     // One server per SQLite file: every change goes through it, and cached reads need no
     // short expiry. PostgreSQL may be shared by several servers.
     if matches!(store, AnyStore::Sqlite(_)) {
@@ -170,6 +251,15 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
             // Not fatal: the provider may come back; until then its tokens get a 503.
             Err(e) => printer.warn(&format!("OIDC: {e}")),
         }
+    }
+    let sync_every = file
+        .sync_interval_secs
+        .unwrap_or(DEFAULT_SYNC_INTERVAL_SECS);
+    if sync_every > 0 && !registry.config().peers.is_empty() {
+        // Ends with the runtime, when serving has stopped.
+        tokio::spawn(
+            std::sync::Arc::clone(&registry).run_sync(std::time::Duration::from_secs(sync_every)),
+        );
     }
     let interval = file
         .health_interval_secs

@@ -324,6 +324,7 @@ fn man_out_writes_one_page_per_command() {
     for nested in [
         "registry-serve",
         "registry-migrate",
+        "registry-sync",
         "registry-token",
         "registry-token-create",
         "registry-token-list",

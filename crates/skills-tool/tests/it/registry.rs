@@ -571,3 +571,212 @@ fn the_skills_command_as_a_registry_client() {
     linted.assert_code(0);
     stop(child, stderr);
 }
+
+/// A token for `user` in the registry whose database is `dir`'s default one.
+fn token_in(dir: &std::path::Path, user: &str) -> String {
+    let created = skills(dir, &["registry", "token", "create", "--user", user]);
+    created.assert_code(0);
+    created.stdout.trim().to_string()
+}
+
+/// `METHOD url` with a bearer token and a JSON body: status and body.
+fn call(method: &str, url: &str, token: &str, body: Option<serde_json::Value>) -> (u16, String) {
+    let agent = agent();
+    let auth = format!("Bearer {token}");
+    let response = match (method, body) {
+        ("GET", _) => agent.get(url).header("Authorization", &auth).call(),
+        ("DELETE", _) => agent.delete(url).header("Authorization", &auth).call(),
+        ("PUT", body) => agent
+            .put(url)
+            .header("Authorization", &auth)
+            .header("Content-Type", "application/json")
+            .send(body.unwrap_or(serde_json::Value::Null).to_string()),
+        (_, body) => agent
+            .post(url)
+            .header("Authorization", &auth)
+            .header("Content-Type", "application/json")
+            .send(body.unwrap_or(serde_json::Value::Null).to_string()),
+    }
+    .unwrap();
+    let status = response.status().as_u16();
+    (status, response.into_body().read_to_string().unwrap())
+}
+
+/// The names a registry lists to `token`.
+fn names_at(base: &str, token: &str) -> Vec<String> {
+    let (status, body) = call("GET", &format!("{base}/api/skills"), token, None);
+    assert_eq!(status, 200, "{body}");
+    let page: serde_json::Value = serde_json::from_str(&body).unwrap();
+    page["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Waits (15 s at most) until `done` holds.
+fn eventually(what: &str, mut done: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(15),
+            "never happened: {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+}
+
+/// Seed 001's federation through the real binaries: `a` exports; `b` imports by tag; `c`
+/// imports a whitelist from `a` and everything `b` exports (which is nothing `b` imported).
+/// Updates and removals at the source propagate; private skills never leave; a peer that
+/// is down or answers garbage changes nothing.
+#[cfg(unix)]
+#[test]
+fn federation_between_three_registries() {
+    let (dir_a, dir_b, dir_c) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let md = |name: &str, more: &str, body: &str| {
+        format!(
+            "---\nname: {name}\ndescription: Does {name}. Use when {name} is asked for.\n{more}---\n# {name}\n\n{body}\n"
+        )
+    };
+    let v2 = md("pdf-a", "metadata:\n  tags: pdf\n", "Version two.");
+    let mut routes = Routes::new();
+    for (path, text) in [
+        (
+            "/o/r/main/pdf-a/SKILL.md",
+            md("pdf-a", "metadata:\n  tags: pdf\n", "One."),
+        ),
+        ("/o/r/v2/pdf-a/SKILL.md", v2.clone()),
+        ("/o/r/main/notes-b/SKILL.md", md("notes-b", "", "Notes.")),
+        (
+            "/o/r/main/secret-c/SKILL.md",
+            md("secret-c", "metadata:\n  tags: pdf\n", "Private."),
+        ),
+    ] {
+        route(&mut routes, path, 200, &[], text.as_bytes());
+    }
+    route(
+        &mut routes,
+        "/api/skills?exportable=true&view=summary&limit=200",
+        200,
+        &[],
+        b"<html>not a registry</html>",
+    );
+    let fixture = serve(routes);
+
+    let alice = token_in(dir_a.path(), "alice");
+    let a_for_b = token_in(dir_a.path(), "registry-b");
+    let a_for_c = token_in(dir_a.path(), "registry-c");
+    let b_for_c = token_in(dir_b.path(), "registry-c");
+    let b_viewer = token_in(dir_b.path(), "viewer");
+    let c_viewer = token_in(dir_c.path(), "viewer");
+
+    let (a, a_address, a_stderr) = start(
+        dir_a.path(),
+        &["--name", "a", "--trust-host", &fixture, "--allow-loopback"],
+    );
+    let a_url = format!("http://{a_address}");
+    for (name, access) in [
+        ("pdf-a", serde_json::json!({"visibility": "public"})),
+        ("notes-b", serde_json::json!({"visibility": "public"})),
+        ("secret-c", serde_json::json!({"visibility": "private"})),
+    ] {
+        let mut body = access;
+        body["skill_md_url"] = format!("http://{fixture}/o/r/main/{name}/SKILL.md").into();
+        let (status, text) = call("POST", &format!("{a_url}/api/skills"), &alice, Some(body));
+        assert_eq!(status, 201, "{text}");
+    }
+
+    std::fs::write(
+        dir_b.path().join("b.toml"),
+        format!(
+            "name = \"b\"\nallow_loopback = true\nsync_interval_secs = 1\n\n[[peers]]\nname = \"a\"\nurl = \"{a_url}\"\ntoken = \"{a_for_b}\"\nmode = \"tags\"\ntags = [\"pdf\"]\n\n[[peers]]\nname = \"junk\"\nurl = \"http://{fixture}\"\n"
+        ),
+    )
+    .unwrap();
+    let (b, b_address, b_stderr) = start(dir_b.path(), &["--config", "b.toml"]);
+    let b_url = format!("http://{b_address}");
+    std::fs::write(
+        dir_c.path().join("c.toml"),
+        format!(
+            "name = \"c\"\nallow_loopback = true\nsync_interval_secs = 1\n\n[[peers]]\nname = \"a\"\nurl = \"{a_url}\"\ntoken = \"{a_for_c}\"\nmode = \"whitelist\"\nnames = [\"notes-b\"]\n\n[[peers]]\nname = \"b\"\nurl = \"{b_url}\"\ntoken = \"{b_for_c}\"\n"
+        ),
+    )
+    .unwrap();
+    let (c, c_address, c_stderr) = start(dir_c.path(), &["--config", "c.toml"]);
+    let c_url = format!("http://{c_address}");
+
+    // b takes a's skills tagged pdf (not the private one); c takes notes-b from a, and
+    // nothing from b, whose only skill is imported.
+    eventually("b imports pdf-a", || {
+        names_at(&b_url, &b_viewer) == ["pdf-a"]
+    });
+    eventually("c imports notes-b", || {
+        names_at(&c_url, &c_viewer) == ["notes-b"]
+    });
+    let (_, card) = call("GET", &format!("{b_url}/api/skills/pdf-a"), &b_viewer, None);
+    let card: serde_json::Value = serde_json::from_str(&card).unwrap();
+    assert_eq!(card["registry_name"], "a", "{card}");
+    let (status, _) = call(
+        "DELETE",
+        &format!("{b_url}/api/skills/pdf-a"),
+        &b_viewer,
+        None,
+    );
+    assert_eq!(status, 403, "imported skills are read-only");
+
+    // An update at the source reaches b; a removal reaches c.
+    let (status, text) = call(
+        "PUT",
+        &format!("{a_url}/api/skills/pdf-a"),
+        &alice,
+        Some(
+            serde_json::json!({"skill_md_url": format!("http://{fixture}/o/r/v2/pdf-a/SKILL.md")}),
+        ),
+    );
+    assert_eq!(status, 200, "{text}");
+    eventually("b has pdf-a's new content", || {
+        call(
+            "GET",
+            &format!("{b_url}/api/skills/pdf-a/content"),
+            &b_viewer,
+            None,
+        )
+        .1 == v2
+    });
+    let (status, _) = call(
+        "DELETE",
+        &format!("{a_url}/api/skills/notes-b"),
+        &alice,
+        None,
+    );
+    assert_eq!(status, 204);
+    eventually("c drops notes-b", || names_at(&c_url, &c_viewer).is_empty());
+    assert!(
+        !names_at(&c_url, &c_viewer).contains(&"secret-c".to_string())
+            && !names_at(&b_url, &b_viewer).contains(&"secret-c".to_string())
+    );
+
+    // The source goes away: b keeps what it has, and says the peer failed.
+    stop(a, a_stderr);
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert_eq!(names_at(&b_url, &b_viewer), ["pdf-a"]);
+    let synced = skills(dir_b.path(), &["registry", "sync", "--config", "b.toml"]);
+    synced.assert_code(1);
+    assert!(
+        synced.stdout.contains("a: failed, nothing changed:")
+            && synced.stdout.contains("junk: failed, nothing changed:")
+            && synced.stdout.contains("not a page of a skills registry"),
+        "{}",
+        synced.stdout
+    );
+    assert_eq!(names_at(&b_url, &b_viewer), ["pdf-a"]);
+    let b_log = stop(b, b_stderr);
+    assert!(b_log.contains("sync failed; nothing changed"), "{b_log}");
+    stop(c, c_stderr);
+}
