@@ -28,7 +28,9 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 
 /// Every endpoint the router serves, as `(method, path template)`: what tests hold the
 /// OpenAPI document and the router to.
-pub const ENDPOINTS: [(&str, &str); 17] = [
+pub const ENDPOINTS: [(&str, &str); 19] = [
+    ("GET", "/"),
+    ("GET", "/skills/{name}"),
     ("GET", "/healthz"),
     ("GET", "/readyz"),
     ("GET", "/api/openapi.json"),
@@ -51,6 +53,8 @@ pub const ENDPOINTS: [(&str, &str); 17] = [
 /// The router for `registry`: every endpoint, `/healthz` and `/readyz`.
 pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
     Router::new()
+        .route("/", get(list_page::<S>))
+        .route("/skills/{name}", get(skill_page::<S>))
         .route("/healthz", get(|| async { "ok\n" }))
         .route("/readyz", get(ready::<S>))
         .route(
@@ -324,6 +328,23 @@ impl<S: Store> FromRequestParts<Arc<Registry<S>>> for Auth {
     }
 }
 
+async fn list_page<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    Query(params): Query<crate::web::PageParams>,
+) -> Response {
+    crate::web::list_page(registry, caller, params).await
+}
+
+async fn skill_page<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    SkillPath(name): SkillPath,
+    headers: HeaderMap,
+) -> Response {
+    crate::web::skill_page(registry, caller, name, &headers).await
+}
+
 async fn ready<S: Store>(State(registry): State<Arc<Registry<S>>>) -> Response {
     match registry.store().ping().await {
         Ok(()) => "ready\n".into_response(),
@@ -344,18 +365,21 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-fn encode_cursor(name: &str) -> String {
+pub(crate) fn encode_cursor(name: &str) -> String {
     base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(name)
 }
 
-fn decode_cursor(cursor: &str) -> Result<String> {
+/// The name a cursor of [`encode_cursor`] holds.
+pub(crate) fn decode_cursor_text(cursor: &str) -> std::result::Result<String, RegistryError> {
     base64::engine::general_purpose::URL_SAFE_NO_PAD
         .decode(cursor)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
-        .ok_or_else(|| {
-            RegistryError::Invalid("`cursor` is not one this registry returned".into()).into()
-        })
+        .ok_or_else(|| RegistryError::Invalid("`cursor` is not one this registry returned".into()))
+}
+
+fn decode_cursor(cursor: &str) -> Result<String> {
+    decode_cursor_text(cursor).map_err(Problem::from)
 }
 
 fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {

@@ -15,6 +15,7 @@
 //! - [`oidc`]: bearer JWTs of an OIDC issuer, checked against its published keys, beside
 //!   the registry's own API tokens.
 //! - [`federation`]: pulling the skills other registries export (seed 001's peers).
+//! - [`web`]: the pages at `/` and `/skills/{name}`, server-rendered, sanitized.
 //! - [`http`]: the axum router, errors as `application/problem+json`.
 //!
 //! `skills registry serve` is these parts put together; a test or another program can do
@@ -46,6 +47,7 @@ mod service;
 pub mod store;
 mod time;
 mod token;
+pub mod web;
 
 pub use cache::{LOCAL_RESPONSE_TTL, SHARED_RESPONSE_TTL};
 pub use error::RegistryError;

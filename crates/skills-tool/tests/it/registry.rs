@@ -780,3 +780,109 @@ fn federation_between_three_registries() {
     assert!(b_log.contains("sync failed; nothing changed"), "{b_log}");
     stop(c, c_stderr);
 }
+
+/// Chromium, when installed (Debian's `chromium`; `SKILLS_CHROMIUM` names another). Without
+/// it the browser test is skipped with a note, unless `SKILLS_REQUIRE_BROWSER` is set
+/// (`.ci/run` sets it and installs the package).
+fn chromium() -> Option<std::path::PathBuf> {
+    let candidates = std::env::var_os("SKILLS_CHROMIUM")
+        .map(std::path::PathBuf::from)
+        .into_iter()
+        .chain(["/usr/bin/chromium", "/usr/bin/chromium-browser"].map(std::path::PathBuf::from));
+    let found = candidates.into_iter().find(|p| p.is_file());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("SKILLS_REQUIRE_BROWSER").is_none(),
+            "SKILLS_REQUIRE_BROWSER is set but Chromium is not installed"
+        );
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("note: Chromium is not installed; the browser test is skipped");
+        }
+    }
+    found
+}
+
+/// The DOM of `url` after Chromium loaded it and ran whatever scripts it would run.
+fn rendered_dom(chromium: &std::path::Path, url: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let output = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-extensions",
+            "--virtual-time-budget=2000",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", url])
+        .stderr(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "chromium failed on {url}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+/// The web pages in a real browser: the list, a search as the form submits it, a tag
+/// filter, a skill's page, and a hostile SKILL.md whose scripts must not run.
+#[cfg(unix)]
+#[test]
+fn the_web_pages_in_chromium() {
+    let Some(chromium) = chromium() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let pwn = "document.body.setAttribute('data-pwned','1')";
+    let hostile = format!(
+        "---\nname: hostile\ndescription: Tries things. Use when testing.\n---\n# Hostile\n\n<script>{pwn}</script>\n\n[click](javascript:{pwn})\n\n<img src=x onerror=\"{pwn}\">\n\n<svg onload=\"{pwn}\"></svg>\n"
+    );
+    let mut routes = Routes::new();
+    for (name, text) in [
+        ("pdf-forms", "---\nname: pdf-forms\ndescription: Fill PDF forms. Use when a PDF form arrives.\nmetadata:\n  tags: pdf\n---\n# PDF forms\n\n## Steps\n\nFill it.\n".to_string()),
+        ("release-notes", "---\nname: release-notes\ndescription: Write release notes. Use when tagging a release.\nmetadata:\n  tags: docs\n---\nWrite them.\n".to_string()),
+        ("hostile", hostile.clone()),
+    ] {
+        route(&mut routes, &format!("/o/r/main/{name}/SKILL.md"), 200, &[], text.as_bytes());
+    }
+    let fixture = serve(routes);
+    let alice = token_in(dir.path(), "alice");
+    let (child, address, stderr) = start(
+        dir.path(),
+        &[
+            "--public-read",
+            "--trust-host",
+            &fixture,
+            "--allow-loopback",
+        ],
+    );
+    let base = format!("http://{address}");
+    for name in ["pdf-forms", "release-notes", "hostile"] {
+        let body = serde_json::json!({"skill_md_url": format!("http://{fixture}/o/r/main/{name}/SKILL.md")});
+        let (status, text) = call("POST", &format!("{base}/api/skills"), &alice, Some(body));
+        assert_eq!(status, 201, "{text}");
+    }
+
+    // The detector works: the same hostile HTML, unsanitized, does run in this browser.
+    let control = dir.path().join("control.html");
+    std::fs::write(&control, format!("<body><script>{pwn}</script></body>")).unwrap();
+    let raw = rendered_dom(&chromium, &format!("file://{}", control.display()));
+    assert!(raw.contains("data-pwned=\"1\""), "{raw}");
+
+    let list = rendered_dom(&chromium, &format!("{base}/"));
+    for name in ["pdf-forms", "release-notes", "hostile"] {
+        assert!(list.contains(&format!("href=\"/skills/{name}\"")), "{list}");
+    }
+    // The search box is a GET form: this is the URL it submits.
+    let searched = rendered_dom(&chromium, &format!("{base}/?q=release"));
+    assert!(searched.contains("/skills/release-notes") && !searched.contains("/skills/pdf-forms"));
+    let tagged = rendered_dom(&chromium, &format!("{base}/?tag=pdf"));
+    assert!(tagged.contains("/skills/pdf-forms") && !tagged.contains("/skills/release-notes"));
+    let skill = rendered_dom(&chromium, &format!("{base}/skills/pdf-forms"));
+    assert!(skill.contains("<h2>Steps</h2>"), "{skill}");
+    let attacked = rendered_dom(&chromium, &format!("{base}/skills/hostile"));
+    assert!(attacked.contains("<h1>Hostile</h1>"), "{attacked}");
+    assert!(
+        !attacked.contains("data-pwned"),
+        "a script ran:\n{attacked}"
+    );
+    stop(child, stderr);
+}
