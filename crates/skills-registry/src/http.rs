@@ -129,6 +129,17 @@ struct Problem {
 }
 
 impl Problem {
+    /// A `503`: the cause goes to the log, not to the caller.
+    fn unavailable(title: &'static str, detail: &str) -> Self {
+        Self {
+            status: StatusCode::SERVICE_UNAVAILABLE,
+            kind: "unavailable",
+            title,
+            detail: detail.to_string(),
+            extra: None,
+        }
+    }
+
     fn not_found_route() -> Self {
         Self {
             status: StatusCode::NOT_FOUND,
@@ -242,23 +253,17 @@ impl From<RegistryError> for Problem {
             },
             RegistryError::Store(ref e) => {
                 tracing::error!(error = %e, "database");
-                return Self {
-                    status: StatusCode::SERVICE_UNAVAILABLE,
-                    kind: "unavailable",
-                    title: "The registry's database is unavailable",
-                    detail: "try again later".to_string(),
-                    extra: None,
-                };
+                return Self::unavailable(
+                    "The registry's database is unavailable",
+                    "try again later",
+                );
             }
             RegistryError::IdentityProvider(ref e) => {
                 tracing::error!(error = %e, "identity provider");
-                return Self {
-                    status: StatusCode::SERVICE_UNAVAILABLE,
-                    kind: "unavailable",
-                    title: "The identity provider is unavailable",
-                    detail: "tokens cannot be checked now; try again later".to_string(),
-                    extra: None,
-                };
+                return Self::unavailable(
+                    "The identity provider is unavailable",
+                    "tokens cannot be checked now; try again later",
+                );
             }
             RegistryError::Internal(ref e) => {
                 tracing::error!(error = %e, "internal");

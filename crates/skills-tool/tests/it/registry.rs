@@ -435,12 +435,7 @@ fn the_skills_command_as_a_registry_client() {
         SKILL_MD.as_bytes(),
     );
     let fixture = serve(routes);
-    let created = skills(
-        server_dir.path(),
-        &["registry", "token", "create", "--user", "alice"],
-    );
-    created.assert_code(0);
-    let token = created.stdout.trim().to_string();
+    let token = token_in(server_dir.path(), "alice");
     let (child, address, stderr) = start(
         server_dir.path(),
         &["--trust-host", &fixture, "--allow-loopback"],
