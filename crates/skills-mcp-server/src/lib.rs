@@ -40,6 +40,7 @@ mod bounded;
 mod catalog;
 mod extension;
 mod framing;
+mod http;
 mod log;
 mod prompts;
 mod server;
@@ -224,6 +225,8 @@ and resources):
     }
 
 Tools, prompt and methods, with examples: docs/mcp.md.";
+
+pub use http::{HttpOptions, serve_http, serve_http_until_signal};
 
 /// Serves `config` over stdin and stdout until the client closes the connection.
 ///

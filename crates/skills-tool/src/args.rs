@@ -344,6 +344,19 @@ pub(crate) struct McpArgs {
     /// resource definitions (read once, at start).
     #[arg(long, value_name = "FILE")]
     pub(crate) resources: Option<std::path::PathBuf>,
+
+    /// Serve over MCP's Streamable HTTP at http://ADDR/mcp instead of stdin/stdout
+    /// (127.0.0.1:8471, say; port 0 picks a free one).
+    #[arg(long, value_name = "ADDR")]
+    pub(crate) http: Option<String>,
+
+    /// With --http: also accept this Host header (loopback names always are; repeatable).
+    #[arg(long = "allow-host", value_name = "HOST", requires = "http")]
+    pub(crate) allow_hosts: Vec<String>,
+
+    /// With --http: also accept this browser Origin (loopback ones always are; repeatable).
+    #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
+    pub(crate) allow_origins: Vec<String>,
 }
 
 /// `--log-level`: the server's own levels, listed in `--help` and completions.

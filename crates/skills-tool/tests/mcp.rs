@@ -837,3 +837,128 @@ async fn secrets_ignored_by_the_repository_or_by_name_are_never_served() {
     );
     session.cancel().await.unwrap();
 }
+
+/// `skills mcp --http`: the same server through rmcp's Streamable HTTP client, and the
+/// transport's guards: a foreign `Origin` or `Host` (DNS rebinding) and an oversized body
+/// are refused before any MCP.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_streamable_http() {
+    use tokio::io::AsyncBufReadExt as _;
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args([
+            "mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--log-level",
+            "off",
+            "--skills-dir",
+        ])
+        .arg(&root)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line
+        .split_once("Streamable HTTP at ")
+        .map(|(_, url)| url.trim().to_string())
+        .unwrap_or_else(|| panic!("no address announced: {line}"));
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
+
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+    let session = Client::default().serve(transport).await.unwrap();
+    let tools = session.list_all_tools().await.unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+    assert!(names.contains(&"skill"), "{names:?}");
+    let listed = call(&session, "list_skills", json!({})).await.unwrap();
+    assert!(text(&listed).contains("postgres"), "{}", text(&listed));
+    let git = call(&session, "skill", json!({"name": "git"}))
+        .await
+        .unwrap();
+    assert!(text(&git).contains("# Git"), "{}", text(&git));
+    session.cancel().await.unwrap();
+
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}})
+    .to_string();
+    let post = move |headers: Vec<(&'static str, String)>, body: String| {
+        let url = url.clone();
+        std::thread::spawn(move || {
+            let agent = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .build()
+                .new_agent();
+            let mut request = agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json, text/event-stream");
+            for (k, v) in &headers {
+                request = request.header(*k, v);
+            }
+            request
+                .send(body)
+                .map(|r| r.status().as_u16())
+                .map_err(|e| e.to_string())
+        })
+        .join()
+        .unwrap()
+    };
+    assert_eq!(
+        post(
+            vec![("Origin", "https://evil.example".into())],
+            initialize.clone()
+        ),
+        Ok(403),
+        "a foreign browser origin"
+    );
+    assert_eq!(
+        post(vec![("Host", "evil.example".into())], initialize.clone()),
+        Ok(403),
+        "a rebound DNS name"
+    );
+    assert_eq!(
+        post(
+            vec![("Origin", "http://localhost:3000".into())],
+            initialize.clone()
+        ),
+        Ok(200),
+        "a loopback origin"
+    );
+    // Just over the 1 MiB limit: the client has sent all of it by the time the server
+    // answers and closes (a much larger body meets a broken pipe before the answer).
+    // A loaded machine may still close first: the answer is then a broken pipe, and the
+    // body is sent again.
+    let oversized = (0..5)
+        .map(|_| post(vec![], "x".repeat(1024 * 1024 + 1024)))
+        .find(Result::is_ok);
+    assert_eq!(oversized, Some(Ok(413)), "an oversized body");
+
+    #[cfg(unix)]
+    {
+        let pid = child.id().unwrap().to_string();
+        assert!(
+            std::process::Command::new("kill")
+                .args(["-TERM", &pid])
+                .status()
+                .unwrap()
+                .success()
+        );
+        let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(status.success(), "{status:?}");
+    }
+}

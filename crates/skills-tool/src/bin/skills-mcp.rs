@@ -15,7 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use skills_discovery::Roots;
-use skills_mcp_server::{CLIENT_CONFIGS, Config, LogLevel};
+use skills_mcp_server::{CLIENT_CONFIGS, Config, HttpOptions, LogLevel};
 use skills_prompt::Globals;
 
 fn main() -> ExitCode {
@@ -40,6 +40,7 @@ fn main() -> ExitCode {
             level,
             tools,
             resources,
+            http,
         }) => {
             // Bad global files are refused before the client connects, with the file and
             // line.
@@ -53,7 +54,23 @@ fn main() -> ExitCode {
             let config = Config::new(Roots::from_env(&skills_dirs))
                 .log_level(level)
                 .globals(globals);
-            match skills_mcp_server::serve_stdio(config) {
+            let served = match http {
+                Some(http) => {
+                    let mut options = HttpOptions::default();
+                    options.allowed_hosts = http.hosts;
+                    options.allowed_origins = http.origins;
+                    skills_mcp_server::serve_http_until_signal(
+                        config,
+                        &http.address,
+                        options,
+                        |at| {
+                            eprintln!("skills mcp: Streamable HTTP at http://{at}/mcp");
+                        },
+                    )
+                }
+                None => skills_mcp_server::serve_stdio(config),
+            };
+            match served {
                 Ok(()) => ExitCode::SUCCESS,
                 Err(e) => {
                     eprintln!("error: skills mcp: {e}");
@@ -82,6 +99,12 @@ Options:
       --resources <FILE>
           Global resources for the skills-router prompt and view_skill: a JSON array of MCP
           resource definitions (read once, at start)
+      --http <ADDR>
+          Serve over MCP's Streamable HTTP at http://ADDR/mcp instead of stdin/stdout
+      --allow-host <HOST>
+          With --http: also accept this Host header (loopback names always are; repeatable)
+      --allow-origin <ORIGIN>
+          With --http: also accept this browser Origin (loopback ones always are; repeatable)
   -h, --help
           Print help
   -V, --version
@@ -96,9 +119,18 @@ enum ServerCommand {
         level: LogLevel,
         tools: Option<PathBuf>,
         resources: Option<PathBuf>,
+        http: Option<Http>,
     },
     Help,
     Version,
+}
+
+/// `--http ADDR` and what it allows.
+#[derive(Debug, PartialEq, Eq)]
+struct Http {
+    address: String,
+    hosts: Vec<String>,
+    origins: Vec<String>,
 }
 
 /// An error unless `slot` is still empty: these options are given at most once.
@@ -133,6 +165,7 @@ fn parse_server_args(
     use lexopt::prelude::*;
     let mut parser = lexopt::Parser::from_iter(args);
     let (mut skills_dirs, mut level, mut tools, mut resources) = (Vec::new(), None, None, None);
+    let (mut address, mut hosts, mut origins) = (None, Vec::new(), Vec::new());
     while let Some(arg) = parser.next()? {
         match arg {
             Long("skills-dir") => skills_dirs.push(path_value(&mut parser, "skills-dir", "DIR")?),
@@ -155,17 +188,43 @@ fn parse_server_args(
                 once(&resources, "resources")?;
                 resources = Some(path_value(&mut parser, "resources", "FILE")?);
             }
+            Long("http") => {
+                once(&address, "http")?;
+                address = Some(text_value(&mut parser, "http", "ADDR")?);
+            }
+            Long("allow-host") => hosts.push(text_value(&mut parser, "allow-host", "HOST")?),
+            Long("allow-origin") => {
+                origins.push(text_value(&mut parser, "allow-origin", "ORIGIN")?);
+            }
             Short('h') | Long("help") => return Ok(ServerCommand::Help),
             Short('V') | Long("version") => return Ok(ServerCommand::Version),
             _ => return Err(arg.unexpected()),
         }
     }
+    let http = address.map(|address| Http {
+        address,
+        hosts,
+        origins,
+    });
     Ok(ServerCommand::Serve {
         skills_dirs,
         level: level.unwrap_or(LogLevel::Warn),
         tools,
         resources,
+        http,
     })
+}
+
+/// The value of a text option, as [`path_value`] for paths.
+fn text_value(
+    parser: &mut lexopt::Parser,
+    flag: &str,
+    name: &str,
+) -> Result<String, lexopt::Error> {
+    path_value(parser, flag, name)?
+        .into_os_string()
+        .into_string()
+        .map_err(|v| lexopt::Error::from(format!("--{flag}: {v:?} is not UTF-8")))
 }
 
 #[cfg(test)]
@@ -188,6 +247,7 @@ mod tests {
                 level: LogLevel::Warn,
                 tools: None,
                 resources: None,
+                http: None,
             })
         );
         let all = [
@@ -200,6 +260,10 @@ mod tests {
             "t.json",
             "--resources",
             "r.json",
+            "--http",
+            "127.0.0.1:0",
+            "--allow-origin",
+            "https://app.example",
         ];
         assert_eq!(
             parse(&all),
@@ -208,6 +272,11 @@ mod tests {
                 level: LogLevel::Trace,
                 tools: Some("t.json".into()),
                 resources: Some("r.json".into()),
+                http: Some(Http {
+                    address: "127.0.0.1:0".into(),
+                    hosts: vec![],
+                    origins: vec!["https://app.example".into()],
+                }),
             })
         );
         assert_eq!(parse(&["--help"]), Ok(ServerCommand::Help));

@@ -32,6 +32,15 @@ pub(crate) fn run(
         if let Some(resources) = &args.resources {
             command.arg("--resources").arg(resources);
         }
+        if let Some(http) = &args.http {
+            command.arg("--http").arg(http);
+        }
+        for host in &args.allow_hosts {
+            command.arg("--allow-host").arg(host);
+        }
+        for origin in &args.allow_origins {
+            command.arg("--allow-origin").arg(origin);
+        }
         // Only returns on failure; then serve here instead.
         let error = command.exec();
         printer.note(&format!(
@@ -44,7 +53,24 @@ pub(crate) fn run(
     // Bad global files are refused before the client connects, with the file and line.
     let globals = Globals::load(args.tools.as_deref(), args.resources.as_deref())
         .map_err(|e| errors::prompt(&e))?;
-    serve(roots, level, globals).map_err(|e| errors::plain(e, ""))?;
+    let config = Config::new(roots).log_level(level).globals(globals);
+    match &args.http {
+        Some(address) => {
+            let mut options = skills_mcp_server::HttpOptions::default();
+            options.allowed_hosts.clone_from(&args.allow_hosts);
+            options.allowed_origins.clone_from(&args.allow_origins);
+            skills_mcp_server::serve_http_until_signal(config, address, options, |at| {
+                printer.status(&format!("skills mcp: Streamable HTTP at http://{at}/mcp\n"));
+            })
+            .map_err(|e| {
+                errors::plain(
+                    format!("skills mcp --http {address}: {e}"),
+                    "pass another --http ADDR (host:port; port 0 picks a free one)",
+                )
+            })?;
+        }
+        None => serve(config).map_err(|e| errors::plain(e, ""))?,
+    }
     Ok(ExitStatus::Success)
 }
 
@@ -68,7 +94,6 @@ fn log_level(args: &McpArgs, ui: Ui) -> LogLevel {
 }
 
 /// Runs the server in this process until the client disconnects.
-fn serve(roots: skills_discovery::Roots, level: LogLevel, globals: Globals) -> Result<(), String> {
-    skills_mcp_server::serve_stdio(Config::new(roots).log_level(level).globals(globals))
-        .map_err(|e| format!("skills mcp: {e}"))
+fn serve(config: Config) -> Result<(), String> {
+    skills_mcp_server::serve_stdio(config).map_err(|e| format!("skills mcp: {e}"))
 }

@@ -1,0 +1,123 @@
+//! The same server over MCP's Streamable HTTP transport (`skills mcp --http ADDR`), at
+//! `/mcp`: rmcp's transport with the checks the transport specification asks of a local
+//! server. The `Host` header must name a loopback host (or one allowed), so a DNS
+//! rebinding page cannot reach it; a browser's `Origin` must be a loopback one (or one
+//! allowed); a request body is bounded; a session idle for longer than
+//! [`HttpOptions::session_idle`] ends.
+
+use std::future::Future;
+use std::time::Duration;
+
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+
+use crate::{Config, ServeError, server};
+
+/// The loopback origins a browser on this machine sends, any port.
+const LOOPBACK_ORIGINS: [&str; 3] = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"];
+
+/// How [`serve_http`] answers beside what [`Config`] says.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct HttpOptions {
+    /// `Host` values accepted beside `localhost`, `127.0.0.1` and `::1` (`HOST` or
+    /// `HOST:PORT`): what a server bound to another address is reached as.
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins accepted beside loopback ones (`https://app.example.com:443`).
+    pub allowed_origins: Vec<String>,
+    /// A session without a request for this long ends.
+    pub session_idle: Duration,
+    /// The largest request body.
+    pub max_body_bytes: usize,
+}
+
+impl Default for HttpOptions {
+    fn default() -> Self {
+        Self {
+            allowed_hosts: Vec::new(),
+            allowed_origins: Vec::new(),
+            session_idle: Duration::from_secs(30 * 60),
+            max_body_bytes: 1024 * 1024,
+        }
+    }
+}
+
+/// Serves `config` at `/mcp` on `listener` until `shutdown` resolves.
+///
+/// # Errors
+///
+/// [`ServeError::Io`] when the listener fails.
+pub async fn serve_http(
+    config: Config,
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let mut transport = StreamableHttpServerConfig::default().enforce_origin_validation();
+    transport.allowed_hosts.extend(options.allowed_hosts);
+    transport.allowed_origins = LOOPBACK_ORIGINS
+        .iter()
+        .map(|o| (*o).to_string())
+        .chain(options.allowed_origins)
+        .collect();
+    transport.max_request_body_bytes = options.max_body_bytes;
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(options.session_idle);
+    let service = StreamableHttpService::new(
+        move || Ok(server::SkillsServer::new(&config)),
+        sessions.into(),
+        transport,
+    );
+    let app = axum::Router::new().nest_service("/mcp", service);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}
+
+/// Binds `address`, reports it to `listening`, and serves until Ctrl-C or SIGTERM: what
+/// `skills mcp --http ADDR` runs. Logging is set up as for stdio.
+///
+/// # Errors
+///
+/// [`ServeError::Io`] when the runtime cannot start or `address` cannot be bound.
+pub fn serve_http_until_signal(
+    config: Config,
+    address: &str,
+    options: HttpOptions,
+    listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    let _log = crate::init_logging(config.log_level);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(address).await?;
+        listening(listener.local_addr()?);
+        serve_http(config, listener, options, stop_signal()).await
+    })
+}
+
+/// Ctrl-C, or SIGTERM on unix.
+async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        let mut term =
+            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+                Ok(term) => term,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    return;
+                }
+            };
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => {}
+            _ = term.recv() => {}
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+}
