@@ -403,18 +403,17 @@ fn cached(body: axum::body::Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// The cached answer to `caller`'s `target`; or, on a miss, the guard to hold while
+/// The cached answer to `caller`'s request of `uri`; or, on a miss, the guard to hold while
 /// computing it (clients that miss together wait for the first one's answer).
 async fn lookup<'a, S: Store>(
     registry: &'a Registry<S>,
     caller: &Caller,
-    target: &str,
-    generation: u64,
+    uri: &axum::http::Uri,
 ) -> std::result::Result<Response, crate::cache::Slot<'a>> {
     let ttl = registry.config().response_ttl;
     registry
         .responses()
-        .lookup(caller, target, generation, ttl)
+        .lookup(caller, &uri.to_string(), registry.generation(), ttl)
         .await
         .map(cached)
 }
@@ -437,9 +436,7 @@ async fn list<S: Store>(
     uri: axum::http::Uri,
     params: std::result::Result<Query<ListParams>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
-    let target = uri.to_string();
-    let generation = registry.generation();
-    let slot = match lookup(&registry, &caller, &target, generation).await {
+    let slot = match lookup(&registry, &caller, &uri).await {
         Ok(hit) => return Ok(hit),
         Err(slot) => slot,
     };
@@ -523,9 +520,7 @@ async fn show<S: Store>(
     uri: axum::http::Uri,
     params: std::result::Result<Query<ViewParams>, axum::extract::rejection::QueryRejection>,
 ) -> Result<Response> {
-    let target = uri.to_string();
-    let generation = registry.generation();
-    let slot = match lookup(&registry, &caller, &target, generation).await {
+    let slot = match lookup(&registry, &caller, &uri).await {
         Ok(hit) => return Ok(hit),
         Err(slot) => slot,
     };
