@@ -42,17 +42,11 @@ impl Default for HttpOptions {
     }
 }
 
-/// Serves `config` at `/mcp` on `listener` until `shutdown` resolves.
-///
-/// # Errors
-///
-/// [`ServeError::Io`] when the listener fails.
-pub async fn serve_http(
-    config: Config,
-    listener: tokio::net::TcpListener,
-    options: HttpOptions,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> Result<(), ServeError> {
+/// The MCP endpoint as an axum router that answers at any path (nest it where it should
+/// be): what [`serve_http`] serves at `/mcp`, for a program that serves other routes
+/// beside it, or picks a server per caller (the registry's `/mcp`). Each MCP session gets
+/// a server of its own over `config`.
+pub fn http_router(config: Config, options: HttpOptions) -> axum::Router {
     let mut transport = StreamableHttpServerConfig::default().enforce_origin_validation();
     transport.allowed_hosts.extend(options.allowed_hosts);
     transport.allowed_origins = LOOPBACK_ORIGINS
@@ -68,7 +62,21 @@ pub async fn serve_http(
         sessions.into(),
         transport,
     );
-    let app = axum::Router::new().nest_service("/mcp", service);
+    axum::Router::new().fallback_service(service)
+}
+
+/// Serves `config` at `/mcp` on `listener` until `shutdown` resolves.
+///
+/// # Errors
+///
+/// [`ServeError::Io`] when the listener fails.
+pub async fn serve_http(
+    config: Config,
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<(), ServeError> {
+    let app = axum::Router::new().nest_service("/mcp", http_router(config, options));
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;

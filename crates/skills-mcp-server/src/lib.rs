@@ -144,6 +144,22 @@ pub struct Config {
     /// Universal tools and global resources of the progressive-disclosure prompts
     /// (`skills-router` and `view_skill`), after the built-in `view_skill`.
     pub globals: skills_prompt::Globals,
+    /// How `get_skill` and `skill` tell the client where a skill's files are.
+    pub locations: Locations,
+}
+
+/// How the `get_skill` and `skill` tools tell the client where a skill's files are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Locations {
+    /// Absolute paths on this machine (the default): right for a client on the same
+    /// machine, which reads `references/` and `scripts/` with its own file tools.
+    #[default]
+    Paths,
+    /// `skill://<id>/SKILL.md` and `skill://<id>/`, which the client reads with
+    /// `resources/read`: right for a remote server, whose paths mean nothing to the client
+    /// and are not the client's business (the registry's `/mcp`).
+    Uris,
 }
 
 impl Config {
@@ -155,7 +171,15 @@ impl Config {
             log_level: LogLevel::Warn,
             page_size: 50,
             globals: skills_prompt::Globals::default(),
+            locations: Locations::Paths,
         }
+    }
+
+    /// Sets how the tools tell the client where a skill's files are.
+    #[must_use]
+    pub fn locations(mut self, locations: Locations) -> Self {
+        self.locations = locations;
+        self
     }
 
     /// Sets the universal tools and global resources the `skills-router` prompt and the
@@ -226,7 +250,7 @@ and resources):
 
 Tools, prompt and methods, with examples: docs/mcp.md.";
 
-pub use http::{HttpOptions, serve_http, serve_http_until_signal};
+pub use http::{HttpOptions, http_router, serve_http, serve_http_until_signal};
 
 /// Serves `config` over stdin and stdout until the client closes the connection.
 ///

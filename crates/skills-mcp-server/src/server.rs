@@ -14,7 +14,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::state::Shared;
-use crate::{Config, extension, prompts, tools};
+use crate::{Config, Locations, extension, prompts, tools};
 
 /// What every request answers with: a result, or a JSON-RPC error for the client.
 pub(crate) type Res<T> = Result<T, ErrorData>;
@@ -25,6 +25,7 @@ pub(crate) struct SkillsServer {
     state: Shared,
     page_size: usize,
     globals: Arc<skills_prompt::Globals>,
+    locations: Locations,
 }
 
 impl SkillsServer {
@@ -33,6 +34,7 @@ impl SkillsServer {
             state: Shared::scan(&config.roots),
             page_size: config.page_size.max(1),
             globals: Arc::new(config.globals.clone()),
+            locations: config.locations,
         }
     }
 }
@@ -66,7 +68,7 @@ impl ServerHandler for SkillsServer {
         context: RequestContext<RoleServer>,
     ) -> Res<ListToolsResult> {
         self.state.refresh(&context.peer).await;
-        let tools = tools::list(&self.state.lock().index);
+        let tools = tools::list(&self.state.lock().index, self.locations);
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -78,7 +80,12 @@ impl ServerHandler for SkillsServer {
         self.state.refresh(&context.peer).await;
         let state = self.state.lock();
         let args = request.arguments.as_ref();
-        tools::call(&state.index, &self.globals, &request.name, args).map(Into::into)
+        let tools = tools::Tools {
+            index: &state.index,
+            globals: &self.globals,
+            locations: self.locations,
+        };
+        tools.call(&request.name, args).map(Into::into)
     }
 
     async fn list_prompts(

@@ -9,11 +9,12 @@ use serde_json::{Value, json};
 use skills_discovery::{Index, Skill};
 use skills_prompt::Globals;
 
+use crate::Locations;
 use crate::server::Res;
 use crate::text;
 
 /// The tools, with the `skill` tool's description listing the skills in `index`.
-pub(crate) fn list(index: &Index) -> Vec<Tool> {
+pub(crate) fn list(index: &Index, locations: Locations) -> Vec<Tool> {
     let annotations = |title: &str| {
         ToolAnnotations::with_title(title)
             .read_only(true)
@@ -30,6 +31,22 @@ pub(crate) fn list(index: &Index) -> Vec<Tool> {
         },
         "required": ["id", "name", "description"]
     });
+    let (get_skill, path) = match locations {
+        Locations::Paths => (
+            "Get the full instructions (SKILL.md content) for a specific skill. Returns the \
+             skill content along with the absolute path to the skill file, enabling you to \
+             resolve and read any referenced resources (references/, scripts/, assets/) \
+             using your own file-reading tools.",
+            "Absolute path of the SKILL.md",
+        ),
+        Locations::Uris => (
+            "Get the full instructions (SKILL.md content) for a specific skill. Returns the \
+             skill content along with the skill:// URI of the skill file; read any \
+             referenced resources (references/, scripts/, assets/) with resources/read at \
+             URIs relative to it.",
+            "The skill:// URI of the SKILL.md",
+        ),
+    };
     vec![
         Tool::new(
             "list_skills",
@@ -47,10 +64,7 @@ pub(crate) fn list(index: &Index) -> Vec<Tool> {
         .with_annotations(annotations("List skills")),
         Tool::new(
             "get_skill",
-            "Get the full instructions (SKILL.md content) for a specific skill. Returns the \
-             skill content along with the absolute path to the skill file, enabling you to \
-             resolve and read any referenced resources (references/, scripts/, assets/) \
-             using your own file-reading tools.",
+            get_skill,
             object(json!({
                 "type": "object",
                 "properties": {"id": {
@@ -65,7 +79,7 @@ pub(crate) fn list(index: &Index) -> Vec<Tool> {
         .with_raw_output_schema(Arc::new(object(json!({
             "type": "object",
             "properties": {
-                "path": {"type": "string", "description": "Absolute path of the SKILL.md"},
+                "path": {"type": "string", "description": path},
                 "name": {"type": "string"},
                 "description": {"type": "string"},
                 "content": {"type": "string", "description": "The body, without the frontmatter"}
@@ -92,24 +106,110 @@ pub(crate) fn list(index: &Index) -> Vec<Tool> {
     ]
 }
 
-/// Runs the tool `name` on the skills in `index`.
-///
-/// Arguments that are missing, empty, of the wrong type or unknown are a tool result with
-/// `isError: true` that names the parameter, not a JSON-RPC error: the model reads a tool
-/// result and can call again, while clients turn a JSON-RPC error into an exception that
-/// ends the agent's turn (MCP 2025-11-25, SEP-1303). An unknown tool stays a protocol error.
-pub(crate) fn call(
-    index: &Index,
-    globals: &Globals,
-    name: &str,
-    args: Option<&JsonObject>,
-) -> Res<CallToolResult> {
-    match run(index, globals, name, args) {
-        Ok(result) => Ok(result),
-        Err(Refused::Protocol(e)) => Err(e),
-        Err(Refused::Input(why)) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-            "Invalid arguments for `{name}`: {why}. Call it again with the arguments its input schema describes."
-        ))])),
+/// What a tool call runs on.
+pub(crate) struct Tools<'a> {
+    pub(crate) index: &'a Index,
+    pub(crate) globals: &'a Globals,
+    pub(crate) locations: Locations,
+}
+
+impl Tools<'_> {
+    /// Runs the tool `name`.
+    ///
+    /// Arguments that are missing, empty, of the wrong type or unknown are a tool result
+    /// with `isError: true` that names the parameter, not a JSON-RPC error: the model reads
+    /// a tool result and can call again, while clients turn a JSON-RPC error into an
+    /// exception that ends the agent's turn (MCP 2025-11-25, SEP-1303). An unknown tool
+    /// stays a protocol error.
+    pub(crate) fn call(&self, name: &str, args: Option<&JsonObject>) -> Res<CallToolResult> {
+        match self.run(name, args) {
+            Ok(result) => Ok(result),
+            Err(Refused::Protocol(e)) => Err(e),
+            Err(Refused::Input(why)) => {
+                Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "Invalid arguments for `{name}`: {why}. Call it again with the arguments its input schema describes."
+                ))]))
+            }
+        }
+    }
+
+    fn run(&self, name: &str, args: Option<&JsonObject>) -> Result<CallToolResult, Refused> {
+        let Self {
+            index,
+            globals,
+            locations,
+        } = *self;
+        match name {
+            skills_prompt::VIEW_SKILL => {
+                only(args, &["skill_name"])?;
+                let wanted = required(args, "skill_name")?;
+                let Some(skill) = index.get(wanted) else {
+                    return Ok(not_found(wanted, index));
+                };
+                Ok(view_skill(skill, index, globals)?)
+            }
+            "list_skills" => {
+                only(args, &[])?;
+                let skills: Vec<Value> = index
+                    .skills()
+                    .iter()
+                    .map(|s| json!({"id": s.id, "name": s.name, "description": s.description}))
+                    .collect();
+                let text = to_json(&skills)?;
+                let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+                result.structured_content = Some(json!({ "skills": skills }));
+                Ok(result)
+            }
+            "get_skill" => {
+                only(args, &["id"])?;
+                let id = required(args, "id")?;
+                let Some(skill) = index.get(id) else {
+                    return Ok(not_found(id, index));
+                };
+                let body = match skill.body() {
+                    Ok(body) => body,
+                    Err(e) => return Ok(unreadable(skill, &e)),
+                };
+                let path = match locations {
+                    Locations::Paths => absolute(&skill.skill_md),
+                    Locations::Uris => format!("skill://{}/SKILL.md", skill.id),
+                };
+                let value = json!({
+                    "path": path,
+                    "name": skill.name,
+                    "description": skill.description,
+                    "content": body,
+                });
+                let mut result =
+                    CallToolResult::success(vec![ContentBlock::text(to_json(&value)?)]);
+                result.structured_content = Some(value);
+                Ok(result)
+            }
+            "skill" => {
+                only(args, &["name"])?;
+                let wanted = required(args, "name")?;
+                let Some(skill) = index.get(wanted) else {
+                    return Ok(not_found(wanted, index));
+                };
+                let source = match skill.read() {
+                    Ok(source) => source,
+                    Err(e) => return Ok(unreadable(skill, &e)),
+                };
+                let base = match locations {
+                    Locations::Paths => absolute(&skill.dir),
+                    Locations::Uris => format!("skill://{}/", skill.id),
+                };
+                let text = format!("Loading: {}\nBase directory: {base}\n\n{source}", skill.id);
+                Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
+            }
+            other => Err(Refused::Protocol(ErrorData::invalid_params(
+                format!(
+                    "unknown tool {:?}: the tools are list_skills, get_skill and skill",
+                    text::clip(other)
+                ),
+                None,
+            ))),
+        }
     }
 }
 
@@ -124,80 +224,6 @@ enum Refused {
 impl From<ErrorData> for Refused {
     fn from(e: ErrorData) -> Self {
         Self::Protocol(e)
-    }
-}
-
-fn run(
-    index: &Index,
-    globals: &Globals,
-    name: &str,
-    args: Option<&JsonObject>,
-) -> Result<CallToolResult, Refused> {
-    match name {
-        skills_prompt::VIEW_SKILL => {
-            only(args, &["skill_name"])?;
-            let wanted = required(args, "skill_name")?;
-            let Some(skill) = index.get(wanted) else {
-                return Ok(not_found(wanted, index));
-            };
-            Ok(view_skill(skill, index, globals)?)
-        }
-        "list_skills" => {
-            only(args, &[])?;
-            let skills: Vec<Value> = index
-                .skills()
-                .iter()
-                .map(|s| json!({"id": s.id, "name": s.name, "description": s.description}))
-                .collect();
-            let text = to_json(&skills)?;
-            let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
-            result.structured_content = Some(json!({ "skills": skills }));
-            Ok(result)
-        }
-        "get_skill" => {
-            only(args, &["id"])?;
-            let id = required(args, "id")?;
-            let Some(skill) = index.get(id) else {
-                return Ok(not_found(id, index));
-            };
-            let body = match skill.body() {
-                Ok(body) => body,
-                Err(e) => return Ok(unreadable(skill, &e)),
-            };
-            let value = json!({
-                "path": absolute(&skill.skill_md),
-                "name": skill.name,
-                "description": skill.description,
-                "content": body,
-            });
-            let mut result = CallToolResult::success(vec![ContentBlock::text(to_json(&value)?)]);
-            result.structured_content = Some(value);
-            Ok(result)
-        }
-        "skill" => {
-            only(args, &["name"])?;
-            let wanted = required(args, "name")?;
-            let Some(skill) = index.get(wanted) else {
-                return Ok(not_found(wanted, index));
-            };
-            let source = match skill.read() {
-                Ok(source) => source,
-                Err(e) => return Ok(unreadable(skill, &e)),
-            };
-            let text = format!(
-                "Loading: {}\nBase directory: {}\n\n{source}",
-                skill.id,
-                absolute(&skill.dir)
-            );
-            Ok(CallToolResult::success(vec![ContentBlock::text(text)]))
-        }
-        other => Err(Refused::Protocol(ErrorData::invalid_params(
-            format!(
-                "unknown tool {:?}: the tools are list_skills, get_skill and skill",
-                text::clip(other)
-            ),
-            None,
-        ))),
     }
 }
 
