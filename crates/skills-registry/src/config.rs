@@ -21,6 +21,11 @@
 //! mode = "tags"                      # all | whitelist (names = […]) | tags (tags = […])
 //! tags = ["pdf"]
 //!
+//! [mcp]                              # /mcp: what it answers beside loopback names
+//! allowed_hosts = ["skills.acme.com"] # the Host the registry is reached by (a proxy's)
+//! allowed_origins = ["https://agent.acme.com"] # browsers that may call it
+//! session_idle_secs = 1800
+//!
 //! [oidc]                             # JWTs of an identity provider, beside API tokens
 //! issuer = "https://login.microsoftonline.com/TENANT/v2.0"
 //! audience = "api://skills-registry"
@@ -68,6 +73,44 @@ pub struct ConfigFile {
     pub peers: Vec<crate::federation::Peer>,
     /// How often the peers are synced, in seconds (0: only `skills registry sync`).
     pub sync_interval_secs: Option<u64>,
+    /// How `/mcp` answers.
+    pub mcp: Option<McpConfig>,
+}
+
+/// The `[mcp]` table: how the registry's `/mcp` answers.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct McpConfig {
+    /// `Host` values accepted beside loopback ones (`HOST` or `HOST:PORT`): the name the
+    /// registry is reached by. Others are refused, against DNS rebinding.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
+    /// Browser origins accepted beside loopback ones (`https://app.example.com:443`).
+    #[serde(default)]
+    pub allowed_origins: Vec<String>,
+    /// A session without a request for this long ends (default 1800).
+    pub session_idle_secs: Option<u64>,
+}
+
+impl McpConfig {
+    /// These settings over `options`.
+    #[must_use]
+    pub fn apply(
+        &self,
+        mut options: skills_mcp_server::HttpOptions,
+    ) -> skills_mcp_server::HttpOptions {
+        options
+            .allowed_hosts
+            .extend(self.allowed_hosts.iter().cloned());
+        options
+            .allowed_origins
+            .extend(self.allowed_origins.iter().cloned());
+        if let Some(secs) = self.session_idle_secs {
+            options.session_idle = std::time::Duration::from_secs(secs.max(1));
+        }
+        options
+    }
 }
 
 /// A configuration file that cannot be read or parsed: where, and what.
@@ -145,6 +188,14 @@ mod tests {
         let mut expected = crate::OidcConfig::new("https://idp.example.com", "skills");
         expected.groups_claim = "cognito:groups".to_string();
         assert_eq!(config.oidc, Some(expected));
+        let mcp = "[mcp]\nallowed_hosts = [\"skills.acme.com\"]\nsession_idle_secs = 60\n";
+        let config = ConfigFile::parse(mcp, Path::new("r.toml")).unwrap();
+        let options = config
+            .mcp
+            .unwrap()
+            .apply(skills_mcp_server::HttpOptions::default());
+        assert_eq!(options.allowed_hosts, ["skills.acme.com"]);
+        assert_eq!(options.session_idle, std::time::Duration::from_secs(60));
         let e =
             ConfigFile::parse("[oidc]\nissuer = \"https://x\"\n", Path::new("r.toml")).unwrap_err();
         assert!(e.to_string().contains("missing field `audience`"), "{e}");

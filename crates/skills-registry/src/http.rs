@@ -26,8 +26,9 @@ pub const DEFAULT_PAGE: u32 = 50;
 /// `docs/registry-openapi.json`).
 pub const OPENAPI: &str = include_str!("openapi.json");
 
-/// Every endpoint the router serves, as `(method, path template)`: what tests hold the
-/// OpenAPI document and the router to.
+/// Every endpoint of the API and the pages the router serves, as `(method, path
+/// template)`: what tests hold the OpenAPI document and the router to. Beside them, `/mcp`
+/// speaks MCP (Streamable HTTP), not REST; `docs/registry.md` documents it.
 pub const ENDPOINTS: [(&str, &str); 19] = [
     ("GET", "/"),
     ("GET", "/skills/{name}"),
@@ -52,6 +53,7 @@ pub const ENDPOINTS: [(&str, &str); 19] = [
 
 /// The router for `registry`: every endpoint, `/healthz` and `/readyz`.
 pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
+    let views = Arc::new(crate::mcp::Views::new(registry.config().mcp.clone()));
     Router::new()
         .route("/", get(list_page::<S>))
         .route("/skills/{name}", get(skill_page::<S>))
@@ -75,7 +77,30 @@ pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
         .route("/api/skills/{name}/rate", axum::routing::post(rate::<S>))
         .fallback(|| async { Problem::not_found_route() })
         .layer(axum::middleware::from_fn(read_whole_body))
+        // After the layer: MCP bodies have their own bound, and SSE answers stream.
+        .route(
+            "/mcp",
+            axum::routing::any(mcp::<S>).layer(axum::Extension(views)),
+        )
         .with_state(registry)
+}
+
+/// `/mcp`: the MCP endpoint of the caller's view (`mcp.rs`).
+async fn mcp<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    axum::Extension(views): axum::Extension<Arc<crate::mcp::Views>>,
+    Auth(caller): Auth,
+    request: axum::extract::Request,
+) -> Result<Response> {
+    let started = std::time::Instant::now();
+    let method = request.method().clone();
+    let response = crate::mcp::handle(&registry, &views, &caller, request).await?;
+    tracing::info!(
+        "{method} /mcp {} {:.1} ms",
+        response.status().as_u16(),
+        started.elapsed().as_secs_f64() * 1000.0
+    );
+    Ok(response)
 }
 
 /// The largest request body: a registration or a rating is a few hundred bytes.

@@ -16,7 +16,9 @@
 //!   the registry's own API tokens.
 //! - [`federation`]: pulling the skills other registries export (seed 001's peers).
 //! - [`web`]: the pages at `/` and `/skills/{name}`, server-rendered, sanitized.
-//! - [`http`]: the axum router, errors as `application/problem+json`.
+//! - [`http`]: the axum router, errors as `application/problem+json`; and `/mcp`, the
+//!   skills each caller may see over MCP's Streamable HTTP transport, served by
+//!   [`skills_mcp_server`].
 //!
 //! `skills registry serve` is these parts put together; a test or another program can do
 //! the same:
@@ -41,6 +43,7 @@ mod error;
 pub mod federation;
 pub mod fetch;
 pub mod http;
+mod mcp;
 pub mod model;
 pub mod oidc;
 mod service;

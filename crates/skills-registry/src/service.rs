@@ -35,6 +35,9 @@ pub struct RegistryConfig {
     pub oidc: Option<crate::oidc::OidcConfig>,
     /// The federation peers whose exported skills are imported.
     pub peers: Vec<crate::federation::Peer>,
+    /// How `/mcp` answers: the hosts and browser origins it accepts beside loopback ones,
+    /// the session timeout, the largest request.
+    pub mcp: skills_mcp_server::HttpOptions,
 }
 
 /// An MCP server the registry knows (`[[servers]]` in its config), and its tools.
@@ -96,6 +99,7 @@ impl Default for RegistryConfig {
             response_ttl: crate::cache::SHARED_RESPONSE_TTL,
             oidc: None,
             peers: Vec::new(),
+            mcp: skills_mcp_server::HttpOptions::default(),
         }
     }
 }

@@ -148,6 +148,9 @@ fn registry_config(
         })?;
     }
     config.peers = file.peers.clone();
+    if let Some(mcp) = &file.mcp {
+        config.mcp = mcp.apply(config.mcp);
+    }
     Ok(config)
 }
 
@@ -235,11 +238,19 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
     let address = listener
         .local_addr()
         .map_or_else(|_| listen.clone(), |a| a.to_string());
+    // `/mcp` checks the Host header against DNS rebinding: the address it was bound to by
+    // name is one it is reached by.
+    if let Ok(bound) = listener.local_addr()
+        && !bound.ip().is_unspecified()
+    {
+        config.mcp.allowed_hosts.push(bound.ip().to_string());
+    }
     printer.status(&format!(
         "skills registry `{}` listening on http://{address} ({kind}: {})\n",
         config.name,
         redact(&url)
     ));
+    printer.status(&format!("MCP (Streamable HTTP) at http://{address}/mcp\n"));
     let issuer = config.oidc.as_ref().map(|o| o.issuer.clone());
     let registry = Registry::new(store, config);
     if let Some(issuer) = issuer {

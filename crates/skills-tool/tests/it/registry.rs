@@ -34,6 +34,12 @@ fn start(
         .unwrap_or_else(|| panic!("no address announced: {line:?}"))
         .to_string();
     assert!(line.contains("(SQLite: sqlite://"), "{line}");
+    line.clear();
+    stderr.read_line(&mut line).unwrap();
+    assert_eq!(
+        line,
+        format!("MCP (Streamable HTTP) at http://{address}/mcp\n")
+    );
     (child, address, stderr)
 }
 
@@ -880,4 +886,292 @@ fn the_web_pages_in_chromium() {
         "a script ran:\n{attacked}"
     );
     stop(child, stderr);
+}
+
+/// An MCP client of the registry's `/mcp` that counts `tools/list_changed`.
+#[derive(Clone, Default)]
+struct McpClient {
+    tools_changed: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl rmcp::ClientHandler for McpClient {
+    fn get_info(&self) -> rmcp::model::ClientConfig {
+        rmcp::model::ClientConfig::default()
+    }
+
+    async fn on_tool_list_changed(
+        &self,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.tools_changed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+type McpSession = rmcp::service::RunningService<rmcp::RoleClient, McpClient>;
+
+async fn mcp_session(url: &str, token: &str) -> (McpSession, McpClient) {
+    use rmcp::ServiceExt as _;
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+    );
+    let client = McpClient::default();
+    (client.clone().serve(transport).await.unwrap(), client)
+}
+
+/// The text of a tool call's result (the `isError` flag beside it).
+async fn mcp_call(session: &McpSession, tool: &str, args: serde_json::Value) -> (bool, String) {
+    let mut params = rmcp::model::CallToolRequestParams::new(tool.to_string());
+    params.arguments = args.as_object().cloned();
+    let result = session.call_tool(params).await.unwrap();
+    let text = result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<String>();
+    (result.is_error == Some(true), text)
+}
+
+async fn mcp_ids(session: &McpSession) -> Vec<String> {
+    let (_, listed) = mcp_call(session, "list_skills", json!({})).await;
+    let listed: Vec<serde_json::Value> = serde_json::from_str(&listed).unwrap();
+    listed
+        .iter()
+        .map(|s| s["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The registry's `/mcp`: the tools and the skills extension over the skills each caller
+/// may see, by their bearer token; sessions bound to the caller; changes announced; the
+/// Host header checked; anonymous callers refused when reads are not public.
+#[cfg(unix)]
+#[test]
+fn the_registry_serves_each_caller_their_skills_over_mcp() {
+    use sha2::Digest as _;
+    let t = tempfile::tempdir().unwrap();
+    let md = |name: &str| {
+        format!(
+            "---\nname: {name}\ndescription: Does {name}. Use when {name} is asked for.\n---\n# {name}\n\nSteps for {name}.\n"
+        )
+    };
+    let mut routes = Routes::new();
+    for name in ["open-notes", "team-pdf", "my-secret"] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        route(&mut routes, &path, 200, &[], md(name).as_bytes());
+    }
+    let fixture = serve(routes);
+    let alice = token_in(t.path(), "alice");
+    let bob = token_in(t.path(), "bob");
+    let carol = {
+        let created = skills(
+            t.path(),
+            &[
+                "registry", "token", "create", "--user", "carol", "--group", "eng",
+            ],
+        );
+        created.assert_code(0);
+        created.stdout.trim().to_string()
+    };
+    let (child, address, stderr) = start(t.path(), &["--trust-host", &fixture, "--allow-loopback"]);
+    let base = format!("http://{address}");
+    for (name, access) in [
+        ("open-notes", json!({"visibility": "public"})),
+        (
+            "team-pdf",
+            json!({"visibility": "group", "allowed_groups": ["eng"]}),
+        ),
+        ("my-secret", json!({"visibility": "private"})),
+    ] {
+        let mut body = access;
+        body["skill_md_url"] = format!("http://{fixture}/o/r/main/{name}/SKILL.md").into();
+        let (status, text) = call("POST", &format!("{base}/api/skills"), &alice, Some(body));
+        assert_eq!(status, 201, "{text}");
+    }
+    let url = format!("{base}/mcp");
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        // Alice owns all three; carol (eng) sees the public and the group skill; bob only
+        // the public one.
+        let (a, _) = mcp_session(&url, &alice).await;
+        assert_eq!(mcp_ids(&a).await, ["my-secret", "open-notes", "team-pdf"]);
+        let (c, _) = mcp_session(&url, &carol).await;
+        assert_eq!(mcp_ids(&c).await, ["open-notes", "team-pdf"]);
+        let (b, bob_client) = mcp_session(&url, &bob).await;
+        assert_eq!(mcp_ids(&b).await, ["open-notes"]);
+
+        // The tools name files by skill:// URI, never by the server's paths.
+        let (error, loaded) = mcp_call(&a, "skill", json!({"name": "my-secret"})).await;
+        assert!(!error, "{loaded}");
+        assert!(
+            loaded.starts_with(
+                "Loading: my-secret\nBase directory: skill://my-secret/\n\n---\nname: my-secret"
+            ),
+            "{loaded}"
+        );
+        let (_, got) = mcp_call(&a, "get_skill", json!({"id": "my-secret"})).await;
+        let got: serde_json::Value = serde_json::from_str(&got).unwrap();
+        assert_eq!(got["path"], "skill://my-secret/SKILL.md");
+        assert_eq!(got["content"], "# my-secret\n\nSteps for my-secret.\n");
+
+        // The skills extension: one file a skill, its digest the card's content_version.
+        let listed = a.list_all_skills().await.unwrap();
+        assert_eq!(listed.len(), 3);
+        for skill in &listed {
+            let name = skill
+                .uri
+                .strip_prefix("skill://")
+                .unwrap()
+                .strip_suffix("/SKILL.md")
+                .unwrap();
+            let (_, card) = call(
+                "GET",
+                &format!("{base}/api/skills/{name}?view=summary"),
+                &alice,
+                None,
+            );
+            let card: serde_json::Value = serde_json::from_str(&card).unwrap();
+            let rmcp::model::SkillResources::Files(files) = &skill.resources else {
+                panic!("{skill:?}")
+            };
+            assert_eq!(files.len(), 1, "{files:?}");
+            assert_eq!(
+                files[0].digest,
+                format!("sha256:{}", card["content_version"].as_str().unwrap())
+            );
+            let hex: String = sha2::Sha256::digest(md(name).as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect();
+            assert_eq!(files[0].digest, format!("sha256:{hex}"));
+        }
+        let read = a
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                "skill://my-secret/SKILL.md",
+            ))
+            .await
+            .unwrap();
+        let rmcp::model::ResourceContents::TextResourceContents { text, .. } = &read.contents[0]
+        else {
+            panic!("{read:?}")
+        };
+        assert_eq!(*text, md("my-secret"));
+
+        // What bob may not see does not exist for him, by any door.
+        let (error, text) = mcp_call(&b, "get_skill", json!({"id": "my-secret"})).await;
+        assert!(
+            error && text.starts_with("Skill 'my-secret' not found."),
+            "{text}"
+        );
+        assert!(
+            b.read_resource(rmcp::model::ReadResourceRequestParams::new(
+                "skill://my-secret/SKILL.md"
+            ))
+            .await
+            .is_err()
+        );
+        assert_eq!(b.list_all_skills().await.unwrap().len(), 1);
+
+        // A change through the API reaches open sessions, announced.
+        let (status, text) = call(
+            "PUT",
+            &format!("{base}/api/skills/team-pdf"),
+            &alice,
+            Some(json!({"visibility": "public", "allowed_groups": []})),
+        );
+        assert_eq!(status, 200, "{text}");
+        assert_eq!(mcp_ids(&b).await, ["open-notes", "team-pdf"]);
+        let (status, text) = call(
+            "DELETE",
+            &format!("{base}/api/skills/open-notes"),
+            &alice,
+            None,
+        );
+        assert!(status == 204 || status == 200, "{status} {text}");
+        assert_eq!(mcp_ids(&b).await, ["team-pdf"]);
+        assert_eq!(mcp_ids(&a).await, ["my-secret", "team-pdf"]);
+        for _ in 0..100 {
+            if bob_client
+                .tools_changed
+                .load(std::sync::atomic::Ordering::SeqCst)
+                >= 2
+            {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        assert!(
+            bob_client
+                .tools_changed
+                .load(std::sync::atomic::Ordering::SeqCst)
+                >= 2
+        );
+        for session in [a, b, c] {
+            session.cancel().await.unwrap();
+        }
+    });
+
+    // Raw requests: the session header, the token, the Host header.
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}})
+    .to_string();
+    let post = |headers: &[(&str, &str)], body: &str| {
+        let mut request = agent()
+            .post(&url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let mut response = request.send(body).unwrap();
+        let session = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let status = response.status().as_u16();
+        let www = response
+            .headers()
+            .get("www-authenticate")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let body = response.body_mut().read_to_string().unwrap_or_default();
+        (status, session, www, body)
+    };
+    let alice_auth = format!("Bearer {alice}");
+    let bob_auth = format!("Bearer {bob}");
+    let (status, session, _, body) = post(&[("Authorization", &alice_auth)], &initialize);
+    assert_eq!(status, 200, "{body}");
+    let session = session.expect("a session id");
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"}).to_string();
+    // Alice's session is unknown to bob's endpoint.
+    let (status, _, _, body) = post(
+        &[
+            ("Authorization", &bob_auth),
+            ("Mcp-Session-Id", &session),
+            ("Mcp-Protocol-Version", "2025-06-18"),
+        ],
+        &list,
+    );
+    assert_eq!(status, 404, "{body}");
+    // No token: a registry without public reads asks for one.
+    let (status, _, www, body) = post(&[], &initialize);
+    assert_eq!(status, 401, "{body}");
+    assert_eq!(www.as_deref(), Some("Bearer"));
+    assert!(body.contains("/problems/unauthorized"), "{body}");
+    let (status, _, _, body) = post(&[("Authorization", "Bearer skr_nope")], &initialize);
+    assert_eq!(status, 401, "{body}");
+    // A Host the registry is not reached by (DNS rebinding) is refused.
+    let (status, _, _, body) = post(
+        &[("Authorization", &alice_auth), ("Host", "evil.example")],
+        &initialize,
+    );
+    assert_eq!(status, 403, "{body}");
+    let log = stop(child, stderr);
+    assert!(log.contains("allowed_hosts"), "{log}");
 }
