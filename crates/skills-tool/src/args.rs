@@ -116,6 +116,23 @@ pub(crate) enum Command {
     /// clean of errors; downloads only from trusted hosts. docs/package.md.
     Install(InstallArgs),
 
+    /// Install skills from a git repository, a directory or an archive into every agent.
+    ///
+    /// SOURCE is owner/repo[/path][@skill][#ref] (GitHub), a GitHub, GitLab or Bitbucket
+    /// page URL, any git URL (https, ssh, file://), a directory, or what `skills install`
+    /// takes. The canonical copy goes to .agents/skills/NAME (--global: ~/.agents/skills);
+    /// agents that read another folder get a relative link (the detected ones, or
+    /// --agent). Each skill must lint clean; skills.lock records what was installed.
+    /// docs/add.md.
+    Add(AddArgs),
+
+    /// Make the skills folders match skills.lock (a new clone, CI).
+    ///
+    /// Installs missing or modified skills again from their locked source and commit,
+    /// and puts back missing agent links. --frozen changes nothing and fails on any
+    /// difference. docs/add.md.
+    Sync(SyncArgs),
+
     /// Search a skills registry by name and description, and by tag.
     ///
     /// The registry is --registry URL, else SKILLS_REGISTRY, else `[registry] url` in the
@@ -501,6 +518,63 @@ pub(crate) struct InstallArgs {
     /// against the registry's content_version digest before it is installed.
     #[arg(long, value_name = "URL")]
     pub(crate) registry: Option<String>,
+}
+
+/// `skills add SOURCE [--list] [--skill NAME]... [--all] [--agent ID]... [--global] [--copy]`.
+#[derive(Debug, Args)]
+pub(crate) struct AddArgs {
+    /// owner/repo[/path][@skill][#ref], a repository or directory page URL, a git URL, a
+    /// directory, an archive, a SKILL.md URL, or a registry skill's name.
+    pub(crate) source: String,
+
+    /// List the skills in SOURCE and install nothing.
+    #[arg(long, short = 'l')]
+    pub(crate) list: bool,
+
+    /// Install this skill of SOURCE (repeatable; `*` for all).
+    #[arg(long = "skill", short = 's', value_name = "NAME")]
+    pub(crate) skills: Vec<String>,
+
+    /// Install every skill of SOURCE.
+    #[arg(long, conflicts_with = "skills")]
+    pub(crate) all: bool,
+
+    /// Link into this agent's folder (repeatable; `*` for all): claude-code, windsurf,
+    /// goose, roo, ... Default: the agents whose folder the project (or home) has.
+    #[arg(long = "agent", short = 'a', value_name = "ID")]
+    pub(crate) agents: Vec<String>,
+
+    /// Install into ~/.agents/skills and the agents' folders under the home directory.
+    #[arg(long, short = 'g')]
+    pub(crate) global: bool,
+
+    /// Copy into the agents' folders instead of linking.
+    #[arg(long)]
+    pub(crate) copy: bool,
+
+    /// Replace a skill of the same name that `skills add` did not install.
+    #[arg(long)]
+    pub(crate) force: bool,
+
+    /// Also download from HOST (for archive and SKILL.md URLs; repeatable).
+    #[arg(long = "allow-host", value_name = "HOST")]
+    pub(crate) allow_hosts: Vec<String>,
+
+    /// A SOURCE that is a bare name is a skill of this registry.
+    #[arg(long, value_name = "URL")]
+    pub(crate) registry: Option<String>,
+}
+
+/// `skills sync [--frozen] [--global]`.
+#[derive(Debug, Args)]
+pub(crate) struct SyncArgs {
+    /// Change nothing; exit 1 when the folders differ from the lock (for CI).
+    #[arg(long)]
+    pub(crate) frozen: bool,
+
+    /// The user's skills (~/.agents/skills and the global lock) instead of the project's.
+    #[arg(long, short = 'g')]
+    pub(crate) global: bool,
 }
 
 #[derive(Debug, Args)]

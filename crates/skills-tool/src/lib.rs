@@ -71,6 +71,8 @@ where
         Command::New(args) => commands::new::run(args, p),
         Command::Package(args) => commands::package::run(args, p),
         Command::Install(args) => commands::install::run(args, p),
+        Command::Add(args) => commands::add::add(args, p),
+        Command::Sync(args) => commands::add::sync(args, p),
         Command::Prompt(args) => commands::prompt::run(args, &roots(), p),
         Command::Search(args) => commands::client::search(args, p),
         Command::Publish(args) => commands::client::publish(args, p),

@@ -127,6 +127,12 @@ fn destination(args: &InstallArgs) -> Result<PathBuf, miette::Report> {
             })?;
         return Ok(home.join(".agents/skills"));
     }
+    Ok(project_root()?.join(".agents/skills"))
+}
+
+/// The project the current directory is in: the nearest ancestor with a `.git`, else the
+/// current directory.
+pub(crate) fn project_root() -> Result<PathBuf, miette::Report> {
     let cwd = std::env::current_dir().map_err(|e| {
         error(
             format!("cannot read the current directory: {e}"),
@@ -137,15 +143,33 @@ fn destination(args: &InstallArgs) -> Result<PathBuf, miette::Report> {
         .ancestors()
         .find(|d| fs::symlink_metadata(d.join(".git")).is_ok())
         .unwrap_or(&cwd);
-    Ok(project.join(".agents/skills"))
+    Ok(project.to_path_buf())
 }
 
 /// Puts the skill from the source into `staging/<id>` and returns the id.
 fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
-    let source = args.source.as_str();
+    stage_source(
+        &args.source,
+        args.registry.as_deref(),
+        &args.allow_hosts,
+        staging,
+        printer,
+    )
+}
+
+/// Puts the skill from `source` (an archive path or URL, a `SKILL.md` URL, a registry
+/// name, a skill directory) into `staging/<id>` and returns the id: what `install` and
+/// `add` share.
+pub(crate) fn stage_source(
+    source: &str,
+    registry: Option<&str>,
+    allow_hosts: &[String],
+    staging: &Path,
+    printer: &Printer,
+) -> Result<String, miette::Report> {
     let lower = source.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
-        let (bytes, url) = fetch(source, &args.allow_hosts)?;
+        let (bytes, url) = fetch(source, allow_hosts)?;
         let name = last_segment(&url);
         return if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
             skills_package::unpack(
@@ -160,7 +184,7 @@ fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String
         };
     }
     if crate::registry_client::is_skill_name(source)
-        && let Some(client) = crate::registry_client::Client::configured(args.registry.as_deref())?
+        && let Some(client) = crate::registry_client::Client::configured(registry)?
     {
         let bytes = crate::registry_client::fetch_skill_md(&client, source)?;
         let url = format!(
@@ -198,11 +222,22 @@ fn stage_dir(dir: &Path, staging: &Path, printer: &Printer) -> Result<String, mi
         ));
     }
     let id = skills_package::skill_id(dir).map_err(|e| errors::package(&e))?;
+    stage_dir_as(dir, &id, staging, printer)?;
+    Ok(id)
+}
+
+/// Copies the skill directory `dir` to `staging/<id>` as it would be packaged.
+pub(crate) fn stage_dir_as(
+    dir: &Path,
+    id: &str,
+    staging: &Path,
+    printer: &Printer,
+) -> Result<(), miette::Report> {
     let collected = skills_package::collect_all(dir).map_err(|e| errors::package(&e))?;
-    for warning in render::skills::skipped_files(&id, &collected.skipped) {
+    for warning in render::skills::skipped_files(id, &collected.skipped) {
         printer.warn(&warning);
     }
-    let root = staging.join(&id);
+    let root = staging.join(id);
     for entry in collected.entries {
         let to = root.join(&entry.path);
         let copied = to
@@ -217,7 +252,7 @@ fn stage_dir(dir: &Path, staging: &Path, printer: &Printer) -> Result<String, mi
             )
         })?;
     }
-    Ok(id)
+    Ok(())
 }
 
 /// A downloaded SKILL.md: the id is its `name`, which must be one path component.

@@ -3,6 +3,7 @@
 //! `Result<ExitStatus, Error>` (`crate::exit`); no command imports another: what two
 //! commands share lives in `render`, `errors` or `util`.
 
+pub(crate) mod add;
 pub(crate) mod client;
 pub(crate) mod generate;
 pub(crate) mod install;

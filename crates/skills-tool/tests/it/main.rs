@@ -10,6 +10,8 @@
 //! - `context`: context packages (`tools.json`, `resources.json`): lint and `skills show`.
 //! - `prompt`: `skills prompt` (built-in and user templates, JSON context, token estimates).
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
+//! - `add`: `skills add` and `skills sync` from git repositories the tests create, into
+//!   fake projects and homes with several agents' folders.
 //! - `registry`: `skills registry serve`, `migrate` and `token`, driven over HTTP and stopped
 //!   with SIGTERM.
 //! - `schemas`: every `--format json` output against its JSON Schema in `docs/schemas/`.
@@ -32,6 +34,7 @@
     clippy::indexing_slicing
 )]
 
+mod add;
 mod adversarial;
 mod cli;
 mod context;
@@ -102,16 +105,24 @@ impl Run {
 /// Runs `skills ARGS` in `cwd` with a fixed environment (no colors, 100 columns), so paths
 /// in the output are relative to `cwd` and the output is the same on every machine.
 pub(crate) fn skills(cwd: &Path, args: &[&str]) -> Run {
-    let output = assert_cmd::cargo::cargo_bin_cmd!("skills")
+    skills_with(cwd, args, &[])
+}
+
+/// [`skills`] with more environment variables.
+pub(crate) fn skills_with(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> Run {
+    let mut command = assert_cmd::cargo::cargo_bin_cmd!("skills");
+    command
         .current_dir(cwd)
         .args(args)
         .env("NO_COLOR", "1")
         .env("COLUMNS", "100")
         .env_remove("CLICOLOR_FORCE")
         .env_remove("CLICOLOR")
-        .timeout(Duration::from_secs(60))
-        .output()
-        .unwrap();
+        .timeout(Duration::from_secs(60));
+    for (key, value) in env {
+        command.env(key, value);
+    }
+    let output = command.output().unwrap();
     Run {
         command: format!("skills {}", args.join(" ")),
         code: output.status.code().expect("killed by a signal"),

@@ -1,0 +1,174 @@
+//! Fetching a repository with the `git` executable into a cache: shallow, one ref, under a
+//! lock, so two `skills` processes never share a half-updated checkout.
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use sha2::Digest as _;
+
+use crate::AddError;
+
+/// The transports `git` may use for a source: never `ext::` (it runs a command) or others a
+/// repository could name.
+const ALLOWED_PROTOCOLS: &str = "file:git:http:https:ssh";
+
+/// A repository checked out at one commit in the cache; the cache entry stays locked while
+/// this lives.
+#[derive(Debug)]
+pub struct Checkout {
+    /// The work tree.
+    pub dir: PathBuf,
+    /// The commit checked out (40 or 64 hex digits).
+    pub commit: String,
+    _lock: File,
+}
+
+/// Fetches `reference` (the default branch when `None`) of `url` into `cache` and checks it
+/// out. A branch or tag is fetched with depth 1; a commit that cannot be fetched alone (the
+/// server does not allow it) is found in a full fetch of the branches.
+///
+/// # Errors
+///
+/// [`AddError::GitMissing`] without a `git` executable, [`AddError::Git`] when a `git`
+/// command fails (its message included), [`AddError::Io`] for the cache.
+pub fn fetch(cache: &Path, url: &str, reference: Option<&str>) -> Result<Checkout, AddError> {
+    if url.starts_with('-') || reference.is_some_and(|r| r.starts_with('-')) {
+        return Err(AddError::Git {
+            url: url.to_string(),
+            message: "a URL or ref cannot start with `-`".to_string(),
+        });
+    }
+    let digest = crate::hash::hex(&sha2::Sha256::digest(url.as_bytes()));
+    let key = digest.get(..20).unwrap_or(&digest).to_string();
+    let root = cache.join("git");
+    std::fs::create_dir_all(&root).map_err(|e| AddError::io(&root, e))?;
+    let lock_path = root.join(format!("{key}.lock"));
+    let lock = File::create(&lock_path).map_err(|e| AddError::io(&lock_path, e))?;
+    lock.lock().map_err(|e| AddError::io(&lock_path, e))?;
+    let dir = root.join(&key);
+    if !dir.join(".git").is_dir() {
+        let _ = std::fs::remove_dir_all(&dir);
+        run(url, Command::new("git").args(["init", "--quiet"]).arg(&dir))?;
+    }
+    let git = |args: &[&str]| {
+        let mut command = Command::new("git");
+        command.arg("-C").arg(&dir).args(args);
+        command
+    };
+    let wanted = reference.unwrap_or("HEAD");
+    let shallow = run(
+        url,
+        &mut git(&[
+            "fetch",
+            "--quiet",
+            "--depth",
+            "1",
+            "--no-tags",
+            "--",
+            url,
+            wanted,
+        ]),
+    );
+    let target = match shallow {
+        Ok(_) => "FETCH_HEAD".to_string(),
+        Err(first) => {
+            // A commit named by hash: fetch the branches and tags, then look it up.
+            if !reference.is_some_and(is_commit_like) {
+                return Err(first);
+            }
+            run(
+                url,
+                &mut git(&[
+                    "fetch",
+                    "--quiet",
+                    "--no-tags",
+                    "--",
+                    url,
+                    "+refs/heads/*:refs/skills/heads/*",
+                    "+refs/tags/*:refs/skills/tags/*",
+                ]),
+            )?;
+            format!("{wanted}^{{commit}}")
+        }
+    };
+    run(
+        url,
+        &mut git(&[
+            "-c",
+            "advice.detachedHead=false",
+            "checkout",
+            "--quiet",
+            "--force",
+            "--detach",
+            &target,
+        ]),
+    )?;
+    run(url, &mut git(&["clean", "-ffdxq"]))?;
+    let out = run(url, &mut git(&["rev-parse", "HEAD"]))?;
+    let commit = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    Ok(Checkout {
+        dir,
+        commit,
+        _lock: lock,
+    })
+}
+
+/// 7 to 64 hex digits.
+fn is_commit_like(reference: &str) -> bool {
+    (7..=64).contains(&reference.len()) && reference.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Runs a `git` command without a terminal prompt and with the safe transports only.
+fn run(url: &str, command: &mut Command) -> Result<Output, AddError> {
+    let output = command
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .env("GIT_ALLOW_PROTOCOL", ALLOWED_PROTOCOLS)
+        .env("LC_ALL", "C")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .map_err(|e| {
+            if e.kind() == std::io::ErrorKind::NotFound {
+                AddError::GitMissing
+            } else {
+                AddError::Git {
+                    url: url.to_string(),
+                    message: e.to_string(),
+                }
+            }
+        })?;
+    if output.status.success() {
+        return Ok(output);
+    }
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let message: String = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join("; ");
+    Err(AddError::Git {
+        url: url.to_string(),
+        message: crate::clip(&message, 500),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commit_like() {
+        assert!(is_commit_like("0123abc"));
+        assert!(!is_commit_like("main"));
+        assert!(!is_commit_like("abc"));
+    }
+
+    #[test]
+    fn dashes_are_refused_before_git_runs() {
+        let t = tempfile::tempdir().unwrap();
+        let e = fetch(t.path(), "--upload-pack=touch /tmp/x", None).unwrap_err();
+        assert!(e.to_string().contains("cannot start with `-`"), "{e}");
+        assert!(!t.path().join("git").exists());
+    }
+}

@@ -1,0 +1,100 @@
+//! Install Agent Skills from git repositories, directories and archives into every coding
+//! agent's skills folder, and keep a lock file of what was installed: the library under
+//! `skills add`, `skills sync`, `skills check`, `skills update` and `skills remove`.
+//!
+//! The parts, each usable alone:
+//!
+//! - [`parse_source`]: `owner/repo[/path][@skill][#ref]`, git URLs, GitHub / GitLab /
+//!   Bitbucket page URLs, paths.
+//! - [`git::fetch`]: a shallow fetch of one ref with the `git` executable into a cache.
+//! - [`AGENTS`]: the agents and the folders each reads; the canonical copy of a skill lives
+//!   in [`UNIVERSAL_DIR`], other agents get a relative link ([`place`]).
+//! - [`Lock`]: `skills.lock`, sorted, one table per skill; [`tree_hash`] is the digest it
+//!   records.
+//!
+//! ```
+//! use skills_add::{AGENTS, Scope, parse_source, Source};
+//!
+//! let Source::Git(git) = parse_source("anthropics/skills@pdf") else { unreachable!() };
+//! assert_eq!(git.url, "https://github.com/anthropics/skills.git");
+//!
+//! // Claude Code reads .claude/skills: it gets a link to .agents/skills/NAME.
+//! let claude = skills_add::agents::by_id("claude-code").unwrap();
+//! assert!(!claude.reads_universal(Scope::Project));
+//! assert!(AGENTS.iter().any(|a| a.id == "codex" && a.reads_universal(Scope::Project)));
+//! ```
+
+pub mod agents;
+pub mod git;
+mod hash;
+mod lock;
+mod place;
+mod source;
+
+use std::path::{Path, PathBuf};
+
+pub use agents::{AGENTS, Agent, Scope, UNIVERSAL_DIR};
+pub use hash::tree_hash;
+pub use lock::{LOCK_FILE, Lock, Locked, global_lock_path};
+pub use place::{AgentState, Placed, place, relative, state, unplace};
+pub use source::{GitSource, Source, parse_source};
+
+/// What can go wrong.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AddError {
+    /// No `git` executable on the `PATH`.
+    #[error("git is not installed (or not on the PATH)")]
+    GitMissing,
+    /// A `git` command failed.
+    #[error("git failed for {url}: {message}")]
+    Git {
+        /// The repository.
+        url: String,
+        /// What git said.
+        message: String,
+    },
+    /// The lock file cannot be read as one.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Lock {
+        /// The lock file.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// The column (1-based).
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// Something that is not ours is where a skill would go.
+    #[error("{} already exists and is not a link to the installed skill", path.display())]
+    Occupied {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A file system operation failed.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+}
+
+impl AddError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> Self {
+        Self::Io {
+            path: path.to_path_buf(),
+            source,
+        }
+    }
+}
+
+/// `text` cut to `max` characters, with `…` when cut.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or(text)),
+        None => text.to_string(),
+    }
+}

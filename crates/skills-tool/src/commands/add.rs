@@ -1,0 +1,631 @@
+//! `skills add` and `skills sync`: skills from git repositories, directories and archives
+//! into the canonical `.agents/skills` and every agent's folder, recorded in `skills.lock`
+//! (`skills-add` does the parts; this module puts them together and reports).
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use skills_add::{AddError, Lock, Locked, Scope, Source};
+use skills_core::durable::{self, INSTALL_PREFIX};
+use skills_lint::{Config, Linter};
+
+use crate::args::{AddArgs, SyncArgs};
+use crate::errors::plain as error;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render;
+
+/// Where a run installs: the scope, its base (project root or home), the canonical root
+/// and the lock file.
+struct Target {
+    scope: Scope,
+    base: PathBuf,
+    canonical: PathBuf,
+    lock: PathBuf,
+}
+
+impl Target {
+    fn new(global: bool) -> Result<Self, miette::Report> {
+        let (scope, base) = if global {
+            (Scope::Global, home()?)
+        } else {
+            (Scope::Project, super::install::project_root()?)
+        };
+        let lock = match scope {
+            Scope::Project => base.join(skills_add::LOCK_FILE),
+            Scope::Global => skills_add::global_lock_path(&base),
+        };
+        Ok(Self {
+            scope,
+            canonical: base.join(skills_add::UNIVERSAL_DIR),
+            base,
+            lock,
+        })
+    }
+
+    fn read_lock(&self) -> Result<Lock, miette::Report> {
+        Lock::read(&self.lock).map_err(|e| add_error(&e))
+    }
+
+    fn write_lock(&self, lock: &Lock) -> Result<(), miette::Report> {
+        if let Some(parent) = self.lock.parent() {
+            fs::create_dir_all(parent).map_err(|e| {
+                add_error(&AddError::Io {
+                    path: parent.to_path_buf(),
+                    source: e,
+                })
+            })?;
+        }
+        lock.write(&self.lock).map_err(|e| add_error(&e))
+    }
+}
+
+fn home() -> Result<PathBuf, miette::Report> {
+    std::env::home_dir()
+        .filter(|h| !h.as_os_str().is_empty())
+        .ok_or_else(|| error("no home directory", "set HOME"))
+}
+
+/// The cache of fetched repositories: `SKILLS_CACHE_DIR`, else `$XDG_CACHE_HOME/skills`,
+/// else `~/.cache/skills`.
+fn cache_dir() -> Result<PathBuf, miette::Report> {
+    if let Some(dir) = std::env::var_os("SKILLS_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+    {
+        return Ok(dir.join("skills"));
+    }
+    Ok(home()?.join(".cache/skills"))
+}
+
+pub(crate) fn add_error(e: &AddError) -> miette::Report {
+    let help = match e {
+        AddError::GitMissing => "install git (https://git-scm.com), then run this again".to_string(),
+        AddError::Git { .. } => "check the repository URL and the ref, and that you can `git clone` it (private repositories use your git credentials)".to_string(),
+        AddError::Lock { .. } => "fix the lock file by hand, or delete it and add the skills again".to_string(),
+        AddError::Occupied { .. } => "it is not a skill `skills add` put there: move it away, or pass --force to replace it".to_string(),
+        _ => "check the path and its permissions".to_string(),
+    };
+    error(e.to_string(), help)
+}
+
+/// A skill found in a source.
+struct Found {
+    /// The name it installs as: the frontmatter `name`, else the directory's.
+    name: String,
+    dir: PathBuf,
+    /// `/`-separated, relative to the source's root (empty for the root).
+    path: String,
+    description: String,
+    report: skills_lint::SkillReport,
+}
+
+/// Where a source's files are, and what the lock says of its origin.
+struct Fetched {
+    root: PathBuf,
+    url: Option<String>,
+    reference: Option<String>,
+    commit: Option<String>,
+    /// The skill the source itself named (`owner/repo@skill`).
+    skill: Option<String>,
+    /// Held while the files are read: the cache entry's lock, or a temporary directory.
+    _hold: Hold,
+}
+
+enum Hold {
+    None,
+    Checkout(#[allow(dead_code)] skills_add::git::Checkout),
+    Temp(#[allow(dead_code)] tempfile::TempDir),
+}
+
+fn fetch(
+    source: &str,
+    reference: Option<&str>,
+    printer: &Printer,
+    args: Option<&AddArgs>,
+) -> Result<Fetched, miette::Report> {
+    match skills_add::parse_source(source) {
+        Source::Dir(dir) => Ok(Fetched {
+            root: dir,
+            url: None,
+            reference: None,
+            commit: None,
+            skill: None,
+            _hold: Hold::None,
+        }),
+        Source::Git(git) => {
+            let wanted = reference.or(git.reference.as_deref());
+            printer.status(&format!(
+                "fetching {}{}\n",
+                git.url,
+                wanted.map(|r| format!(" at {r}")).unwrap_or_default()
+            ));
+            let checkout = skills_add::git::fetch(&cache_dir()?, &git.url, wanted)
+                .map_err(|e| add_error(&e))?;
+            let root = match &git.path {
+                Some(path) => {
+                    let sub = checkout.dir.join(path);
+                    // The path comes from the user; it must stay in the checkout.
+                    let inside = fs::canonicalize(&sub)
+                        .ok()
+                        .zip(fs::canonicalize(&checkout.dir).ok())
+                        .is_some_and(|(s, c)| s.starts_with(c));
+                    if !inside || !sub.is_dir() {
+                        return Err(error(
+                            format!(
+                                "{}: no directory `{path}` at {}",
+                                git.url,
+                                short(&checkout.commit)
+                            ),
+                            "check the path in the source (owner/repo/PATH), and the ref",
+                        ));
+                    }
+                    sub
+                }
+                None => checkout.dir.clone(),
+            };
+            Ok(Fetched {
+                root,
+                url: Some(git.url.clone()),
+                reference: wanted.map(str::to_string),
+                commit: Some(checkout.commit.clone()),
+                skill: git.skill.clone(),
+                _hold: Hold::Checkout(checkout),
+            })
+        }
+        Source::Other(other) => {
+            let temp = tempfile::tempdir().map_err(|e| {
+                error(
+                    format!("cannot create a temporary directory: {e}"),
+                    "check TMPDIR",
+                )
+            })?;
+            let (registry, allow_hosts) = args
+                .map(|a| (a.registry.clone(), a.allow_hosts.clone()))
+                .unwrap_or_default();
+            super::install::stage_source(
+                &other,
+                registry.as_deref(),
+                &allow_hosts,
+                temp.path(),
+                printer,
+            )?;
+            Ok(Fetched {
+                root: temp.path().to_path_buf(),
+                url: None,
+                reference: None,
+                commit: None,
+                skill: None,
+                _hold: Hold::Temp(temp),
+            })
+        }
+    }
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// The skills under `root`, linted, as `skills lint` walks.
+fn find(root: &Path) -> Result<Vec<Found>, miette::Report> {
+    let report = Linter::new(Config::default())
+        .lint_paths(&[root.to_path_buf()])
+        .map_err(|e| error(e.to_string(), "the source could not be read"))?;
+    let mut found = Vec::new();
+    for skill in report.skills {
+        let dir_name = skill
+            .dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_string();
+        let name = skill
+            .name
+            .clone()
+            .filter(|n| skills_frontmatter::is_valid_name(n))
+            .unwrap_or(dir_name);
+        let path = skill
+            .dir
+            .strip_prefix(root)
+            .map(|p| {
+                p.components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            })
+            .unwrap_or_default();
+        let description = fs::read(&skill.skill_md)
+            .ok()
+            .and_then(|bytes| {
+                skills_frontmatter::SkillMd::parse(&bytes)
+                    .ok()
+                    .and_then(|md| md.description().map(str::to_string))
+            })
+            .unwrap_or_default();
+        found.push(Found {
+            name,
+            dir: skill.dir.clone(),
+            path,
+            description,
+            report: skill,
+        });
+    }
+    found.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(found)
+}
+
+fn errors_in(report: &skills_lint::SkillReport) -> usize {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == skills_lint::Severity::Error)
+        .count()
+}
+
+pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let target = Target::new(args.global)?;
+    let fetched = fetch(&args.source, None, printer, Some(args))?;
+    let found = find(&fetched.root)?;
+    if found.is_empty() {
+        return Err(error(
+            format!("no skills in {}", args.source),
+            "a skill is a directory with a SKILL.md; point at the repository or directory that holds them",
+        )
+        .into());
+    }
+    if args.list {
+        for skill in &found {
+            let state = if errors_in(&skill.report) > 0 {
+                "  (lint errors)"
+            } else {
+                ""
+            };
+            let path = if skill.path.is_empty() {
+                "."
+            } else {
+                &skill.path
+            };
+            printer.out(&format!(
+                "{}  {path}{state}\n    {}\n",
+                skill.name,
+                render::terminal_safe(skill.description.lines().next().unwrap_or_default())
+            ))?;
+        }
+        return Ok(ExitStatus::Success);
+    }
+    let mut wanted: BTreeSet<String> = args.skills.iter().map(|s| s.to_ascii_lowercase()).collect();
+    if let Some(skill) = &fetched.skill {
+        wanted.insert(skill.to_ascii_lowercase());
+    }
+    let selected: Vec<&Found> = if args.all || wanted.iter().any(|w| w == "*") {
+        found.iter().collect()
+    } else if wanted.is_empty() {
+        if found.len() > 1 {
+            let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+            return Err(error(
+                format!("{} has {} skills: {}", args.source, found.len(), names.join(", ")),
+                "pick with --skill NAME (repeatable) or take them all with --all; --list shows them",
+            )
+            .into());
+        }
+        found.iter().collect()
+    } else {
+        for w in &wanted {
+            if !found.iter().any(|f| f.name == *w) {
+                let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+                let hint = skills_core::suggest::closest(w, names.iter().copied())
+                    .first()
+                    .map(|c| format!("did you mean `{c}`? "))
+                    .unwrap_or_default();
+                return Err(error(
+                    format!("no skill `{w}` in {}", args.source),
+                    format!("{hint}the skills there: {}", names.join(", ")),
+                )
+                .into());
+            }
+        }
+        found.iter().filter(|f| wanted.contains(&f.name)).collect()
+    };
+    let agents = agents(args, &target)?;
+    let mut lock = target.read_lock()?;
+    let mut failed = false;
+    for skill in selected {
+        if errors_in(&skill.report) > 0 {
+            let mut one = skills_lint::Report::default();
+            one.skills.push(skill.report.clone());
+            printer.err(&render::human::report(printer.ui(), &one, false));
+            printer.err(&format!(
+                "error: {} not added: the skill has lint errors\n",
+                skill.name
+            ));
+            failed = true;
+            continue;
+        }
+        let replace = args.force || lock.skills.contains_key(&skill.name);
+        let installed = install(skill, &target, replace, None, printer)?;
+        let hash = skills_add::tree_hash(&installed).map_err(|e| {
+            add_error(&AddError::Io {
+                path: installed.clone(),
+                source: e,
+            })
+        })?;
+        let previous = lock.skills.get(&skill.name);
+        let mut linked = Vec::new();
+        for agent in &agents {
+            let ours = previous.is_some_and(|p| p.agents.iter().any(|a| a == agent.id));
+            let dir = agent.dir(target.scope, &target.base);
+            skills_add::place(&dir, &skill.name, &installed, args.copy, args.force || ours)
+                .map_err(|e| add_error(&e))?;
+            linked.push(agent.id.to_string());
+        }
+        let mut entry = Locked::new(
+            locked_source(&args.source, &target),
+            skill.path.clone(),
+            hash,
+        );
+        entry.url.clone_from(&fetched.url);
+        entry.reference.clone_from(&fetched.reference);
+        entry.commit.clone_from(&fetched.commit);
+        linked.sort();
+        entry.agents = linked;
+        let agents_text = if entry.agents.is_empty() {
+            String::new()
+        } else {
+            format!(" (linked into {})", entry.agents.join(", "))
+        };
+        lock.skills.insert(skill.name.clone(), entry);
+        // After each skill: a run stopped half-way leaves a lock of what is there.
+        target.write_lock(&lock)?;
+        printer.out(&format!(
+            "added {}{} -> {}{agents_text}\n",
+            skill.name,
+            fetched
+                .commit
+                .as_deref()
+                .map(|c| format!(" @ {}", short(c)))
+                .unwrap_or_default(),
+            render::relative(&installed)
+        ))?;
+    }
+    Ok(if failed {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// A local source as the lock keeps it: relative to the lock's directory when it is under
+/// it (a lock that moves with its repository still works), else as given.
+fn locked_source(source: &str, target: &Target) -> String {
+    let path = Path::new(source);
+    if path.is_absolute()
+        && let Ok(rel) = path.strip_prefix(&target.base)
+    {
+        return format!("./{}", rel.display());
+    }
+    source.to_string()
+}
+
+/// `--agent` (validated), else the agents detected under the target's base.
+fn agents(
+    args: &AddArgs,
+    target: &Target,
+) -> Result<Vec<&'static skills_add::Agent>, miette::Report> {
+    if args.agents.iter().any(|a| a == "*" || a == "all") {
+        return Ok(skills_add::AGENTS
+            .iter()
+            .filter(|a| !a.reads_universal(target.scope))
+            .collect());
+    }
+    if args.agents.is_empty() {
+        return Ok(skills_add::agents::detected(target.scope, &target.base));
+    }
+    let mut out = Vec::new();
+    for id in &args.agents {
+        let Some(agent) = skills_add::agents::by_id(id) else {
+            let ids: Vec<&str> = skills_add::AGENTS.iter().map(|a| a.id).collect();
+            return Err(error(
+                format!("unknown agent `{id}`"),
+                format!(
+                    "the agents: {} (docs/add.md lists their folders)",
+                    ids.join(", ")
+                ),
+            ));
+        };
+        if !agent.reads_universal(target.scope) && !out.contains(&agent) {
+            out.push(agent);
+        }
+    }
+    Ok(out)
+}
+
+/// Copies the skill into a staging directory in the canonical root, then renames it into
+/// place (replacing what is there only when `replace`).
+fn install(
+    skill: &Found,
+    target: &Target,
+    replace: bool,
+    expect: Option<&str>,
+    printer: &Printer,
+) -> Result<PathBuf, miette::Report> {
+    let root = &target.canonical;
+    fs::create_dir_all(root).map_err(|e| {
+        error(
+            format!(
+                "{}: cannot create the skills directory: {e}",
+                root.display()
+            ),
+            "check that the directory is writable",
+        )
+    })?;
+    let _ = durable::remove_stale(root, INSTALL_PREFIX);
+    let staging = tempfile::Builder::new()
+        .prefix(&durable::temp_prefix(INSTALL_PREFIX))
+        .tempdir_in(root)
+        .map_err(|e| {
+            error(
+                format!(
+                    "{}: cannot create a temporary directory: {e}",
+                    root.display()
+                ),
+                "check that the skills directory is writable",
+            )
+        })?;
+    super::install::stage_dir_as(&skill.dir, &skill.name, staging.path(), printer)?;
+    let staged = staging.path().join(&skill.name);
+    if let Some(expect) = expect {
+        let hash = skills_add::tree_hash(&staged).unwrap_or_default();
+        if hash != expect {
+            return Err(error(
+                format!(
+                    "{}: the source's files differ from the lock ({hash}, locked {expect})",
+                    skill.name
+                ),
+                "the source changed under the same commit or path; check it, then `skills add` it again to lock what it has now",
+            ));
+        }
+    }
+    skills_package::install_dir(&staged, root, &skill.name, replace).map_err(|e| match e {
+        skills_package::PackageError::AlreadyInstalled { path } => error(
+            format!(
+                "{}: a skill named {} is already installed, not by `skills add`",
+                path.display(),
+                skill.name
+            ),
+            "pass --force to replace it",
+        ),
+        other => crate::errors::package(&other),
+    })
+}
+
+pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let target = Target::new(args.global)?;
+    let lock = target.read_lock()?;
+    if lock.skills.is_empty() {
+        printer.status(&format!(
+            "{}: no skills locked\n",
+            render::relative(&target.lock)
+        ));
+        return Ok(ExitStatus::Success);
+    }
+    let mut drift = Vec::new();
+    let mut fixed = 0usize;
+    for (name, entry) in &lock.skills {
+        let installed = target.canonical.join(name);
+        let hash = skills_add::tree_hash(&installed).ok();
+        if hash.as_deref() != Some(entry.hash.as_str()) {
+            let why = if hash.is_none() {
+                "missing"
+            } else {
+                "modified"
+            };
+            if args.frozen {
+                drift.push(format!("{name}: {why} ({})", render::relative(&installed)));
+            } else {
+                restore(name, entry, &target, printer)?;
+                fixed += 1;
+            }
+        }
+        for id in &entry.agents {
+            let Some(agent) = skills_add::agents::by_id(id) else {
+                drift.push(format!("{name}: unknown agent `{id}` in the lock"));
+                continue;
+            };
+            let dir = agent.dir(target.scope, &target.base);
+            let state = skills_add::state(&dir, name, &installed);
+            let fine = match state {
+                skills_add::AgentState::Linked => true,
+                skills_add::AgentState::Dir => {
+                    skills_add::tree_hash(&dir.join(name)).ok().as_deref()
+                        == Some(entry.hash.as_str())
+                }
+                _ => false,
+            };
+            if fine {
+                continue;
+            }
+            if args.frozen {
+                drift.push(format!(
+                    "{name}: not in {}'s folder ({})",
+                    agent.name,
+                    render::relative(&dir.join(name))
+                ));
+                continue;
+            }
+            skills_add::place(&dir, name, &installed, false, true).map_err(|e| add_error(&e))?;
+            fixed += 1;
+        }
+    }
+    if !drift.is_empty() {
+        for line in &drift {
+            printer.err(&format!("drift: {line}\n"));
+        }
+        printer.err(&format!(
+            "error: the skills differ from {} in {} place(s); run `skills sync` to make them match\n",
+            render::relative(&target.lock),
+            drift.len()
+        ));
+        return Ok(ExitStatus::Failure);
+    }
+    printer.out(&format!(
+        "{} skill(s) match {}{}\n",
+        lock.skills.len(),
+        render::relative(&target.lock),
+        if fixed > 0 {
+            format!(" ({fixed} fixed)")
+        } else {
+            String::new()
+        }
+    ))?;
+    Ok(ExitStatus::Success)
+}
+
+/// Installs `name` again from its locked source and commit; its digest must be the lock's.
+fn restore(
+    name: &str,
+    entry: &Locked,
+    target: &Target,
+    printer: &Printer,
+) -> Result<(), miette::Report> {
+    let source = entry.url.as_deref().unwrap_or(&entry.source);
+    let source = if entry.url.is_none() {
+        // Relative local sources are relative to the lock's directory.
+        let path = Path::new(source);
+        if path.is_relative() && Path::new(&target.base).join(path).exists() {
+            target.base.join(path).display().to_string()
+        } else {
+            source.to_string()
+        }
+    } else {
+        source.to_string()
+    };
+    let fetched = fetch(&source, entry.commit.as_deref(), printer, None)?;
+    let dir = if entry.path.is_empty() {
+        fetched.root.clone()
+    } else {
+        fetched.root.join(&entry.path)
+    };
+    let found = find(&dir)?;
+    let skill = found
+        .into_iter()
+        .find(|f| f.name == name && f.dir == dir)
+        .ok_or_else(|| {
+            error(
+                format!("{name}: not found at `{}` in {source}", entry.path),
+                "the source changed; `skills add` it again",
+            )
+        })?;
+    if errors_in(&skill.report) > 0 {
+        return Err(error(
+            format!("{name}: the locked version has lint errors"),
+            "`skills add` a fixed version",
+        ));
+    }
+    install(&skill, target, true, Some(&entry.hash), printer)?;
+    printer.status(&format!("restored {name}\n"));
+    Ok(())
+}

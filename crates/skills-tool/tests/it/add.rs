@@ -1,0 +1,421 @@
+//! `skills add` and `skills sync` as a user drives them: from git repositories these tests
+//! create (served over `file://`), into project trees and fake homes with several agents'
+//! folders. Each run gets its own repository cache and home, so nothing outside the
+//! temporary directory is read or written.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::{Run, skills_with};
+
+/// A project, a home, a cache and a repository of skills, all under one temporary directory.
+struct World {
+    _dir: tempfile::TempDir,
+    project: PathBuf,
+    home: PathBuf,
+    cache: PathBuf,
+    repo: PathBuf,
+}
+
+fn skill_md(name: &str, body: &str) -> String {
+    format!(
+        "---\nname: {name}\ndescription: Does {name} work. Use when {name} is asked for.\n---\n# {name}\n\n{body}\n"
+    )
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+impl World {
+    /// The repository: `skills/pdf`, `skills/docx` and `skills/broken` (a lint error) on
+    /// `main`, tagged `v1`.
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (project, home, cache, repo) = (
+            root.join("project"),
+            root.join("home"),
+            root.join("cache"),
+            root.join("repo"),
+        );
+        for d in [&project, &home, &repo] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        git(&project, &["init", "-q"]);
+        git(&repo, &["init", "-q", "-b", "main"]);
+        write(
+            &repo.join("skills/pdf/SKILL.md"),
+            &skill_md("pdf", "Version one."),
+        );
+        write(&repo.join("skills/pdf/scripts/fill.py"), "print('fill')\n");
+        write(
+            &repo.join("skills/docx/SKILL.md"),
+            &skill_md("docx", "Edit."),
+        );
+        write(
+            &repo.join("skills/broken/SKILL.md"),
+            "---\nname: Broken_Name\ndescription: x\n---\nBody.\n",
+        );
+        git(&repo, &["add", "-A"]);
+        git(&repo, &["commit", "-q", "-m", "one"]);
+        git(&repo, &["tag", "v1"]);
+        Self {
+            _dir: dir,
+            project,
+            home,
+            cache,
+            repo,
+        }
+    }
+
+    fn url(&self) -> String {
+        format!("file://{}", self.repo.display())
+    }
+
+    fn run(&self, args: &[&str]) -> Run {
+        self.run_in(&self.project, args)
+    }
+
+    fn run_in(&self, cwd: &Path, args: &[&str]) -> Run {
+        skills_with(
+            cwd,
+            args,
+            &[
+                ("HOME", &self.home),
+                ("SKILLS_CACHE_DIR", &self.cache),
+                ("XDG_STATE_HOME", &self.home.join(".local/state")),
+                ("XDG_CACHE_HOME", &self.home.join(".cache")),
+            ],
+        )
+    }
+
+    fn commit(&self, message: &str) -> String {
+        git(&self.repo, &["add", "-A"]);
+        git(&self.repo, &["commit", "-q", "-m", message]);
+        git(&self.repo, &["rev-parse", "HEAD"])
+    }
+
+    fn lock(&self) -> String {
+        std::fs::read_to_string(self.project.join("skills.lock")).unwrap()
+    }
+}
+
+fn link(path: &Path) -> PathBuf {
+    std::fs::read_link(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[cfg(unix)]
+#[test]
+fn add_from_a_repository_into_every_agent_and_lock_it() {
+    let w = World::new();
+    let url = w.url();
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    std::fs::create_dir_all(w.project.join(".windsurf")).unwrap();
+
+    // --list shows what is there and installs nothing.
+    let listed = w.run(&["add", &url, "--list"]);
+    listed.assert_code(0);
+    assert_eq!(
+        listed.stdout,
+        "broken  skills/broken  (lint errors)\n    x\n\
+         docx  skills/docx\n    Does docx work. Use when docx is asked for.\n\
+         pdf  skills/pdf\n    Does pdf work. Use when pdf is asked for.\n"
+    );
+    assert!(!w.project.join(".agents").exists());
+    assert!(!w.project.join("skills.lock").exists());
+
+    // Several skills and no choice: nothing is asked, nothing installed.
+    let ambiguous = w.run(&["add", &url]);
+    ambiguous.assert_code(2);
+    assert!(
+        ambiguous.stderr.contains("has 3 skills: broken, docx, pdf")
+            && ambiguous.stderr.contains("--skill NAME"),
+        "{}",
+        ambiguous.stderr
+    );
+    let unknown = w.run(&["add", &url, "--skill", "pfd"]);
+    unknown.assert_code(2);
+    assert!(
+        unknown.stderr.contains("did you mean `pdf`?"),
+        "{}",
+        unknown.stderr
+    );
+
+    // One skill: the canonical copy, a relative link for each detected agent, the lock.
+    let added = w.run(&["add", &url, "--skill", "pdf"]);
+    added.assert_code(0);
+    let commit = git(&w.repo, &["rev-parse", "HEAD"]);
+    assert_eq!(
+        added.stdout,
+        format!(
+            "added pdf @ {} -> .agents/skills/pdf (linked into claude-code, windsurf)\n",
+            &commit[..12]
+        )
+    );
+    let canonical = w.project.join(".agents/skills/pdf");
+    assert!(canonical.join("scripts/fill.py").is_file());
+    assert_eq!(
+        link(&w.project.join(".claude/skills/pdf")),
+        Path::new("../../.agents/skills/pdf")
+    );
+    assert_eq!(
+        link(&w.project.join(".windsurf/skills/pdf")),
+        Path::new("../../.agents/skills/pdf")
+    );
+    let lock = w.lock();
+    assert!(lock.starts_with("# skills.lock"), "{lock}");
+    assert!(
+        lock.contains(&format!(
+            "[skills.pdf]\nsource = \"{url}\"\nurl = \"{url}\"\ncommit = \"{commit}\"\npath = \"skills/pdf\"\nhash = \"sha256:"
+        )),
+        "{lock}"
+    );
+    assert!(
+        lock.contains("agents = [\"claude-code\", \"windsurf\"]"),
+        "{lock}"
+    );
+
+    // A skill with lint errors is refused and leaves nothing behind.
+    let broken = w.run(&["add", &url, "--skill", "broken"]);
+    broken.assert_code(1);
+    assert!(
+        broken
+            .stderr
+            .contains("broken not added: the skill has lint errors"),
+        "{}",
+        broken.stderr
+    );
+    assert!(!w.project.join(".agents/skills/broken").exists());
+    assert!(!w.lock().contains("[skills.broken]"));
+
+    // A ref: the tag still has version one after main moves on; the lock keeps the ref.
+    write(
+        &w.repo.join("skills/docx/SKILL.md"),
+        &skill_md("docx", "Version two."),
+    );
+    w.commit("two");
+    let tagged = w.run(&[
+        "add",
+        &format!("{url}#v1"),
+        "--skill",
+        "docx",
+        "--agent",
+        "claude-code",
+    ]);
+    tagged.assert_code(0);
+    let docx = std::fs::read_to_string(w.project.join(".agents/skills/docx/SKILL.md")).unwrap();
+    assert!(docx.contains("Edit."), "{docx}");
+    let lock = w.lock();
+    assert!(lock.contains("ref = \"v1\""), "{lock}");
+    assert!(lock.find("[skills.docx]").unwrap() < lock.find("[skills.pdf]").unwrap());
+    // --agent names the agents: windsurf was detected but not asked for.
+    assert!(!w.project.join(".windsurf/skills/docx").exists());
+
+    // Adding again updates in place (the lock says the skill is ours).
+    let again = w.run(&["add", &url, "--skill", "docx", "--agent", "claude-code"]);
+    again.assert_code(0);
+    let docx = std::fs::read_to_string(w.project.join(".agents/skills/docx/SKILL.md")).unwrap();
+    assert!(docx.contains("Version two."), "{docx}");
+}
+
+#[cfg(unix)]
+#[test]
+fn a_users_own_skill_is_never_replaced_unasked() {
+    let w = World::new();
+    let url = w.url();
+    let own = w.project.join(".claude/skills/pdf");
+    write(&own.join("SKILL.md"), &skill_md("pdf", "Mine."));
+    let refused = w.run(&["add", &url, "--skill", "pdf"]);
+    refused.assert_code(2);
+    assert!(
+        refused.stderr.contains("already exists and is not a link")
+            && refused.stderr.contains("--force"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        std::fs::read_to_string(own.join("SKILL.md"))
+            .unwrap()
+            .contains("Mine.")
+    );
+    // --copy with --force: a real directory with the installed files.
+    let forced = w.run(&["add", &url, "--skill", "pdf", "--copy", "--force"]);
+    forced.assert_code(0);
+    assert!(!std::fs::symlink_metadata(&own).unwrap().is_symlink());
+    assert!(
+        std::fs::read_to_string(own.join("SKILL.md"))
+            .unwrap()
+            .contains("Version one.")
+    );
+    let leftovers: Vec<_> = std::fs::read_dir(w.project.join(".claude/skills"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(leftovers, ["pdf"]);
+}
+
+#[cfg(unix)]
+#[test]
+fn global_installs_go_under_home_with_their_own_lock() {
+    let w = World::new();
+    std::fs::create_dir_all(w.home.join(".codeium/windsurf")).unwrap();
+    let added = w.run(&["add", &w.url(), "--skill", "pdf", "--global"]);
+    added.assert_code(0);
+    assert!(w.home.join(".agents/skills/pdf/SKILL.md").is_file());
+    assert_eq!(
+        link(&w.home.join(".codeium/windsurf/skills/pdf")),
+        Path::new("../../../.agents/skills/pdf")
+    );
+    let lock = std::fs::read_to_string(w.home.join(".local/state/skills/skills.lock")).unwrap();
+    assert!(lock.contains("[skills.pdf]"), "{lock}");
+    assert!(!w.project.join("skills.lock").exists());
+    w.run(&["sync", "--frozen", "--global"]).assert_code(0);
+}
+
+#[cfg(unix)]
+#[test]
+fn sync_restores_what_the_lock_says_and_frozen_only_reports() {
+    let w = World::new();
+    let url = w.url();
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    w.run(&["add", &url, "--all"]).assert_code(1); // broken is refused
+    let lock = w.lock();
+    assert!(
+        lock.contains("[skills.docx]") && lock.contains("[skills.pdf]"),
+        "{lock}"
+    );
+    let synced = w.run(&["sync", "--frozen"]);
+    synced.assert_code(0);
+    assert_eq!(synced.stdout, "2 skill(s) match skills.lock\n");
+
+    // The source moves on; the lock keeps the project on its commit.
+    write(
+        &w.repo.join("skills/pdf/SKILL.md"),
+        &skill_md("pdf", "Version two."),
+    );
+    w.commit("two");
+
+    // A tampered skill and a lost link: --frozen reports both and changes nothing.
+    let pdf_md = w.project.join(".agents/skills/pdf/SKILL.md");
+    std::fs::write(&pdf_md, "tampered").unwrap();
+    std::fs::remove_file(w.project.join(".claude/skills/docx")).unwrap();
+    let frozen = w.run(&["sync", "--frozen"]);
+    frozen.assert_code(1);
+    assert!(
+        frozen.stderr.contains("drift: pdf: modified")
+            && frozen
+                .stderr
+                .contains("drift: docx: not in Claude Code's folder")
+            && frozen.stderr.contains("in 2 place(s); run `skills sync`"),
+        "{}",
+        frozen.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&pdf_md).unwrap(), "tampered");
+
+    // sync puts back the locked version (not the source's newer one) and the link.
+    let fixed = w.run(&["sync"]);
+    fixed.assert_code(0);
+    assert!(
+        std::fs::read_to_string(&pdf_md)
+            .unwrap()
+            .contains("Version one.")
+    );
+    assert_eq!(
+        link(&w.project.join(".claude/skills/docx")),
+        Path::new("../../.agents/skills/docx")
+    );
+    w.run(&["sync", "--frozen"]).assert_code(0);
+
+    // A new clone: the lock and nothing else, and an empty cache.
+    std::fs::remove_dir_all(w.project.join(".agents")).unwrap();
+    std::fs::remove_dir_all(w.project.join(".claude/skills")).unwrap();
+    std::fs::remove_dir_all(&w.cache).unwrap();
+    w.run(&["sync"]).assert_code(0);
+    assert!(
+        std::fs::read_to_string(&pdf_md)
+            .unwrap()
+            .contains("Version one.")
+    );
+    w.run(&["sync", "--frozen"]).assert_code(0);
+    assert_eq!(w.lock(), lock, "sync does not rewrite the lock");
+}
+
+#[cfg(unix)]
+#[test]
+fn bad_sources_and_locks_are_clear_errors() {
+    let w = World::new();
+    let missing = w.run(&["add", &format!("file://{}/nope", w.project.display())]);
+    missing.assert_code(2);
+    assert!(
+        missing.stderr.contains("git failed for file://"),
+        "{}",
+        missing.stderr
+    );
+    let no_ref = w.run(&["add", &format!("{}#no-such-tag", w.url())]);
+    no_ref.assert_code(2);
+    assert!(no_ref.stderr.contains("no-such-tag"), "{}", no_ref.stderr);
+    std::fs::write(
+        w.project.join("skills.lock"),
+        "version = 1\n[skills.pdf]\nsource = 3\n",
+    )
+    .unwrap();
+    let bad_lock = w.run(&["sync"]);
+    bad_lock.assert_code(2);
+    assert!(
+        bad_lock.stderr.contains("skills.lock:3:10:"),
+        "{}",
+        bad_lock.stderr
+    );
+}
+
+/// docs/add.md's table of agents is `skills_add::AGENTS`, row for row.
+#[test]
+fn the_docs_agent_table_is_the_code_table() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/add.md"))
+            .unwrap();
+    let rows: Vec<&str> = doc
+        .lines()
+        .filter(|l| {
+            l.starts_with("| `") && !l.starts_with("| `--agent`") && l.matches('|').count() == 6
+        })
+        .collect();
+    assert_eq!(rows.len(), skills_add::AGENTS.len(), "{rows:#?}");
+    for (row, agent) in rows.iter().zip(skills_add::AGENTS) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[1], format!("`{}`", agent.id), "{row}");
+        assert_eq!(cells[2], agent.name, "{row}");
+        assert_eq!(cells[3], format!("`{}`", agent.project_dir), "{row}");
+        assert_eq!(cells[4], format!("`{}`", agent.global_dir), "{row}");
+        let markers: Vec<String> = agent
+            .project_marker
+            .map(|m| format!("`{m}`"))
+            .into_iter()
+            .chain(agent.global_marker.map(|m| format!("`~/{m}`")))
+            .collect();
+        let expected = if markers.is_empty() {
+            "—".to_string()
+        } else {
+            markers.join(", ")
+        };
+        assert_eq!(cells[5], expected, "{row}");
+    }
+}
