@@ -133,6 +133,22 @@ pub(crate) enum Command {
     /// difference. docs/add.md.
     Sync(SyncArgs),
 
+    /// Say which locked skills changed at their source or were modified here.
+    ///
+    /// Fetches each skill's source at its locked ref (the default branch when none) and
+    /// compares the files with skills.lock; exit 1 when any differs. docs/add.md.
+    Check(CheckArgs),
+
+    /// Install the source's current version of locked skills, and lock it.
+    ///
+    /// Each skill (all when none is named) is fetched at its locked ref, linted, and
+    /// replaced in one step; one modified here is left alone unless --force. docs/add.md.
+    Update(UpdateArgs),
+
+    /// Remove skills that `skills add` installed: the canonical copy, the agents' links, the
+    /// lock entry. docs/add.md.
+    Remove(RemoveArgs),
+
     /// Search a skills registry by name and description, and by tag.
     ///
     /// The registry is --registry URL, else SKILLS_REGISTRY, else `[registry] url` in the
@@ -573,6 +589,46 @@ pub(crate) struct SyncArgs {
     pub(crate) frozen: bool,
 
     /// The user's skills (~/.agents/skills and the global lock) instead of the project's.
+    #[arg(long, short = 'g')]
+    pub(crate) global: bool,
+}
+
+/// `skills check [NAME]... [--global]`.
+#[derive(Debug, Args)]
+pub(crate) struct CheckArgs {
+    /// The skills to check (default: every locked one).
+    #[arg(value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+
+    /// The user's skills (the global lock) instead of the project's.
+    #[arg(long, short = 'g')]
+    pub(crate) global: bool,
+}
+
+/// `skills update [NAME]... [--global] [--force]`.
+#[derive(Debug, Args)]
+pub(crate) struct UpdateArgs {
+    /// The skills to update (default: every locked one).
+    #[arg(value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+
+    /// The user's skills (the global lock) instead of the project's.
+    #[arg(long, short = 'g')]
+    pub(crate) global: bool,
+
+    /// Replace a skill even when it was modified here.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+/// `skills remove NAME... [--global]`.
+#[derive(Debug, Args)]
+pub(crate) struct RemoveArgs {
+    /// The skills to remove.
+    #[arg(value_name = "NAME", required = true)]
+    pub(crate) names: Vec<String>,
+
+    /// The user's skills (the global lock) instead of the project's.
     #[arg(long, short = 'g')]
     pub(crate) global: bool,
 }

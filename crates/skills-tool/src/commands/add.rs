@@ -1,4 +1,5 @@
-//! `skills add` and `skills sync`: skills from git repositories, directories and archives
+//! `skills add`, `sync`, `check`, `update` and `remove`: skills from git repositories,
+//! directories and archives
 //! into the canonical `.agents/skills` and every agent's folder, recorded in `skills.lock`
 //! (`skills-add` does the parts; this module puts them together and reports).
 
@@ -10,7 +11,7 @@ use skills_add::{AddError, Lock, Locked, Scope, Source};
 use skills_core::durable::{self, INSTALL_PREFIX};
 use skills_lint::{Config, Linter};
 
-use crate::args::{AddArgs, SyncArgs};
+use crate::args::{AddArgs, CheckArgs, RemoveArgs, SyncArgs, UpdateArgs};
 use crate::errors::plain as error;
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
@@ -106,7 +107,11 @@ struct Found {
 
 /// Where a source's files are, and what the lock says of its origin.
 struct Fetched {
+    /// Where skills are looked for (the source's path within the tree, when it names one).
     root: PathBuf,
+    /// The whole source tree: the checkout, the directory, the staged archive. Locked paths
+    /// are relative to it.
+    tree: PathBuf,
     url: Option<String>,
     reference: Option<String>,
     commit: Option<String>,
@@ -130,6 +135,7 @@ fn fetch(
 ) -> Result<Fetched, miette::Report> {
     match skills_add::parse_source(source) {
         Source::Dir(dir) => Ok(Fetched {
+            tree: dir.clone(),
             root: dir,
             url: None,
             reference: None,
@@ -170,6 +176,7 @@ fn fetch(
             };
             Ok(Fetched {
                 root,
+                tree: checkout.dir.clone(),
                 url: Some(git.url.clone()),
                 reference: wanted.map(str::to_string),
                 commit: Some(checkout.commit.clone()),
@@ -196,6 +203,7 @@ fn fetch(
             )?;
             Ok(Fetched {
                 root: temp.path().to_path_buf(),
+                tree: temp.path().to_path_buf(),
                 url: None,
                 reference: None,
                 commit: None,
@@ -210,8 +218,8 @@ fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
 }
 
-/// The skills under `root`, linted, as `skills lint` walks.
-fn find(root: &Path) -> Result<Vec<Found>, miette::Report> {
+/// The skills under `root`, linted, as `skills lint` walks; their paths relative to `tree`.
+fn find(root: &Path, tree: &Path) -> Result<Vec<Found>, miette::Report> {
     let report = Linter::new(Config::default())
         .lint_paths(&[root.to_path_buf()])
         .map_err(|e| error(e.to_string(), "the source could not be read"))?;
@@ -230,7 +238,7 @@ fn find(root: &Path) -> Result<Vec<Found>, miette::Report> {
             .unwrap_or(dir_name);
         let path = skill
             .dir
-            .strip_prefix(root)
+            .strip_prefix(tree)
             .map(|p| {
                 p.components()
                     .map(|c| c.as_os_str().to_string_lossy().into_owned())
@@ -269,7 +277,7 @@ fn errors_in(report: &skills_lint::SkillReport) -> usize {
 pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
     let fetched = fetch(&args.source, None, printer, Some(args))?;
-    let found = find(&fetched.root)?;
+    let found = find(&fetched.root, &fetched.tree)?;
     if found.is_empty() {
         return Err(error(
             format!("no skills in {}", args.source),
@@ -591,34 +599,7 @@ fn restore(
     target: &Target,
     printer: &Printer,
 ) -> Result<(), miette::Report> {
-    let source = entry.url.as_deref().unwrap_or(&entry.source);
-    let source = if entry.url.is_none() {
-        // Relative local sources are relative to the lock's directory.
-        let path = Path::new(source);
-        if path.is_relative() && Path::new(&target.base).join(path).exists() {
-            target.base.join(path).display().to_string()
-        } else {
-            source.to_string()
-        }
-    } else {
-        source.to_string()
-    };
-    let fetched = fetch(&source, entry.commit.as_deref(), printer, None)?;
-    let dir = if entry.path.is_empty() {
-        fetched.root.clone()
-    } else {
-        fetched.root.join(&entry.path)
-    };
-    let found = find(&dir)?;
-    let skill = found
-        .into_iter()
-        .find(|f| f.name == name && f.dir == dir)
-        .ok_or_else(|| {
-            error(
-                format!("{name}: not found at `{}` in {source}", entry.path),
-                "the source changed; `skills add` it again",
-            )
-        })?;
+    let (_fetched, skill) = locate(name, entry, target, entry.commit.as_deref(), printer)?;
     if errors_in(&skill.report) > 0 {
         return Err(error(
             format!("{name}: the locked version has lint errors"),
@@ -628,4 +609,270 @@ fn restore(
     install(&skill, target, true, Some(&entry.hash), printer)?;
     printer.status(&format!("restored {name}\n"));
     Ok(())
+}
+
+/// The locked source of `entry` as given (a relative local path is relative to the lock's
+/// directory), or its repository.
+fn locked_origin(entry: &Locked, target: &Target) -> String {
+    if let Some(url) = &entry.url {
+        return url.clone();
+    }
+    let path = Path::new(&entry.source);
+    if path.is_relative() && target.base.join(path).exists() {
+        return target.base.join(path).display().to_string();
+    }
+    entry.source.clone()
+}
+
+/// Fetches `entry`'s source at `reference` and finds the skill `name` at its locked path.
+fn locate(
+    name: &str,
+    entry: &Locked,
+    target: &Target,
+    reference: Option<&str>,
+    printer: &Printer,
+) -> Result<(Fetched, Found), miette::Report> {
+    let source = locked_origin(entry, target);
+    let fetched = fetch(&source, reference, printer, None)?;
+    let dir = if entry.path.is_empty() {
+        fetched.tree.clone()
+    } else {
+        fetched.tree.join(&entry.path)
+    };
+    let gone = || {
+        error(
+            format!("{name}: no skill at `{}` in {source}", entry.path),
+            "the source moved or dropped it; `skills add` it again from where it is now, or `skills remove` it",
+        )
+    };
+    if !dir.is_dir() {
+        return Err(gone());
+    }
+    let mut skill = find(&dir, &fetched.tree)?
+        .into_iter()
+        .find(|f| f.dir == dir)
+        .ok_or_else(gone)?;
+    // Installed under the locked name, whatever the source calls it now (lint says when
+    // the two disagree).
+    skill.name = name.to_string();
+    Ok((fetched, skill))
+}
+
+/// The locked skills `names` names (all of them when empty), or an error naming the first
+/// that is not locked.
+fn selected<'a>(
+    lock: &'a Lock,
+    names: &[String],
+    target: &Target,
+) -> Result<Vec<(&'a String, &'a Locked)>, miette::Report> {
+    if names.is_empty() {
+        return Ok(lock.skills.iter().collect());
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let Some((key, entry)) = lock.skills.get_key_value(&name.to_ascii_lowercase()) else {
+            let locked: Vec<&str> = lock.skills.keys().map(String::as_str).collect();
+            let hint = skills_core::suggest::closest(name, locked.iter().copied())
+                .first()
+                .map(|c| format!("did you mean `{c}`? "))
+                .unwrap_or_default();
+            return Err(error(
+                format!("`{name}` is not in {}", render::relative(&target.lock)),
+                format!("{hint}`skills sync` lists what is locked; `skills add` installs"),
+            ));
+        };
+        out.push((key, entry));
+    }
+    Ok(out)
+}
+
+/// The digest `skill` would have installed: staged (the packaging file policy) in a
+/// temporary directory and hashed.
+fn source_hash(skill: &Found, printer: &Printer) -> Result<String, miette::Report> {
+    let staging = tempfile::tempdir().map_err(|e| {
+        error(
+            format!("cannot create a temporary directory: {e}"),
+            "check TMPDIR",
+        )
+    })?;
+    super::install::stage_dir_as(&skill.dir, &skill.name, staging.path(), printer)?;
+    Ok(skills_add::tree_hash(&staging.path().join(&skill.name)).unwrap_or_default())
+}
+
+/// How the installed copy of a locked skill compares with the lock.
+fn local_state(target: &Target, name: &str, entry: &Locked) -> Option<&'static str> {
+    match skills_add::tree_hash(&target.canonical.join(name)) {
+        Ok(hash) if hash == entry.hash => None,
+        Ok(_) => Some("modified here"),
+        Err(_) => Some("missing"),
+    }
+}
+
+pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let target = Target::new(args.global)?;
+    let lock = target.read_lock()?;
+    let mut differs = 0usize;
+    for (name, entry) in selected(&lock, &args.names, &target)? {
+        let mut notes = Vec::new();
+        if let Some(state) = local_state(&target, name, entry) {
+            notes.push(state.to_string());
+        }
+        match locate(name, entry, &target, entry.reference.as_deref(), printer) {
+            Ok((fetched, skill)) => {
+                if source_hash(&skill, printer)? != entry.hash {
+                    let commits = match (&entry.commit, &fetched.commit) {
+                        (Some(old), Some(new)) if old != new => {
+                            format!(" ({} -> {})", short(old), short(new))
+                        }
+                        _ => String::new(),
+                    };
+                    notes.push(format!("changed at the source{commits}"));
+                }
+            }
+            Err(e) => notes.push(format!("cannot check the source: {e}")),
+        }
+        if notes.is_empty() {
+            printer.out(&format!("{name}: up to date\n"))?;
+        } else {
+            differs += 1;
+            printer.out(&format!("{name}: {}\n", notes.join("; ")))?;
+        }
+    }
+    if differs > 0 {
+        printer.status(&format!(
+            "{differs} skill(s) differ: `skills update` installs the source's version, `skills sync` the locked one\n"
+        ));
+        return Ok(ExitStatus::Failure);
+    }
+    Ok(ExitStatus::Success)
+}
+
+pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let target = Target::new(args.global)?;
+    let mut lock = target.read_lock()?;
+    let chosen: Vec<(String, Locked)> = selected(&lock, &args.names, &target)?
+        .into_iter()
+        .map(|(n, e)| (n.clone(), e.clone()))
+        .collect();
+    let mut failed = false;
+    for (name, entry) in chosen {
+        let (fetched, skill) =
+            match locate(&name, &entry, &target, entry.reference.as_deref(), printer) {
+                Ok(found) => found,
+                Err(e) => {
+                    printer.error(e.as_ref());
+                    failed = true;
+                    continue;
+                }
+            };
+        if local_state(&target, &name, &entry) == Some("modified here") && !args.force {
+            // What a run killed between the install and the lock left is the new version,
+            // not a change of the user's.
+            let installed = skills_add::tree_hash(&target.canonical.join(&name)).ok();
+            if installed != Some(source_hash(&skill, printer)?) {
+                printer.err(&format!(
+                    "error: {name} was modified here since it was installed; not updated (pass --force to replace the changes)\n"
+                ));
+                failed = true;
+                continue;
+            }
+        }
+        if errors_in(&skill.report) > 0 {
+            let mut one = skills_lint::Report::default();
+            one.skills.push(skill.report.clone());
+            printer.err(&render::human::report(printer.ui(), &one, false));
+            printer.err(&format!(
+                "error: {name} not updated: the new version has lint errors (the installed one stays)\n"
+            ));
+            failed = true;
+            continue;
+        }
+        let installed = install(&skill, &target, true, None, printer)?;
+        let hash = skills_add::tree_hash(&installed).map_err(|e| {
+            add_error(&AddError::Io {
+                path: installed.clone(),
+                source: e,
+            })
+        })?;
+        for id in &entry.agents {
+            if let Some(agent) = skills_add::agents::by_id(id) {
+                let dir = agent.dir(target.scope, &target.base);
+                let copy =
+                    skills_add::state(&dir, &name, &installed) == skills_add::AgentState::Dir;
+                skills_add::place(&dir, &name, &installed, copy, true)
+                    .map_err(|e| add_error(&e))?;
+            }
+        }
+        let changed = hash != entry.hash;
+        let mut updated = entry.clone();
+        updated.hash = hash;
+        updated.commit.clone_from(&fetched.commit);
+        lock.skills.insert(name.clone(), updated);
+        target.write_lock(&lock)?;
+        let line = match (changed, &entry.commit, &fetched.commit) {
+            (false, _, _) => format!("{name}: up to date\n"),
+            (true, Some(old), Some(new)) => {
+                format!("updated {name} {} -> {}\n", short(old), short(new))
+            }
+            (true, _, _) => format!("updated {name}\n"),
+        };
+        printer.out(&line)?;
+    }
+    Ok(if failed {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+pub(crate) fn remove(args: &RemoveArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let target = Target::new(args.global)?;
+    let mut lock = target.read_lock()?;
+    let names: Vec<String> = selected(&lock, &args.names, &target)?
+        .into_iter()
+        .map(|(n, _)| n.clone())
+        .collect();
+    for name in names {
+        let Some(entry) = lock.skills.get(&name).cloned() else {
+            continue;
+        };
+        let installed = target.canonical.join(&name);
+        let mut from = Vec::new();
+        for id in &entry.agents {
+            let Some(agent) = skills_add::agents::by_id(id) else {
+                continue;
+            };
+            let dir = agent.dir(target.scope, &target.base);
+            let ours = match skills_add::state(&dir, &name, &installed) {
+                skills_add::AgentState::Linked => true,
+                skills_add::AgentState::Dir => {
+                    skills_add::tree_hash(&dir.join(&name)).ok().as_deref()
+                        == Some(entry.hash.as_str())
+                }
+                _ => false,
+            };
+            if ours {
+                skills_add::unplace(&dir, &name).map_err(|e| add_error(&e))?;
+                from.push(agent.id);
+            } else if std::fs::symlink_metadata(dir.join(&name)).is_ok() {
+                printer.warn(&format!(
+                    "{} was changed since it was installed; left in place\n",
+                    render::relative(&dir.join(&name))
+                ));
+            }
+        }
+        skills_add::unplace(&target.canonical, &name).map_err(|e| add_error(&e))?;
+        lock.skills.remove(&name);
+        target.write_lock(&lock)?;
+        let agents = if from.is_empty() {
+            String::new()
+        } else {
+            format!(" and from {}", from.join(", "))
+        };
+        printer.out(&format!(
+            "removed {name} from {}{agents}\n",
+            render::relative(&target.canonical)
+        ))?;
+    }
+    Ok(ExitStatus::Success)
 }

@@ -419,3 +419,195 @@ fn the_docs_agent_table_is_the_code_table() {
         assert_eq!(cells[5], expected, "{row}");
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn check_update_and_remove() {
+    let w = World::new();
+    let url = w.url();
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    w.run(&["add", &url, "--skill", "pdf", "--skill", "docx"])
+        .assert_code(0);
+    let first = git(&w.repo, &["rev-parse", "HEAD"]);
+    let checked = w.run(&["check"]);
+    checked.assert_code(0);
+    assert_eq!(checked.stdout, "docx: up to date\npdf: up to date\n");
+
+    // The source moves on, and docx is edited here.
+    write(
+        &w.repo.join("skills/pdf/SKILL.md"),
+        &skill_md("pdf", "Version two."),
+    );
+    let second = w.commit("two");
+    let docx_md = w.project.join(".agents/skills/docx/SKILL.md");
+    std::fs::write(&docx_md, skill_md("docx", "My own notes.")).unwrap();
+    let checked = w.run(&["check"]);
+    checked.assert_code(1);
+    assert_eq!(
+        checked.stdout,
+        format!(
+            "docx: modified here\npdf: changed at the source ({} -> {})\n",
+            &first[..12],
+            &second[..12]
+        )
+    );
+
+    // update takes the source's version, but not over changes made here.
+    let updated = w.run(&["update"]);
+    updated.assert_code(1);
+    assert!(
+        updated.stdout.contains(&format!(
+            "updated pdf {} -> {}",
+            &first[..12],
+            &second[..12]
+        )),
+        "{}",
+        updated.stdout
+    );
+    assert!(
+        updated.stderr.contains("docx was modified here"),
+        "{}",
+        updated.stderr
+    );
+    assert!(
+        std::fs::read_to_string(&docx_md)
+            .unwrap()
+            .contains("My own notes.")
+    );
+    let pdf = std::fs::read_to_string(w.project.join(".claude/skills/pdf/SKILL.md")).unwrap();
+    assert!(
+        pdf.contains("Version two."),
+        "the link shows the new version: {pdf}"
+    );
+    assert!(w.lock().contains(&format!("commit = \"{second}\"")));
+    w.run(&["update", "docx", "--force"]).assert_code(0);
+    assert!(std::fs::read_to_string(&docx_md).unwrap().contains("Edit."));
+    w.run(&["check"]).assert_code(0);
+    w.run(&["sync", "--frozen"]).assert_code(0);
+
+    // A new version with lint errors is refused; the installed one and the lock stay.
+    let before = w.lock();
+    write(
+        &w.repo.join("skills/pdf/SKILL.md"),
+        "---\nname: pdf\n---\nNo description.\n",
+    );
+    w.commit("broken");
+    let refused = w.run(&["update", "pdf"]);
+    refused.assert_code(1);
+    assert!(
+        refused
+            .stderr
+            .contains("pdf not updated: the new version has lint errors"),
+        "{}",
+        refused.stderr
+    );
+    assert_eq!(w.lock(), before);
+    assert!(
+        std::fs::read_to_string(w.project.join(".agents/skills/pdf/SKILL.md"))
+            .unwrap()
+            .contains("Version two.")
+    );
+
+    // A skill the source moved: check says so.
+    git(&w.repo, &["mv", "skills/docx", "skills/word"]);
+    w.commit("moved");
+    let moved = w.run(&["check", "docx"]);
+    moved.assert_code(1);
+    assert!(
+        moved
+            .stdout
+            .contains("docx: cannot check the source: docx: no skill at `skills/docx`"),
+        "{}",
+        moved.stdout
+    );
+
+    // remove: the link, the canonical copy, the lock entry.
+    let removed = w.run(&["remove", "pdf"]);
+    removed.assert_code(0);
+    assert_eq!(
+        removed.stdout,
+        "removed pdf from .agents/skills and from claude-code\n"
+    );
+    assert!(std::fs::symlink_metadata(w.project.join(".claude/skills/pdf")).is_err());
+    assert!(!w.project.join(".agents/skills/pdf").exists());
+    assert!(!w.lock().contains("[skills.pdf]"));
+    assert!(w.lock().contains("[skills.docx]"));
+    let unknown = w.run(&["remove", "pfd"]);
+    unknown.assert_code(2);
+    assert!(
+        unknown.stderr.contains("`pfd` is not in skills.lock"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+/// A big skill, so that an update spends a while copying.
+#[cfg(target_os = "linux")]
+fn big(repo: &Path, body: &str) {
+    write(&repo.join("skills/pdf/SKILL.md"), &skill_md("pdf", body));
+    for i in 0..1500 {
+        write(
+            &repo.join(format!("skills/pdf/assets/{i:04}.txt")),
+            &format!("{body} {i}\n"),
+        );
+    }
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn update_killed_at_any_point_leaves_the_old_version_or_the_new_one() {
+    let w = World::new();
+    big(&w.repo, "Old.");
+    w.commit("big");
+    w.run(&["add", &w.url(), "--skill", "pdf"]).assert_code(0);
+    big(&w.repo, "New.");
+    w.commit("new");
+    let root = w.project.join(".agents/skills");
+    let staging = || {
+        std::fs::read_dir(&root).unwrap().any(|e| {
+            e.unwrap()
+                .file_name()
+                .to_string_lossy()
+                .starts_with(".skills-install-")
+        })
+    };
+    let points: [Option<&dyn Fn() -> bool>; 2] = [None, Some(&staging)];
+    for ready in points {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_skills"))
+            .current_dir(&w.project)
+            .args(["update", "pdf"])
+            .env("HOME", &w.home)
+            .env("SKILLS_CACHE_DIR", &w.cache)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        if let Some(ready) = ready {
+            while !ready() && child.try_wait().unwrap().is_none() {
+                std::thread::yield_now();
+            }
+        }
+        let _ = child.kill();
+        child.wait().unwrap();
+        let md = std::fs::read_to_string(root.join("pdf/SKILL.md")).unwrap();
+        let word = if md.contains("New.") { "New." } else { "Old." };
+        assert!(md.contains(word), "{md}");
+        // Whole: every asset of one version.
+        let assets = std::fs::read_dir(root.join("pdf/assets")).unwrap().count();
+        assert_eq!(assets, 1500);
+        let one = std::fs::read_to_string(root.join("pdf/assets/0700.txt")).unwrap();
+        assert_eq!(one, format!("{word} 700\n"));
+        // The next run finishes the job and leaves nothing aside.
+        w.run(&["update", "pdf"]).assert_code(0);
+        w.run(&["sync", "--frozen"]).assert_code(0);
+        let names: Vec<_> = std::fs::read_dir(&root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["pdf"]);
+        // Back to the old version for the next round.
+        git(&w.repo, &["revert", "--no-edit", "HEAD"]);
+        w.run(&["update", "pdf"]).assert_code(0);
+        git(&w.repo, &["revert", "--no-edit", "HEAD"]);
+    }
+}
