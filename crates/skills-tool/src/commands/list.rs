@@ -37,6 +37,74 @@ struct SkillItem<'a> {
     root: &'a Path,
     scope: &'a str,
     shadowed_by: Option<&'a Path>,
+    installed: Option<InstalledItem<'a>>,
+}
+
+/// What `skills.lock` says of a skill `skills add` installed.
+#[derive(Serialize)]
+struct InstalledItem<'a> {
+    source: &'a str,
+    commit: Option<&'a str>,
+    agents: &'a [String],
+}
+
+/// The locked skills of the project's and the user's lock files, by the canonical path of
+/// their installed directory: what `skills add` installed, and where from.
+#[derive(Default)]
+struct Installed {
+    locks: Vec<(std::path::PathBuf, skills_add::Lock)>,
+    by_dir: std::collections::HashMap<std::path::PathBuf, (usize, String)>,
+}
+
+impl Installed {
+    /// Reads the locks that exist; an unreadable lock is a warning, not a failure of `list`.
+    fn read(printer: &Printer) -> Self {
+        let mut out = Self::default();
+        let project = super::install::project_root().ok();
+        let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
+        let candidates = [
+            project.map(|p| {
+                (
+                    p.join(skills_add::LOCK_FILE),
+                    p.join(skills_add::UNIVERSAL_DIR),
+                )
+            }),
+            home.map(|h| {
+                (
+                    skills_add::global_lock_path(&h),
+                    h.join(skills_add::UNIVERSAL_DIR),
+                )
+            }),
+        ];
+        for (lock_path, root) in candidates.into_iter().flatten() {
+            if !lock_path.is_file() {
+                continue;
+            }
+            match skills_add::Lock::read(&lock_path) {
+                Ok(lock) => {
+                    let at = out.locks.len();
+                    for name in lock.skills.keys() {
+                        if let Ok(dir) = std::fs::canonicalize(root.join(name)) {
+                            out.by_dir.insert(dir, (at, name.clone()));
+                        }
+                    }
+                    out.locks.push((lock_path, lock));
+                }
+                Err(e) => printer.warn(&e.to_string()),
+            }
+        }
+        out
+    }
+
+    /// The lock entry of the skill in `dir` (or a link to it).
+    fn get(&self, dir: &Path) -> Option<&skills_add::Locked> {
+        if self.by_dir.is_empty() {
+            return None;
+        }
+        let dir = std::fs::canonicalize(dir).ok()?;
+        let (at, name) = self.by_dir.get(&dir)?;
+        self.locks.get(*at)?.1.skills.get(name)
+    }
 }
 
 #[derive(Serialize)]
@@ -52,13 +120,14 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, printer: &Printer) -> Result<E
     let index = Index::scan(roots);
     // Whatever the format: JSON and XML have no place for them, and stdout stays clean.
     report_problems(&index, printer);
+    let installed = Installed::read(printer);
     let skills: Vec<&Skill> = if args.all {
         index.all().collect()
     } else {
         index.skills().iter().collect()
     };
     let text = match args.format {
-        ListFormat::Json => json(&index, &skills),
+        ListFormat::Json => json(&index, &skills, &installed),
         ListFormat::Xml => render::skills::catalog(&index),
         ListFormat::Table => {
             report_warnings(&index, args.all, printer);
@@ -67,7 +136,7 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, printer: &Printer) -> Result<E
                 printer.status(&format!("{}\n", render::skills::nothing_found(roots)));
                 return Ok(ExitStatus::Success);
             }
-            table(&index, &skills, args.all, printer.ui().width)
+            table(&index, &skills, &installed, args.all, printer.ui().width)
         }
     };
     printer.out(&text)?;
@@ -110,7 +179,7 @@ fn report_warnings(index: &Index, all: bool, printer: &Printer) {
     }
 }
 
-fn json(index: &Index, skills: &[&Skill]) -> String {
+fn json(index: &Index, skills: &[&Skill], installed: &Installed) -> String {
     let doc = Document {
         version: SCHEMA_VERSION,
         roots: index
@@ -132,6 +201,11 @@ fn json(index: &Index, skills: &[&Skill]) -> String {
                 root: &s.root,
                 scope: s.scope.as_str(),
                 shadowed_by: s.shadowed_by.as_deref(),
+                installed: installed.get(&s.dir).map(|l| InstalledItem {
+                    source: &l.source,
+                    commit: l.commit.as_deref(),
+                    agents: &l.agents,
+                }),
             })
             .collect(),
         skipped: index
@@ -165,8 +239,23 @@ fn cut(text: &str, width: usize) -> String {
     out
 }
 
-fn table(index: &Index, skills: &[&Skill], all: bool, width: usize) -> String {
-    let source = |s: &Skill| format!("{} {}", s.scope, display_path(&s.root));
+fn table(
+    index: &Index,
+    skills: &[&Skill],
+    installed: &Installed,
+    all: bool,
+    width: usize,
+) -> String {
+    // Where the root is, then, for what `skills add` installed, where it came from and the
+    // agents it is linked into.
+    let source = |s: &Skill| {
+        let root = format!("{} {}", s.scope, display_path(&s.root));
+        match installed.get(&s.dir) {
+            None => root,
+            Some(l) if l.agents.is_empty() => format!("{root} <- {}", l.source),
+            Some(l) => format!("{root} <- {} -> {}", l.source, l.agents.join(", ")),
+        }
+    };
     let mut rows: Vec<(String, String, String)> = skills
         .iter()
         .map(|s| {

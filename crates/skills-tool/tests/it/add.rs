@@ -193,6 +193,27 @@ fn add_from_a_repository_into_every_agent_and_lock_it() {
         "{lock}"
     );
 
+    // `skills list` says where it came from and which agents have it.
+    let listed = w.run(&["list", "--format", "json"]);
+    listed.assert_code(0);
+    let doc = listed.json();
+    let pdf = doc["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["id"] == "pdf" && s["scope"] == "project")
+        .unwrap();
+    assert_eq!(
+        pdf["installed"],
+        serde_json::json!({"source": url, "commit": commit, "agents": ["claude-code", "windsurf"]})
+    );
+    let table = w.run(&["list"]);
+    assert!(
+        table.stdout.contains("<- file://") && table.stdout.contains("-> claude-code, windsurf"),
+        "{}",
+        table.stdout
+    );
+
     // A skill with lint errors is refused and leaves nothing behind.
     let broken = w.run(&["add", &url, "--skill", "broken"]);
     broken.assert_code(1);

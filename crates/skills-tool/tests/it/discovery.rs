@@ -411,7 +411,8 @@ fn list_json() {
                 "base_dir",
                 "root",
                 "scope",
-                "shadowed_by"
+                "shadowed_by",
+                "installed"
             ]
         );
     }
