@@ -9,6 +9,7 @@
 //! - [`git::fetch`]: a shallow fetch of one ref with the `git` executable into a cache.
 //! - [`AGENTS`]: the agents and the folders each reads; the canonical copy of a skill lives
 //!   in [`UNIVERSAL_DIR`], other agents get a relative link ([`place`]).
+//! - [`plugin_skill_dirs`]: the skills Claude Code plugin manifests declare.
 //! - [`Lock`]: `skills.lock`, sorted, one table per skill; [`tree_hash`] is the digest it
 //!   records.
 //!
@@ -29,6 +30,7 @@ pub mod git;
 mod hash;
 mod lock;
 mod place;
+mod plugin;
 mod source;
 
 use std::path::{Path, PathBuf};
@@ -37,6 +39,7 @@ pub use agents::{AGENTS, Agent, Scope, UNIVERSAL_DIR};
 pub use hash::tree_hash;
 pub use lock::{LOCK_FILE, Lock, Locked, global_lock_path};
 pub use place::{AgentState, Placed, place, relative, state, unplace};
+pub use plugin::plugin_skill_dirs;
 pub use source::{GitSource, Source, parse_source};
 
 /// What can go wrong.
@@ -58,6 +61,18 @@ pub enum AddError {
     #[error("{}:{line}:{column}: {message}", path.display())]
     Lock {
         /// The lock file.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// The column (1-based).
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A plugin manifest that is not JSON.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Manifest {
+        /// The manifest.
         path: PathBuf,
         /// The line (1-based).
         line: usize,

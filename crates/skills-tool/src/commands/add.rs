@@ -218,13 +218,25 @@ fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
 }
 
-/// The skills under `root`, linted, as `skills lint` walks; their paths relative to `tree`.
+/// The skills under `root`, linted, as `skills lint` walks, and those its
+/// `.claude-plugin` manifests name; their paths relative to `tree`.
 fn find(root: &Path, tree: &Path) -> Result<Vec<Found>, miette::Report> {
+    // Plugin manifests may name skills in hidden directories, which the walk skips.
+    let mut paths = vec![root.to_path_buf()];
+    paths.extend(skills_add::plugin_skill_dirs(root).map_err(|e| {
+        error(
+            e.to_string(),
+            "fix the manifest's JSON (or point at a directory of the repository without it)",
+        )
+    })?);
     let report = Linter::new(Config::default())
-        .lint_paths(&[root.to_path_buf()])
+        .lint_paths(&paths)
         .map_err(|e| error(e.to_string(), "the source could not be read"))?;
-    let mut found = Vec::new();
+    let mut found: Vec<Found> = Vec::new();
     for skill in report.skills {
+        if found.iter().any(|f| f.dir == skill.dir) {
+            continue;
+        }
         let dir_name = skill
             .dir
             .file_name()

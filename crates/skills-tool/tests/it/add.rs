@@ -632,3 +632,59 @@ fn update_killed_at_any_point_leaves_the_old_version_or_the_new_one() {
         git(&w.repo, &["revert", "--no-edit", "HEAD"]);
     }
 }
+
+#[cfg(unix)]
+#[test]
+fn plugin_manifests_and_deleted_skills() {
+    let w = World::new();
+    write(
+        &w.repo.join(".claude-plugin/marketplace.json"),
+        r#"{"plugins": [{"name": "tools", "source": "./", "skills": ["./.internal/secret"]}]}"#,
+    );
+    write(
+        &w.repo.join(".internal/secret/SKILL.md"),
+        &skill_md("secret", "Hidden."),
+    );
+    w.commit("plugin");
+    let listed = w.run(&["add", &w.url(), "--list"]);
+    listed.assert_code(0);
+    assert!(
+        listed.stdout.contains("secret  .internal/secret\n"),
+        "{}",
+        listed.stdout
+    );
+    w.run(&["add", &w.url(), "--skill", "secret"])
+        .assert_code(0);
+    assert!(
+        w.lock().contains("path = \".internal/secret\""),
+        "{}",
+        w.lock()
+    );
+
+    // The source deletes it: check says so; the lock still installs the locked commit.
+    git(&w.repo, &["rm", "-r", "-q", ".internal"]);
+    w.commit("deleted");
+    let checked = w.run(&["check"]);
+    checked.assert_code(1);
+    assert!(
+        checked
+            .stdout
+            .contains("secret: cannot check the source: secret: no skill at `.internal/secret`"),
+        "{}",
+        checked.stdout
+    );
+    std::fs::remove_dir_all(w.project.join(".agents")).unwrap();
+    w.run(&["sync"]).assert_code(0);
+    assert!(w.project.join(".agents/skills/secret/SKILL.md").is_file());
+
+    // A manifest that is not JSON is named with its line and column.
+    write(&w.repo.join(".claude-plugin/plugin.json"), "{ nope");
+    w.commit("bad manifest");
+    let bad = w.run(&["add", &w.url(), "--list"]);
+    bad.assert_code(2);
+    assert!(
+        bad.stderr.contains("plugin.json:1:3: key must be a"),
+        "{}",
+        bad.stderr
+    );
+}
