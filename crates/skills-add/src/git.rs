@@ -28,11 +28,21 @@ pub struct Checkout {
 /// out. A branch or tag is fetched with depth 1; a commit that cannot be fetched alone (the
 /// server does not allow it) is found in a full fetch of the branches.
 ///
+/// With `sparse` (a directory of the repository), only that directory (and the files at
+/// the root) is checked out, and file contents are fetched for it alone where the server
+/// supports partial clones (`--filter=blob:none`); a large repository of many skills then
+/// costs what one skill does. Without it, the whole tree is checked out.
+///
 /// # Errors
 ///
 /// [`AddError::GitMissing`] without a `git` executable, [`AddError::Git`] when a `git`
 /// command fails (its message included), [`AddError::Io`] for the cache.
-pub fn fetch(cache: &Path, url: &str, reference: Option<&str>) -> Result<Checkout, AddError> {
+pub fn fetch(
+    cache: &Path,
+    url: &str,
+    reference: Option<&str>,
+    sparse: Option<&str>,
+) -> Result<Checkout, AddError> {
     if url.starts_with('-') || reference.is_some_and(|r| r.starts_with('-')) {
         return Err(AddError::Git {
             url: url.to_string(),
@@ -56,20 +66,29 @@ pub fn fetch(cache: &Path, url: &str, reference: Option<&str>) -> Result<Checkou
         command.arg("-C").arg(&dir).args(args);
         command
     };
-    let wanted = reference.unwrap_or("HEAD");
-    let shallow = run(
-        url,
-        &mut git(&[
-            "fetch",
-            "--quiet",
-            "--depth",
-            "1",
-            "--no-tags",
-            "--",
+    // A named remote, so that file contents left out by a partial fetch can be fetched
+    // when a later checkout needs them.
+    for (key, value) in [
+        ("remote.origin.url", url),
+        ("remote.origin.promisor", "true"),
+        ("extensions.partialClone", "origin"),
+    ] {
+        run(url, &mut git(&["config", key, value]))?;
+    }
+    match sparse {
+        Some(path) => run(
             url,
-            wanted,
-        ]),
-    );
+            &mut git(&["sparse-checkout", "set", "--cone", "--", path]),
+        )?,
+        None => run(url, &mut git(&["sparse-checkout", "disable"]))?,
+    };
+    let wanted = reference.unwrap_or("HEAD");
+    let mut shallow_args = vec!["fetch", "--quiet", "--depth", "1", "--no-tags"];
+    if sparse.is_some() {
+        shallow_args.push("--filter=blob:none");
+    }
+    shallow_args.extend(["--", "origin", wanted]);
+    let shallow = run(url, &mut git(&shallow_args));
     let target = match shallow {
         Ok(_) => "FETCH_HEAD".to_string(),
         Err(first) => {
@@ -84,7 +103,7 @@ pub fn fetch(cache: &Path, url: &str, reference: Option<&str>) -> Result<Checkou
                     "--quiet",
                     "--no-tags",
                     "--",
-                    url,
+                    "origin",
                     "+refs/heads/*:refs/skills/heads/*",
                     "+refs/tags/*:refs/skills/tags/*",
                 ]),
@@ -167,7 +186,7 @@ mod tests {
     #[test]
     fn dashes_are_refused_before_git_runs() {
         let t = tempfile::tempdir().unwrap();
-        let e = fetch(t.path(), "--upload-pack=touch /tmp/x", None).unwrap_err();
+        let e = fetch(t.path(), "--upload-pack=touch /tmp/x", None, None).unwrap_err();
         assert!(e.to_string().contains("cannot start with `-`"), "{e}");
         assert!(!t.path().join("git").exists());
     }

@@ -127,9 +127,12 @@ enum Hold {
     Temp(#[allow(dead_code)] tempfile::TempDir),
 }
 
+/// Fetches `source` at `reference` (else its own, else the default branch); for a
+/// repository, only the directory `sparse` (else the source's own path) is checked out.
 fn fetch(
     source: &str,
     reference: Option<&str>,
+    sparse: Option<&str>,
     printer: &Printer,
     args: Option<&AddArgs>,
 ) -> Result<Fetched, miette::Report> {
@@ -150,7 +153,8 @@ fn fetch(
                 git.url,
                 wanted.map(|r| format!(" at {r}")).unwrap_or_default()
             ));
-            let checkout = skills_add::git::fetch(&cache_dir()?, &git.url, wanted)
+            let sparse = sparse.or(git.path.as_deref());
+            let checkout = skills_add::git::fetch(&cache_dir()?, &git.url, wanted, sparse)
                 .map_err(|e| add_error(&e))?;
             let root = match &git.path {
                 Some(path) => {
@@ -288,7 +292,7 @@ fn errors_in(report: &skills_lint::SkillReport) -> usize {
 
 pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
-    let fetched = fetch(&args.source, None, printer, Some(args))?;
+    let fetched = fetch(&args.source, None, None, printer, Some(args))?;
     let found = find(&fetched.root, &fetched.tree)?;
     if found.is_empty() {
         return Err(error(
@@ -645,7 +649,8 @@ fn locate(
     printer: &Printer,
 ) -> Result<(Fetched, Found), miette::Report> {
     let source = locked_origin(entry, target);
-    let fetched = fetch(&source, reference, printer, None)?;
+    let sparse = Some(entry.path.as_str()).filter(|p| !p.is_empty());
+    let fetched = fetch(&source, reference, sparse, printer, None)?;
     let dir = if entry.path.is_empty() {
         fetched.tree.clone()
     } else {

@@ -688,3 +688,76 @@ fn plugin_manifests_and_deleted_skills() {
         bad.stderr
     );
 }
+
+/// `owner/repo/path` and `owner/repo@skill` as GitHub shorthands, served from a local bare
+/// repository through git's own `url.<base>.insteadOf` (no network): a path is checked out
+/// sparsely, and the lock keeps the GitHub URL.
+#[cfg(unix)]
+#[test]
+fn github_shorthands_with_a_path_check_out_only_that_path() {
+    let w = World::new();
+    let root = w.repo.parent().unwrap().to_path_buf();
+    let bare = root.join("gh/o/r.git");
+    std::fs::create_dir_all(bare.parent().unwrap()).unwrap();
+    git(
+        &root,
+        &[
+            "clone",
+            "-q",
+            "--bare",
+            w.repo.to_str().unwrap(),
+            bare.to_str().unwrap(),
+        ],
+    );
+    let config = root.join("gitconfig");
+    std::fs::write(
+        &config,
+        format!(
+            "[url \"file://{}/gh/\"]\n\tinsteadOf = https://github.com/\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        skills_with(
+            &w.project,
+            args,
+            &[
+                ("HOME", &w.home),
+                ("SKILLS_CACHE_DIR", &w.cache),
+                ("GIT_CONFIG_GLOBAL", &config),
+            ],
+        )
+    };
+    run(&["add", "o/r/skills/pdf"]).assert_code(0);
+    let lock = w.lock();
+    assert!(
+        lock.contains("source = \"o/r/skills/pdf\"\nurl = \"https://github.com/o/r.git\"")
+            && lock.contains("path = \"skills/pdf\""),
+        "{lock}"
+    );
+    // Only the path was checked out.
+    let checkout = std::fs::read_dir(w.cache.join("git"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.is_dir())
+        .unwrap();
+    assert!(checkout.join("skills/pdf/SKILL.md").is_file());
+    assert!(!checkout.join("skills/docx").exists());
+
+    run(&["add", "o/r@docx"]).assert_code(0);
+    assert!(w.project.join(".agents/skills/docx/SKILL.md").is_file());
+    assert!(
+        checkout.join("skills/docx/SKILL.md").is_file(),
+        "a whole checkout again"
+    );
+
+    std::fs::remove_dir_all(w.project.join(".agents")).unwrap();
+    run(&["sync"]).assert_code(0);
+    run(&["sync", "--frozen"]).assert_code(0);
+    assert!(
+        w.project
+            .join(".agents/skills/pdf/scripts/fill.py")
+            .is_file()
+    );
+}
