@@ -149,6 +149,15 @@ pub(crate) enum Command {
     /// lock entry. docs/add.md.
     Remove(RemoveArgs),
 
+    /// Say which tool each skill will use here: MCP server, CLI or HTTP (seed 004).
+    ///
+    /// Reads the MCP servers the agents are configured with (Claude Code, Claude Desktop,
+    /// Cursor, VS Code, Codex, Gemini CLI, .claude-ops/mcp.json; nothing is started) and
+    /// the CLIs on PATH, then walks MCP -> CLI -> HTTP for each domain a skill needs (from
+    /// its allowed-tools, shell blocks and scripts). Exit 1 when a skill has nothing for a
+    /// domain it needs. docs/doctor.md.
+    Doctor(DoctorArgs),
+
     /// Search a skills registry by name and description, and by tag.
     ///
     /// The registry is --registry URL, else SKILLS_REGISTRY, else `[registry] url` in the
@@ -591,6 +600,18 @@ pub(crate) struct SyncArgs {
     /// The user's skills (~/.agents/skills and the global lock) instead of the project's.
     #[arg(long, short = 'g')]
     pub(crate) global: bool,
+}
+
+/// `skills doctor [NAME]... [--format text|json]`.
+#[derive(Debug, Args)]
+pub(crate) struct DoctorArgs {
+    /// The skills to resolve, by id, any letter case (default: every skill found).
+    #[arg(value_name = "NAME")]
+    pub(crate) names: Vec<String>,
+
+    /// Output format: lines for people, or one JSON document (docs/schemas/doctor.schema.json).
+    #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
+    pub(crate) format: ShowFormat,
 }
 
 /// `skills check [NAME]... [--global]`.

@@ -66,6 +66,7 @@ where
         Command::Lint(args) => commands::lint::run(args, &cli.skills_dirs, p),
         Command::List(args) => commands::list::run(args, &roots(), p),
         Command::Show(args) => commands::show::run(args, &roots(), p),
+        Command::Doctor(args) => commands::doctor::run(args, &roots(), p),
         Command::Url(args) => commands::url::run(args, p),
         Command::Instructions(args) => commands::instructions::run(args, &roots(), p),
         Command::New(args) => commands::new::run(args, p),

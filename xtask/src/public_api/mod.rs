@@ -39,6 +39,7 @@ pub(crate) const LIBRARIES: &[&str] = &[
     "skills-add",
     "skills-lint",
     "skills-discovery",
+    "skills-doctor",
     "skills-prompt",
     "skills-mcp-server",
     "skills-registry",

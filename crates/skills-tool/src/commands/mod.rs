@@ -5,6 +5,7 @@
 
 pub(crate) mod add;
 pub(crate) mod client;
+pub(crate) mod doctor;
 pub(crate) mod generate;
 pub(crate) mod install;
 pub(crate) mod instructions;

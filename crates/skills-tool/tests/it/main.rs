@@ -5,6 +5,7 @@
 //!   files), built in a temporary directory.
 //! - `cli`: exit codes, flags, `skills.toml`, output formats, help, ordering.
 //! - `discovery`: `skills list` and `skills show` on temporary home and project trees.
+//! - `doctor`: `skills doctor` on fake machines (agents' MCP configurations, stub CLIs).
 //! - `url`: `skills url`, text and JSON output and its errors.
 //! - `scaffold`: `skills new` and `skills instructions`.
 //! - `context`: context packages (`tools.json`, `resources.json`): lint and `skills show`.
@@ -39,6 +40,7 @@ mod adversarial;
 mod cli;
 mod context;
 mod discovery;
+mod doctor;
 mod file_policy;
 mod fit;
 mod generated;

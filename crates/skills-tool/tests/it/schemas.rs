@@ -26,6 +26,7 @@ const SCHEMAS: &[&str] = &[
     "prompt",
     "prompt-stats",
     "search",
+    "doctor",
 ];
 
 fn schema_dir() -> PathBuf {

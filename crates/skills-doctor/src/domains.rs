@@ -1,0 +1,97 @@
+//! The domains of seed 004 (git-github, container, database, ...) and the MCP servers and
+//! command-line tools that serve each: one table, extended from `skills.toml`.
+
+use serde::Deserialize;
+
+/// A domain: the MCP servers and CLIs that can do its work, in the order they are tried
+/// within their kind, and whether plain HTTP (`curl` or `wget`) is a last resort.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Domain {
+    /// `git-github`, `container`, ...
+    pub name: String,
+    /// MCP server names (the `<server>` of `mcp__<server>__<tool>`), any letter case.
+    #[serde(default)]
+    pub mcp: Vec<String>,
+    /// Executables on `PATH`.
+    #[serde(default)]
+    pub cli: Vec<String>,
+    /// Whether `curl` or `wget` can stand in when nothing else is there.
+    #[serde(default)]
+    pub http: bool,
+}
+
+impl Domain {
+    fn new(name: &str, mcp: &[&str], cli: &[&str], http: bool) -> Self {
+        Self {
+            name: name.to_string(),
+            mcp: mcp.iter().map(|s| (*s).to_string()).collect(),
+            cli: cli.iter().map(|s| (*s).to_string()).collect(),
+            http,
+        }
+    }
+}
+
+/// The built-in domains (docs/doctor.md lists them).
+#[must_use]
+pub fn builtin() -> Vec<Domain> {
+    vec![
+        Domain::new("git-github", &["github"], &["gh"], true),
+        Domain::new("git-gitea", &["gitea"], &["tea"], true),
+        Domain::new("git-gitlab", &["gitlab"], &["glab"], true),
+        Domain::new("git", &[], &["git"], false),
+        Domain::new(
+            "container",
+            &["docker", "podman"],
+            &["docker", "podman"],
+            false,
+        ),
+        Domain::new("kubernetes", &["kubernetes", "k8s"], &["kubectl"], false),
+        Domain::new(
+            "database",
+            &["postgres", "postgresql", "mysql", "sqlite"],
+            &["psql", "mysql", "sqlite3"],
+            false,
+        ),
+        Domain::new("cache", &["redis"], &["redis-cli"], false),
+        Domain::new("http", &["fetch"], &["curl", "wget"], false),
+        Domain::new(
+            "browser",
+            &["chrome-devtools", "playwright", "puppeteer"],
+            &[],
+            false,
+        ),
+        Domain::new("json", &[], &["jq"], false),
+        Domain::new("python", &[], &["python3", "python"], false),
+        Domain::new("node", &[], &["node"], false),
+    ]
+}
+
+/// `builtin()` with `extra` merged in: a domain of the same name is replaced, a new one
+/// added.
+#[must_use]
+pub fn with(extra: &[Domain]) -> Vec<Domain> {
+    let mut all = builtin();
+    for domain in extra {
+        match all.iter_mut().find(|d| d.name == domain.name) {
+            Some(existing) => *existing = domain.clone(),
+            None => all.push(domain.clone()),
+        }
+    }
+    all
+}
+
+/// The domain an MCP server serves.
+#[must_use]
+pub fn of_server<'a>(domains: &'a [Domain], server: &str) -> Option<&'a Domain> {
+    domains
+        .iter()
+        .find(|d| d.mcp.iter().any(|m| m.eq_ignore_ascii_case(server)))
+}
+
+/// The domain a command serves (the first that lists it).
+#[must_use]
+pub fn of_cli<'a>(domains: &'a [Domain], command: &str) -> Option<&'a Domain> {
+    domains.iter().find(|d| d.cli.iter().any(|c| c == command))
+}

@@ -1,0 +1,316 @@
+//! What this machine and project have: the MCP servers the agents are configured with (read
+//! from each agent's own files, nothing started) and the command-line tools on `PATH`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::DoctorError;
+
+/// An MCP server configured for an agent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Server {
+    /// Its name in the configuration: the `<server>` of `mcp__<server>__<tool>`.
+    pub name: String,
+    /// The file it is configured in.
+    pub file: PathBuf,
+    /// Which agent's file that is (`claude-code`, `cursor`, ...).
+    pub agent: &'static str,
+    /// How it is reached: the command line of a stdio server, or the URL of an HTTP one.
+    pub transport: Transport,
+    /// Its tools as agents name them, when known (after `--probe`).
+    pub tools: Vec<String>,
+}
+
+/// How a server is reached.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "type", rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Transport {
+    /// A process speaking MCP on its stdin and stdout.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// Streamable HTTP (or SSE) at a URL.
+    Http {
+        /// The URL.
+        url: String,
+    },
+}
+
+/// A command-line tool found on `PATH`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Cli {
+    /// Its name (`gh`).
+    pub name: String,
+    /// Where it is.
+    pub path: PathBuf,
+}
+
+/// The tools of this machine and project.
+#[derive(Debug, Clone, Default, Serialize)]
+#[non_exhaustive]
+pub struct Inventory {
+    /// Configured MCP servers, by name (the first file that configures a name wins; the
+    /// others are in `shadowed`).
+    pub servers: Vec<Server>,
+    /// Servers of a name configured again in a later file.
+    pub shadowed: Vec<Server>,
+    /// The tools found on `PATH`, by name.
+    pub clis: BTreeMap<String, Cli>,
+    /// Configuration files that could not be read, and why.
+    pub problems: Vec<String>,
+}
+
+/// Where to look.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Places {
+    /// The project's root.
+    pub project: PathBuf,
+    /// The home directory.
+    pub home: Option<PathBuf>,
+    /// The directories of `PATH`, in order.
+    pub path: Vec<PathBuf>,
+}
+
+impl Places {
+    /// `project`, the home directory and `PATH` of this process.
+    #[must_use]
+    pub fn here(project: PathBuf) -> Self {
+        Self {
+            project,
+            home: std::env::home_dir().filter(|h| !h.as_os_str().is_empty()),
+            path: std::env::var_os("PATH")
+                .map(|p| std::env::split_paths(&p).collect())
+                .unwrap_or_default(),
+        }
+    }
+}
+
+/// The files each agent keeps MCP servers in, in the order they are read (project files
+/// first): `(agent, path, key)`, where `key` is the object holding the servers.
+fn config_files(places: &Places) -> Vec<(&'static str, PathBuf, &'static str)> {
+    let p = &places.project;
+    let mut files = vec![
+        ("claude-code", p.join(".mcp.json"), "mcpServers"),
+        ("claude-ops", p.join(".claude-ops/mcp.json"), "mcpServers"),
+        ("cursor", p.join(".cursor/mcp.json"), "mcpServers"),
+        ("vscode", p.join(".vscode/mcp.json"), "servers"),
+    ];
+    if let Some(h) = &places.home {
+        files.extend([
+            ("claude-code", h.join(".claude.json"), "mcpServers"),
+            ("cursor", h.join(".cursor/mcp.json"), "mcpServers"),
+            ("gemini-cli", h.join(".gemini/settings.json"), "mcpServers"),
+            (
+                "claude-desktop",
+                h.join(".config/Claude/claude_desktop_config.json"),
+                "mcpServers",
+            ),
+            (
+                "claude-desktop",
+                h.join("Library/Application Support/Claude/claude_desktop_config.json"),
+                "mcpServers",
+            ),
+        ]);
+    }
+    files
+}
+
+/// Builds the inventory: reads every agent's MCP configuration and looks for each of
+/// `commands` on `PATH`. Nothing is started.
+#[must_use]
+pub fn build(places: &Places, commands: &[&str]) -> Inventory {
+    let mut inv = Inventory::default();
+    for (agent, file, key) in config_files(places) {
+        match read_json(&file) {
+            Ok(None) => {}
+            Ok(Some(doc)) => {
+                add_servers(&mut inv, agent, &file, doc.get(key));
+                // ~/.claude.json keeps per-project servers under projects."<abs path>".
+                if file.file_name().is_some_and(|n| n == ".claude.json") {
+                    let project = doc
+                        .get("projects")
+                        .and_then(|p| p.get(places.project.to_string_lossy().as_ref()));
+                    add_servers(&mut inv, agent, &file, project.and_then(|p| p.get(key)));
+                }
+            }
+            Err(e) => inv.problems.push(e.to_string()),
+        }
+    }
+    if let Some(home) = &places.home {
+        let codex = home.join(".codex/config.toml");
+        match read_codex(&codex) {
+            Ok(servers) => {
+                for server in servers {
+                    push(&mut inv, server);
+                }
+            }
+            Err(e) => inv.problems.push(e.to_string()),
+        }
+    }
+    for name in commands {
+        if let Some(path) = which(&places.path, name) {
+            inv.clis.insert(
+                (*name).to_string(),
+                Cli {
+                    name: (*name).to_string(),
+                    path,
+                },
+            );
+        }
+    }
+    inv
+}
+
+fn push(inv: &mut Inventory, server: Server) {
+    if inv
+        .servers
+        .iter()
+        .any(|s| s.name.eq_ignore_ascii_case(&server.name))
+    {
+        inv.shadowed.push(server);
+    } else {
+        inv.servers.push(server);
+    }
+}
+
+fn add_servers(inv: &mut Inventory, agent: &'static str, file: &Path, servers: Option<&Value>) {
+    let Some(Value::Object(servers)) = servers else {
+        return;
+    };
+    for (name, config) in servers {
+        let transport = match (
+            config.get("command"),
+            config.get("url").or_else(|| config.get("httpUrl")),
+        ) {
+            (Some(Value::String(command)), _) => Transport::Stdio {
+                command: command.clone(),
+                args: config
+                    .get("args")
+                    .and_then(Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            (_, Some(Value::String(url))) => Transport::Http { url: url.clone() },
+            _ => continue,
+        };
+        push(
+            inv,
+            Server {
+                name: name.clone(),
+                file: file.to_path_buf(),
+                agent,
+                transport,
+                tools: Vec::new(),
+            },
+        );
+    }
+}
+
+fn read_json(file: &Path) -> Result<Option<Value>, DoctorError> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(DoctorError::Config {
+                path: file.to_path_buf(),
+                message: e.to_string(),
+            });
+        }
+    };
+    serde_json::from_str(&text)
+        .map(Some)
+        .map_err(|e| DoctorError::Config {
+            path: file.to_path_buf(),
+            message: {
+                // serde_json's text ends with the position, said first here.
+                let text = e.to_string();
+                let what = text
+                    .rsplit_once(" at line ")
+                    .map_or(text.as_str(), |(m, _)| m);
+                format!("line {}, column {}: not JSON: {what}", e.line(), e.column())
+            },
+        })
+}
+
+/// `[mcp_servers.NAME]` tables of Codex's `config.toml`.
+fn read_codex(file: &Path) -> Result<Vec<Server>, DoctorError> {
+    let text = match std::fs::read_to_string(file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => {
+            return Err(DoctorError::Config {
+                path: file.to_path_buf(),
+                message: e.to_string(),
+            });
+        }
+    };
+    let doc: toml::Table =
+        toml::from_str(&text).map_err(|e: toml::de::Error| DoctorError::Config {
+            path: file.to_path_buf(),
+            message: e.message().to_string(),
+        })?;
+    let mut out = Vec::new();
+    let Some(toml::Value::Table(servers)) = doc.get("mcp_servers") else {
+        return Ok(out);
+    };
+    for (name, config) in servers {
+        let transport = match (config.get("command"), config.get("url")) {
+            (Some(toml::Value::String(command)), _) => Transport::Stdio {
+                command: command.clone(),
+                args: config
+                    .get("args")
+                    .and_then(toml::Value::as_array)
+                    .map(|a| {
+                        a.iter()
+                            .filter_map(toml::Value::as_str)
+                            .map(str::to_string)
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            (_, Some(toml::Value::String(url))) => Transport::Http { url: url.clone() },
+            _ => continue,
+        };
+        out.push(Server {
+            name: name.clone(),
+            file: file.to_path_buf(),
+            agent: "codex",
+            transport,
+            tools: Vec::new(),
+        });
+    }
+    Ok(out)
+}
+
+/// The first `dir/name` of `path` that is an executable file.
+fn which(path: &[PathBuf], name: &str) -> Option<PathBuf> {
+    path.iter()
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+#[cfg(unix)]
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(not(unix))]
+fn is_executable(path: &Path) -> bool {
+    path.with_extension("exe").is_file() || path.is_file()
+}

@@ -1,0 +1,215 @@
+//! `skills doctor` on fake machines: a HOME and a project holding each agent's MCP
+//! configuration as that agent writes it, a PATH of stub executables, and seed 004's example
+//! skills as fixtures (`testdata/doctor/skills`), resolved with and without each tool.
+
+use std::path::{Path, PathBuf};
+
+use crate::{Run, skills_with, testdata};
+
+struct Machine {
+    _dir: tempfile::TempDir,
+    project: PathBuf,
+    home: PathBuf,
+    bin: PathBuf,
+}
+
+impl Machine {
+    /// A project with seed 004's skills in `.claude/skills`, an empty HOME, an empty PATH.
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        let (project, home, bin) = (root.join("project"), root.join("home"), root.join("bin"));
+        for d in [
+            &project.join(".git"),
+            &project.join(".claude/skills"),
+            &home,
+            &bin,
+        ] {
+            std::fs::create_dir_all(d).unwrap();
+        }
+        for entry in std::fs::read_dir(testdata().join("doctor/skills")).unwrap() {
+            let entry = entry.unwrap();
+            std::fs::copy(
+                entry.path(),
+                project.join(".claude/skills").join(entry.file_name()),
+            )
+            .unwrap();
+        }
+        Self {
+            _dir: dir,
+            project,
+            home,
+            bin,
+        }
+    }
+
+    /// Puts a stub executable `name` on PATH.
+    fn install(&self, name: &str) {
+        use std::os::unix::fs::PermissionsExt as _;
+        let path = self.bin.join(name);
+        std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    fn write(&self, path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    fn doctor(&self, args: &[&str]) -> Run {
+        let mut all = vec!["doctor"];
+        all.extend_from_slice(args);
+        skills_with(
+            &self.project,
+            &all,
+            &[("HOME", &self.home), ("PATH", &self.bin)],
+        )
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn every_agents_mcp_configuration_and_the_path_resolve_seed_004s_skills() {
+    let m = Machine::new();
+    // Claude Code: a global server and one for this project only, in ~/.claude.json.
+    m.write(
+        &m.home.join(".claude.json"),
+        &format!(
+            r#"{{"numStartups": 3, "mcpServers": {{"docker": {{"type": "stdio", "command": "npx", "args": ["-y", "mcp-docker"]}}}},
+               "projects": {{"{}": {{"mcpServers": {{"github": {{"type": "http", "url": "https://api.githubcopilot.com/mcp/"}}}}}},
+                             "/elsewhere": {{"mcpServers": {{"gitea": {{"command": "gitea-mcp"}}}}}}}}}}"#,
+            m.project.display()
+        ),
+    );
+    // Cursor, VS Code (its key is `servers`), Codex (TOML), Gemini CLI.
+    m.write(
+        &m.project.join(".cursor/mcp.json"),
+        r#"{"mcpServers": {"fetch": {"command": "uvx", "args": ["mcp-server-fetch"]}}}"#,
+    );
+    m.write(&m.project.join(".vscode/mcp.json"), r#"{"servers": {"playwright": {"type": "stdio", "command": "npx", "args": ["@playwright/mcp"]}}}"#);
+    m.write(
+        &m.home.join(".codex/config.toml"),
+        "[mcp_servers.kubernetes]\ncommand = \"kubectl-mcp\"\n",
+    );
+    m.write(
+        &m.home.join(".gemini/settings.json"),
+        r#"{"mcpServers": {"redis": {"httpUrl": "http://127.0.0.1:9/mcp"}}}"#,
+    );
+    for tool in ["gh", "docker", "curl", "git"] {
+        m.install(tool);
+    }
+
+    let run = m.doctor(&[]);
+    run.assert_code(1);
+    assert_eq!(
+        run.stdout,
+        "MCP servers: fetch (cursor), playwright (vscode), docker (claude-code), github (claude-code), redis (gemini-cli), kubernetes (codex)\n\
+         CLIs: curl, docker, gh, git\n\
+         [skill:container-health] Using: mcp__docker__list_containers (MCP)\n\
+         [skill:container-ops] Using: mcp__docker__* (MCP)\n\
+         [skill:database-query] ERROR: nothing available for database: configure an MCP server named postgres, postgresql, mysql or sqlite, or install psql, mysql or sqlite3\n\
+         [skill:database-query] ERROR: nothing available for json: install jq\n\
+         [skill:git-pr] Using: git (CLI)\n\
+         [skill:git-pr] WARNING: no MCP server gitea, no tea for git-gitea, falling back to curl (HTTP)\n\
+         [skill:git-pr] Using: mcp__github__create_pull_request (MCP)\n\
+         [skill:http-request] Using: mcp__fetch__* (MCP)\n"
+    );
+    assert_eq!(run.stderr, "");
+
+    // JSON: the inventory and each resolution, with the evidence.
+    let json = m.doctor(&["git-pr", "--format", "json"]);
+    json.assert_code(0);
+    let doc = crate::schemas::check("doctor", &json);
+    let every = m.doctor(&["--format", "json"]);
+    every.assert_code(1);
+    crate::schemas::check("doctor", &every);
+    assert_eq!(doc["version"], 1);
+    let servers: Vec<&str> = doc["inventory"]["servers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        servers,
+        [
+            "fetch",
+            "playwright",
+            "docker",
+            "github",
+            "redis",
+            "kubernetes"
+        ]
+    );
+    let domains = doc["skills"][0]["domains"].as_array().unwrap();
+    let gitea = domains.iter().find(|d| d["domain"] == "git-gitea").unwrap();
+    assert_eq!(gitea["tool"], "curl");
+    assert_eq!(gitea["kind"], "http");
+    assert_eq!(gitea["fallback"], true);
+    assert_eq!(
+        gitea["evidence"][0],
+        serde_json::json!({"from": "allowed-tools", "tool": "mcp__gitea__create_pull_request"})
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn a_bare_machine_says_what_to_install_and_the_cli_path_when_there_is_no_mcp() {
+    let m = Machine::new();
+    let bare = m.doctor(&["container-ops"]);
+    bare.assert_code(1);
+    assert_eq!(
+        bare.stdout,
+        "MCP servers: none\nCLIs: none\n\
+         [skill:container-ops] ERROR: nothing available for container: configure an MCP server named docker or podman, or install docker or podman\n"
+    );
+    m.install("podman");
+    let cli = m.doctor(&["container-ops"]);
+    cli.assert_code(0);
+    assert!(
+        cli.stdout.ends_with("[skill:container-ops] WARNING: no MCP server docker or podman for container, falling back to podman (CLI)\n"),
+        "{}",
+        cli.stdout
+    );
+    // A configuration file that is not JSON is a warning that names it; the rest goes on.
+    m.write(&m.project.join(".mcp.json"), "{ nope");
+    let warned = m.doctor(&["container-ops"]);
+    warned.assert_code(0);
+    assert!(
+        warned
+            .stderr
+            .contains(".mcp.json: line 1, column 3: not JSON"),
+        "{}",
+        warned.stderr
+    );
+    let unknown = m.doctor(&["container-opps"]);
+    unknown.assert_code(2);
+    assert!(
+        unknown.stderr.contains("did you mean `container-ops`?"),
+        "{}",
+        unknown.stderr
+    );
+}
+
+/// docs/doctor.md's table of domains is `skills_doctor::domains::builtin()`, row for row.
+#[test]
+fn the_docs_domain_table_is_the_code_table() {
+    let doc =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/doctor.md"))
+            .unwrap();
+    let start = doc.find("| Domain | MCP servers | CLIs | HTTP |").unwrap();
+    let rows: Vec<&str> = doc[start..]
+        .lines()
+        .skip(2)
+        .take_while(|l| l.starts_with('|'))
+        .collect();
+    let domains = skills_doctor::domains::builtin();
+    assert_eq!(rows.len(), domains.len(), "{rows:#?}");
+    for (row, domain) in rows.iter().zip(&domains) {
+        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+        assert_eq!(cells[1], format!("`{}`", domain.name), "{row}");
+        assert_eq!(cells[2], domain.mcp.join(", "), "{row}");
+        assert_eq!(cells[3], domain.cli.join(", "), "{row}");
+        assert_eq!(cells[4], if domain.http { "yes" } else { "" }, "{row}");
+    }
+}
