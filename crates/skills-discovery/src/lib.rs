@@ -95,7 +95,7 @@ mod tests;
 pub use files::{FileGroup, SkillFile};
 pub use index::{Changed, Index, ScanOptions};
 pub use meta::NOT_FLAT_SKILLS;
-pub use roots::{Root, Roots, SKILL_DIRS, Scope};
+pub use roots::{Root, Roots, SKILL_DIRS, Scope, project_root};
 pub use walk::{MAX_DEPTH, MAX_DIRS};
 pub use watch::{Changes, DirWatch};
 

@@ -236,6 +236,24 @@ fn roots_in(dir: &Path, scope: Scope) -> impl Iterator<Item = Root> + '_ {
     })
 }
 
+/// The project `cwd` is in: the nearest ancestor (itself included) that holds `.git` (a
+/// directory, or a worktree's file), else `cwd` itself. Where project skills, `skills.lock`
+/// and project MCP configurations are looked for.
+///
+/// ```
+/// let t = tempfile::tempdir()?;
+/// std::fs::create_dir_all(t.path().join("repo/.git"))?;
+/// std::fs::create_dir_all(t.path().join("repo/src/deep"))?;
+/// let root = skills_discovery::project_root(&t.path().join("repo/src/deep"));
+/// assert_eq!(root, t.path().join("repo"));
+/// assert_eq!(skills_discovery::project_root(t.path()), t.path());
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[must_use]
+pub fn project_root(cwd: &Path) -> PathBuf {
+    repository_root(cwd).unwrap_or(cwd).to_path_buf()
+}
+
 /// The nearest ancestor of `cwd` (itself included) that holds `.git`.
 fn repository_root(cwd: &Path) -> Option<&Path> {
     cwd.ancestors()

@@ -20,7 +20,10 @@
 pub mod domains;
 pub mod inventory;
 pub mod needs;
+mod report;
 pub mod resolve;
+
+pub use report::{DomainReport, SkillReport, report};
 
 use std::path::PathBuf;
 

@@ -9,6 +9,9 @@
 //!   (`{name}` → `Loading: <id>`, the base directory and the whole `SKILL.md`; its description
 //!   lists the available skills). The `init-skills` prompt returns the usage guide
 //!   ([`skills_export::instructions`]).
+//! - **Seed 004's tool inventory**: `tool_inventory` (`{skill_name?, refresh?}`) → the MCP
+//!   servers the agents are configured with and the CLIs on `PATH` and, for a skill, which
+//!   tool each domain it needs will use here ([`skills_doctor`]); built once per session.
 //! - **Progressive disclosure** (seed 000's context packages): the `skills-router` prompt is
 //!   the Level-1 router (every skill, the universal tools, the global resources of
 //!   [`Config::globals`]) and the `view_skill` tool (`{skill_name}`) returns a skill's
@@ -41,6 +44,7 @@ mod catalog;
 mod extension;
 mod framing;
 mod http;
+mod inventory;
 mod log;
 mod prompts;
 mod server;
@@ -146,6 +150,10 @@ pub struct Config {
     pub globals: skills_prompt::Globals,
     /// How `get_skill` and `skill` tell the client where a skill's files are.
     pub locations: Locations,
+    /// Whether the `tool_inventory` tool is offered: it tells the client about this
+    /// machine (its agents' MCP servers, its CLIs), which a server for remote clients
+    /// must not.
+    pub tool_inventory: bool,
 }
 
 /// How the `get_skill` and `skill` tools tell the client where a skill's files are.
@@ -172,7 +180,15 @@ impl Config {
             page_size: 50,
             globals: skills_prompt::Globals::default(),
             locations: Locations::Paths,
+            tool_inventory: true,
         }
+    }
+
+    /// Offers the `tool_inventory` tool or not (it is, by default).
+    #[must_use]
+    pub fn tool_inventory(mut self, offered: bool) -> Self {
+        self.tool_inventory = offered;
+        self
     }
 
     /// Sets how the tools tell the client where a skill's files are.

@@ -26,6 +26,8 @@ pub(crate) struct SkillsServer {
     page_size: usize,
     globals: Arc<skills_prompt::Globals>,
     locations: Locations,
+    /// `None` when the `tool_inventory` tool is not offered.
+    inventory: Option<crate::inventory::Cached>,
 }
 
 impl SkillsServer {
@@ -35,6 +37,9 @@ impl SkillsServer {
             page_size: config.page_size.max(1),
             globals: Arc::new(config.globals.clone()),
             locations: config.locations,
+            inventory: config
+                .tool_inventory
+                .then(crate::inventory::Cached::default),
         }
     }
 }
@@ -68,7 +73,10 @@ impl ServerHandler for SkillsServer {
         context: RequestContext<RoleServer>,
     ) -> Res<ListToolsResult> {
         self.state.refresh(&context.peer).await;
-        let tools = tools::list(&self.state.lock().index, self.locations);
+        let mut tools = tools::list(&self.state.lock().index, self.locations);
+        if self.inventory.is_none() {
+            tools.retain(|t| t.name != "tool_inventory");
+        }
         Ok(ListToolsResult::with_all_items(tools))
     }
 
@@ -84,6 +92,7 @@ impl ServerHandler for SkillsServer {
             index: &state.index,
             globals: &self.globals,
             locations: self.locations,
+            inventory: self.inventory.as_ref(),
         };
         tools.call(&request.name, args).map(Into::into)
     }

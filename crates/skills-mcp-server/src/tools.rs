@@ -103,6 +103,44 @@ pub(crate) fn list(index: &Index, locations: Locations) -> Vec<Tool> {
         .with_title("Load Skill")
         .with_annotations(annotations("Load Skill")),
         view_skill_tool().with_annotations(annotations("View skill")),
+        Tool::new(
+            "tool_inventory",
+            "The tools on this machine: the MCP servers the coding agents are configured \
+             with and the CLIs on PATH, grouped by domain (git-github, container, database, \
+             http, ...). With skill_name, which tool each domain that skill needs will use \
+             here, along MCP -> CLI -> HTTP, as log lines to follow. Built once per session; \
+             refresh: true builds it again.",
+            object(json!({
+                "type": "object",
+                "properties": {
+                    "skill_name": {
+                        "type": "string", "minLength": 1,
+                        "description": "A skill to resolve (case-insensitive)"
+                    },
+                    "refresh": {
+                        "type": "boolean",
+                        "description": "Build the inventory again (after configuring a server or installing a CLI)"
+                    }
+                },
+                "additionalProperties": false
+            })),
+        )
+        .with_title("Tool inventory")
+        .with_raw_output_schema(Arc::new(object(json!({
+            "type": "object",
+            "properties": {
+                "inventory": {"type": "object"},
+                "skill": {"type": ["object", "null"]}
+            },
+            "required": ["inventory", "skill"]
+        }))))
+        .with_annotations(
+            ToolAnnotations::with_title("Tool inventory")
+                .read_only(true)
+                .destructive(false)
+                .idempotent(true)
+                .open_world(false),
+        ),
     ]
 }
 
@@ -111,6 +149,8 @@ pub(crate) struct Tools<'a> {
     pub(crate) index: &'a Index,
     pub(crate) globals: &'a Globals,
     pub(crate) locations: Locations,
+    /// `None` when `tool_inventory` is not offered.
+    pub(crate) inventory: Option<&'a crate::inventory::Cached>,
 }
 
 impl Tools<'_> {
@@ -138,8 +178,32 @@ impl Tools<'_> {
             index,
             globals,
             locations,
+            inventory,
         } = *self;
         match name {
+            "tool_inventory" => {
+                let Some(cached) = inventory else {
+                    return Err(Refused::Protocol(ErrorData::invalid_params(
+                        "unknown tool \"tool_inventory\"",
+                        None,
+                    )));
+                };
+                only(args, &["skill_name", "refresh"])?;
+                let refresh = match args.and_then(|a| a.get("refresh")) {
+                    None | Some(Value::Null) => false,
+                    Some(Value::Bool(b)) => *b,
+                    Some(_) => {
+                        return Err(Refused::Input(
+                            "parameter `refresh` must be a boolean".to_string(),
+                        ));
+                    }
+                };
+                let wanted = match args.and_then(|a| a.get("skill_name")) {
+                    None | Some(Value::Null) => None,
+                    Some(_) => Some(required(args, "skill_name")?),
+                };
+                tool_inventory(index, cached, wanted, refresh)
+            }
             skills_prompt::VIEW_SKILL => {
                 only(args, &["skill_name"])?;
                 let wanted = required(args, "skill_name")?;
@@ -204,7 +268,7 @@ impl Tools<'_> {
             }
             other => Err(Refused::Protocol(ErrorData::invalid_params(
                 format!(
-                    "unknown tool {:?}: the tools are list_skills, get_skill and skill",
+                    "unknown tool {:?}: the tools are list_skills, get_skill, skill, view_skill and tool_inventory",
                     text::clip(other)
                 ),
                 None,
@@ -225,6 +289,49 @@ impl From<ErrorData> for Refused {
     fn from(e: ErrorData) -> Self {
         Self::Protocol(e)
     }
+}
+
+/// Seed 004's phase 1 in one call: the inventory, and with `wanted` that skill's resolution.
+fn tool_inventory(
+    index: &Index,
+    cached: &crate::inventory::Cached,
+    wanted: Option<&str>,
+    refresh: bool,
+) -> Result<CallToolResult, Refused> {
+    let domains = skills_doctor::domains::builtin();
+    let inventory = cached.get(refresh, &domains);
+    let mut text = inventory.summary();
+    let report = match wanted {
+        None => None,
+        Some(wanted) => {
+            let Some(skill) = index.get(wanted) else {
+                return Ok(not_found(wanted, index));
+            };
+            let source = match skill.read() {
+                Ok(source) => source,
+                Err(e) => return Ok(unreadable(skill, &e)),
+            };
+            let flat = skill.skill_md.file_name().is_some_and(|n| n != "SKILL.md");
+            let dir = (!flat).then_some(skill.dir.as_path());
+            let report = skills_doctor::report(
+                &skill.id,
+                &skill.skill_md,
+                dir,
+                &source,
+                &inventory,
+                &domains,
+            );
+            for line in report.lines() {
+                text.push_str(&line);
+                text.push('\n');
+            }
+            Some(report)
+        }
+    };
+    let value = json!({"inventory": &*inventory, "skill": report});
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = Some(value);
+    Ok(result)
 }
 
 /// The Level-2 prompt of `skill` as text, its scoped tools and resources as structured

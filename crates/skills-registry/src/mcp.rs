@@ -113,8 +113,10 @@ impl Views {
         let staging = root.join(format!("{}.staging", inner.next_id));
         std::fs::create_dir(&dir)?;
         std::fs::create_dir(&staging)?;
+        // A remote caller learns nothing of the server's machine: no tool inventory.
         let config = skills_mcp_server::Config::new(skills_discovery::Roots::custom([&dir]))
-            .locations(skills_mcp_server::Locations::Uris);
+            .locations(skills_mcp_server::Locations::Uris)
+            .tool_inventory(false);
         let view = Arc::new(View {
             endpoint: skills_mcp_server::http_router(config, self.options.clone()),
             dir,

@@ -146,7 +146,16 @@ async fn tools_and_prompt() {
     // tools/list: four tools, read-only annotations, schemas, the generated description.
     let tools = session.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["list_skills", "get_skill", "skill", "view_skill"]);
+    assert_eq!(
+        names,
+        [
+            "list_skills",
+            "get_skill",
+            "skill",
+            "view_skill",
+            "tool_inventory"
+        ]
+    );
     for tool in &tools {
         let a = serde_json::to_value(tool.annotations.as_ref().unwrap()).unwrap();
         assert_eq!(a["readOnlyHint"], true);
@@ -961,4 +970,111 @@ async fn over_streamable_http() {
             .unwrap();
         assert!(status.success(), "{status:?}");
     }
+}
+
+/// `tool_inventory`: seed 004's phase 1 in one call, from the agents' files under HOME and
+/// the CLIs on PATH; built once per session, again on `refresh: true`.
+#[tokio::test]
+async fn tool_inventory_resolves_a_skill_and_refreshes_on_request() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().canonicalize().unwrap();
+    let (skills, home, bin) = (root.join("skills"), root.join("home"), root.join("bin"));
+    write(
+        &skills.join("container-ops/SKILL.md"),
+        "---\nname: container-ops\ndescription: Restart containers. Use when one is down.\n---\n# Ops\n\n```bash\ndocker restart \"$NAME\"\n```\n",
+    );
+    write(
+        &home.join(".claude.json"),
+        r#"{"mcpServers": {"docker": {"command": "docker-mcp"}}}"#,
+    );
+    std::fs::create_dir_all(&bin).unwrap();
+    let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"));
+    command
+        .args(["mcp", "--log-level", "off", "--skills-dir"])
+        .arg(&skills)
+        .current_dir(&root)
+        .env("HOME", &home)
+        .env("PATH", &bin);
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let session = Client::default().serve(transport).await.unwrap();
+
+    let all = call(&session, "tool_inventory", json!({})).await.unwrap();
+    let doc = all.structured_content.clone().unwrap();
+    assert_eq!(doc["inventory"]["servers"][0]["name"], "docker", "{doc}");
+    assert_eq!(doc["inventory"]["servers"][0]["agent"], "claude-code");
+    assert!(doc["skill"].is_null());
+    assert_eq!(
+        text(&all),
+        "MCP servers: docker (claude-code)\nCLIs: none\n"
+    );
+
+    let one = call(
+        &session,
+        "tool_inventory",
+        json!({"skill_name": "Container-Ops"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        text(&one).ends_with("[skill:container-ops] Using: mcp__docker__* (MCP)\n"),
+        "{}",
+        text(&one)
+    );
+    let doc = one.structured_content.clone().unwrap();
+    assert_eq!(doc["skill"]["domains"][0]["kind"], "mcp");
+    assert_eq!(doc["skill"]["domains"][0]["evidence"][0]["line"], 8);
+
+    // The machine changes: the session keeps its inventory until asked to refresh.
+    write(&home.join(".claude.json"), "{}");
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        write(&bin.join("docker"), "#!/bin/sh\n");
+        std::fs::set_permissions(bin.join("docker"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+    }
+    let cached = call(
+        &session,
+        "tool_inventory",
+        json!({"skill_name": "container-ops"}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        text(&cached).contains("Using: mcp__docker__*"),
+        "{}",
+        text(&cached)
+    );
+    let fresh = call(
+        &session,
+        "tool_inventory",
+        json!({"skill_name": "container-ops", "refresh": true}),
+    )
+    .await
+    .unwrap();
+    assert!(
+        text(&fresh).ends_with(
+            "[skill:container-ops] WARNING: no MCP server docker or podman for container, falling back to docker (CLI)\n"
+        ),
+        "{}",
+        text(&fresh)
+    );
+
+    // Wrong arguments and unknown skills are tool errors the model can correct.
+    let bad = call(&session, "tool_inventory", json!({"refresh": "yes"}))
+        .await
+        .unwrap();
+    assert_eq!(bad.is_error, Some(true));
+    assert!(
+        text(&bad).contains("`refresh` must be a boolean"),
+        "{}",
+        text(&bad)
+    );
+    let missing = call(&session, "tool_inventory", json!({"skill_name": "nope"}))
+        .await
+        .unwrap();
+    assert_eq!(missing.is_error, Some(true));
+    session.cancel().await.unwrap();
 }

@@ -3,10 +3,8 @@
 
 use serde::Serialize;
 use skills_discovery::{Index, Roots, Skill};
-use skills_doctor::domains::Domain;
 use skills_doctor::inventory::{self, Inventory};
-use skills_doctor::needs::{self, Evidence};
-use skills_doctor::resolve::{self, Kind, Resolution};
+use skills_doctor::{SkillReport, domains::Domain};
 
 use crate::args::{DoctorArgs, ShowFormat};
 use crate::errors::plain as error;
@@ -21,24 +19,7 @@ const SCHEMA_VERSION: u32 = 1;
 struct Document<'a> {
     version: u32,
     inventory: &'a Inventory,
-    skills: Vec<SkillItem<'a>>,
-}
-
-#[derive(Serialize)]
-struct SkillItem<'a> {
-    name: &'a str,
-    path: &'a std::path::Path,
-    domains: Vec<DomainItem<'a>>,
-}
-
-#[derive(Serialize)]
-struct DomainItem<'a> {
-    domain: &'a str,
-    tool: Option<&'a str>,
-    kind: Option<Kind>,
-    fallback: bool,
-    line: String,
-    evidence: &'a [Evidence],
+    skills: &'a [SkillReport],
 }
 
 pub(crate) fn run(
@@ -68,13 +49,12 @@ pub(crate) fn run(
         chosen
     };
     let domains: Vec<Domain> = skills_doctor::domains::builtin();
-    let project = super::install::project_root()?;
-    let places = inventory::Places::here(project);
+    let places = inventory::Places::here(super::install::project_root()?);
     let inventory = inventory::build(&places, &skills_doctor::commands(&domains));
     for problem in &inventory.problems {
         printer.warn(problem);
     }
-    let mut results = Vec::new();
+    let mut reports = Vec::new();
     for skill in &skills {
         let text = std::fs::read_to_string(&skill.skill_md).map_err(|e| {
             error(
@@ -85,92 +65,39 @@ pub(crate) fn run(
         // A flat NAME.md shares its directory with other skills: no scripts of its own.
         let flat = skill.skill_md.file_name().is_some_and(|n| n != "SKILL.md");
         let dir = (!flat).then_some(skill.dir.as_path());
-        let needs = needs::needs(&text, dir, &domains);
-        let resolutions = resolve::resolve(&needs, &inventory, &domains);
-        results.push((*skill, needs, resolutions));
+        reports.push(skills_doctor::report(
+            &skill.id,
+            &skill.skill_md,
+            dir,
+            &text,
+            &inventory,
+            &domains,
+        ));
     }
-    let failed = results
-        .iter()
-        .any(|(_, _, rs)| rs.iter().any(|r| r.using.is_none()));
     match args.format {
         ShowFormat::Json => {
             let doc = Document {
                 version: SCHEMA_VERSION,
                 inventory: &inventory,
-                skills: results
-                    .iter()
-                    .map(|(skill, needs, rs)| SkillItem {
-                        name: &skill.id,
-                        path: &skill.skill_md,
-                        domains: rs.iter().map(|r| item(skill, needs, r, &domains)).collect(),
-                    })
-                    .collect(),
+                skills: &reports,
             };
             let text = serde_json::to_string_pretty(&doc)
                 .map_err(|e| error(e.to_string(), "report this bug"))?;
             printer.out(&format!("{text}\n"))?;
         }
         ShowFormat::Text => {
-            printer.out(&summary(&inventory))?;
-            for (skill, _, rs) in &results {
-                if rs.is_empty() {
-                    printer.out(&format!(
-                        "[skill:{}] needs no tool of a known domain\n",
-                        skill.id
-                    ))?;
-                }
-                for r in rs {
-                    let line = r.line(&skill.id, &domains);
+            // Names and paths come from files anyone can write: no escape sequence passes.
+            printer.out(&render::terminal_safe(&inventory.summary()))?;
+            for report in &reports {
+                for line in report.lines() {
                     printer.out(&format!("{}\n", render::terminal_safe(&line)))?;
                 }
             }
         }
     }
-    Ok(if failed {
+    Ok(if reports.iter().any(SkillReport::failed) {
         ExitStatus::Failure
     } else {
         ExitStatus::Success
     })
-}
-
-fn item<'a>(
-    skill: &Skill,
-    needs: &'a needs::Needs,
-    r: &'a Resolution,
-    domains: &[Domain],
-) -> DomainItem<'a> {
-    DomainItem {
-        domain: &r.domain,
-        tool: r.using.as_ref().map(|(t, _)| t.as_str()),
-        kind: r.using.as_ref().map(|(_, k)| *k),
-        fallback: r.fallback,
-        line: r.line(&skill.id, domains),
-        evidence: needs.domains.get(&r.domain).map_or(&[], Vec::as_slice),
-    }
-}
-
-/// The inventory in two lines: servers (and the agent whose file has each), then CLIs.
-fn summary(inventory: &Inventory) -> String {
-    let servers: Vec<String> = inventory
-        .servers
-        .iter()
-        .map(|s| format!("{} ({})", s.name, s.agent))
-        .collect();
-    let clis: Vec<&str> = inventory.clis.keys().map(String::as_str).collect();
-    let none = |v: &[String]| {
-        if v.is_empty() {
-            "none".to_string()
-        } else {
-            v.join(", ")
-        }
-    };
-    format!(
-        "MCP servers: {}\nCLIs: {}\n",
-        render::terminal_safe(&none(&servers)),
-        if clis.is_empty() {
-            "none".to_string()
-        } else {
-            clis.join(", ")
-        }
-    )
 }

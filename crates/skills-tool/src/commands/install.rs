@@ -139,11 +139,7 @@ pub(crate) fn project_root() -> Result<PathBuf, miette::Report> {
             "pass --to DIR",
         )
     })?;
-    let project = cwd
-        .ancestors()
-        .find(|d| fs::symlink_metadata(d.join(".git")).is_ok())
-        .unwrap_or(&cwd);
-    Ok(project.to_path_buf())
+    Ok(skills_discovery::project_root(&cwd))
 }
 
 /// Puts the skill from the source into `staging/<id>` and returns the id.

@@ -1003,6 +1003,13 @@ fn the_registry_serves_each_caller_their_skills_over_mcp() {
         assert_eq!(mcp_ids(&c).await, ["open-notes", "team-pdf"]);
         let (b, bob_client) = mcp_session(&url, &bob).await;
         assert_eq!(mcp_ids(&b).await, ["open-notes"]);
+        // The server's own machine is not the caller's business: no tool inventory.
+        let tools = b.list_all_tools().await.unwrap();
+        assert!(
+            !tools.iter().any(|t| t.name == "tool_inventory"),
+            "{tools:?}"
+        );
+        assert!(tools.iter().any(|t| t.name == "list_skills"));
 
         // The tools name files by skill:// URI, never by the server's paths.
         let (error, loaded) = mcp_call(&a, "skill", json!({"name": "my-secret"})).await;
