@@ -21,8 +21,11 @@ pub struct Server {
     pub agent: &'static str,
     /// How it is reached: the command line of a stdio server, or the URL of an HTTP one.
     pub transport: Transport,
-    /// Its tools as agents name them, when known (after `--probe`).
-    pub tools: Vec<String>,
+    /// Its tools (as the server names them; agents see `mcp__<server>__<tool>`), when
+    /// known: after a probe that got an answer.
+    pub tools: Option<Vec<String>>,
+    /// Why a probe got no answer, when one did not.
+    pub probe_error: Option<String>,
 }
 
 /// How a server is reached.
@@ -215,7 +218,8 @@ fn add_servers(inv: &mut Inventory, agent: &'static str, file: &Path, servers: O
                 file: file.to_path_buf(),
                 agent,
                 transport,
-                tools: Vec::new(),
+                tools: None,
+                probe_error: None,
             },
         );
     }
@@ -291,7 +295,8 @@ fn read_codex(file: &Path) -> Result<Vec<Server>, DoctorError> {
             file: file.to_path_buf(),
             agent: "codex",
             transport,
-            tools: Vec::new(),
+            tools: None,
+            probe_error: None,
         });
     }
     Ok(out)

@@ -97,7 +97,11 @@ impl Inventory {
         let servers: Vec<String> = self
             .servers
             .iter()
-            .map(|s| format!("{} ({})", s.name, s.agent))
+            .map(|s| match (&s.tools, &s.probe_error) {
+                (Some(tools), _) => format!("{} ({}, {} tools)", s.name, s.agent, tools.len()),
+                (None, Some(_)) => format!("{} ({}, no answer)", s.name, s.agent),
+                (None, None) => format!("{} ({})", s.name, s.agent),
+            })
             .collect();
         let clis: Vec<&str> = self.clis.keys().map(String::as_str).collect();
         let or_none = |v: String| if v.is_empty() { "none".to_string() } else { v };

@@ -111,30 +111,66 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
             continue;
         };
         let mut missing = Vec::new();
-        let server = domain.mcp.iter().find_map(|m| {
-            inventory
-                .servers
-                .iter()
-                .find(|s| s.name.eq_ignore_ascii_case(m))
-        });
-        if let Some(server) = server {
-            // The tool the skill names for this server, else any of the server's.
+        let servers: Vec<&crate::inventory::Server> = domain
+            .mcp
+            .iter()
+            .filter_map(|m| {
+                inventory
+                    .servers
+                    .iter()
+                    .find(|s| s.name.eq_ignore_ascii_case(m))
+            })
+            .collect();
+        let named = needs.mcp_tools.get(name);
+        let mut chosen = None;
+        for server in &servers {
+            if let Some(error) = &server.probe_error {
+                missing.push(format!(
+                    "MCP server {} did not answer ({error})",
+                    server.name
+                ));
+                continue;
+            }
             let prefix = format!("mcp__{}__", server.name);
-            let tool = needs
-                .mcp_tools
-                .get(name)
-                .and_then(|tools| tools.iter().find(|t| t.starts_with(&prefix)))
-                .cloned()
-                .unwrap_or_else(|| format!("{prefix}*"));
+            // The tools the skill names for this server, if it names any.
+            let wanted: Vec<&String> = named
+                .into_iter()
+                .flatten()
+                .filter(|t| t.starts_with(&prefix))
+                .collect();
+            let tool = match (&server.tools, wanted.first()) {
+                (_, None) => format!("{prefix}*"),
+                (None, Some(first)) => (*first).clone(),
+                // Probed: one of the named tools must be among the server's.
+                (Some(offered), Some(_)) => match wanted.iter().find(|t| {
+                    t.strip_prefix(&prefix)
+                        .is_some_and(|bare| offered.iter().any(|o| o == bare))
+                }) {
+                    Some(found) => (*found).clone(),
+                    None => {
+                        let list: Vec<String> = wanted.iter().map(|t| (*t).clone()).collect();
+                        missing.push(format!(
+                            "{} not offered by MCP server {}",
+                            or_list(&list),
+                            server.name
+                        ));
+                        continue;
+                    }
+                },
+            };
+            chosen = Some(tool);
+            break;
+        }
+        if let Some(tool) = chosen {
             out.push(Resolution {
                 domain: name.clone(),
                 using: Some((tool, Kind::Mcp)),
-                fallback: false,
+                fallback: !missing.is_empty(),
                 missing,
             });
             continue;
         }
-        if !domain.mcp.is_empty() {
+        if servers.is_empty() && !domain.mcp.is_empty() {
             missing.push(format!("no MCP server {}", or_list(&domain.mcp)));
         }
         if let Some(cli) = domain.cli.iter().find(|c| inventory.clis.contains_key(*c)) {

@@ -46,6 +46,7 @@ mod framing;
 mod http;
 mod inventory;
 mod log;
+mod probe;
 mod prompts;
 mod server;
 mod state;
@@ -267,6 +268,7 @@ and resources):
 Tools, prompt and methods, with examples: docs/mcp.md.";
 
 pub use http::{HttpOptions, http_router, serve_http, serve_http_until_signal};
+pub use probe::{ProbeError, ProbeTarget, probe_tools};
 
 /// Serves `config` over stdin and stdout until the client closes the connection.
 ///

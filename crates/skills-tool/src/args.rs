@@ -612,6 +612,15 @@ pub(crate) struct DoctorArgs {
     /// Output format: lines for people, or one JSON document (docs/schemas/doctor.schema.json).
     #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
     pub(crate) format: ShowFormat,
+
+    /// Start each configured stdio MCP server (connect to each HTTP one), list its tools,
+    /// and stop it. Without it nothing is executed.
+    #[arg(long)]
+    pub(crate) probe: bool,
+
+    /// How long a probed server has to start and list its tools.
+    #[arg(long, value_name = "SECS", default_value_t = 10, requires = "probe")]
+    pub(crate) probe_timeout: u64,
 }
 
 /// `skills check [NAME]... [--global]`.

@@ -22,6 +22,39 @@ struct Document<'a> {
     skills: &'a [SkillReport],
 }
 
+/// Asks each configured server for its tools, one after the other, each within `timeout`.
+fn probe(
+    inventory: &mut Inventory,
+    timeout: std::time::Duration,
+    printer: &Printer,
+) -> Result<(), miette::Report> {
+    use skills_doctor::inventory::Transport;
+    use skills_mcp_server::{ProbeTarget, probe_tools};
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| error(format!("cannot start the async runtime: {e}"), ""))?;
+    for server in &mut inventory.servers {
+        let target = match &server.transport {
+            Transport::Stdio { command, args } => ProbeTarget::Stdio { command, args },
+            Transport::Http { url } => ProbeTarget::Http { url },
+            _ => continue,
+        };
+        match runtime.block_on(probe_tools(target, timeout)) {
+            Ok(tools) => server.tools = Some(tools),
+            Err(e) => {
+                printer.warn(&render::terminal_safe(&format!(
+                    "MCP server `{}` ({}): {e}",
+                    server.name,
+                    render::relative(&server.file)
+                )));
+                server.probe_error = Some(e.to_string());
+            }
+        }
+    }
+    Ok(())
+}
+
 pub(crate) fn run(
     args: &DoctorArgs,
     roots: &Roots,
@@ -50,9 +83,16 @@ pub(crate) fn run(
     };
     let domains: Vec<Domain> = skills_doctor::domains::builtin();
     let places = inventory::Places::here(super::install::project_root()?);
-    let inventory = inventory::build(&places, &skills_doctor::commands(&domains));
+    let mut inventory = inventory::build(&places, &skills_doctor::commands(&domains));
     for problem in &inventory.problems {
         printer.warn(problem);
+    }
+    if args.probe {
+        probe(
+            &mut inventory,
+            std::time::Duration::from_secs(args.probe_timeout.max(1)),
+            printer,
+        )?;
     }
     let mut reports = Vec::new();
     for skill in &skills {

@@ -213,3 +213,100 @@ fn the_docs_domain_table_is_the_code_table() {
         assert_eq!(cells[4], if domain.http { "yes" } else { "" }, "{row}");
     }
 }
+
+/// `--probe` with real servers: `skills mcp` itself as a stdio server named `docker` (so its
+/// tools are not the Docker tool the skill names: seed 004's "MCP restart not available"),
+/// a program that does not exist, and one that never answers. Each is reported; none hangs
+/// the run; without `--probe` none is started.
+#[cfg(unix)]
+#[test]
+fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
+    let m = Machine::new();
+    let empty = m.home.join("no-skills");
+    std::fs::create_dir_all(&empty).unwrap();
+    let marker = m.home.join("started");
+    m.write(
+        &m.project.join(".mcp.json"),
+        &serde_json::json!({"mcpServers": {
+            "docker": {"command": env!("CARGO_BIN_EXE_skills"), "args": ["mcp", "--log-level", "off", "--skills-dir", empty]},
+            "github": {"command": "/nonexistent/github-mcp"},
+            "gitea": {"command": "/bin/sh", "args": ["-c", format!(": > '{}'; while read line; do :; done", marker.display())]}
+        }})
+        .to_string(),
+    );
+    m.install("docker");
+    m.install("curl");
+
+    let plain = m.doctor(&["container-health"]);
+    plain.assert_code(0);
+    assert!(
+        plain
+            .stdout
+            .contains("Using: mcp__docker__list_containers (MCP)"),
+        "{}",
+        plain.stdout
+    );
+    assert!(!marker.exists(), "without --probe nothing is started");
+
+    let started = std::time::Instant::now();
+    let probed = m.doctor(&[
+        "container-health",
+        "git-pr",
+        "--probe",
+        "--probe-timeout",
+        "2",
+    ]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    probed.assert_code(1); // git-pr needs git, which is not installed
+    assert!(marker.exists(), "the stdio server was started");
+    assert!(
+        probed.stdout.starts_with("MCP servers: docker (claude-code, 5 tools), github (claude-code, no answer), gitea (claude-code, no answer)\n"),
+        "{}",
+        probed.stdout
+    );
+    assert!(
+        probed.stdout.contains(
+            "[skill:container-health] WARNING: mcp__docker__list_containers not offered by MCP server docker for container, falling back to docker (CLI)\n"
+        ),
+        "{}",
+        probed.stdout
+    );
+    assert!(
+        probed.stdout.contains("[skill:git-pr] WARNING: MCP server gitea did not answer (no answer within 2 s), no tea for git-gitea, falling back to curl (HTTP)\n"),
+        "{}",
+        probed.stdout
+    );
+    assert!(
+        probed
+            .stderr
+            .contains("MCP server `github` (.mcp.json): cannot start `/nonexistent/github-mcp`"),
+        "{}",
+        probed.stderr
+    );
+    let json = m.doctor(&[
+        "container-health",
+        "--probe",
+        "--probe-timeout",
+        "2",
+        "--format",
+        "json",
+    ]);
+    let doc = crate::schemas::check("doctor", &json);
+    let docker = &doc["inventory"]["servers"][0];
+    assert_eq!(
+        docker["tools"],
+        serde_json::json!([
+            "list_skills",
+            "get_skill",
+            "skill",
+            "view_skill",
+            "tool_inventory"
+        ])
+    );
+    assert!(
+        doc["inventory"]["servers"][1]["probe_error"]
+            .as_str()
+            .unwrap()
+            .starts_with("cannot start")
+    );
+}
