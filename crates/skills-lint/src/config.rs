@@ -112,6 +112,10 @@ struct File {
     #[serde(default)]
     #[allow(dead_code)]
     registry: Option<toml::Table>,
+    /// `[doctor]`: read by `skills doctor`, not by lint.
+    #[serde(default)]
+    #[allow(dead_code)]
+    doctor: Option<toml::Table>,
 }
 
 #[derive(Debug, Default, serde::Deserialize)]

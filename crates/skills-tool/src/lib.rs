@@ -32,6 +32,7 @@ mod panic;
 mod printer;
 mod registry_client;
 mod render;
+mod settings;
 
 use args::{Cli, Command};
 use printer::{Printer, Verbosity};

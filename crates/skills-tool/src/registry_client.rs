@@ -44,18 +44,9 @@ struct Section {
 
 /// The nearest skills.toml's `[registry]`, from the current directory up.
 fn file_settings() -> Result<Section, miette::Report> {
-    let Ok(cwd) = std::env::current_dir() else {
+    let Some((path, text)) = crate::settings::nearest()? else {
         return Ok(Section::default());
     };
-    let Some(path) = cwd
-        .ancestors()
-        .map(|d| d.join(skills_lint::CONFIG_FILE))
-        .find(|p| p.is_file())
-    else {
-        return Ok(Section::default());
-    };
-    let text = std::fs::read_to_string(&path)
-        .map_err(|e| errors::plain(format!("{}: {e}", path.display()), ""))?;
     let settings: FileSettings = toml::from_str(&text).map_err(|e| {
         errors::plain(
             format!("{}: [registry]: {}", path.display(), e.message()),

@@ -22,6 +22,31 @@ struct Document<'a> {
     skills: &'a [SkillReport],
 }
 
+/// `[[doctor.domains]]` of the nearest skills.toml: domains added, or built-in ones replaced.
+fn configured_domains() -> Result<Vec<Domain>, miette::Report> {
+    #[derive(serde::Deserialize, Default)]
+    struct File {
+        #[serde(default)]
+        doctor: Section,
+    }
+    #[derive(serde::Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    struct Section {
+        #[serde(default)]
+        domains: Vec<Domain>,
+    }
+    let Some((path, text)) = crate::settings::nearest()? else {
+        return Ok(Vec::new());
+    };
+    let file: File = toml::from_str(&text).map_err(|e| {
+        error(
+            format!("{}: [doctor]: {}", path.display(), e.message()),
+            "each [[doctor.domains]] takes name, and mcp, cli (lists of names) and http (true or false); docs/doctor.md",
+        )
+    })?;
+    Ok(file.doctor.domains)
+}
+
 /// Asks each configured server for its tools, one after the other, each within `timeout`.
 fn probe(
     inventory: &mut Inventory,
@@ -81,7 +106,7 @@ pub(crate) fn run(
         }
         chosen
     };
-    let domains: Vec<Domain> = skills_doctor::domains::builtin();
+    let domains: Vec<Domain> = skills_doctor::domains::with(&configured_domains()?);
     let places = inventory::Places::here(super::install::project_root()?);
     let mut inventory = inventory::build(&places, &skills_doctor::commands(&domains));
     for problem in &inventory.problems {

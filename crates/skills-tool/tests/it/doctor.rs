@@ -310,3 +310,54 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
             .starts_with("cannot start")
     );
 }
+
+/// `[[doctor.domains]]` in skills.toml adds a domain (or replaces a built-in one), and the
+/// lint configuration beside it still reads.
+#[cfg(unix)]
+#[test]
+fn skills_toml_extends_the_domains() {
+    let m = Machine::new();
+    m.write(
+        &m.project.join(".claude/skills/forgejo-pr.md"),
+        "---\nname: forgejo-pr\ndescription: Open a pull request on Forgejo. Use when a change is ready.\nallowed-tools: mcp__forgejo__create_pull_request Bash(fj:*)\n---\n# Forgejo PR\n",
+    );
+    m.write(
+        &m.project.join("skills.toml"),
+        "[lint]\nstrict = false\n\n[[doctor.domains]]\nname = \"git-forgejo\"\nmcp = [\"forgejo\"]\ncli = [\"fj\"]\nhttp = true\n\n[[doctor.domains]]\nname = \"json\"\ncli = [\"jaq\"]\n",
+    );
+    m.install("fj");
+    m.install("jaq");
+    let run = m.doctor(&["forgejo-pr", "database-query"]);
+    assert!(
+        run.stdout.contains("[skill:forgejo-pr] WARNING: no MCP server forgejo for git-forgejo, falling back to fj (CLI)\n"),
+        "{}",
+        run.stdout
+    );
+    // database-query's `jq` is no longer the json domain's command: `jaq` is.
+    assert!(!run.stdout.contains("for json"), "{}", run.stdout);
+    m.run_lint_still_reads_the_file();
+
+    m.write(
+        &m.project.join("skills.toml"),
+        "[[doctor.domains]]\nname = \"x\"\nmcp = \"not a list\"\n",
+    );
+    let bad = m.doctor(&[]);
+    bad.assert_code(2);
+    assert!(
+        bad.stderr.contains("skills.toml: [doctor]:"),
+        "{}",
+        bad.stderr
+    );
+}
+
+impl Machine {
+    fn run_lint_still_reads_the_file(&self) {
+        self.write(
+            &self.project.join("skills/demo/SKILL.md"),
+            "---\nname: demo\ndescription: A demo skill. Use when testing the lint configuration.\n---\n# Demo\n\nSay hi.\n",
+        );
+        let lint = skills_with(&self.project, &["lint", "skills"], &[("HOME", &self.home)]);
+        lint.assert_code(0);
+        assert!(!lint.stderr.contains("skills.toml"), "{}", lint.stderr);
+    }
+}
