@@ -442,6 +442,11 @@ pub(crate) struct ShowArgs {
     /// Output format of a view.
     #[arg(long, value_enum, default_value_t = ShowFormat::Text)]
     pub(crate) format: ShowFormat,
+
+    /// Skills of the repository at PATH (its .claude-ops/skills) override the others of
+    /// the same name, for this command only (seed 004's repo-provided skills).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) repo: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -621,6 +626,11 @@ pub(crate) struct DoctorArgs {
     /// How long a probed server has to start and list its tools.
     #[arg(long, value_name = "SECS", default_value_t = 10, requires = "probe")]
     pub(crate) probe_timeout: u64,
+
+    /// Skills of the repository at PATH (its .claude-ops/skills) override the others of
+    /// the same name, for this command only (seed 004's repo-provided skills).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) repo: Option<PathBuf>,
 }
 
 /// `skills check [NAME]... [--global]`.

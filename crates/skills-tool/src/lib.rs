@@ -44,6 +44,31 @@ pub fn install_panic_hook() {
     panic::install();
 }
 
+/// `roots` with the repository's `.claude-ops/skills` first, when `--repo` names one: its
+/// skills shadow the others of the same name for this run only.
+fn with_repo(
+    roots: skills_discovery::Roots,
+    repo: Option<&std::path::Path>,
+) -> Result<skills_discovery::Roots, exit::Error> {
+    let Some(repo) = repo else {
+        return Ok(roots);
+    };
+    if !repo.is_dir() {
+        return Err(errors::plain(
+            format!("--repo {}: not a directory", repo.display()),
+            "pass the repository's root (the directory that holds .claude-ops/skills)",
+        )
+        .into());
+    }
+    let first = skills_discovery::Root {
+        path: repo.join(".claude-ops/skills"),
+        scope: skills_discovery::Scope::Project,
+    };
+    Ok(skills_discovery::Roots::new(
+        std::iter::once(first).chain(roots.iter().cloned()),
+    ))
+}
+
 /// Runs the `skills` command with these arguments (the first is the program name) and
 /// returns its exit code.
 pub fn run<I, T>(args: I) -> ExitCode
@@ -66,8 +91,10 @@ where
     let result = match &cli.command {
         Command::Lint(args) => commands::lint::run(args, &cli.skills_dirs, p),
         Command::List(args) => commands::list::run(args, &roots(), p),
-        Command::Show(args) => commands::show::run(args, &roots(), p),
-        Command::Doctor(args) => commands::doctor::run(args, &roots(), p),
+        Command::Show(args) => with_repo(roots(), args.repo.as_deref())
+            .and_then(|roots| commands::show::run(args, &roots, p)),
+        Command::Doctor(args) => with_repo(roots(), args.repo.as_deref())
+            .and_then(|roots| commands::doctor::run(args, &roots, p)),
         Command::Url(args) => commands::url::run(args, p),
         Command::Instructions(args) => commands::instructions::run(args, &roots(), p),
         Command::New(args) => commands::new::run(args, p),

@@ -361,3 +361,53 @@ impl Machine {
         assert!(!lint.stderr.contains("skills.toml"), "{}", lint.stderr);
     }
 }
+
+/// A repository's `.claude-ops/skills/git-pr.md` (Gitea only) overrides the baseline git-pr
+/// for `--repo` runs only.
+#[cfg(unix)]
+#[test]
+fn repo_skills_override_the_baseline_for_that_repo_only() {
+    let m = Machine::new();
+    let repo = m.home.join("repos/infra");
+    m.write(
+        &repo.join(".claude-ops/skills/git-pr.md"),
+        "---\nname: git-pr\ndescription: Open pull requests on our Gitea only. Use for infra changes.\nallowed-tools: Bash(tea:*)\n---\n# Gitea PR\n\n```bash\ntea pr create\n```\n",
+    );
+    m.install("tea");
+    let repo_arg = repo.to_str().unwrap();
+    let scoped = m.doctor(&["git-pr", "--repo", repo_arg]);
+    scoped.assert_code(0);
+    assert!(
+        scoped.stdout.ends_with("CLIs: tea\n[skill:git-pr] WARNING: no MCP server gitea for git-gitea, falling back to tea (CLI)\n"),
+        "{}",
+        scoped.stdout
+    );
+    let baseline = m.doctor(&["git-pr"]);
+    assert!(
+        baseline.stdout.contains("for git-github"),
+        "{}",
+        baseline.stdout
+    );
+    let shown = skills_with(
+        &m.project,
+        &["show", "git-pr", "--repo", repo_arg],
+        &[("HOME", &m.home)],
+    );
+    shown.assert_code(0);
+    assert!(
+        shown
+            .stdout
+            .contains("Open pull requests on our Gitea only."),
+        "{}",
+        shown.stdout
+    );
+    let missing = m.doctor(&["--repo", "/nonexistent/repo"]);
+    missing.assert_code(2);
+    assert!(
+        missing
+            .stderr
+            .contains("--repo /nonexistent/repo: not a directory"),
+        "{}",
+        missing.stderr
+    );
+}
