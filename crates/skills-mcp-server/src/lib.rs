@@ -51,6 +51,7 @@ mod prompts;
 mod server;
 mod state;
 mod text;
+mod tier;
 mod tools;
 
 use rmcp::ServiceExt as _;
@@ -155,6 +156,10 @@ pub struct Config {
     /// machine (its agents' MCP servers, its CLIs), which a server for remote clients
     /// must not.
     pub tool_inventory: bool,
+    /// The highest tier served (`skills mcp --tier N`): a skill whose `metadata.min-tier`
+    /// is above it is refused by the tools and not served over the extension. `None`
+    /// serves every skill.
+    pub max_tier: Option<u32>,
 }
 
 /// How the `get_skill` and `skill` tools tell the client where a skill's files are.
@@ -182,7 +187,15 @@ impl Config {
             globals: skills_prompt::Globals::default(),
             locations: Locations::Paths,
             tool_inventory: true,
+            max_tier: None,
         }
+    }
+
+    /// Serves only skills of tier `max` and below (seed 004's tier gate).
+    #[must_use]
+    pub fn max_tier(mut self, max: Option<u32>) -> Self {
+        self.max_tier = max;
+        self
     }
 
     /// Offers the `tool_inventory` tool or not (it is, by default).

@@ -28,18 +28,20 @@ pub(crate) struct SkillsServer {
     locations: Locations,
     /// `None` when the `tool_inventory` tool is not offered.
     inventory: Option<crate::inventory::Cached>,
+    max_tier: Option<u32>,
 }
 
 impl SkillsServer {
     pub(crate) fn new(config: &Config) -> Self {
         Self {
-            state: Shared::scan(&config.roots),
+            state: Shared::scan(&config.roots, config.max_tier),
             page_size: config.page_size.max(1),
             globals: Arc::new(config.globals.clone()),
             locations: config.locations,
             inventory: config
                 .tool_inventory
                 .then(crate::inventory::Cached::default),
+            max_tier: config.max_tier,
         }
     }
 }
@@ -93,6 +95,7 @@ impl ServerHandler for SkillsServer {
             globals: &self.globals,
             locations: self.locations,
             inventory: self.inventory.as_ref(),
+            max_tier: self.max_tier,
         };
         tools.call(&request.name, args).map(Into::into)
     }

@@ -30,6 +30,8 @@ pub(crate) struct Catalog {
     reported: HashSet<(String, String)>,
     /// Change notification on the served skills' directories, by skill id (Linux).
     dirs: Option<DirWatch<String>>,
+    /// Skills above this tier are not served.
+    max_tier: Option<u32>,
 }
 
 /// The state, shared by the handler's clones: rmcp answers each request in a task of its own.
@@ -38,7 +40,7 @@ pub(crate) struct Shared(Arc<Mutex<State>>);
 
 impl Shared {
     /// Scans `roots` for skills.
-    pub(crate) fn scan(roots: &Roots) -> Self {
+    pub(crate) fn scan(roots: &Roots, max_tier: Option<u32>) -> Self {
         // On this thread: the server is single-threaded, and worker threads would keep the
         // memory of the parse for the life of the process.
         let mut index = Index::scan_with(roots, ScanOptions::default().parallel(false));
@@ -55,6 +57,7 @@ impl Shared {
                 cache: Cache::default(),
                 reported: HashSet::new(),
                 dirs: DirWatch::new().ok(),
+                max_tier,
             },
         })))
     }
@@ -99,6 +102,18 @@ impl Catalog {
     /// The manifest of an active skill, when it is served; the reason it is not is logged
     /// once. Built again only when a file or directory of the skill stats differently.
     pub(crate) fn served(&mut self, skill: &Skill) -> Option<Arc<Manifest>> {
+        let manifest = self.served_any_tier(skill)?;
+        let needs = crate::tier::of_frontmatter(&manifest.extra());
+        if let Some(why) = crate::tier::refusal(&skill.id, needs, self.max_tier) {
+            if self.reported.insert((skill.id.clone(), why.clone())) {
+                tracing::info!(skill = %skill.skill_md.display(), "not served: {why}");
+            }
+            return None;
+        }
+        Some(manifest)
+    }
+
+    fn served_any_tier(&mut self, skill: &Skill) -> Option<Arc<Manifest>> {
         if let Some(cached) = self.cache.get(&skill.id)
             && cached.same_skill(skill)
         {

@@ -151,6 +151,8 @@ pub(crate) struct Tools<'a> {
     pub(crate) locations: Locations,
     /// `None` when `tool_inventory` is not offered.
     pub(crate) inventory: Option<&'a crate::inventory::Cached>,
+    /// Skills above this tier are refused.
+    pub(crate) max_tier: Option<u32>,
 }
 
 impl Tools<'_> {
@@ -179,7 +181,15 @@ impl Tools<'_> {
             globals,
             locations,
             inventory,
+            max_tier,
         } = *self;
+        // Seed 004's tier gate, at every tool that loads a skill.
+        let refused = |skill: &Skill| -> Option<CallToolResult> {
+            max_tier?;
+            let source = skill.read().ok()?;
+            crate::tier::refusal(&skill.id, crate::tier::declared(&source), max_tier)
+                .map(|why| CallToolResult::error(vec![ContentBlock::text(why)]))
+        };
         match name {
             "tool_inventory" => {
                 let Some(cached) = inventory else {
@@ -210,6 +220,9 @@ impl Tools<'_> {
                 let Some(skill) = index.get(wanted) else {
                     return Ok(not_found(wanted, index));
                 };
+                if let Some(refusal) = refused(skill) {
+                    return Ok(refusal);
+                }
                 Ok(view_skill(skill, index, globals)?)
             }
             "list_skills" => {
@@ -230,6 +243,9 @@ impl Tools<'_> {
                 let Some(skill) = index.get(id) else {
                     return Ok(not_found(id, index));
                 };
+                if let Some(refusal) = refused(skill) {
+                    return Ok(refusal);
+                }
                 let body = match skill.body() {
                     Ok(body) => body,
                     Err(e) => return Ok(unreadable(skill, &e)),
@@ -255,6 +271,9 @@ impl Tools<'_> {
                 let Some(skill) = index.get(wanted) else {
                     return Ok(not_found(wanted, index));
                 };
+                if let Some(refusal) = refused(skill) {
+                    return Ok(refusal);
+                }
                 let source = match skill.read() {
                     Ok(source) => source,
                     Err(e) => return Ok(unreadable(skill, &e)),

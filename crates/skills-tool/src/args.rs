@@ -399,6 +399,11 @@ pub(crate) struct McpArgs {
     /// With --http: also accept this browser Origin (loopback ones always are; repeatable).
     #[arg(long = "allow-origin", value_name = "ORIGIN", requires = "http")]
     pub(crate) allow_origins: Vec<String>,
+
+    /// Serve only skills of tier N and below (a skill's metadata.min-tier); the tools refuse
+    /// the others with an error that names the tier
+    #[arg(long, value_name = "N")]
+    pub(crate) tier: Option<u32>,
 }
 
 /// `--log-level`: the server's own levels, listed in `--help` and completions.

@@ -1078,3 +1078,54 @@ async fn tool_inventory_resolves_a_skill_and_refreshes_on_request() {
     assert_eq!(missing.is_error, Some(true));
     session.cancel().await.unwrap();
 }
+
+/// Seed 004's tier gate: `--tier 1` refuses a skill of `metadata.min-tier: "2"` at every
+/// tool that loads it, with an error naming the tier, and does not serve it over the
+/// extension; skills of tier 1 and below, and undeclared ones, are served.
+#[tokio::test]
+async fn the_tier_gate_refuses_skills_above_the_tier() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("restart-service/SKILL.md"),
+        "---\nname: restart-service\ndescription: Restart a service. Use when remediation is allowed.\nmetadata:\n  min-tier: \"2\"\n---\n# Restart\n",
+    );
+    write(
+        &dir.path().join("check-health/SKILL.md"),
+        skill_md("check-health", "Check health."),
+    );
+    let (session, _) = start_with(dir.path(), &[Path::new("--tier"), Path::new("1")]).await;
+    for (tool, args) in [
+        ("get_skill", json!({"id": "restart-service"})),
+        ("skill", json!({"name": "restart-service"})),
+        ("view_skill", json!({"skill_name": "restart-service"})),
+    ] {
+        let refused = call(&session, tool, args).await.unwrap();
+        assert_eq!(refused.is_error, Some(true), "{tool}");
+        assert!(
+            text(&refused).starts_with("Skill 'restart-service' needs tier 2 (metadata.min-tier); this server serves skills up to tier 1."),
+            "{tool}: {}",
+            text(&refused)
+        );
+    }
+    let allowed = call(&session, "skill", json!({"name": "check-health"}))
+        .await
+        .unwrap();
+    assert_eq!(allowed.is_error, Some(false));
+    let served: Vec<String> = session
+        .list_all_skills()
+        .await
+        .unwrap()
+        .iter()
+        .map(|s| s.uri.to_string())
+        .collect();
+    assert_eq!(served, ["skill://check-health/SKILL.md"]);
+    session.cancel().await.unwrap();
+
+    // Without --tier every skill is served.
+    let (open, _) = start(dir.path()).await;
+    let loaded = call(&open, "skill", json!({"name": "restart-service"}))
+        .await
+        .unwrap();
+    assert_eq!(loaded.is_error, Some(false));
+    open.cancel().await.unwrap();
+}

@@ -41,6 +41,7 @@ fn main() -> ExitCode {
             tools,
             resources,
             http,
+            tier,
         }) => {
             // Bad global files are refused before the client connects, with the file and
             // line.
@@ -53,7 +54,8 @@ fn main() -> ExitCode {
             };
             let config = Config::new(Roots::from_env(&skills_dirs))
                 .log_level(level)
-                .globals(globals);
+                .globals(globals)
+                .max_tier(tier);
             let served = match http {
                 Some(http) => {
                     let mut options = HttpOptions::default();
@@ -105,6 +107,9 @@ Options:
           With --http: also accept this Host header (loopback names always are; repeatable)
       --allow-origin <ORIGIN>
           With --http: also accept this browser Origin (loopback ones always are; repeatable)
+      --tier <N>
+          Serve only skills of tier N and below (a skill's metadata.min-tier); the tools refuse
+          the others with an error that names the tier
   -h, --help
           Print help
   -V, --version
@@ -120,6 +125,7 @@ enum ServerCommand {
         tools: Option<PathBuf>,
         resources: Option<PathBuf>,
         http: Option<Http>,
+        tier: Option<u32>,
     },
     Help,
     Version,
@@ -166,6 +172,7 @@ fn parse_server_args(
     let mut parser = lexopt::Parser::from_iter(args);
     let (mut skills_dirs, mut level, mut tools, mut resources) = (Vec::new(), None, None, None);
     let (mut address, mut hosts, mut origins) = (None, Vec::new(), Vec::new());
+    let mut tier = None;
     while let Some(arg) = parser.next()? {
         match arg {
             Long("skills-dir") => skills_dirs.push(path_value(&mut parser, "skills-dir", "DIR")?),
@@ -196,6 +203,15 @@ fn parse_server_args(
             Long("allow-origin") => {
                 origins.push(text_value(&mut parser, "allow-origin", "ORIGIN")?);
             }
+            Long("tier") => {
+                once(&tier, "tier")?;
+                let value = text_value(&mut parser, "tier", "N")?;
+                tier = Some(value.parse::<u32>().map_err(|_| {
+                    lexopt::Error::from(format!(
+                        "invalid value {value:?} for '--tier <N>': a whole number (0, 1, 2, ...)"
+                    ))
+                })?);
+            }
             Short('h') | Long("help") => return Ok(ServerCommand::Help),
             Short('V') | Long("version") => return Ok(ServerCommand::Version),
             _ => return Err(arg.unexpected()),
@@ -212,6 +228,7 @@ fn parse_server_args(
         tools,
         resources,
         http,
+        tier,
     })
 }
 
@@ -248,6 +265,7 @@ mod tests {
                 tools: None,
                 resources: None,
                 http: None,
+                tier: None,
             })
         );
         let all = [
@@ -264,6 +282,8 @@ mod tests {
             "127.0.0.1:0",
             "--allow-origin",
             "https://app.example",
+            "--tier",
+            "1",
         ];
         assert_eq!(
             parse(&all),
@@ -277,6 +297,7 @@ mod tests {
                     hosts: vec![],
                     origins: vec!["https://app.example".into()],
                 }),
+                tier: Some(1),
             })
         );
         assert_eq!(parse(&["--help"]), Ok(ServerCommand::Help));

@@ -41,6 +41,9 @@ pub(crate) fn run(
         for origin in &args.allow_origins {
             command.arg("--allow-origin").arg(origin);
         }
+        if let Some(tier) = args.tier {
+            command.arg("--tier").arg(tier.to_string());
+        }
         // Only returns on failure; then serve here instead.
         let error = command.exec();
         printer.note(&format!(
@@ -53,7 +56,10 @@ pub(crate) fn run(
     // Bad global files are refused before the client connects, with the file and line.
     let globals = Globals::load(args.tools.as_deref(), args.resources.as_deref())
         .map_err(|e| errors::prompt(&e))?;
-    let config = Config::new(roots).log_level(level).globals(globals);
+    let config = Config::new(roots)
+        .log_level(level)
+        .globals(globals)
+        .max_tier(args.tier);
     match &args.http {
         Some(address) => {
             let mut options = skills_mcp_server::HttpOptions::default();

@@ -571,7 +571,11 @@ fn skills_mcp_takes_every_option_of_skills_mcp() {
             "skills-mcp --help lacks --{option}:\n{server_help}"
         );
         // Taken (with a value), then `--help` ends the parse before anything is served.
-        let value = if option == "log-level" { "info" } else { "x" };
+        let value = match option.as_str() {
+            "log-level" => "info",
+            "tier" => "2",
+            _ => "x",
+        };
         let run = std::process::Command::new(env!("CARGO_BIN_EXE_skills-mcp"))
             .args([&format!("--{option}"), value, "--help"])
             .output()
