@@ -111,7 +111,10 @@ impl Lock {
     /// [`AddError::Lock`] as for [`Lock::read`].
     pub fn parse(text: &str, path: &Path) -> Result<Self, AddError> {
         let lock: Self = toml::from_str(text).map_err(|e: toml::de::Error| {
-            let (line, column) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
+            let (line, column) = e
+                .span()
+                .map(|s| skills_frontmatter::line_col(text, s.start))
+                .unwrap_or((1, 1));
             AddError::Lock {
                 path: path.to_path_buf(),
                 line,
@@ -162,13 +165,6 @@ pub fn global_lock_path(home: &Path) -> PathBuf {
         .unwrap_or_else(|| home.join(".local/state"))
         .join("skills")
         .join(LOCK_FILE)
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    (line, column)
 }
 
 #[cfg(test)]

@@ -152,7 +152,9 @@ impl ConfigFile {
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
         toml::from_str(text).map_err(|e: toml::de::Error| {
             let span = e.span();
-            let position = span.as_ref().map(|s| line_col(text, s.start));
+            let position = span
+                .as_ref()
+                .map(|s| skills_frontmatter::line_col(text, s.start));
             ConfigError {
                 path: path.to_path_buf(),
                 position,
@@ -161,13 +163,6 @@ impl ConfigFile {
             }
         })
     }
-}
-
-fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = text.get(..offset).unwrap_or(text);
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().unwrap_or("").chars().count() + 1;
-    (line, column)
 }
 
 #[cfg(test)]

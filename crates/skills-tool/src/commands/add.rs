@@ -8,7 +8,6 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use skills_add::{AddError, Lock, Locked, Scope, Source};
-use skills_core::durable::{self, INSTALL_PREFIX};
 use skills_lint::{Config, Linter};
 
 use crate::args::{AddArgs, CheckArgs, RemoveArgs, SyncArgs, UpdateArgs};
@@ -486,19 +485,7 @@ fn install(
             "check that the directory is writable",
         )
     })?;
-    let _ = durable::remove_stale(root, INSTALL_PREFIX);
-    let staging = tempfile::Builder::new()
-        .prefix(&durable::temp_prefix(INSTALL_PREFIX))
-        .tempdir_in(root)
-        .map_err(|e| {
-            error(
-                format!(
-                    "{}: cannot create a temporary directory: {e}",
-                    root.display()
-                ),
-                "check that the skills directory is writable",
-            )
-        })?;
+    let staging = super::install::staging_in(root)?;
     super::install::stage_dir_as(&skill.dir, &skill.name, staging.path(), printer)?;
     let staged = staging.path().join(&skill.name);
     if let Some(expect) = expect {

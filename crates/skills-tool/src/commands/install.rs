@@ -73,20 +73,7 @@ pub(crate) fn run(args: &InstallArgs, printer: &Printer) -> Result<ExitStatus, E
 
 fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<ExitStatus, Error> {
     let root = root.to_path_buf();
-    // What a killed run left in the root (its staging or set-aside copy) goes first.
-    let _ = durable::remove_stale(&root, INSTALL_PREFIX);
-    let staging = tempfile::Builder::new()
-        .prefix(&durable::temp_prefix(INSTALL_PREFIX))
-        .tempdir_in(&root)
-        .map_err(|e| {
-            error(
-                format!(
-                    "{}: cannot create a temporary directory: {e}",
-                    root.display()
-                ),
-                "check that the skills directory is writable",
-            )
-        })?;
+    let staging = staging_in(&root)?;
     let id = stage(args, staging.path(), printer)?;
     let staged = staging.path().join(&id);
 
@@ -108,6 +95,24 @@ fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<Ex
         render::path_str(&target)
     ))?;
     Ok(ExitStatus::Success)
+}
+
+/// A staging directory inside the skills root `root` (so the install is one rename), after
+/// clearing what a killed run left there (its staging or set-aside copy).
+pub(crate) fn staging_in(root: &Path) -> Result<tempfile::TempDir, miette::Report> {
+    let _ = durable::remove_stale(root, INSTALL_PREFIX);
+    tempfile::Builder::new()
+        .prefix(&durable::temp_prefix(INSTALL_PREFIX))
+        .tempdir_in(root)
+        .map_err(|e| {
+            error(
+                format!(
+                    "{}: cannot create a temporary directory: {e}",
+                    root.display()
+                ),
+                "check that the skills directory is writable",
+            )
+        })
 }
 
 /// `--to`, `--global`, or the project's `.agents/skills` (the repository root's, else the
