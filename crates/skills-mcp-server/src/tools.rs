@@ -155,7 +155,7 @@ pub(crate) struct Tools<'a> {
     pub(crate) max_tier: Option<u32>,
 }
 
-impl Tools<'_> {
+impl<'a> Tools<'a> {
     /// Runs the tool `name`.
     ///
     /// Arguments that are missing, empty, of the wrong type or unknown are a tool result
@@ -175,21 +175,36 @@ impl Tools<'_> {
         }
     }
 
+    /// The skill the string parameter `key` (the tool's only one) names, or the tool result
+    /// that says why it is not served: not found, or above the tier (seed 004's gate, at
+    /// every tool that loads a skill).
+    fn skill_arg(
+        &self,
+        args: Option<&JsonObject>,
+        key: &str,
+    ) -> Result<Result<&'a Skill, CallToolResult>, Refused> {
+        only(args, &[key])?;
+        let wanted = required(args, key)?;
+        let Some(skill) = self.index.get(wanted) else {
+            return Ok(Err(not_found(wanted, self.index)));
+        };
+        if self.max_tier.is_some() {
+            let declared = skill.read().ok().and_then(|s| crate::tier::declared(&s));
+            if let Some(why) = crate::tier::refusal(&skill.id, declared, self.max_tier) {
+                return Ok(Err(CallToolResult::error(vec![ContentBlock::text(why)])));
+            }
+        }
+        Ok(Ok(skill))
+    }
+
     fn run(&self, name: &str, args: Option<&JsonObject>) -> Result<CallToolResult, Refused> {
         let Self {
             index,
             globals,
             locations,
             inventory,
-            max_tier,
+            max_tier: _,
         } = *self;
-        // Seed 004's tier gate, at every tool that loads a skill.
-        let refused = |skill: &Skill| -> Option<CallToolResult> {
-            max_tier?;
-            let source = skill.read().ok()?;
-            crate::tier::refusal(&skill.id, crate::tier::declared(&source), max_tier)
-                .map(|why| CallToolResult::error(vec![ContentBlock::text(why)]))
-        };
         match name {
             "tool_inventory" => {
                 let Some(cached) = inventory else {
@@ -215,14 +230,10 @@ impl Tools<'_> {
                 tool_inventory(index, cached, wanted, refresh)
             }
             skills_prompt::VIEW_SKILL => {
-                only(args, &["skill_name"])?;
-                let wanted = required(args, "skill_name")?;
-                let Some(skill) = index.get(wanted) else {
-                    return Ok(not_found(wanted, index));
+                let skill = match self.skill_arg(args, "skill_name")? {
+                    Ok(skill) => skill,
+                    Err(answer) => return Ok(answer),
                 };
-                if let Some(refusal) = refused(skill) {
-                    return Ok(refusal);
-                }
                 Ok(view_skill(skill, index, globals)?)
             }
             "list_skills" => {
@@ -238,14 +249,10 @@ impl Tools<'_> {
                 Ok(result)
             }
             "get_skill" => {
-                only(args, &["id"])?;
-                let id = required(args, "id")?;
-                let Some(skill) = index.get(id) else {
-                    return Ok(not_found(id, index));
+                let skill = match self.skill_arg(args, "id")? {
+                    Ok(skill) => skill,
+                    Err(answer) => return Ok(answer),
                 };
-                if let Some(refusal) = refused(skill) {
-                    return Ok(refusal);
-                }
                 let body = match skill.body() {
                     Ok(body) => body,
                     Err(e) => return Ok(unreadable(skill, &e)),
@@ -266,14 +273,10 @@ impl Tools<'_> {
                 Ok(result)
             }
             "skill" => {
-                only(args, &["name"])?;
-                let wanted = required(args, "name")?;
-                let Some(skill) = index.get(wanted) else {
-                    return Ok(not_found(wanted, index));
+                let skill = match self.skill_arg(args, "name")? {
+                    Ok(skill) => skill,
+                    Err(answer) => return Ok(answer),
                 };
-                if let Some(refusal) = refused(skill) {
-                    return Ok(refusal);
-                }
                 let source = match skill.read() {
                     Ok(source) => source,
                     Err(e) => return Ok(unreadable(skill, &e)),
