@@ -543,6 +543,13 @@ pub(crate) struct InstallArgs {
     #[arg(long)]
     pub(crate) force: bool,
 
+    #[command(flatten)]
+    pub(crate) download: DownloadArgs,
+}
+
+/// Where `install` and `add` may download a source from.
+#[derive(Debug, Default, Args)]
+pub(crate) struct DownloadArgs {
     /// Also download from HOST, or HOST:PORT for another port (repeatable). Plain http is
     /// allowed only for hosts named here.
     #[arg(long = "allow-host", value_name = "HOST")]
@@ -591,13 +598,8 @@ pub(crate) struct AddArgs {
     #[arg(long)]
     pub(crate) force: bool,
 
-    /// Also download from HOST (for archive and SKILL.md URLs; repeatable).
-    #[arg(long = "allow-host", value_name = "HOST")]
-    pub(crate) allow_hosts: Vec<String>,
-
-    /// A SOURCE that is a bare name is a skill of this registry.
-    #[arg(long, value_name = "URL")]
-    pub(crate) registry: Option<String>,
+    #[command(flatten)]
+    pub(crate) download: DownloadArgs,
 }
 
 /// `skills sync [--frozen] [--global]`.

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use skills_add::{AddError, Lock, Locked, Scope, Source};
 use skills_lint::{Config, Linter};
 
-use crate::args::{AddArgs, CheckArgs, RemoveArgs, SyncArgs, UpdateArgs};
+use crate::args::{AddArgs, CheckArgs, DownloadArgs, RemoveArgs, SyncArgs, UpdateArgs};
 use crate::errors::plain as error;
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
@@ -133,7 +133,7 @@ fn fetch(
     reference: Option<&str>,
     sparse: Option<&str>,
     printer: &Printer,
-    args: Option<&AddArgs>,
+    download: &DownloadArgs,
 ) -> Result<Fetched, miette::Report> {
     match skills_add::parse_source(source) {
         Source::Dir(dir) => Ok(Fetched {
@@ -194,16 +194,7 @@ fn fetch(
                     "check TMPDIR",
                 )
             })?;
-            let (registry, allow_hosts) = args
-                .map(|a| (a.registry.clone(), a.allow_hosts.clone()))
-                .unwrap_or_default();
-            super::install::stage_source(
-                &other,
-                registry.as_deref(),
-                &allow_hosts,
-                temp.path(),
-                printer,
-            )?;
+            super::install::stage_source(&other, download, temp.path(), printer)?;
             Ok(Fetched {
                 root: temp.path().to_path_buf(),
                 tree: temp.path().to_path_buf(),
@@ -291,7 +282,7 @@ fn errors_in(report: &skills_lint::SkillReport) -> usize {
 
 pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
-    let fetched = fetch(&args.source, None, None, printer, Some(args))?;
+    let fetched = fetch(&args.source, None, None, printer, &args.download)?;
     let found = find(&fetched.root, &fetched.tree)?;
     if found.is_empty() {
         return Err(error(
@@ -637,7 +628,13 @@ fn locate(
 ) -> Result<(Fetched, Found), miette::Report> {
     let source = locked_origin(entry, target);
     let sparse = Some(entry.path.as_str()).filter(|p| !p.is_empty());
-    let fetched = fetch(&source, reference, sparse, printer, None)?;
+    let fetched = fetch(
+        &source,
+        reference,
+        sparse,
+        printer,
+        &DownloadArgs::default(),
+    )?;
     let dir = if entry.path.is_empty() {
         fetched.tree.clone()
     } else {

@@ -12,7 +12,7 @@ use skills_core::durable::{self, INSTALL_PREFIX};
 use skills_lint::{Config, Linter};
 use skills_package::Limits;
 
-use crate::args::InstallArgs;
+use crate::args::{DownloadArgs, InstallArgs};
 use crate::errors::{self, plain as error};
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
@@ -149,13 +149,7 @@ pub(crate) fn project_root() -> Result<PathBuf, miette::Report> {
 
 /// Puts the skill from the source into `staging/<id>` and returns the id.
 fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
-    stage_source(
-        &args.source,
-        args.registry.as_deref(),
-        &args.allow_hosts,
-        staging,
-        printer,
-    )
+    stage_source(&args.source, &args.download, staging, printer)
 }
 
 /// Puts the skill from `source` (an archive path or URL, a `SKILL.md` URL, a registry
@@ -163,14 +157,13 @@ fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String
 /// `add` share.
 pub(crate) fn stage_source(
     source: &str,
-    registry: Option<&str>,
-    allow_hosts: &[String],
+    download: &DownloadArgs,
     staging: &Path,
     printer: &Printer,
 ) -> Result<String, miette::Report> {
     let lower = source.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
-        let (bytes, url) = fetch(source, allow_hosts)?;
+        let (bytes, url) = fetch(source, &download.allow_hosts)?;
         let name = last_segment(&url);
         return if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
             skills_package::unpack(
@@ -185,7 +178,8 @@ pub(crate) fn stage_source(
         };
     }
     if crate::registry_client::is_skill_name(source)
-        && let Some(client) = crate::registry_client::Client::configured(registry)?
+        && let Some(client) =
+            crate::registry_client::Client::configured(download.registry.as_deref())?
     {
         let bytes = crate::registry_client::fetch_skill_md(&client, source)?;
         let url = format!(
