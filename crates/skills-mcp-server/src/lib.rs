@@ -1,6 +1,7 @@
-//! An MCP server for Agent Skills, over stdio ([`serve_stdio`]) or any byte stream
-//! ([`serve`]): the skills of a discovery index served to
-//! agents that speak the Model Context Protocol.
+//! An MCP server for Agent Skills, over stdio ([`serve_stdio`]), any byte stream
+//! ([`serve`]) or Streamable HTTP ([`serve_http`], [`http_router`]): the skills of a
+//! discovery index served to agents that speak the Model Context Protocol. [`probe_tools`]
+//! is the other side: a client that asks a configured server for its tools.
 //!
 //! Two generations of clients are served at once:
 //!
