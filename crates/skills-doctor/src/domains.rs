@@ -1,7 +1,11 @@
 //! The domains of seed 004 (git-github, container, database, ...) and the MCP servers and
 //! command-line tools that serve each: one table, extended from `skills.toml`.
 
+use std::path::{Path, PathBuf};
+
 use serde::Deserialize;
+
+use crate::DoctorError;
 
 /// A domain: the MCP servers and CLIs that can do its work, in the order they are tried
 /// within their kind, and whether plain HTTP (`curl` or `wget`) is a last resort.
@@ -82,6 +86,55 @@ pub fn with(extra: &[Domain]) -> Vec<Domain> {
     all
 }
 
+/// The file [`nearest`] looks for (the one `skills lint` reads its `[lint]` table from).
+pub const CONFIG_FILE: &str = "skills.toml";
+
+/// The `[[doctor.domains]]` of a `skills.toml` (`path` names it in errors); the other
+/// tables are left to their readers.
+///
+/// # Errors
+///
+/// Text that is not TOML, or a `[doctor]` table with a wrong key or type.
+pub fn from_toml(text: &str, path: &Path) -> Result<Vec<Domain>, DoctorError> {
+    #[derive(Deserialize, Default)]
+    struct File {
+        #[serde(default)]
+        doctor: Section,
+    }
+    #[derive(Deserialize, Default)]
+    #[serde(deny_unknown_fields)]
+    struct Section {
+        #[serde(default)]
+        domains: Vec<Domain>,
+    }
+    let file: File = toml::from_str(text).map_err(|e| DoctorError::Config {
+        path: path.to_path_buf(),
+        message: format!("[doctor]: {}", e.message()),
+    })?;
+    Ok(file.doctor.domains)
+}
+
+/// The built-in table with the `[[doctor.domains]]` of the nearest `skills.toml` from
+/// `start` up merged in ([`with`]), and that file, when there is one.
+///
+/// # Errors
+///
+/// A `skills.toml` that cannot be read, or whose `[doctor]` table is wrong.
+pub fn nearest(start: &Path) -> Result<(Vec<Domain>, Option<PathBuf>), DoctorError> {
+    let Some(path) = start
+        .ancestors()
+        .map(|d| d.join(CONFIG_FILE))
+        .find(|p| p.is_file())
+    else {
+        return Ok((builtin(), None));
+    };
+    let text = std::fs::read_to_string(&path).map_err(|e| DoctorError::Config {
+        path: path.clone(),
+        message: e.to_string(),
+    })?;
+    Ok((with(&from_toml(&text, &path)?), Some(path)))
+}
+
 /// The domain an MCP server serves.
 #[must_use]
 pub fn of_server<'a>(domains: &'a [Domain], server: &str) -> Option<&'a Domain> {
@@ -94,4 +147,35 @@ pub fn of_server<'a>(domains: &'a [Domain], server: &str) -> Option<&'a Domain> 
 #[must_use]
 pub fn of_cli<'a>(domains: &'a [Domain], command: &str) -> Option<&'a Domain> {
     domains.iter().find(|d| d.cli.iter().any(|c| c == command))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_nearest_skills_toml_extends_the_table() {
+        let t = tempfile::tempdir().unwrap();
+        let deep = t.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(nearest(&deep).unwrap(), (builtin(), None));
+        std::fs::write(
+            t.path().join(CONFIG_FILE),
+            "[lint]\nwarn = []\n\n[[doctor.domains]]\nname = \"json\"\ncli = [\"jaq\"]\n",
+        )
+        .unwrap();
+        let (domains, file) = nearest(&deep).unwrap();
+        assert_eq!(file, Some(t.path().join(CONFIG_FILE)));
+        assert_eq!(
+            of_cli(&domains, "jaq").map(|d| d.name.as_str()),
+            Some("json")
+        );
+        assert_eq!(of_cli(&domains, "jq"), None);
+        std::fs::write(t.path().join(CONFIG_FILE), "[[doctor.domains]]\nname = 1\n").unwrap();
+        let error = nearest(&deep).unwrap_err().to_string();
+        assert!(
+            error.contains("skills.toml: [doctor]: invalid type"),
+            "{error}"
+        );
+    }
 }

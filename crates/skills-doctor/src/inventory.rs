@@ -55,6 +55,9 @@ pub struct Cli {
     pub name: String,
     /// Where it is.
     pub path: PathBuf,
+    /// The first line of its `--version` (`--probe` only: nothing is run otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
 }
 
 /// The tools of this machine and project.
@@ -167,11 +170,69 @@ pub fn build(places: &Places, commands: &[&str]) -> Inventory {
                 Cli {
                     name: (*name).to_string(),
                     path,
+                    version: None,
                 },
             );
         }
     }
     inv
+}
+
+/// Fills in each CLI's version: the first line its `--version` prints (`kubectl version
+/// --client`), all at once, each stopped at `timeout`. This runs the programs: `skills
+/// doctor` does it only under `--probe`.
+pub fn probe_versions(inv: &mut Inventory, timeout: std::time::Duration) {
+    std::thread::scope(|scope| {
+        for cli in inv.clis.values_mut() {
+            scope.spawn(move || cli.version = version_of(&cli.name, &cli.path, timeout));
+        }
+    });
+}
+
+fn version_of(name: &str, path: &Path, timeout: std::time::Duration) -> Option<String> {
+    use std::process::{Command, Stdio};
+    let args: &[&str] = match name {
+        "kubectl" => &["version", "--client"],
+        _ => &["--version"],
+    };
+    let mut child = Command::new(path)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        match child.try_wait() {
+            Ok(Some(_)) => break,
+            Ok(None) if std::time::Instant::now() < deadline => {
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+            _ => {
+                // Too slow (or not waitable): not worth a hang.
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+    // Some programs (python2, java) print their version on stderr.
+    let text = read_some(child.stdout.take()) + &read_some(child.stderr.take());
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| l.chars().take(120).collect())
+}
+
+/// The first 4 KiB of a finished child's pipe.
+fn read_some(pipe: Option<impl std::io::Read>) -> String {
+    use std::io::Read as _;
+    let mut buf = Vec::new();
+    if let Some(pipe) = pipe {
+        let _ = pipe.take(4096).read_to_end(&mut buf);
+    }
+    String::from_utf8_lossy(&buf).into_owned()
 }
 
 fn push(inv: &mut Inventory, server: Server) {

@@ -13,7 +13,7 @@
 //! let places = inventory::Places::here(std::env::temp_dir());
 //! let inventory = inventory::build(&places, &["gh"]);
 //! for resolution in resolve::resolve(&needs, &inventory, &all) {
-//!     println!("{}", resolution.line("git-pr", &all));
+//!     println!("{}", resolution.line("git-pr"));
 //! }
 //! ```
 

@@ -1,10 +1,13 @@
-//! What a skill needs, read from the skill itself: its `allowed-tools`, the commands of its
-//! shell code blocks, and the interpreters of its scripts.
+//! What a skill needs, read from the skill itself: the fallback chains it declares
+//! (`metadata.tools.<domain>`), or else what it shows: its `allowed-tools`, the commands of
+//! its shell code blocks, and the interpreters of its scripts.
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::Serialize;
+
+use skills_frontmatter::conventions::ChainTool;
 
 use crate::domains::{self, Domain};
 
@@ -13,6 +16,13 @@ use crate::domains::{self, Domain};
 #[serde(tag = "from", rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Evidence {
+    /// A declared fallback chain (`metadata.tools.<domain>`).
+    Declared {
+        /// The key, `metadata.tools.<domain>`.
+        key: String,
+        /// Its line in `SKILL.md` (1-based).
+        line: usize,
+    },
     /// An `allowed-tools` entry (`Bash(gh:*)`, `mcp__github__create_pull_request`).
     AllowedTools {
         /// The entry.
@@ -43,6 +53,23 @@ pub struct Needs {
     /// `mcp__<server>__<tool>` entries of `allowed-tools`, by domain: the tool to name when
     /// the domain is served over MCP.
     pub mcp_tools: BTreeMap<String, Vec<String>>,
+    /// The chains the skill declares, by domain: walked as written instead of the domain
+    /// table's MCP → CLI → HTTP. A skill that declares any is exact: nothing is inferred.
+    #[serde(serialize_with = "as_text")]
+    pub chains: BTreeMap<String, Vec<ChainTool>>,
+}
+
+/// Chains as the skill writes their entries.
+fn as_text<S: serde::Serializer>(
+    chains: &BTreeMap<String, Vec<ChainTool>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.collect_map(chains.iter().map(|(domain, tools)| {
+        (
+            domain,
+            tools.iter().map(ToString::to_string).collect::<Vec<_>>(),
+        )
+    }))
 }
 
 /// Reads what the skill whose `SKILL.md` is `text`, in `dir`, needs.
@@ -52,6 +79,25 @@ pub fn needs(text: &str, dir: Option<&Path>, domains: &[Domain]) -> Needs {
     let Ok(md) = skills_frontmatter::SkillMd::parse(text.as_bytes()) else {
         return out;
     };
+    let chains = md.tool_chains();
+    if !chains.is_empty() {
+        for chain in chains {
+            let line = text
+                .get(..chain.key_span.start)
+                .map_or(1, |t| t.matches('\n').count() + 1);
+            let key = format!(
+                "metadata.{}{}",
+                skills_frontmatter::conventions::TOOLS_PREFIX,
+                chain.domain
+            );
+            out.domains
+                .entry(chain.domain.clone())
+                .or_default()
+                .push(Evidence::Declared { key, line });
+            out.chains.insert(chain.domain, chain.tools);
+        }
+        return out;
+    }
     if let Some(allowed) = md.allowed_tools() {
         for tool in skills_frontmatter::parse_allowed_tools(allowed) {
             allowed_tool(&tool, domains, &mut out);
@@ -234,6 +280,31 @@ fn read_head(path: &Path) -> std::io::Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_declared_chain_is_exact() {
+        let text = "---\nname: container-ops\ndescription: d\nallowed-tools: Bash(gh:*)\nmetadata:\n  tools.container: mcp__docker__restart_container, podman\n---\n```bash\njq .\n```\n";
+        let needs = needs(text, None, &crate::domains::builtin());
+        let names: Vec<&str> = needs.domains.keys().map(String::as_str).collect();
+        assert_eq!(names, ["container"]);
+        assert_eq!(
+            needs.domains["container"],
+            [Evidence::Declared {
+                key: "metadata.tools.container".into(),
+                line: 6
+            }]
+        );
+        assert_eq!(
+            needs.chains["container"],
+            [
+                ChainTool::Mcp {
+                    server: "docker".into(),
+                    tool: Some("restart_container".into())
+                },
+                ChainTool::Command("podman".into())
+            ]
+        );
+    }
 
     #[test]
     fn allowed_tools_code_blocks_and_shebangs() {

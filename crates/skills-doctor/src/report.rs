@@ -54,7 +54,7 @@ pub fn report(
     let domains_out = resolve::resolve(&needs, inventory, domains)
         .into_iter()
         .map(|r| DomainReport {
-            line: r.line(name, domains),
+            line: r.line(name),
             evidence: needs.domains.remove(&r.domain).unwrap_or_default(),
             tool: r.using.as_ref().map(|(t, _)| t.clone()),
             kind: r.using.as_ref().map(|(_, k)| *k),
@@ -103,7 +103,14 @@ impl Inventory {
                 (None, None) => format!("{} ({})", s.name, s.agent),
             })
             .collect();
-        let clis: Vec<&str> = self.clis.keys().map(String::as_str).collect();
+        let clis: Vec<String> = self
+            .clis
+            .values()
+            .map(|c| match &c.version {
+                Some(v) => format!("{} ({v})", c.name),
+                None => c.name.clone(),
+            })
+            .collect();
         let or_none = |v: String| if v.is_empty() { "none".to_string() } else { v };
         format!(
             "MCP servers: {}\nCLIs: {}\n",

@@ -1,6 +1,8 @@
-//! Seed 004's fallback chain, MCP → CLI → HTTP, walked for each domain a skill needs.
+//! Seed 004's fallback chain, MCP → CLI → HTTP, walked for each domain a skill needs; or
+//! the chain the skill declares, walked as written.
 
 use serde::Serialize;
+use skills_frontmatter::conventions::ChainTool;
 
 use crate::domains::Domain;
 use crate::inventory::Inventory;
@@ -43,6 +45,8 @@ pub struct Resolution {
     pub fallback: bool,
     /// What was not there, for the warning or the error (`no MCP server docker or podman`).
     pub missing: Vec<String>,
+    /// What to install or configure when nothing is available.
+    pub fix: String,
 }
 
 impl Resolution {
@@ -50,7 +54,7 @@ impl Resolution {
     /// `[skill:NAME] Using: TOOL (KIND)`, `[skill:NAME] WARNING: … falling back to TOOL
     /// (KIND)`, or `[skill:NAME] ERROR: …`.
     #[must_use]
-    pub fn line(&self, skill: &str, domains: &[Domain]) -> String {
+    pub fn line(&self, skill: &str) -> String {
         match &self.using {
             Some((tool, kind)) if !self.fallback => {
                 format!("[skill:{skill}] Using: {tool} ({})", kind.label())
@@ -61,17 +65,10 @@ impl Resolution {
                 self.domain,
                 kind.label()
             ),
-            None => {
-                let fix = domains
-                    .iter()
-                    .find(|d| d.name == self.domain)
-                    .map(fix)
-                    .unwrap_or_default();
-                format!(
-                    "[skill:{skill}] ERROR: nothing available for {}: {fix}",
-                    self.domain
-                )
-            }
+            None => format!(
+                "[skill:{skill}] ERROR: nothing available for {}: {}",
+                self.domain, self.fix
+            ),
         }
     }
 }
@@ -102,11 +99,102 @@ fn or_list(items: &[String]) -> String {
     }
 }
 
-/// Walks MCP → CLI → HTTP for every domain `needs` names.
+/// The commands that stand for plain HTTP.
+const HTTP_CLIENTS: [&str; 2] = ["curl", "wget"];
+
+/// Walks a declared chain in its order: the first tool here wins.
+fn walk_chain(domain: &str, chain: &[ChainTool], inventory: &Inventory) -> Resolution {
+    let mut missing = Vec::new();
+    let mut servers = Vec::new();
+    let mut commands = Vec::new();
+    for entry in chain {
+        let using = match entry {
+            ChainTool::Mcp { server, tool } => {
+                servers.push(server.clone());
+                match inventory
+                    .servers
+                    .iter()
+                    .find(|s| s.name.eq_ignore_ascii_case(server))
+                {
+                    None => {
+                        missing.push(format!("no MCP server {server}"));
+                        None
+                    }
+                    Some(s) => match (&s.probe_error, &s.tools, tool) {
+                        (Some(error), _, _) => {
+                            missing.push(format!("MCP server {} did not answer ({error})", s.name));
+                            None
+                        }
+                        (None, Some(offered), Some(tool)) if !offered.contains(tool) => {
+                            missing.push(format!("{entry} not offered by MCP server {}", s.name));
+                            None
+                        }
+                        _ => Some((
+                            format!("mcp__{}__{}", s.name, tool.as_deref().unwrap_or("*")),
+                            Kind::Mcp,
+                        )),
+                    },
+                }
+            }
+            ChainTool::Command(command) => {
+                commands.push(command.clone());
+                if inventory.clis.contains_key(command) {
+                    let kind = if HTTP_CLIENTS.contains(&command.as_str()) && domain != "http" {
+                        Kind::Http
+                    } else {
+                        Kind::Cli
+                    };
+                    Some((command.clone(), kind))
+                } else {
+                    missing.push(format!("no {command}"));
+                    None
+                }
+            }
+            other => {
+                missing.push(format!(
+                    "{other} is a kind of tool this version cannot look for"
+                ));
+                None
+            }
+        };
+        if using.is_some() {
+            return Resolution {
+                domain: domain.to_string(),
+                fallback: !missing.is_empty(),
+                using,
+                missing,
+                fix: String::new(),
+            };
+        }
+    }
+    let mut ways = Vec::new();
+    if !servers.is_empty() {
+        ways.push(format!(
+            "configure an MCP server named {}",
+            or_list(&servers)
+        ));
+    }
+    if !commands.is_empty() {
+        ways.push(format!("install {}", or_list(&commands)));
+    }
+    Resolution {
+        domain: domain.to_string(),
+        using: None,
+        fallback: false,
+        missing,
+        fix: ways.join(", or "),
+    }
+}
+
+/// Walks MCP → CLI → HTTP for every domain `needs` names (a declared chain as written).
 #[must_use]
 pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<Resolution> {
     let mut out = Vec::new();
     for name in needs.domains.keys() {
+        if let Some(chain) = needs.chains.get(name) {
+            out.push(walk_chain(name, chain, inventory));
+            continue;
+        }
         let Some(domain) = domains.iter().find(|d| &d.name == name) else {
             continue;
         };
@@ -167,6 +255,7 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
                 using: Some((tool, Kind::Mcp)),
                 fallback: !missing.is_empty(),
                 missing,
+                fix: String::new(),
             });
             continue;
         }
@@ -179,13 +268,14 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
                 fallback: !missing.is_empty(),
                 using: Some((cli.clone(), Kind::Cli)),
                 missing,
+                fix: String::new(),
             });
             continue;
         }
         if !domain.cli.is_empty() {
             missing.push(format!("no {}", or_list(&domain.cli)));
         }
-        let http = ["curl", "wget"]
+        let http = HTTP_CLIENTS
             .into_iter()
             .find(|c| domain.http && inventory.clis.contains_key(*c));
         out.push(Resolution {
@@ -193,7 +283,78 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
             fallback: http.is_some() && !missing.is_empty(),
             using: http.map(|c| (c.to_string(), Kind::Http)),
             missing,
+            fix: fix(domain),
         });
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inventory::{Cli, Server, Transport};
+
+    fn inventory(servers: &[(&str, Option<&[&str]>)], clis: &[&str]) -> Inventory {
+        let mut out = Inventory::default();
+        for (name, tools) in servers {
+            out.servers.push(Server {
+                name: (*name).to_string(),
+                file: ".mcp.json".into(),
+                agent: "claude-code",
+                transport: Transport::Http {
+                    url: "http://127.0.0.1:1/mcp".into(),
+                },
+                tools: tools.map(|t| t.iter().map(|s| (*s).to_string()).collect()),
+                probe_error: None,
+            });
+        }
+        for cli in clis {
+            out.clis.insert(
+                (*cli).to_string(),
+                Cli {
+                    name: (*cli).to_string(),
+                    path: format!("/usr/bin/{cli}").into(),
+                    version: None,
+                },
+            );
+        }
+        out
+    }
+
+    fn chain(text: &str) -> Vec<ChainTool> {
+        skills_frontmatter::conventions::parse_chain(text).unwrap()
+    }
+
+    #[test]
+    fn a_declared_chain_is_walked_as_written() {
+        let tools = chain("mcp__docker__restart_container, podman, docker, curl");
+        // The server is there but, probed, does not offer the tool: podman is not there,
+        // docker is.
+        let here = inventory(
+            &[("docker", Some(&["list_containers"]))],
+            &["docker", "curl"],
+        );
+        let r = walk_chain("container", &tools, &here);
+        assert_eq!(r.using, Some(("docker".to_string(), Kind::Cli)));
+        assert_eq!(
+            r.line("container-ops"),
+            "[skill:container-ops] WARNING: mcp__docker__restart_container not offered by MCP server docker, no podman for container, falling back to docker (CLI)"
+        );
+        // Not probed: the configured server is taken at its word.
+        let here = inventory(&[("Docker", None)], &[]);
+        let r = walk_chain("container", &tools, &here);
+        assert_eq!(
+            r.line("container-ops"),
+            "[skill:container-ops] Using: mcp__Docker__restart_container (MCP)"
+        );
+        // Only curl: the HTTP fallback.
+        let r = walk_chain("container", &tools, &inventory(&[], &["curl"]));
+        assert_eq!(r.using, Some(("curl".to_string(), Kind::Http)));
+        // Nothing: what to do, from the chain itself.
+        let r = walk_chain("container", &tools, &inventory(&[], &[]));
+        assert_eq!(
+            r.line("container-ops"),
+            "[skill:container-ops] ERROR: nothing available for container: configure an MCP server named docker, or install podman, docker or curl"
+        );
+    }
 }

@@ -44,6 +44,8 @@ pub enum Check {
     CompatibilityTooLong,
     MetadataNotMapping,
     MetadataValueNotString,
+    MetadataMinTierInvalid,
+    MetadataToolsInvalid,
     AllowedToolsNotString,
     LicenseNotString,
     UnknownField,
@@ -87,6 +89,8 @@ impl Check {
         Check::CompatibilityTooLong,
         Check::MetadataNotMapping,
         Check::MetadataValueNotString,
+        Check::MetadataMinTierInvalid,
+        Check::MetadataToolsInvalid,
         Check::AllowedToolsNotString,
         Check::LicenseNotString,
         Check::UnknownField,
@@ -130,6 +134,8 @@ impl Check {
             Check::CompatibilityTooLong => "compatibility-too-long",
             Check::MetadataNotMapping => "metadata-not-mapping",
             Check::MetadataValueNotString => "metadata-value-not-string",
+            Check::MetadataMinTierInvalid => "metadata-min-tier-invalid",
+            Check::MetadataToolsInvalid => "metadata-tools-invalid",
             Check::AllowedToolsNotString => "allowed-tools-not-string",
             Check::LicenseNotString => "license-not-string",
             Check::UnknownField => "unknown-field",
@@ -274,6 +280,20 @@ pub(crate) fn validate(skill: &SkillMd, dir_name: Option<&str>) -> Vec<Finding> 
     check_name(skill, dir_name, &mut out);
     check_description(skill, &mut out);
     check_optional(skill, &mut out);
+    for problem in crate::conventions::problems(skill) {
+        let (check, help) = if problem.tier {
+            (
+                Check::MetadataMinTierInvalid,
+                "write the lowest tier that may use the skill as a quoted positive integer: `min-tier: \"2\"`",
+            )
+        } else {
+            (
+                Check::MetadataToolsInvalid,
+                "write the chain as comma-separated tools in the order to try them: `tools.container: \"mcp__docker__list_containers, docker, podman\"`",
+            )
+        };
+        out.push(Finding::new(check, problem.message, Some(problem.span)).help(help));
+    }
     check_body(skill, &mut out);
     check_control_chars(skill, &mut out);
     out

@@ -34,6 +34,7 @@
 use std::ops::Range;
 
 mod check;
+pub mod conventions;
 mod refs;
 mod split;
 mod yaml;

@@ -3,25 +3,24 @@
 //! enforcement seed 004 left to prompts becomes a boundary where this server is the agent's
 //! source of skills.
 
-/// The `metadata` key a skill declares its tier with (a positive integer, as text).
-pub(crate) const KEY: &str = "min-tier";
+use skills_frontmatter::conventions::{MIN_TIER as KEY, parse_tier};
 
 /// The tier `source` (a whole `SKILL.md`) declares; `None` when it declares none (or one that
 /// is not a positive integer: `skills lint` reports that).
 pub(crate) fn declared(source: &str) -> Option<u32> {
-    let md = skills_frontmatter::SkillMd::parse(source.as_bytes()).ok()?;
-    md.metadata()
-        .into_iter()
-        .find(|(k, _)| k == KEY)
-        .and_then(|(_, v)| v.trim().parse::<u32>().ok())
+    skills_frontmatter::SkillMd::parse(source.as_bytes())
+        .ok()?
+        .min_tier()
 }
 
 /// The tier a manifest's frontmatter declares.
 pub(crate) fn of_frontmatter(extra: &serde_json::Map<String, serde_json::Value>) -> Option<u32> {
-    let value = extra.get("metadata")?.get(KEY)?;
-    match value {
-        serde_json::Value::String(s) => s.trim().parse().ok(),
-        serde_json::Value::Number(n) => n.as_u64().and_then(|n| u32::try_from(n).ok()),
+    match extra.get("metadata")?.get(KEY)? {
+        serde_json::Value::String(s) => parse_tier(s).ok(),
+        serde_json::Value::Number(n) => n
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|n| *n > 0),
         _ => None,
     }
 }

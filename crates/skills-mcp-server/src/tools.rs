@@ -90,15 +90,7 @@ pub(crate) fn list(index: &Index, locations: Locations) -> Vec<Tool> {
         Tool::new(
             "skill",
             text::skill_tool_description(index),
-            object(json!({
-                "type": "object",
-                "properties": {"name": {
-                    "type": "string", "minLength": 1,
-                    "description": "Name of the skill to load (case-insensitive)"
-                }},
-                "required": ["name"],
-                "additionalProperties": false
-            })),
+            object(skill_schema(locations)),
         )
         .with_title("Load Skill")
         .with_annotations(annotations("Load Skill")),
@@ -144,6 +136,32 @@ pub(crate) fn list(index: &Index, locations: Locations) -> Vec<Tool> {
     ]
 }
 
+/// The `skill` tool's input: `name`, and on a server on the client's machine `repo`, whose
+/// `.claude-ops/skills` override skills of the same name for that call (seed 004's
+/// repo-provided skills). A remote server has no repositories of the client's to read.
+fn skill_schema(locations: Locations) -> Value {
+    let mut properties = serde_json::Map::new();
+    properties.insert(
+        "name".to_string(),
+        json!({
+            "type": "string", "minLength": 1,
+            "description": "Name of the skill to load (case-insensitive)"
+        }),
+    );
+    if locations == Locations::Paths {
+        properties.insert("repo".to_string(), json!({
+            "type": "string", "minLength": 1,
+            "description": "Absolute path of the repository being worked on: a skill of this name in its .claude-ops/skills is loaded instead of the baseline one, for this call only"
+        }));
+    }
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["name"],
+        "additionalProperties": false
+    })
+}
+
 /// What a tool call runs on.
 pub(crate) struct Tools<'a> {
     pub(crate) index: &'a Index,
@@ -176,8 +194,7 @@ impl<'a> Tools<'a> {
     }
 
     /// The skill the string parameter `key` (the tool's only one) names, or the tool result
-    /// that says why it is not served: not found, or above the tier (seed 004's gate, at
-    /// every tool that loads a skill).
+    /// that says why it is not served.
     fn skill_arg(
         &self,
         args: Option<&JsonObject>,
@@ -185,16 +202,50 @@ impl<'a> Tools<'a> {
     ) -> Result<Result<&'a Skill, CallToolResult>, Refused> {
         only(args, &[key])?;
         let wanted = required(args, key)?;
-        let Some(skill) = self.index.get(wanted) else {
-            return Ok(Err(not_found(wanted, self.index)));
+        Ok(self.served(self.index.get(wanted), wanted).map_err(|e| *e))
+    }
+
+    /// `found`, or the tool result that says why it is not served: not found, or above the
+    /// tier (seed 004's gate, at every tool that loads a skill).
+    fn served<'s>(
+        &self,
+        found: Option<&'s Skill>,
+        wanted: &str,
+    ) -> Result<&'s Skill, Box<CallToolResult>> {
+        let Some(skill) = found else {
+            return Err(Box::new(not_found(wanted, self.index)));
         };
         if self.max_tier.is_some() {
             let declared = skill.read().ok().and_then(|s| crate::tier::declared(&s));
             if let Some(why) = crate::tier::refusal(&skill.id, declared, self.max_tier) {
-                return Ok(Err(CallToolResult::error(vec![ContentBlock::text(why)])));
+                return Err(Box::new(CallToolResult::error(vec![ContentBlock::text(
+                    why,
+                )])));
             }
         }
-        Ok(Ok(skill))
+        Ok(skill)
+    }
+
+    /// The skills of the repository the `skill` tool's `repo` names (its
+    /// `.claude-ops/skills`), when it names one.
+    fn repo_skills(&self, args: Option<&JsonObject>) -> Result<Option<Index>, Refused> {
+        match args.and_then(|a| a.get("repo")) {
+            None | Some(Value::Null) => Ok(None),
+            Some(_) => {
+                let repo = std::path::Path::new(required(args, "repo")?);
+                if !repo.is_absolute() || !repo.is_dir() {
+                    return Err(Refused::Input(format!(
+                        "parameter `repo` must be the absolute path of a directory (the repository's root), not {:?}",
+                        text::clip(&repo.display().to_string())
+                    )));
+                }
+                let root = skills_discovery::Root {
+                    path: repo.join(".claude-ops/skills"),
+                    scope: skills_discovery::Scope::Project,
+                };
+                Ok(Some(Index::scan(&skills_discovery::Roots::new([root]))))
+            }
+        }
     }
 
     fn run(&self, name: &str, args: Option<&JsonObject>) -> Result<CallToolResult, Refused> {
@@ -273,9 +324,19 @@ impl<'a> Tools<'a> {
                 Ok(result)
             }
             "skill" => {
-                let skill = match self.skill_arg(args, "name")? {
+                match locations {
+                    Locations::Paths => only(args, &["name", "repo"])?,
+                    Locations::Uris => only(args, &["name"])?,
+                }
+                let wanted = required(args, "name")?;
+                let repo = self.repo_skills(args)?;
+                let found = repo
+                    .as_ref()
+                    .and_then(|r| r.get(wanted))
+                    .or_else(|| index.get(wanted));
+                let skill = match self.served(found, wanted) {
                     Ok(skill) => skill,
-                    Err(answer) => return Ok(answer),
+                    Err(answer) => return Ok(*answer),
                 };
                 let source = match skill.read() {
                     Ok(source) => source,
@@ -320,8 +381,8 @@ fn tool_inventory(
     wanted: Option<&str>,
     refresh: bool,
 ) -> Result<CallToolResult, Refused> {
-    let domains = skills_doctor::domains::builtin();
-    let inventory = cached.get(refresh, &domains);
+    let built = cached.get(refresh);
+    let (inventory, domains) = &*built;
     let mut text = inventory.summary();
     let report = match wanted {
         None => None,
@@ -335,14 +396,8 @@ fn tool_inventory(
             };
             let flat = skill.skill_md.file_name().is_some_and(|n| n != "SKILL.md");
             let dir = (!flat).then_some(skill.dir.as_path());
-            let report = skills_doctor::report(
-                &skill.id,
-                &skill.skill_md,
-                dir,
-                &source,
-                &inventory,
-                &domains,
-            );
+            let report =
+                skills_doctor::report(&skill.id, &skill.skill_md, dir, &source, inventory, domains);
             for line in report.lines() {
                 text.push_str(&line);
                 text.push('\n');
@@ -350,7 +405,7 @@ fn tool_inventory(
             Some(report)
         }
     };
-    let value = json!({"inventory": &*inventory, "skill": report});
+    let value = json!({"inventory": inventory, "skill": report});
     let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
     result.structured_content = Some(value);
     Ok(result)

@@ -1129,3 +1129,73 @@ async fn the_tier_gate_refuses_skills_above_the_tier() {
     assert_eq!(loaded.is_error, Some(false));
     open.cancel().await.unwrap();
 }
+
+/// Seed 004's repo-provided skills over MCP: `skill {name, repo}` loads the repository's
+/// `.claude-ops/skills/NAME.md` instead of the baseline skill, for that call only; a skill
+/// the repository does not have is the baseline one; a `repo` that is not an absolute
+/// directory is a tool error naming the parameter.
+#[tokio::test]
+async fn the_skill_tool_takes_a_repository_that_overrides_for_that_call() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        &dir.path().join("git-pr/SKILL.md"),
+        skill_md("git-pr", "Open pull requests on GitHub."),
+    );
+    write(
+        &dir.path().join("container-health/SKILL.md"),
+        skill_md("container-health", "Check containers."),
+    );
+    let repo = tempfile::tempdir().unwrap();
+    write(
+        &repo.path().join(".claude-ops/skills/git-pr.md"),
+        "---\nname: git-pr\ndescription: Open pull requests on our Gitea only. Use for infra changes.\n---\n# Gitea PR\n",
+    );
+    let repo_arg = repo.path().to_str().unwrap();
+    let (session, _) = start(dir.path()).await;
+
+    let tools = session.list_all_tools().await.unwrap();
+    let skill = tools.iter().find(|t| t.name == "skill").unwrap();
+    assert!(skill.input_schema["properties"]["repo"].is_object());
+
+    let scoped = call(
+        &session,
+        "skill",
+        json!({"name": "GIT-PR", "repo": repo_arg}),
+    )
+    .await
+    .unwrap();
+    assert_eq!(scoped.is_error, Some(false));
+    assert!(
+        text(&scoped).contains("Open pull requests on our Gitea only."),
+        "{}",
+        text(&scoped)
+    );
+    let baseline = call(&session, "skill", json!({"name": "git-pr"}))
+        .await
+        .unwrap();
+    assert!(
+        text(&baseline).contains("Open pull requests on GitHub."),
+        "{}",
+        text(&baseline)
+    );
+    let not_in_repo = call(
+        &session,
+        "skill",
+        json!({"name": "container-health", "repo": repo_arg}),
+    )
+    .await
+    .unwrap();
+    assert!(text(&not_in_repo).contains("Check containers."));
+    for bad in ["relative/path", "/nonexistent/repo"] {
+        let refused = call(&session, "skill", json!({"name": "git-pr", "repo": bad}))
+            .await
+            .unwrap();
+        assert_eq!(refused.is_error, Some(true), "{bad}");
+        assert!(
+            text(&refused).contains("parameter `repo` must be the absolute path of a directory"),
+            "{}",
+            text(&refused)
+        );
+    }
+    session.cancel().await.unwrap();
+}

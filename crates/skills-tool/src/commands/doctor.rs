@@ -22,29 +22,16 @@ struct Document<'a> {
     skills: &'a [SkillReport],
 }
 
-/// `[[doctor.domains]]` of the nearest skills.toml: domains added, or built-in ones replaced.
-fn configured_domains() -> Result<Vec<Domain>, miette::Report> {
-    #[derive(serde::Deserialize, Default)]
-    struct File {
-        #[serde(default)]
-        doctor: Section,
-    }
-    #[derive(serde::Deserialize, Default)]
-    #[serde(deny_unknown_fields)]
-    struct Section {
-        #[serde(default)]
-        domains: Vec<Domain>,
-    }
-    let Some((path, text)) = crate::settings::nearest()? else {
-        return Ok(Vec::new());
-    };
-    let file: File = toml::from_str(&text).map_err(|e| {
+/// The domain table: the built-in one with the nearest skills.toml's `[[doctor.domains]]`.
+fn domains() -> Result<Vec<Domain>, miette::Report> {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let (domains, _) = skills_doctor::domains::nearest(&cwd).map_err(|e| {
         error(
-            format!("{}: [doctor]: {}", path.display(), e.message()),
+            e.to_string(),
             "each [[doctor.domains]] takes name, and mcp, cli (lists of names) and http (true or false); docs/doctor.md",
         )
     })?;
-    Ok(file.doctor.domains)
+    Ok(domains)
 }
 
 /// Asks each configured server for its tools, one after the other, each within `timeout`.
@@ -106,18 +93,16 @@ pub(crate) fn run(
         }
         chosen
     };
-    let domains: Vec<Domain> = skills_doctor::domains::with(&configured_domains()?);
+    let domains = domains()?;
     let places = inventory::Places::here(super::install::project_root()?);
     let mut inventory = inventory::build(&places, &skills_doctor::commands(&domains));
     for problem in &inventory.problems {
         printer.warn(problem);
     }
     if args.probe {
-        probe(
-            &mut inventory,
-            std::time::Duration::from_secs(args.probe_timeout.max(1)),
-            printer,
-        )?;
+        let timeout = std::time::Duration::from_secs(args.probe_timeout.max(1));
+        probe(&mut inventory, timeout, printer)?;
+        inventory::probe_versions(&mut inventory, timeout);
     }
     let mut reports = Vec::new();
     for skill in &skills {

@@ -45,9 +45,18 @@ impl Machine {
 
     /// Puts a stub executable `name` on PATH.
     fn install(&self, name: &str) {
+        self.write_executable(name, "#!/bin/sh\nexit 0\n");
+    }
+
+    /// Puts a stub executable `name` on PATH that prints `line` (as `--version` would).
+    fn install_printing(&self, name: &str, line: &str) {
+        self.write_executable(name, &format!("#!/bin/sh\necho '{line}'\n"));
+    }
+
+    fn write_executable(&self, name: &str, script: &str) {
         use std::os::unix::fs::PermissionsExt as _;
         let path = self.bin.join(name);
-        std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+        std::fs::write(&path, script).unwrap();
         std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
@@ -106,7 +115,7 @@ fn every_agents_mcp_configuration_and_the_path_resolve_seed_004s_skills() {
         "MCP servers: fetch (cursor), playwright (vscode), docker (claude-code), github (claude-code), redis (gemini-cli), kubernetes (codex)\n\
          CLIs: curl, docker, gh, git\n\
          [skill:container-health] Using: mcp__docker__list_containers (MCP)\n\
-         [skill:container-ops] Using: mcp__docker__* (MCP)\n\
+         [skill:container-ops] Using: mcp__docker__restart_container (MCP)\n\
          [skill:database-query] ERROR: nothing available for database: configure an MCP server named postgres, postgresql, mysql or sqlite, or install psql, mysql or sqlite3\n\
          [skill:database-query] ERROR: nothing available for json: install jq\n\
          [skill:git-pr] Using: git (CLI)\n\
@@ -161,13 +170,13 @@ fn a_bare_machine_says_what_to_install_and_the_cli_path_when_there_is_no_mcp() {
     assert_eq!(
         bare.stdout,
         "MCP servers: none\nCLIs: none\n\
-         [skill:container-ops] ERROR: nothing available for container: configure an MCP server named docker or podman, or install docker or podman\n"
+         [skill:container-ops] ERROR: nothing available for container: configure an MCP server named docker, or install docker or podman\n"
     );
     m.install("podman");
     let cli = m.doctor(&["container-ops"]);
     cli.assert_code(0);
     assert!(
-        cli.stdout.ends_with("[skill:container-ops] WARNING: no MCP server docker or podman for container, falling back to podman (CLI)\n"),
+        cli.stdout.ends_with("[skill:container-ops] WARNING: no MCP server docker, no docker for container, falling back to podman (CLI)\n"),
         "{}",
         cli.stdout
     );
@@ -234,8 +243,10 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
         }})
         .to_string(),
     );
-    m.install("docker");
+    m.install_printing("docker", "Docker version 27.3.1, build ce12230");
     m.install("curl");
+    // A command whose `--version` never ends is stopped at the deadline.
+    m.write_executable("jq", "#!/bin/sh\nexec /bin/sleep 30\n");
 
     let plain = m.doctor(&["container-health"]);
     plain.assert_code(0);
@@ -251,6 +262,7 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
     let started = std::time::Instant::now();
     let probed = m.doctor(&[
         "container-health",
+        "container-ops",
         "git-pr",
         "--probe",
         "--probe-timeout",
@@ -270,6 +282,27 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
         ),
         "{}",
         probed.stdout
+    );
+    // Seed 004's own example, from the chain container-ops declares.
+    assert!(
+        probed.stdout.contains(
+            "[skill:container-ops] WARNING: mcp__docker__restart_container not offered by MCP server docker for container, falling back to docker (CLI)\n"
+        ),
+        "{}",
+        probed.stdout
+    );
+    // Versions, under --probe only; none for a stub that prints nothing or never ends.
+    assert!(
+        probed
+            .stdout
+            .contains("\nCLIs: curl, docker (Docker version 27.3.1, build ce12230), jq\n"),
+        "{}",
+        probed.stdout
+    );
+    assert!(
+        plain.stdout.contains("\nCLIs: curl, docker, jq\n"),
+        "{}",
+        plain.stdout
     );
     assert!(
         probed.stdout.contains("[skill:git-pr] WARNING: MCP server gitea did not answer (no answer within 2 s), no tea for git-gitea, falling back to curl (HTTP)\n"),
@@ -292,6 +325,10 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
         "json",
     ]);
     let doc = crate::schemas::check("doctor", &json);
+    assert_eq!(
+        doc["inventory"]["clis"]["docker"]["version"],
+        "Docker version 27.3.1, build ce12230"
+    );
     let docker = &doc["inventory"]["servers"][0];
     assert_eq!(
         docker["tools"],
