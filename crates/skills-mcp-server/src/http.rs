@@ -47,6 +47,14 @@ impl Default for HttpOptions {
 /// beside it, or picks a server per caller (the registry's `/mcp`). Each MCP session gets
 /// a server of its own over `config`.
 pub fn http_router(config: Config, options: HttpOptions) -> axum::Router {
+    router_with(move || Ok(server::SkillsServer::new(&config)), options)
+}
+
+/// The endpoint over servers made by `factory`, one per session.
+fn router_with<S: rmcp::ServerHandler>(
+    factory: impl Fn() -> Result<S, std::io::Error> + Send + Sync + 'static,
+    options: HttpOptions,
+) -> axum::Router {
     let mut transport = StreamableHttpServerConfig::default().enforce_origin_validation();
     transport.allowed_hosts.extend(options.allowed_hosts);
     transport.allowed_origins = LOOPBACK_ORIGINS
@@ -57,11 +65,7 @@ pub fn http_router(config: Config, options: HttpOptions) -> axum::Router {
     transport.max_request_body_bytes = options.max_body_bytes;
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(options.session_idle);
-    let service = StreamableHttpService::new(
-        move || Ok(server::SkillsServer::new(&config)),
-        sessions.into(),
-        transport,
-    );
+    let service = StreamableHttpService::new(factory, sessions.into(), transport);
     axum::Router::new().fallback_service(service)
 }
 
@@ -76,7 +80,18 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let app = axum::Router::new().nest_service("/mcp", http_router(config, options));
+    let endpoint = match &config.gateway {
+        // The downstream servers are started once, and shared by the sessions.
+        Some(file) => {
+            let servers = crate::gateway::start(file).await;
+            router_with(
+                move || Ok(crate::gateway::GatewayServer::new(&config, servers.clone())),
+                options,
+            )
+        }
+        None => http_router(config, options),
+    };
+    let app = axum::Router::new().nest_service("/mcp", endpoint);
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;

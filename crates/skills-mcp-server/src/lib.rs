@@ -44,6 +44,7 @@ mod bounded;
 mod catalog;
 mod extension;
 mod framing;
+pub mod gateway;
 mod http;
 mod inventory;
 mod log;
@@ -161,6 +162,9 @@ pub struct Config {
     /// is above it is refused by the tools and not served over the extension. `None`
     /// serves every skill.
     pub max_tier: Option<u32>,
+    /// The gateway file of `skills mcp --gateway`: serve as a gateway in front of its
+    /// servers (see [`gateway`]) instead of the skills tools.
+    pub gateway: Option<gateway::GatewayFile>,
 }
 
 /// How the `get_skill` and `skill` tools tell the client where a skill's files are.
@@ -189,6 +193,7 @@ impl Config {
             locations: Locations::Paths,
             tool_inventory: true,
             max_tier: None,
+            gateway: None,
         }
     }
 
@@ -196,6 +201,13 @@ impl Config {
     #[must_use]
     pub fn max_tier(mut self, max: Option<u32>) -> Self {
         self.max_tier = max;
+        self
+    }
+
+    /// Serves as a gateway in front of the servers of `file` (`skills mcp --gateway`).
+    #[must_use]
+    pub fn gateway(mut self, file: Option<gateway::GatewayFile>) -> Self {
+        self.gateway = file;
         self
     }
 
@@ -338,16 +350,28 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
-    let server = server::SkillsServer::new(&config);
     let transport = bounded::Bounded::new(framing::Lines::new(reader, writer));
-    let service = server
-        .serve(transport)
-        .await
-        .map_err(|e| ServeError::Session(e.to_string()))?;
-    service
-        .waiting()
-        .await
-        .map_err(|e| ServeError::Session(e.to_string()))?;
+    let session = |e: rmcp::service::ServerInitializeError| ServeError::Session(e.to_string());
+    let ended = match &config.gateway {
+        Some(file) => {
+            let servers = gateway::start(file).await;
+            gateway::GatewayServer::new(&config, servers)
+                .serve(transport)
+                .await
+                .map_err(session)?
+                .waiting()
+                .await
+        }
+        None => {
+            server::SkillsServer::new(&config)
+                .serve(transport)
+                .await
+                .map_err(session)?
+                .waiting()
+                .await
+        }
+    };
+    ended.map_err(|e| ServeError::Session(e.to_string()))?;
     Ok(())
 }
 
@@ -367,12 +391,23 @@ fn init_logging(level: LogLevel) -> Option<tracing_appender::non_blocking::Worke
         return None;
     }
     let (writer, guard) = log::stderr();
-    tracing_subscriber::fmt()
+    // rmcp's own session events (at info) are not the server's log: they show from debug.
+    let rmcp = if filter >= LevelFilter::DEBUG {
+        filter
+    } else {
+        filter.min(LevelFilter::WARN)
+    };
+    let targets = tracing_subscriber::filter::Targets::new()
+        .with_default(filter)
+        .with_target("rmcp", rmcp);
+    let subscriber = tracing_subscriber::fmt()
         .with_writer(writer)
         .with_max_level(filter)
         .with_ansi(false)
         .with_target(false)
-        .try_init()
+        .finish();
+    use tracing_subscriber::layer::SubscriberExt as _;
+    tracing::subscriber::set_global_default(subscriber.with(targets))
         .ok()
         .map(|()| guard)
 }

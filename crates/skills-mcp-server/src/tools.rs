@@ -361,7 +361,7 @@ impl<'a> Tools<'a> {
 }
 
 /// Why a call was not run.
-enum Refused {
+pub(crate) enum Refused {
     /// A protocol error (an unknown tool, a result that cannot be encoded).
     Protocol(ErrorData),
     /// The arguments do not fit the tool's input schema: what is wrong, naming the parameter.
@@ -414,9 +414,22 @@ fn tool_inventory(
 /// The Level-2 prompt of `skill` as text, its scoped tools and resources as structured
 /// content. A broken `tools.json` or `resources.json` is an error result that says why.
 fn view_skill(skill: &Skill, index: &Index, globals: &Globals) -> Res<CallToolResult> {
+    view_skill_with(skill, index, globals, |_| {})
+}
+
+/// [`view_skill`], with the context changed by `adjust` before it is rendered (the gateway
+/// puts the downstream tools a skill references in place of the references).
+pub(crate) fn view_skill_with(
+    skill: &Skill,
+    index: &Index,
+    globals: &Globals,
+    adjust: impl FnOnce(&mut skills_prompt::Context),
+) -> Res<CallToolResult> {
     use skills_prompt::{Builtin, Context, render_builtin};
-    let rendered = Context::skill(skill, index.skills(), globals)
-        .and_then(|ctx| render_builtin(Builtin::Skill, &ctx).map(|text| (ctx, text)));
+    let rendered = Context::skill(skill, index.skills(), globals).and_then(|mut ctx| {
+        adjust(&mut ctx);
+        render_builtin(Builtin::Skill, &ctx).map(|text| (ctx, text))
+    });
     let (ctx, text) = match rendered {
         Ok(done) => done,
         Err(e) => {
@@ -437,7 +450,7 @@ fn view_skill(skill: &Skill, index: &Index, globals: &Globals) -> Res<CallToolRe
     Ok(result)
 }
 
-fn object(value: Value) -> JsonObject {
+pub(crate) fn object(value: Value) -> JsonObject {
     match value {
         Value::Object(map) => map,
         _ => JsonObject::new(),
@@ -446,7 +459,7 @@ fn object(value: Value) -> JsonObject {
 
 /// seed 000's `view_skill`, as [`skills_prompt::view_skill`] defines it, with an output
 /// schema for its structured content.
-fn view_skill_tool() -> Tool {
+pub(crate) fn view_skill_tool() -> Tool {
     let def = skills_prompt::view_skill();
     let items = json!({"type": "array", "items": {"type": "object"}});
     let mut tool = Tool::new(def.name, def.description, object(def.input_schema))
@@ -486,7 +499,7 @@ fn absolute(path: &std::path::Path) -> String {
 }
 
 /// Rejects arguments other than `allowed` (the input schemas are strict).
-fn only(args: Option<&JsonObject>, allowed: &[&str]) -> Result<(), Refused> {
+pub(crate) fn only(args: Option<&JsonObject>, allowed: &[&str]) -> Result<(), Refused> {
     if let Some(extra) = args
         .into_iter()
         .flat_map(|a| a.keys())
@@ -505,7 +518,7 @@ fn only(args: Option<&JsonObject>, allowed: &[&str]) -> Result<(), Refused> {
 }
 
 /// The non-empty string parameter `key`.
-fn required<'a>(args: Option<&'a JsonObject>, key: &str) -> Result<&'a str, Refused> {
+pub(crate) fn required<'a>(args: Option<&'a JsonObject>, key: &str) -> Result<&'a str, Refused> {
     match args.and_then(|a| a.get(key)) {
         None | Some(Value::Null) => Err(Refused::Input(format!(
             "missing required parameter `{key}`"
@@ -520,11 +533,14 @@ fn required<'a>(args: Option<&'a JsonObject>, key: &str) -> Result<&'a str, Refu
     }
 }
 
-fn not_found(name: &str, index: &Index) -> CallToolResult {
+pub(crate) fn not_found(name: &str, index: &Index) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text::not_found(name, index))])
 }
 
-fn unreadable(skill: &Skill, error: &skills_discovery::DiscoveryError) -> CallToolResult {
+pub(crate) fn unreadable(
+    skill: &Skill,
+    error: &skills_discovery::DiscoveryError,
+) -> CallToolResult {
     tracing::warn!(skill = %skill.skill_md.display(), "cannot read: {error}");
     CallToolResult::error(vec![ContentBlock::text(format!(
         "Skill '{}' could not be read: {error}",

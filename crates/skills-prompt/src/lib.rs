@@ -81,6 +81,16 @@ pub struct Tool {
     pub extra: Map<String, Value>,
 }
 
+impl Tool {
+    /// The downstream MCP server of a reference (`{"server": "trino", "name": "query"}`, or
+    /// `"name": "*"` for all of its tools): a tool `skills mcp --gateway` takes from that
+    /// server instead of defining it here. `None` for a definition.
+    #[must_use]
+    pub fn server(&self) -> Option<&str> {
+        self.extra.get("server").and_then(Value::as_str)
+    }
+}
+
 fn empty_object_schema() -> Value {
     serde_json::json!({"type": "object"})
 }

@@ -373,7 +373,8 @@ pub(crate) struct ManArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct McpArgs {
-    /// How much to log on stderr [default: warn; info with -v, error with -q].
+    /// How much to log on stderr [default: warn (info with --gateway); info with -v, error
+    /// with -q].
     #[arg(long, value_parser = log_levels())]
     pub(crate) log_level: Option<LogLevel>,
 
@@ -404,6 +405,11 @@ pub(crate) struct McpArgs {
     /// the others with an error that names the tier
     #[arg(long, value_name = "N")]
     pub(crate) tier: Option<u32>,
+
+    /// Serve as a gateway in front of the MCP servers FILE lists (.mcp.json's format):
+    /// view_skill, then only the active skill's tools (docs/gateway.md)
+    #[arg(long, value_name = "FILE")]
+    pub(crate) gateway: Option<std::path::PathBuf>,
 }
 
 /// `--log-level`: the server's own levels, listed in `--help` and completions.

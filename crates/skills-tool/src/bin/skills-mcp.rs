@@ -15,6 +15,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use skills_discovery::Roots;
+use skills_mcp_server::gateway::GatewayFile;
 use skills_mcp_server::{CLIENT_CONFIGS, Config, HttpOptions, LogLevel};
 use skills_prompt::Globals;
 
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
             resources,
             http,
             tier,
+            gateway,
         }) => {
             // Bad global files are refused before the client connects, with the file and
             // line.
@@ -52,10 +54,24 @@ fn main() -> ExitCode {
                     return ExitCode::from(2);
                 }
             };
+            let gateway = match gateway.as_deref().map(GatewayFile::load).transpose() {
+                Ok(gateway) => gateway,
+                Err(e) => {
+                    eprintln!("error: {e}\n  help: {}", e.help);
+                    return ExitCode::from(2);
+                }
+            };
+            // A gateway logs one line per scope change and call: info, unless asked.
+            let level = level.unwrap_or(if gateway.is_some() {
+                LogLevel::Info
+            } else {
+                LogLevel::Warn
+            });
             let config = Config::new(Roots::from_env(&skills_dirs))
                 .log_level(level)
                 .globals(globals)
-                .max_tier(tier);
+                .max_tier(tier)
+                .gateway(gateway);
             let served = match http {
                 Some(http) => {
                     let mut options = HttpOptions::default();
@@ -93,7 +109,7 @@ Options:
       --skills-dir <DIR>
           Serve the skills in DIR instead of the default roots (repeatable). Also SKILLS_PATH.
       --log-level <LOG_LEVEL>
-          How much to log on stderr [default: warn]
+          How much to log on stderr [default: warn (info with --gateway)]
           [possible values: off, error, warn, info, debug, trace]
       --tools <FILE>
           Universal tools after view_skill, for the skills-router prompt and view_skill: a
@@ -110,6 +126,9 @@ Options:
       --tier <N>
           Serve only skills of tier N and below (a skill's metadata.min-tier); the tools refuse
           the others with an error that names the tier
+      --gateway <FILE>
+          Serve as a gateway in front of the MCP servers FILE lists (.mcp.json's format):
+          view_skill, then only the active skill's tools (docs/gateway.md)
   -h, --help
           Print help
   -V, --version
@@ -121,11 +140,12 @@ Options:
 enum ServerCommand {
     Serve {
         skills_dirs: Vec<PathBuf>,
-        level: LogLevel,
+        level: Option<LogLevel>,
         tools: Option<PathBuf>,
         resources: Option<PathBuf>,
         http: Option<Http>,
         tier: Option<u32>,
+        gateway: Option<PathBuf>,
     },
     Help,
     Version,
@@ -172,7 +192,7 @@ fn parse_server_args(
     let mut parser = lexopt::Parser::from_iter(args);
     let (mut skills_dirs, mut level, mut tools, mut resources) = (Vec::new(), None, None, None);
     let (mut address, mut hosts, mut origins) = (None, Vec::new(), Vec::new());
-    let mut tier = None;
+    let (mut tier, mut gateway) = (None, None);
     while let Some(arg) = parser.next()? {
         match arg {
             Long("skills-dir") => skills_dirs.push(path_value(&mut parser, "skills-dir", "DIR")?),
@@ -212,6 +232,10 @@ fn parse_server_args(
                     ))
                 })?);
             }
+            Long("gateway") => {
+                once(&gateway, "gateway")?;
+                gateway = Some(path_value(&mut parser, "gateway", "FILE")?);
+            }
             Short('h') | Long("help") => return Ok(ServerCommand::Help),
             Short('V') | Long("version") => return Ok(ServerCommand::Version),
             _ => return Err(arg.unexpected()),
@@ -224,11 +248,12 @@ fn parse_server_args(
     });
     Ok(ServerCommand::Serve {
         skills_dirs,
-        level: level.unwrap_or(LogLevel::Warn),
+        level,
         tools,
         resources,
         http,
         tier,
+        gateway,
     })
 }
 
@@ -261,11 +286,12 @@ mod tests {
             parse(&[]),
             Ok(ServerCommand::Serve {
                 skills_dirs: vec![],
-                level: LogLevel::Warn,
+                level: None,
                 tools: None,
                 resources: None,
                 http: None,
                 tier: None,
+                gateway: None,
             })
         );
         let all = [
@@ -284,12 +310,14 @@ mod tests {
             "https://app.example",
             "--tier",
             "1",
+            "--gateway",
+            "g.json",
         ];
         assert_eq!(
             parse(&all),
             Ok(ServerCommand::Serve {
                 skills_dirs: vec!["a".into(), "b c".into()],
-                level: LogLevel::Trace,
+                level: Some(LogLevel::Trace),
                 tools: Some("t.json".into()),
                 resources: Some("r.json".into()),
                 http: Some(Http {
@@ -298,6 +326,7 @@ mod tests {
                     origins: vec!["https://app.example".into()],
                 }),
                 tier: Some(1),
+                gateway: Some("g.json".into()),
             })
         );
         assert_eq!(parse(&["--help"]), Ok(ServerCommand::Help));

@@ -18,6 +18,13 @@ pub(crate) fn run(
     printer: &Printer,
 ) -> Result<ExitStatus, Error> {
     let level = log_level(args, printer.ui());
+    // A bad gateway file is refused before the client connects, with the file and line.
+    let gateway = args
+        .gateway
+        .as_deref()
+        .map(skills_mcp_server::gateway::GatewayFile::load)
+        .transpose()
+        .map_err(|e| errors::plain(e.to_string(), e.help))?;
     #[cfg(unix)]
     if let Some(server) = sibling() {
         use std::os::unix::process::CommandExt as _;
@@ -44,6 +51,9 @@ pub(crate) fn run(
         if let Some(tier) = args.tier {
             command.arg("--tier").arg(tier.to_string());
         }
+        if let Some(file) = &args.gateway {
+            command.arg("--gateway").arg(file);
+        }
         // Only returns on failure; then serve here instead.
         let error = command.exec();
         printer.note(&format!(
@@ -59,7 +69,8 @@ pub(crate) fn run(
     let config = Config::new(roots)
         .log_level(level)
         .globals(globals)
-        .max_tier(args.tier);
+        .max_tier(args.tier)
+        .gateway(gateway);
     match &args.http {
         Some(address) => {
             let mut options = skills_mcp_server::HttpOptions::default();
@@ -88,14 +99,21 @@ fn sibling() -> Option<std::path::PathBuf> {
     (server != exe && server.is_file()).then_some(server)
 }
 
-/// The log level: --log-level wins; otherwise -q and -v move the default (warn) one step.
+/// The log level: --log-level wins; otherwise -q and -v move the default one step. The
+/// default is warn, and info for a gateway, whose one line per scope change and call is
+/// its log (docs/gateway.md).
 fn log_level(args: &McpArgs, ui: Ui) -> LogLevel {
+    let default = if args.gateway.is_some() {
+        LogLevel::Info
+    } else {
+        LogLevel::Warn
+    };
     args.log_level.unwrap_or(if ui.quiet() {
         LogLevel::Error
     } else if ui.verbose() {
         LogLevel::Info
     } else {
-        LogLevel::Warn
+        default
     })
 }
 

@@ -1,5 +1,7 @@
 //! `tools.json`: the MCP tools a skill scopes to itself (`tools-json-invalid`,
-//! `tool-name-invalid`, `tool-schema-invalid`, `tool-duplicate`, `tool-shadows-universal`).
+//! `tool-name-invalid`, `tool-schema-invalid`, `tool-duplicate`, `tool-shadows-universal`):
+//! definitions, and references to a downstream server's tools (`{"server": "trino",
+//! "name": "query"}`, `"name": "*"` for all of them) that `skills mcp --gateway` proxies.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -54,6 +56,10 @@ pub(crate) fn check_tools(text: &str) -> Vec<Finding> {
             }
         };
         let what = format!("tool #{}", i + 1);
+        if let Some(raw) = fields.get("server") {
+            check_reference(text, item, raw, &fields, &what, i, &mut seen, &mut out);
+            continue;
+        }
         match required_str(text, item, &fields, "name", RuleId::ToolNameInvalid, &what) {
             Ok((name, span)) => {
                 let what = format!("tool `{name}`");
@@ -67,6 +73,101 @@ pub(crate) fn check_tools(text: &str) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Whether `name` can name a downstream server: letters, digits, `-` and `_`, as the
+/// gateway file's keys.
+fn is_valid_server_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// A reference (`{"server": …, "name": …}`): the server's name, the tool's name (or `*`),
+/// no schema of its own (the server's is used), and not twice.
+#[allow(clippy::too_many_arguments)]
+fn check_reference(
+    text: &str,
+    item: &RawValue,
+    server_raw: &RawValue,
+    fields: &Fields<'_>,
+    what: &str,
+    index: usize,
+    seen: &mut HashMap<String, usize>,
+    out: &mut Vec<Finding>,
+) {
+    const RULE: RuleId = RuleId::ToolsJsonInvalid;
+    let server = match value(server_raw) {
+        Value::String(s) if is_valid_server_name(&s) => s,
+        other => {
+            out.push(
+                Finding::new(
+                    RULE,
+                    format!(
+                        "`server` of {what} must name a downstream MCP server (letters, digits, `-`, `_`), found {}",
+                        match &other {
+                            Value::String(s) => format!("`{s}`"),
+                            v => kind(v).to_string(),
+                        }
+                    ),
+                    Some(span_of(text, server_raw)),
+                )
+                .help("write the server's name as the gateway file's `mcpServers` has it, e.g. `\"server\": \"trino\"`"),
+            );
+            return;
+        }
+    };
+    let (name, span) = match required_str(text, item, fields, "name", RuleId::ToolNameInvalid, what)
+    {
+        Ok(found) => found,
+        Err(f) => {
+            out.push(f.help(format!(
+                "name the tool of `{server}` to take, or `\"*\"` for all of its tools"
+            )));
+            return;
+        }
+    };
+    if name != "*" && !is_valid_tool_name(&name) {
+        out.push(
+            Finding::new(
+                RuleId::ToolNameInvalid,
+                format!("tool name `{name}` of the reference to `{server}` is not an MCP tool name"),
+                Some(span.clone()),
+            )
+            .help("name one tool of the server (1 to 128 of `A-Z a-z 0-9 _ - .`), or `*` for all of them"),
+        );
+    }
+    for key in ["inputSchema", "outputSchema"] {
+        if let Some(raw) = fields.get(key) {
+            out.push(
+                Finding::new(
+                    RULE,
+                    format!("{what} references `{name}` of `{server}` and also has an `{key}`"),
+                    Some(span_of(text, raw)),
+                )
+                .help(format!(
+                    "remove `{key}`: a reference takes the server's own; or remove `server` to define the tool here"
+                )),
+            );
+        }
+    }
+    let key = format!("{server}/{name}");
+    if let Some(first) = seen.get(&key) {
+        out.push(
+            Finding::new(
+                RuleId::ToolDuplicate,
+                format!(
+                    "tool `{name}` of `{server}` is already referenced (tool #{})",
+                    first + 1
+                ),
+                Some(span),
+            )
+            .help("remove one of the references"),
+        );
+    } else {
+        seen.insert(key, index);
+    }
 }
 
 fn check_tool_name(
@@ -362,6 +463,32 @@ mod tests {
                 RuleId::ToolsJsonInvalid
             ]
         );
+    }
+
+    #[test]
+    fn references_to_a_downstream_server() {
+        let ok = r#"[{"server": "trino", "name": "*"}, {"server": "fetch", "name": "fetch", "description": "Why here."}]"#;
+        assert_eq!(rules(&check_tools(ok)), Vec::<RuleId>::new());
+        let found = check_tools(r#"[{"server": "a b", "name": "q"}]"#);
+        assert_eq!(rules(&found), [RuleId::ToolsJsonInvalid]);
+        let found = check_tools(r#"[{"server": "trino"}]"#);
+        assert_eq!(rules(&found), [RuleId::ToolNameInvalid]);
+        let found = check_tools(r#"[{"server": "trino", "name": "get plan"}]"#);
+        assert_eq!(rules(&found), [RuleId::ToolNameInvalid]);
+        let found = check_tools(&format!(
+            r#"[{{"server": "trino", "name": "q", "inputSchema": {SCHEMA}}}]"#
+        ));
+        assert_eq!(rules(&found), [RuleId::ToolsJsonInvalid]);
+        let text = r#"[{"server": "trino", "name": "q"}, {"server": "trino", "name": "q"}]"#;
+        let found = check_tools(text);
+        assert_eq!(rules(&found), [RuleId::ToolDuplicate]);
+        assert_eq!(&text[found[0].span.clone().unwrap()], "\"q\"");
+        // The same name from another server, or defined here, is another tool.
+        let text = format!(
+            r#"[{{"server": "trino", "name": "q"}}, {{"server": "pg", "name": "q"}}, {}]"#,
+            tool("r")
+        );
+        assert_eq!(rules(&check_tools(&text)), Vec::<RuleId>::new());
     }
 
     #[test]

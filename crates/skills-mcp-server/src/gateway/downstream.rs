@@ -1,0 +1,333 @@
+//! The gateway's side as a client: one MCP session per downstream server, started (stdio)
+//! or connected (Streamable HTTP) at start, its tools listed, its calls proxied with their
+//! progress and cancellation, and restarted once when it dies under a call.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock,
+    ProgressNotificationParam, ProgressToken, ServerResult, Tool,
+};
+use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
+use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServiceError, ServiceExt as _};
+
+use super::file::{Downstream as Spec, Transport};
+
+/// How long a downstream server has to start and list its tools.
+const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Where a downstream progress notification goes: the agent's session and its token.
+type Routes = Arc<Mutex<HashMap<(usize, ProgressToken), (Peer<RoleServer>, ProgressToken)>>>;
+
+/// The client handler of one downstream session: forwards progress to the agent.
+#[derive(Clone)]
+struct Forwarder {
+    index: usize,
+    routes: Routes,
+}
+
+impl ClientHandler for Forwarder {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let route = self
+            .routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&(self.index, params.progress_token.clone()))
+            .cloned();
+        if let Some((peer, token)) = route {
+            let mut forwarded = params;
+            forwarded.progress_token = token;
+            let _ = peer.notify_progress(forwarded).await;
+        }
+    }
+}
+
+/// A live session, and the child process behind a stdio one (killed when dropped).
+struct Live {
+    session: RunningService<RoleClient, Forwarder>,
+    _child: Option<tokio::process::Child>,
+}
+
+/// One downstream server: its description, its session (or why there is none), its tools.
+pub(crate) struct Server {
+    pub(crate) spec: Spec,
+    index: usize,
+    routes: Routes,
+    live: tokio::sync::Mutex<Result<Live, String>>,
+    /// Bumped at every (re)start, so that two calls that saw the same crash restart once.
+    generation: std::sync::atomic::AtomicU64,
+    tools: Mutex<Vec<Tool>>,
+}
+
+/// Every downstream server of the gateway file.
+pub(crate) struct Servers {
+    pub(crate) servers: Vec<Arc<Server>>,
+}
+
+impl Servers {
+    /// Starts or connects to every server, at once; one that fails is logged and kept,
+    /// down, so that a call to its tools says why.
+    pub(crate) async fn start(specs: &[Spec]) -> Self {
+        let routes = Routes::default();
+        let servers: Vec<Arc<Server>> = specs
+            .iter()
+            .enumerate()
+            .map(|(index, spec)| {
+                Arc::new(Server {
+                    spec: spec.clone(),
+                    index,
+                    routes: Arc::clone(&routes),
+                    live: tokio::sync::Mutex::new(Err("not started".to_string())),
+                    generation: std::sync::atomic::AtomicU64::new(0),
+                    tools: Mutex::new(Vec::new()),
+                })
+            })
+            .collect();
+        // All at once: a slow server does not hold the others up.
+        let starts: Vec<_> = servers
+            .iter()
+            .map(|s| {
+                let s = Arc::clone(s);
+                tokio::spawn(async move { s.restart(0).await })
+            })
+            .collect();
+        for (server, start) in servers.iter().zip(starts) {
+            let outcome = start
+                .await
+                .unwrap_or_else(|e| Err(format!("its start failed: {e}")));
+            match outcome {
+                Ok(count) => tracing::info!(
+                    "[gateway] server={} started, {count} tools",
+                    server.spec.name
+                ),
+                Err(why) => {
+                    tracing::warn!("[gateway] server={} not started: {why}", server.spec.name)
+                }
+            }
+        }
+        Self { servers }
+    }
+
+    /// The server named `name`.
+    pub(crate) fn get(&self, name: &str) -> Option<&Arc<Server>> {
+        self.servers.iter().find(|s| s.spec.name == name)
+    }
+}
+
+impl Server {
+    /// The tools it listed at its last start.
+    pub(crate) fn tools(&self) -> Vec<Tool> {
+        self.tools.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// (Re)starts the session, unless another call already did since `seen` (the
+    /// generation the caller saw fail); the number of tools listed.
+    async fn restart(&self, seen: u64) -> Result<usize, String> {
+        use std::sync::atomic::Ordering;
+        let mut live = self.live.lock().await;
+        if self.generation.load(Ordering::SeqCst) != seen {
+            return live
+                .as_ref()
+                .map(|_| self.tools().len())
+                .map_err(Clone::clone);
+        }
+        // The old session (and its child) go first.
+        *live = Err("restarting".to_string());
+        let started = tokio::time::timeout(START_TIMEOUT, self.connect()).await;
+        let outcome = match started {
+            Ok(Ok((new, tools))) => {
+                let count = tools.len();
+                *self.tools.lock().unwrap_or_else(|e| e.into_inner()) = tools;
+                *live = Ok(new);
+                Ok(count)
+            }
+            Ok(Err(why)) => {
+                *live = Err(why.clone());
+                Err(why)
+            }
+            Err(_) => {
+                let why = format!("no answer within {} s", START_TIMEOUT.as_secs());
+                *live = Err(why.clone());
+                Err(why)
+            }
+        };
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        outcome
+    }
+
+    async fn connect(&self) -> Result<(Live, Vec<Tool>), String> {
+        let handler = Forwarder {
+            index: self.index,
+            routes: Arc::clone(&self.routes),
+        };
+        let (session, child) = match &self.spec.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args)
+                    .envs(env)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    // Its log is the agent's to read, as with any MCP server it starts.
+                    .stderr(std::process::Stdio::inherit())
+                    .kill_on_drop(true);
+                if let Some(cwd) = cwd {
+                    cmd.current_dir(cwd);
+                }
+                let mut child = cmd
+                    .spawn()
+                    .map_err(|e| format!("cannot start `{command}`: {e}"))?;
+                let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                    return Err("no pipes to the server".to_string());
+                };
+                let session = handler
+                    .serve((stdout, stdin))
+                    .await
+                    .map_err(|e| format!("the MCP session failed: {e}"))?;
+                (session, Some(child))
+            }
+            Transport::Http { url, headers } => {
+                use rmcp::transport::StreamableHttpClientTransport;
+                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+                let mut custom = HashMap::new();
+                for (name, value) in headers {
+                    let name = axum::http::HeaderName::try_from(name.as_str())
+                        .map_err(|e| format!("header `{name}`: {e}"))?;
+                    let value = axum::http::HeaderValue::try_from(value.as_str())
+                        .map_err(|e| format!("header `{name}`: {e}"))?;
+                    custom.insert(name, value);
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom);
+                let transport = StreamableHttpClientTransport::from_config(config);
+                let session = handler
+                    .serve(transport)
+                    .await
+                    .map_err(|e| format!("the MCP session failed: {e}"))?;
+                (session, None)
+            }
+        };
+        let tools = session
+            .list_all_tools()
+            .await
+            .map_err(|e| format!("tools/list failed: {e}"))?;
+        Ok((
+            Live {
+                session,
+                _child: child,
+            },
+            tools,
+        ))
+    }
+
+    /// Calls tool `name` with `arguments`: its result as the server gave it; a server that
+    /// is down, or dies under the call (it is restarted once), is a tool error that says
+    /// so. Progress the agent asked for (`upstream`) is forwarded; `cancel` cancels the
+    /// call downstream.
+    pub(crate) async fn call(
+        &self,
+        name: &str,
+        arguments: Option<rmcp::model::JsonObject>,
+        upstream: Option<(Peer<RoleServer>, ProgressToken)>,
+        cancel: impl std::future::Future<Output = ()>,
+    ) -> Result<CallToolResult, ErrorData> {
+        use std::sync::atomic::Ordering;
+        let (peer, generation) = {
+            let live = self.live.lock().await;
+            match &*live {
+                Ok(live) => (
+                    live.session.peer().clone(),
+                    self.generation.load(Ordering::SeqCst),
+                ),
+                Err(why) => {
+                    return Ok(tool_error(format!(
+                        "MCP server `{}` is not running ({why}); tool `{name}` cannot be called.",
+                        self.spec.name
+                    )));
+                }
+            }
+        };
+        let mut params = CallToolRequestParams::new(name.to_string());
+        params.arguments = arguments;
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let sent = peer
+            .send_request_with_option(request, PeerRequestOptions::no_options())
+            .await;
+        let handle = match sent {
+            Ok(handle) => handle,
+            Err(e) => return Ok(self.died(name, generation, &e).await),
+        };
+        let key = (self.index, handle.progress_token.clone());
+        if let Some(route) = upstream {
+            self.routes
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .insert(key.clone(), route);
+        }
+        let id = handle.id.clone();
+        let outcome = tokio::select! {
+            response = handle.await_response() => Some(response),
+            () = cancel => None,
+        };
+        self.routes
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&key);
+        match outcome {
+            None => {
+                // The agent cancelled: so is the downstream call.
+                let notice = rmcp::model::CancelledNotificationParam::new(
+                    Some(id),
+                    Some("cancelled by the client".to_string()),
+                );
+                let _ = peer.notify_cancelled(notice).await;
+                Ok(tool_error(format!("The call of `{name}` was cancelled.")))
+            }
+            Some(Ok(ServerResult::CallToolResult(result))) => Ok(result),
+            Some(Ok(_)) => Ok(tool_error(format!(
+                "MCP server `{}` answered the call of `{name}` with something else than a tool result.",
+                self.spec.name
+            ))),
+            Some(Err(ServiceError::McpError(e))) => Err(e),
+            Some(Err(e)) => Ok(self.died(name, generation, &e).await),
+        }
+    }
+
+    /// The tool error for a call the server died under, after restarting it once.
+    async fn died(&self, name: &str, generation: u64, error: &ServiceError) -> CallToolResult {
+        let restarted = self.restart(generation).await;
+        tracing::warn!(
+            "[gateway] server={} tool={name} failed ({error}); restart: {}",
+            self.spec.name,
+            match &restarted {
+                Ok(_) => "ok".to_string(),
+                Err(why) => why.clone(),
+            }
+        );
+        tool_error(match restarted {
+            Ok(_) => format!(
+                "MCP server `{}` stopped during the call of `{name}` ({error}); it was restarted: call the tool again if it is safe to repeat.",
+                self.spec.name
+            ),
+            Err(why) => format!(
+                "MCP server `{}` stopped during the call of `{name}` ({error}) and could not be restarted: {why}",
+                self.spec.name
+            ),
+        })
+    }
+}
+
+/// A tool result with `isError: true` and this text.
+pub(crate) fn tool_error(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}

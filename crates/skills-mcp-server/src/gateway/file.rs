@@ -1,0 +1,362 @@
+//! The gateway file: the downstream MCP servers, in the format agents already use
+//! (`{"mcpServers": {NAME: {command, args, env} | {url, headers}}}`, as `.mcp.json`), plus
+//! one key of ours, `universal`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The most a gateway file may weigh: it is a configuration file, not data.
+const MAX_BYTES: u64 = 1024 * 1024;
+
+/// A gateway file, read and checked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct GatewayFile {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// The downstream servers, in the file's order.
+    pub servers: Vec<Downstream>,
+}
+
+/// One downstream server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Downstream {
+    /// Its name: the `server` of a `tools.json` reference.
+    pub name: String,
+    /// How it is reached.
+    pub transport: Transport,
+    /// Which of its tools every scope has (Level 1 included).
+    pub universal: Universal,
+}
+
+/// How a downstream server is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Transport {
+    /// A program speaking MCP on its stdin and stdout, started by the gateway.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Environment variables set for it (the gateway's own are inherited).
+        env: BTreeMap<String, String>,
+        /// Its working directory, when the file names one.
+        cwd: Option<PathBuf>,
+    },
+    /// A Streamable HTTP endpoint.
+    Http {
+        /// Its URL.
+        url: String,
+        /// Headers sent with every request (`Authorization`, ...).
+        headers: BTreeMap<String, String>,
+    },
+}
+
+/// Which tools of a server are universal.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum Universal {
+    /// None: its tools appear only in the scope of a skill that references them.
+    #[default]
+    None,
+    /// All of them (`"universal": true`).
+    All,
+    /// These (`"universal": ["fetch"]`).
+    Tools(Vec<String>),
+}
+
+impl Universal {
+    /// Whether tool `name` is universal.
+    #[must_use]
+    pub fn includes(&self, name: &str) -> bool {
+        match self {
+            Self::None => false,
+            Self::All => true,
+            Self::Tools(names) => names.iter().any(|n| n == name),
+        }
+    }
+}
+
+/// Why a gateway file cannot be used: the file, where, what, and how to fix it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}:{column}: {message}", path.display())]
+#[non_exhaustive]
+pub struct GatewayFileError {
+    /// The file.
+    pub path: PathBuf,
+    /// 1-based line (1 when the whole file is at fault).
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub help: String,
+}
+
+impl GatewayFile {
+    /// Reads and checks the gateway file at `path`.
+    ///
+    /// # Errors
+    ///
+    /// [`GatewayFileError`] when it cannot be read, is not JSON, or a server is not
+    /// described as the format says.
+    pub fn load(path: &Path) -> Result<Self, GatewayFileError> {
+        let whole = |message: String, help: &str| GatewayFileError {
+            path: path.to_path_buf(),
+            line: 1,
+            column: 1,
+            message,
+            help: help.to_string(),
+        };
+        let size = std::fs::metadata(path)
+            .map_err(|e| {
+                whole(
+                    format!("cannot read it: {e}"),
+                    "pass the path of a gateway file (docs/gateway.md)",
+                )
+            })?
+            .len();
+        if size > MAX_BYTES {
+            return Err(whole(
+                format!("it is {size} bytes; a gateway file may be {MAX_BYTES}"),
+                "list the downstream servers only",
+            ));
+        }
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            whole(
+                format!("cannot read it: {e}"),
+                "pass the path of a UTF-8 JSON gateway file",
+            )
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Checks the text of a gateway file (`path` names it in errors).
+    ///
+    /// # Errors
+    ///
+    /// As [`GatewayFile::load`].
+    pub fn parse(text: &str, path: &Path) -> Result<Self, GatewayFileError> {
+        let value: Value = serde_json::from_str(text).map_err(|e| GatewayFileError {
+            path: path.to_path_buf(),
+            line: e.line().max(1),
+            column: e.column().max(1),
+            message: format!("not JSON: {}", strip_position(&e.to_string())),
+            help:
+                "write it as `.mcp.json` is written: {\"mcpServers\": {\"NAME\": {\"command\": …}}}"
+                    .to_string(),
+        })?;
+        let at = |needle: &str, message: String, help: &str| {
+            let (line, column) = position(text, needle);
+            GatewayFileError {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message,
+                help: help.to_string(),
+            }
+        };
+        let Some(servers) = value.get("mcpServers").and_then(Value::as_object) else {
+            return Err(at(
+                "mcpServers",
+                "no `mcpServers` object".to_string(),
+                "list the downstream servers under \"mcpServers\", as in .mcp.json",
+            ));
+        };
+        let mut out = Vec::new();
+        for (name, spec) in servers {
+            let key = format!("\"{name}\"");
+            if name.is_empty()
+                || !name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            {
+                return Err(at(
+                    &key,
+                    format!("server name `{name}` must be letters, digits, `-` or `_`"),
+                    "rename it: tools.json references it as {\"server\": NAME, …}",
+                ));
+            }
+            let Some(spec) = spec.as_object() else {
+                return Err(at(
+                    &key,
+                    format!("server `{name}` is not an object"),
+                    "describe it as {\"command\": …, \"args\": […]} or {\"url\": …}",
+                ));
+            };
+            let strings = |field: &str| -> Result<Vec<String>, GatewayFileError> {
+                match spec.get(field) {
+                    None | Some(Value::Null) => Ok(Vec::new()),
+                    Some(Value::Array(items)) => items
+                        .iter()
+                        .map(|v| {
+                            v.as_str().map(str::to_string).ok_or_else(|| {
+                                at(
+                                    &key,
+                                    format!("`{field}` of server `{name}` holds a non-string"),
+                                    "write every item as a JSON string",
+                                )
+                            })
+                        })
+                        .collect(),
+                    Some(_) => Err(at(
+                        &key,
+                        format!("`{field}` of server `{name}` is not an array of strings"),
+                        "write it as [\"…\", \"…\"]",
+                    )),
+                }
+            };
+            let map = |field: &str| -> Result<BTreeMap<String, String>, GatewayFileError> {
+                match spec.get(field) {
+                    None | Some(Value::Null) => Ok(BTreeMap::new()),
+                    Some(Value::Object(entries)) => entries
+                        .iter()
+                        .map(|(k, v)| {
+                            v.as_str()
+                                .map(|v| (k.clone(), v.to_string()))
+                                .ok_or_else(|| {
+                                    at(
+                                        &key,
+                                        format!("`{field}.{k}` of server `{name}` is not a string"),
+                                        "write every value as a JSON string",
+                                    )
+                                })
+                        })
+                        .collect(),
+                    Some(_) => Err(at(
+                        &key,
+                        format!("`{field}` of server `{name}` is not an object of strings"),
+                        "write it as {\"NAME\": \"value\"}",
+                    )),
+                }
+            };
+            let transport = match (spec.get("command"), spec.get("url")) {
+                (Some(Value::String(command)), None) if !command.is_empty() => Transport::Stdio {
+                    command: command.clone(),
+                    args: strings("args")?,
+                    env: map("env")?,
+                    cwd: spec.get("cwd").and_then(Value::as_str).map(PathBuf::from),
+                },
+                (None, Some(Value::String(url)))
+                    if url.starts_with("http://") || url.starts_with("https://") =>
+                {
+                    Transport::Http {
+                        url: url.clone(),
+                        headers: map("headers")?,
+                    }
+                }
+                (Some(_), Some(_)) => {
+                    return Err(at(
+                        &key,
+                        format!("server `{name}` has both `command` and `url`"),
+                        "keep `command` for a stdio server, `url` for a Streamable HTTP one",
+                    ));
+                }
+                _ => {
+                    return Err(at(
+                        &key,
+                        format!(
+                            "server `{name}` needs a `command` (stdio) or an http(s) `url` (Streamable HTTP)"
+                        ),
+                        "add \"command\": \"program\" or \"url\": \"https://…/mcp\"",
+                    ));
+                }
+            };
+            let universal = match spec.get("universal") {
+                None | Some(Value::Null | Value::Bool(false)) => Universal::None,
+                Some(Value::Bool(true)) => Universal::All,
+                Some(Value::Array(_)) => Universal::Tools(strings("universal")?),
+                Some(_) => {
+                    return Err(at(
+                        &key,
+                        format!(
+                            "`universal` of server `{name}` must be true, false or a list of tool names"
+                        ),
+                        "write \"universal\": true, or \"universal\": [\"tool\", …]",
+                    ));
+                }
+            };
+            out.push(Downstream {
+                name: name.clone(),
+                transport,
+                universal,
+            });
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            servers: out,
+        })
+    }
+}
+
+/// serde_json's message without its " at line L column C" (the error carries those).
+fn strip_position(message: &str) -> &str {
+    message.rsplit_once(" at line ").map_or(message, |(m, _)| m)
+}
+
+/// The line and column of the first `needle` in `text` (1, 1 when it is not there).
+fn position(text: &str, needle: &str) -> (usize, usize) {
+    let Some(offset) = text.find(needle) else {
+        return (1, 1);
+    };
+    let before = text.get(..offset).unwrap_or_default();
+    let line = before.matches('\n').count() + 1;
+    let column = before
+        .rsplit_once('\n')
+        .map_or(before, |(_, l)| l)
+        .chars()
+        .count()
+        + 1;
+    (line, column)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<GatewayFile, GatewayFileError> {
+        GatewayFile::parse(text, Path::new("gateway.json"))
+    }
+
+    #[test]
+    fn the_agents_format_with_universal() {
+        let file = parse(
+            r#"{"mcpServers": {
+                "trino": {"command": "trino-mcp", "args": ["--catalog", "hive"], "env": {"TRINO_HOST": "db"}},
+                "fetch": {"type": "http", "url": "https://fetch.example/mcp", "headers": {"Authorization": "Bearer x"}, "universal": true},
+                "docs": {"command": "docs-mcp", "universal": ["search"], "disabled": false}
+            }}"#,
+        )
+        .unwrap();
+        let names: Vec<&str> = file.servers.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["trino", "fetch", "docs"]);
+        assert_eq!(file.servers[1].universal, Universal::All);
+        assert!(file.servers[2].universal.includes("search"));
+        assert!(!file.servers[0].universal.includes("query"));
+        assert!(
+            matches!(&file.servers[0].transport, Transport::Stdio { env, .. } if env["TRINO_HOST"] == "db")
+        );
+    }
+
+    #[test]
+    fn errors_name_the_place_and_the_fix() {
+        let e = parse("{\n  \"mcpServers\": {\n    \"trino\": {\"args\": []}\n  }\n}").unwrap_err();
+        assert_eq!((e.line, e.column), (3, 5));
+        assert!(e.message.contains("needs a `command`"), "{e}");
+        let e = parse("{\"mcpServers\": {\"a b\": {\"command\": \"x\"}}}").unwrap_err();
+        assert!(e.message.contains("letters, digits"), "{e}");
+        let e =
+            parse("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"universal\": 1}}}").unwrap_err();
+        assert!(e.message.contains("universal"), "{e}");
+        let e = parse("{\"mcpServers\": {\n,}}").unwrap_err();
+        assert_eq!(e.line, 2);
+        assert!(e.to_string().starts_with("gateway.json:2:"), "{e}");
+        let e = parse("{\"servers\": {}}").unwrap_err();
+        assert!(e.message.contains("mcpServers"), "{e}");
+    }
+}

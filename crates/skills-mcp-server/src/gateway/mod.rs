@@ -1,0 +1,389 @@
+//! `skills mcp --gateway FILE`: seed 000's progressive disclosure as a mechanism. The
+//! gateway stands in front of the user's MCP servers (the gateway file lists them, in the
+//! format agents use) and shows the agent, at Level 1, `view_skill` and the universal tools
+//! only. `view_skill` makes a skill the session's active one: the tools its `tools.json`
+//! references (`{"server": "trino", "name": "query"}`, or `"name": "*"`) appear, and the
+//! client is told (`notifications/tools/list_changed`). Calls of visible tools are proxied
+//! to their server with their progress and cancellation; a call of a tool outside the scope
+//! is a tool error that names the skill that has it.
+
+mod downstream;
+mod file;
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, ServerHandler};
+use serde_json::json;
+use skills_discovery::{Index, Skill};
+
+pub use file::{Downstream, GatewayFile, GatewayFileError, Transport, Universal};
+
+use crate::server::Res;
+use crate::state::Shared;
+use crate::tools::{self, Refused};
+use downstream::{Server, Servers, tool_error};
+
+/// `view_skill`'s parameter.
+const SKILL_NAME: &str = "skill_name";
+
+/// The tool that leaves the active skill.
+const LEAVE_SKILL: &str = "leave_skill";
+
+/// What a visible tool runs.
+#[derive(Clone)]
+enum Target {
+    ViewSkill,
+    LeaveSkill,
+    Proxy { server: Arc<Server>, tool: String },
+}
+
+/// A tool as the agent sees it, and what calling it does.
+#[derive(Clone)]
+struct Visible {
+    tool: Tool,
+    target: Target,
+}
+
+/// The gateway's MCP server: one per agent session, over the shared downstream servers.
+#[derive(Clone)]
+pub(crate) struct GatewayServer {
+    state: Shared,
+    globals: Arc<skills_prompt::Globals>,
+    servers: Arc<Servers>,
+    /// The id of the session's active skill.
+    active: Arc<Mutex<Option<String>>>,
+    max_tier: Option<u32>,
+}
+
+/// Starts or connects to the servers of `file`, for [`GatewayServer::new`].
+pub(crate) async fn start(file: &GatewayFile) -> Arc<Servers> {
+    Arc::new(Servers::start(&file.servers).await)
+}
+
+impl GatewayServer {
+    pub(crate) fn new(config: &crate::Config, servers: Arc<Servers>) -> Self {
+        Self {
+            state: Shared::scan(&config.roots, config.max_tier),
+            globals: Arc::new(config.globals.clone()),
+            servers,
+            active: Arc::new(Mutex::new(None)),
+            max_tier: config.max_tier,
+        }
+    }
+
+    fn active(&self) -> Option<String> {
+        self.active
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
+    }
+
+    /// The downstream tools `reference` names (a `tools.json` entry with a `server`):
+    /// one, or all of the server's for `"name": "*"`; none when the server or the tool is
+    /// not there (the log says so).
+    fn resolve(&self, reference: &skills_prompt::Tool, owner: &str) -> Vec<Visible> {
+        let Some(server_name) = reference.server() else {
+            return Vec::new();
+        };
+        let Some(server) = self.servers.get(server_name) else {
+            tracing::warn!(
+                "[gateway] {owner} references tool `{}` of server `{server_name}`, which the gateway file does not list",
+                reference.name
+            );
+            return Vec::new();
+        };
+        let tools = server.tools();
+        let chosen: Vec<Tool> = if reference.name == "*" {
+            tools
+        } else {
+            let found: Vec<Tool> = tools
+                .into_iter()
+                .filter(|t| t.name == reference.name)
+                .collect();
+            if found.is_empty() {
+                tracing::warn!(
+                    "[gateway] {owner} references tool `{}`, which server `{server_name}` does not offer",
+                    reference.name
+                );
+            }
+            found
+        };
+        chosen
+            .into_iter()
+            .map(|tool| Visible {
+                target: Target::Proxy {
+                    server: Arc::clone(server),
+                    tool: tool.name.to_string(),
+                },
+                tool,
+            })
+            .collect()
+    }
+
+    /// The scoped tools of `skill`: the downstream tools its `tools.json` references.
+    fn scoped(&self, skill: &Skill) -> Vec<Visible> {
+        match skills_prompt::load_package(skill) {
+            Ok((tools, _)) => tools
+                .iter()
+                .flat_map(|t| self.resolve(t, &format!("skill `{}`", skill.id)))
+                .collect(),
+            Err(e) => {
+                tracing::warn!("[gateway] skill `{}`: {e}", skill.id);
+                Vec::new()
+            }
+        }
+    }
+
+    /// What the agent sees now: `view_skill`, `leave_skill` when a skill is active, the
+    /// universal tools, and the active skill's scoped tools; the first of a name wins.
+    fn visible(&self, index: &Index) -> Vec<Visible> {
+        let mut all = vec![Visible {
+            tool: tools::view_skill_tool(),
+            target: Target::ViewSkill,
+        }];
+        let active = self.active().and_then(|id| index.get(&id).cloned());
+        if active.is_some() {
+            all.push(Visible {
+                tool: leave_skill_tool(),
+                target: Target::LeaveSkill,
+            });
+        }
+        for server in &self.servers.servers {
+            for tool in server.tools() {
+                if server.spec.universal.includes(&tool.name) {
+                    all.push(Visible {
+                        target: Target::Proxy {
+                            server: Arc::clone(server),
+                            tool: tool.name.to_string(),
+                        },
+                        tool,
+                    });
+                }
+            }
+        }
+        for global in &self.globals.tools {
+            all.extend(self.resolve(global, "--tools"));
+        }
+        if let Some(skill) = &active {
+            all.extend(self.scoped(skill));
+        }
+        let mut seen = std::collections::HashSet::new();
+        all.retain(|v| {
+            let first = seen.insert(v.tool.name.to_string());
+            if !first {
+                tracing::debug!("[gateway] a second tool named `{}` is hidden", v.tool.name);
+            }
+            first
+        });
+        all
+    }
+
+    /// The skills whose scope has a tool named `name`.
+    fn skills_with(&self, index: &Index, name: &str) -> Vec<String> {
+        index
+            .skills()
+            .iter()
+            .filter(|skill| self.scoped(skill).iter().any(|v| v.tool.name == name))
+            .map(|skill| skill.id.clone())
+            .collect()
+    }
+
+    /// Makes `id` the active skill (or none), and tells the client its tools changed.
+    async fn set_active(&self, id: Option<String>, peer: &rmcp::Peer<RoleServer>) {
+        *self.active.lock().unwrap_or_else(|e| e.into_inner()) = id;
+        if let Err(e) = peer.notify_tool_list_changed().await {
+            tracing::debug!("cannot send tools/list_changed: {e}");
+        }
+    }
+
+    async fn view_skill(
+        &self,
+        args: Option<&rmcp::model::JsonObject>,
+        peer: &rmcp::Peer<RoleServer>,
+    ) -> Result<CallToolResult, Refused> {
+        tools::only(args, &[SKILL_NAME])?;
+        let wanted = tools::required(args, SKILL_NAME)?;
+        let (result, activated) = {
+            let state = self.state.lock();
+            let index = &state.index;
+            let Some(skill) = index.get(wanted) else {
+                return Ok(tools::not_found(wanted, index));
+            };
+            if self.max_tier.is_some() {
+                let declared = skill.read().ok().and_then(|s| crate::tier::declared(&s));
+                if let Some(why) = crate::tier::refusal(&skill.id, declared, self.max_tier) {
+                    return Ok(tool_error(why));
+                }
+            }
+            let scoped = self.scoped(skill);
+            let resolved: Vec<skills_prompt::Tool> = scoped
+                .iter()
+                .filter_map(|v| serde_json::to_value(&v.tool).ok())
+                .filter_map(|v| serde_json::from_value(v).ok())
+                .collect();
+            let result = tools::view_skill_with(skill, index, &self.globals, |ctx| {
+                // References become the downstream tools they name; definitions stay.
+                ctx.scoped_tools.retain(|t| t.server().is_none());
+                ctx.scoped_tools.extend(resolved);
+            })?;
+            let ok = result.is_error != Some(true);
+            (result, ok.then(|| (skill.id.clone(), scoped.len())))
+        };
+        if let Some((id, count)) = activated {
+            tracing::info!("[gateway] scope: skill={id} tools={count}");
+            self.set_active(Some(id), peer).await;
+        }
+        Ok(result)
+    }
+}
+
+fn leave_skill_tool() -> Tool {
+    Tool::new(
+        LEAVE_SKILL,
+        "Leave the active skill: its scoped tools are removed and the tools are the router's \
+         again (Level 1). Call view_skill to enter another skill instead.",
+        tools::object(json!({"type": "object", "properties": {}, "additionalProperties": false})),
+    )
+    .with_title("Leave skill")
+}
+
+impl ServerHandler for GatewayServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
+        .with_server_info(Implementation::new(
+            "skills-gateway",
+            env!("CARGO_PKG_VERSION"),
+        ))
+        .with_instructions(
+            "A gateway to MCP servers scoped by Agent Skills: call view_skill with a skill's \
+             name to load its instructions; its tools then appear in tools/list. leave_skill \
+             returns to the router.",
+        )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Res<ListToolsResult> {
+        self.state.refresh(&context.peer).await;
+        let tools = {
+            let state = self.state.lock();
+            self.visible(&state.index)
+        };
+        Ok(ListToolsResult::with_all_items(
+            tools.into_iter().map(|v| v.tool).collect(),
+        ))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Res<CallToolResponse> {
+        self.state.refresh(&context.peer).await;
+        let name = request.name.to_string();
+        let (visible, scoped_elsewhere) = {
+            let state = self.state.lock();
+            let visible = self.visible(&state.index);
+            let found = visible.into_iter().find(|v| v.tool.name == name);
+            let elsewhere = if found.is_none() {
+                self.skills_with(&state.index, &name)
+            } else {
+                Vec::new()
+            };
+            (found, elsewhere)
+        };
+        let args = request.arguments.as_ref();
+        let refused = |why: String| {
+            tool_error(format!(
+                "Invalid arguments for `{name}`: {why}. Call it again with the arguments its input schema describes."
+            ))
+        };
+        let Some(visible) = visible else {
+            if scoped_elsewhere.is_empty() {
+                return Err(ErrorData::invalid_params(
+                    format!("unknown tool {:?}", crate::text::clip(&name)),
+                    None,
+                ));
+            }
+            let active = self.active();
+            tracing::info!(
+                "[gateway] skill={} tool={name} refused: outside the scope",
+                active.as_deref().unwrap_or("-")
+            );
+            return Ok(tool_error(format!(
+                "Tool `{name}` is not available {}: it belongs to skill {}. Call view_skill with skill_name \"{}\" first.",
+                match &active {
+                    Some(id) => format!("in the scope of skill `{id}`"),
+                    None => "at the router (Level 1)".to_string(),
+                },
+                scoped_elsewhere
+                    .iter()
+                    .map(|s| format!("`{s}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                scoped_elsewhere.first().map_or("", String::as_str),
+            ))
+            .into());
+        };
+        match visible.target {
+            Target::ViewSkill => match self.view_skill(args, &context.peer).await {
+                Ok(result) => Ok(result.into()),
+                Err(Refused::Input(why)) => Ok(refused(why).into()),
+                Err(Refused::Protocol(e)) => Err(e),
+            },
+            Target::LeaveSkill => {
+                match tools::only(args, &[]) {
+                    Ok(()) => {}
+                    Err(Refused::Input(why)) => return Ok(refused(why).into()),
+                    Err(Refused::Protocol(e)) => return Err(e),
+                }
+                let left = self.active();
+                tracing::info!(
+                    "[gateway] scope: left skill={}",
+                    left.as_deref().unwrap_or("-")
+                );
+                self.set_active(None, &context.peer).await;
+                Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!(
+                    "Left skill `{}`; the router's tools are back. Call view_skill to load another skill.",
+                    left.as_deref().unwrap_or("-")
+                ))])
+                .into())
+            }
+            Target::Proxy { server, tool } => {
+                let started = Instant::now();
+                let upstream = context
+                    .meta
+                    .get_progress_token()
+                    .map(|token| (context.peer.clone(), token));
+                let result = server
+                    .call(&tool, request.arguments, upstream, context.ct.cancelled())
+                    .await;
+                let outcome = match &result {
+                    Ok(r) if r.is_error == Some(true) => "tool-error",
+                    Ok(_) => "ok",
+                    Err(_) => "error",
+                };
+                tracing::info!(
+                    "[gateway] skill={} tool={tool} server={} duration={:.1}ms outcome={outcome}",
+                    self.active().as_deref().unwrap_or("-"),
+                    server.spec.name,
+                    started.elapsed().as_secs_f64() * 1000.0
+                );
+                result.map(Into::into)
+            }
+        }
+    }
+}

@@ -1,0 +1,583 @@
+//! `skills mcp --gateway` driven through rmcp's client, in front of real downstream MCP
+//! servers: this test binary itself, started by the gateway with `SKILLS_GATEWAY_FIXTURE`
+//! set, is a small server (`trino`: tools of every content type, a slow one that reports
+//! progress until cancelled, one that crashes the process; `fetch`: a universal tool).
+//! Hence its own harness (libtest-mimic): as a server it must print nothing but MCP.
+
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr,
+    missing_docs
+)]
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResult, ClientConfig, ClientRequest,
+    ProgressNotificationParam,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, RoleClient, ServiceError, ServiceExt as _};
+use serde_json::{Value, json};
+
+/// Set to a server name, the binary is that downstream server.
+const FIXTURE: &str = "SKILLS_GATEWAY_FIXTURE";
+/// Where the `slow` tool writes when its call is cancelled.
+const MARKER: &str = "SKILLS_GATEWAY_MARKER";
+
+fn main() -> ExitCode {
+    if let Ok(name) = std::env::var(FIXTURE) {
+        return fixture::serve(&name);
+    }
+    let args = libtest_mimic::Arguments::from_args();
+    let trial =
+        |name: &'static str,
+         test: fn() -> std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>| {
+            libtest_mimic::Trial::test(name, move || {
+                tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .unwrap()
+                    .block_on(test());
+                Ok(())
+            })
+        };
+    let tests = vec![
+        trial("level_one_then_a_skill_scope_proxied", || {
+            Box::pin(level_one_then_a_skill_scope_proxied())
+        }),
+        trial("progress_cancellation_and_a_crash", || {
+            Box::pin(progress_cancellation_and_a_crash())
+        }),
+        trial("a_server_that_does_not_start_is_reported", || {
+            Box::pin(a_server_that_does_not_start_is_reported())
+        }),
+        libtest_mimic::Trial::test("a_bad_gateway_file_names_the_line", || {
+            a_bad_gateway_file_names_the_line();
+            Ok(())
+        }),
+    ];
+    libtest_mimic::run(&args, tests).exit_code()
+}
+
+/// Counts tools/list_changed and keeps the progress notifications.
+#[derive(Clone, Default)]
+struct Client {
+    tools_changed: Arc<AtomicUsize>,
+    progress: Arc<Mutex<Vec<ProgressNotificationParam>>>,
+}
+
+impl ClientHandler for Client {
+    fn get_info(&self) -> ClientConfig {
+        ClientConfig::default()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.tools_changed.fetch_add(1, Ordering::SeqCst);
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.progress.lock().unwrap().push(params);
+    }
+}
+
+type Session = RunningService<RoleClient, Client>;
+
+/// A skills directory, a gateway file over this binary's two fixture servers (and the
+/// extra servers given), and the file the gateway logs to.
+struct Setup {
+    dir: tempfile::TempDir,
+}
+
+impl Setup {
+    fn new(extra: Value) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            &root.join("skills/trino-debug/SKILL.md"),
+            "---\nname: trino-debug\ndescription: Debug and optimize slow Trino queries. Use when a query is slow.\n---\nYou are a Trino query optimization expert.\n",
+        );
+        write(
+            &root.join("skills/trino-debug/tools.json"),
+            r#"[{"server": "trino", "name": "*"}]"#,
+        );
+        write(
+            &root.join("skills/report-writer/SKILL.md"),
+            "---\nname: report-writer\ndescription: Write a report from query results. Use when the user wants a report.\n---\nYou write short reports.\n",
+        );
+        write(
+            &root.join("skills/report-writer/tools.json"),
+            r#"[{"server": "trino", "name": "query"},
+                {"name": "draft", "description": "Drafts the report (the client's own tool).", "inputSchema": {"type": "object"}}]"#,
+        );
+        let exe = std::env::current_exe().unwrap();
+        let mut servers = json!({
+            "trino": {"command": exe, "env": {FIXTURE: "trino", MARKER: root.join("cancelled")}},
+            "fetch": {"command": exe, "env": {FIXTURE: "fetch"}, "universal": true}
+        });
+        if let Value::Object(more) = extra {
+            servers.as_object_mut().unwrap().extend(more);
+        }
+        write(
+            &root.join("gateway.json"),
+            json!({"mcpServers": servers}).to_string(),
+        );
+        Self { dir }
+    }
+
+    fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    async fn start(&self) -> (Session, Client) {
+        let log = std::fs::File::create(self.path("gateway.log")).unwrap();
+        let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"));
+        command
+            .arg("mcp")
+            .arg("--skills-dir")
+            .arg(self.path("skills"))
+            .arg("--gateway")
+            .arg(self.path("gateway.json"));
+        let (transport, _) = TokioChildProcess::builder(command)
+            .stderr(std::process::Stdio::from(log))
+            .spawn()
+            .unwrap();
+        let client = Client::default();
+        let session = client.clone().serve(transport).await.unwrap();
+        (session, client)
+    }
+
+    fn log(&self) -> String {
+        std::fs::read_to_string(self.path("gateway.log")).unwrap()
+    }
+}
+
+fn write(path: &Path, bytes: impl AsRef<[u8]>) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+async fn names(session: &Session) -> Vec<String> {
+    session
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect()
+}
+
+async fn call(session: &Session, tool: &str, args: Value) -> Result<CallToolResult, ServiceError> {
+    let mut params = CallToolRequestParams::new(tool.to_string());
+    params.arguments = args.as_object().cloned();
+    session.call_tool(params).await
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Waits until `done` holds, at most 10 s.
+async fn eventually(what: &str, done: impl Fn() -> bool) {
+    for _ in 0..200 {
+        if done() {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("timed out waiting for {what}");
+}
+
+/// Seed 000's two levels as tools/list: the router's tools only, then a skill's scope
+/// after view_skill (with the notification), proxied calls of every content type, the
+/// swap to another skill, the refusal outside the scope, and back to Level 1.
+async fn level_one_then_a_skill_scope_proxied() {
+    let setup = Setup::new(json!({}));
+    let (session, client) = setup.start().await;
+
+    assert_eq!(names(&session).await, ["view_skill", "fetch"]);
+    let outside = call(&session, "query", json!({"sql": "select 1"}))
+        .await
+        .unwrap();
+    assert_eq!(outside.is_error, Some(true));
+    assert!(
+        text(&outside).contains("it belongs to skill `report-writer`, `trino-debug`"),
+        "{}",
+        text(&outside)
+    );
+
+    let loaded = call(&session, "view_skill", json!({"skill_name": "trino-debug"}))
+        .await
+        .unwrap();
+    assert_eq!(loaded.is_error, Some(false), "{}", text(&loaded));
+    let prompt = text(&loaded);
+    assert!(
+        prompt.contains("You are a Trino query optimization expert."),
+        "{prompt}"
+    );
+    // The references are shown as the downstream tools they name.
+    assert!(prompt.contains("Run a SQL query on Trino."), "{prompt}");
+    eventually("tools/list_changed", || {
+        client.tools_changed.load(Ordering::SeqCst) >= 1
+    })
+    .await;
+    assert_eq!(
+        names(&session).await,
+        [
+            "view_skill",
+            "leave_skill",
+            "fetch",
+            "query",
+            "explain",
+            "chart",
+            "broken",
+            "slow",
+            "crash"
+        ]
+    );
+    let tools = session.list_all_tools().await.unwrap();
+    let query = tools.iter().find(|t| t.name == "query").unwrap();
+    assert_eq!(query.input_schema["required"], json!(["sql"]));
+    assert_eq!(
+        query.annotations.as_ref().unwrap().read_only_hint,
+        Some(true)
+    );
+
+    let rows = call(&session, "query", json!({"sql": "select 1"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&rows), "3 rows for: select 1");
+    let plan = call(&session, "explain", json!({"sql": "select 1"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        plan.structured_content,
+        Some(json!({"plan": "TableScan", "cost": 42}))
+    );
+    let chart = call(&session, "chart", json!({})).await.unwrap();
+    let image = chart.content[0].as_image().expect("an image");
+    assert_eq!(
+        (image.mime_type.as_str(), image.data.as_str()),
+        ("image/png", "iVBORw0KGgo=")
+    );
+    let broken = call(&session, "broken", json!({})).await.unwrap();
+    assert_eq!(broken.is_error, Some(true));
+    assert_eq!(text(&broken), "the catalog is offline");
+    let fetched = call(&session, "fetch", json!({"url": "https://example.com"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&fetched), "fetched https://example.com");
+
+    // Another skill swaps the scope: `query` stays, `explain` goes.
+    call(
+        &session,
+        "view_skill",
+        json!({"skill_name": "report-writer"}),
+    )
+    .await
+    .unwrap();
+    eventually("the second tools/list_changed", || {
+        client.tools_changed.load(Ordering::SeqCst) >= 2
+    })
+    .await;
+    assert_eq!(
+        names(&session).await,
+        ["view_skill", "leave_skill", "fetch", "query"]
+    );
+    let refused = call(&session, "explain", json!({"sql": "x"}))
+        .await
+        .unwrap();
+    assert_eq!(refused.is_error, Some(true));
+    assert!(
+        text(&refused).starts_with(
+            "Tool `explain` is not available in the scope of skill `report-writer`: it belongs to skill `trino-debug`."
+        ),
+        "{}",
+        text(&refused)
+    );
+
+    let left = call(&session, "leave_skill", json!({})).await.unwrap();
+    assert!(
+        text(&left).contains("Left skill `report-writer`"),
+        "{}",
+        text(&left)
+    );
+    eventually("the third tools/list_changed", || {
+        client.tools_changed.load(Ordering::SeqCst) >= 3
+    })
+    .await;
+    assert_eq!(names(&session).await, ["view_skill", "fetch"]);
+
+    // A name no skill and no server has stays a protocol error.
+    let unknown = call(&session, "nope", json!({})).await.unwrap_err();
+    assert!(matches!(unknown, ServiceError::McpError(_)), "{unknown:?}");
+    session.cancel().await.unwrap();
+
+    let log = setup.log();
+    for line in [
+        "[gateway] server=trino started, 6 tools",
+        "[gateway] scope: skill=trino-debug tools=6",
+        "[gateway] skill=trino-debug tool=query server=trino duration=",
+        "[gateway] skill=trino-debug tool=broken server=trino",
+        "[gateway] scope: skill=report-writer tools=1",
+        "[gateway] skill=report-writer tool=explain refused: outside the scope",
+        "[gateway] scope: left skill=report-writer",
+    ] {
+        assert!(log.contains(line), "no {line:?} in the log:\n{log}");
+    }
+    assert!(log.contains("outcome=tool-error"), "{log}");
+}
+
+/// Progress of a slow downstream call reaches the client; cancelling it cancels it
+/// downstream; a server that dies under a call is a tool error, restarted, and answers the
+/// next call.
+async fn progress_cancellation_and_a_crash() {
+    let setup = Setup::new(json!({}));
+    let (session, client) = setup.start().await;
+    call(&session, "view_skill", json!({"skill_name": "trino-debug"}))
+        .await
+        .unwrap();
+
+    let mut params = CallToolRequestParams::new("slow");
+    params.arguments = json!({}).as_object().cloned();
+    let handle = session
+        .peer()
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    let token = handle.progress_token.clone();
+    eventually("two progress notifications", || {
+        client
+            .progress
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|p| p.progress_token == token)
+            .count()
+            >= 2
+    })
+    .await;
+    handle
+        .cancel(Some("the user gave up".to_string()))
+        .await
+        .unwrap();
+    let marker = setup.path("cancelled");
+    eventually("the downstream call cancelled", || marker.exists()).await;
+
+    let crashed = call(&session, "crash", json!({})).await.unwrap();
+    assert_eq!(crashed.is_error, Some(true));
+    assert!(
+        text(&crashed).contains("MCP server `trino` stopped during the call of `crash`")
+            && text(&crashed).contains("it was restarted"),
+        "{}",
+        text(&crashed)
+    );
+    let again = call(&session, "query", json!({"sql": "select 2"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&again), "3 rows for: select 2");
+    session.cancel().await.unwrap();
+}
+
+/// A downstream server that cannot be started leaves the others served; the log says why.
+async fn a_server_that_does_not_start_is_reported() {
+    let setup =
+        Setup::new(json!({"docs": {"command": "/nonexistent/docs-mcp", "universal": true}}));
+    let (session, _client) = setup.start().await;
+    assert_eq!(names(&session).await, ["view_skill", "fetch"]);
+    session.cancel().await.unwrap();
+    let log = setup.log();
+    assert!(
+        log.contains("[gateway] server=docs not started: cannot start `/nonexistent/docs-mcp`"),
+        "{log}"
+    );
+}
+
+/// A gateway file the gateway cannot use stops it before it serves, with the place.
+fn a_bad_gateway_file_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("gateway.json");
+    write(
+        &file,
+        "{\n  \"mcpServers\": {\n    \"trino\": {\"args\": []}\n  }\n}\n",
+    );
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["mcp", "--gateway"])
+        .arg(&file)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "gateway.json:3:5: server `trino` needs a `command` (stdio) or an http(s) `url`"
+        ),
+        "{stderr}"
+    );
+}
+
+/// The downstream servers this binary becomes.
+mod fixture {
+    use std::process::ExitCode;
+    use std::time::Duration;
+
+    use rmcp::model::{
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
+        PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
+        ToolAnnotations,
+    };
+    use rmcp::service::RequestContext;
+    use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
+    use serde_json::{Value, json};
+
+    pub(super) fn serve(name: &str) -> ExitCode {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let server = Fixture {
+            name: name.to_string(),
+        };
+        runtime.block_on(async move {
+            let service = server.serve(rmcp::transport::stdio()).await.unwrap();
+            let _ = service.waiting().await;
+        });
+        ExitCode::SUCCESS
+    }
+
+    struct Fixture {
+        name: String,
+    }
+
+    fn schema(value: Value) -> rmcp::model::JsonObject {
+        value.as_object().cloned().unwrap_or_default()
+    }
+
+    fn tools(name: &str) -> Vec<Tool> {
+        let sql = || {
+            schema(
+                json!({"type": "object", "properties": {"sql": {"type": "string"}}, "required": ["sql"]}),
+            )
+        };
+        let none = || schema(json!({"type": "object"}));
+        match name {
+            "trino" => vec![
+                Tool::new("query", "Run a SQL query on Trino.", sql())
+                    .with_annotations(ToolAnnotations::new().read_only(true)),
+                Tool::new(
+                    "explain",
+                    "The plan of a query, as structured content.",
+                    sql(),
+                ),
+                Tool::new("chart", "A chart of the last result, as an image.", none()),
+                Tool::new("broken", "Always fails.", none()),
+                Tool::new("slow", "Reports progress until cancelled.", none()),
+                Tool::new("crash", "Ends the server's process.", none()),
+            ],
+            _ => vec![Tool::new(
+                "fetch",
+                "Fetch a URL.",
+                schema(json!({"type": "object", "properties": {"url": {"type": "string"}}})),
+            )],
+        }
+    }
+
+    impl ServerHandler for Fixture {
+        fn get_info(&self) -> ServerConfig {
+            ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        }
+
+        async fn list_tools(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListToolsResult, ErrorData> {
+            Ok(ListToolsResult::with_all_items(tools(&self.name)))
+        }
+
+        async fn call_tool(
+            &self,
+            request: CallToolRequestParams,
+            context: RequestContext<RoleServer>,
+        ) -> Result<CallToolResponse, ErrorData> {
+            let arg = |key: &str| {
+                request
+                    .arguments
+                    .as_ref()
+                    .and_then(|a| a.get(key))
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_string()
+            };
+            let result = match request.name.as_ref() {
+                "query" => CallToolResult::success(vec![ContentBlock::text(format!(
+                    "3 rows for: {}",
+                    arg("sql")
+                ))]),
+                "explain" => CallToolResult::structured(json!({"plan": "TableScan", "cost": 42})),
+                "chart" => {
+                    CallToolResult::success(vec![ContentBlock::image("iVBORw0KGgo=", "image/png")])
+                }
+                "broken" => {
+                    CallToolResult::error(vec![ContentBlock::text("the catalog is offline")])
+                }
+                "fetch" => CallToolResult::success(vec![ContentBlock::text(format!(
+                    "fetched {}",
+                    arg("url")
+                ))]),
+                "slow" => {
+                    let token = context.meta.get_progress_token();
+                    let mut step = 0.0;
+                    loop {
+                        tokio::select! {
+                            () = context.ct.cancelled() => {
+                                if let Ok(marker) = std::env::var(super::MARKER) {
+                                    std::fs::write(marker, "cancelled").unwrap();
+                                }
+                                break CallToolResult::error(vec![ContentBlock::text("cancelled")]);
+                            }
+                            () = tokio::time::sleep(Duration::from_millis(50)) => {
+                                step += 1.0;
+                                if let Some(token) = &token {
+                                    let _ = context
+                                        .peer
+                                        .notify_progress(ProgressNotificationParam::new(token.clone(), step))
+                                        .await;
+                                }
+                                if step > 200.0 {
+                                    break CallToolResult::success(vec![ContentBlock::text("done")]);
+                                }
+                            }
+                        }
+                    }
+                }
+                "crash" => std::process::exit(3),
+                other => {
+                    return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
+                }
+            };
+            Ok(result.into())
+        }
+    }
+}
