@@ -57,6 +57,9 @@ fn main() -> ExitCode {
         trial("progress_cancellation_and_a_crash", || {
             Box::pin(progress_cancellation_and_a_crash())
         }),
+        trial("over_http_both_ways_with_a_scope_per_session", || {
+            Box::pin(over_http_both_ways_with_a_scope_per_session())
+        }),
         trial("a_server_that_does_not_start_is_reported", || {
             Box::pin(a_server_that_does_not_start_is_reported())
         }),
@@ -399,6 +402,83 @@ async fn progress_cancellation_and_a_crash() {
     session.cancel().await.unwrap();
 }
 
+/// A Streamable HTTP downstream server (the `fetch` fixture, served by this test) behind a
+/// gateway that is itself served over Streamable HTTP: two sessions, each with its own
+/// scope, over the same downstream servers.
+async fn over_http_both_ways_with_a_scope_per_session() {
+    use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+    use rmcp::transport::streamable_http_server::{
+        StreamableHttpServerConfig, StreamableHttpService,
+    };
+    use tokio::io::AsyncBufReadExt as _;
+
+    let service = StreamableHttpService::new(
+        || Ok(fixture::Fixture::named("fetch")),
+        LocalSessionManager::default().into(),
+        StreamableHttpServerConfig::default(),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let downstream = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let app = axum::Router::new().nest_service("/mcp", service);
+        axum::serve(listener, app).await.unwrap();
+    });
+    let setup = Setup::new(json!({}));
+    // `fetch` is now the HTTP server, with a header the gateway must send.
+    let exe = std::env::current_exe().unwrap();
+    write(
+        &setup.path("gateway.json"),
+        json!({"mcpServers": {
+            "trino": {"command": exe, "env": {FIXTURE: "trino"}},
+            "fetch": {"url": downstream, "headers": {"X-Team": "data"}, "universal": true}
+        }})
+        .to_string(),
+    );
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("mcp")
+        .arg("--skills-dir")
+        .arg(setup.path("skills"))
+        .arg("--gateway")
+        .arg(setup.path("gateway.json"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("the gateway announces its address");
+        if let Some((_, url)) = line.split_once("Streamable HTTP at ") {
+            break url.trim().to_string();
+        }
+    };
+    let connect = || async {
+        let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+        let client = Client::default();
+        (client.clone().serve(transport).await.unwrap(), client)
+    };
+    let (first, _) = connect().await;
+    let (second, _) = connect().await;
+    call(&first, "view_skill", json!({"skill_name": "trino-debug"}))
+        .await
+        .unwrap();
+    assert!(names(&first).await.contains(&"explain".to_string()));
+    assert_eq!(names(&second).await, ["view_skill", "fetch"]);
+    let fetched = call(&second, "fetch", json!({"url": "https://example.org"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&fetched), "fetched https://example.org (X-Team: data)");
+    let rows = call(&first, "query", json!({"sql": "select 3"})).await.unwrap();
+    assert_eq!(text(&rows), "3 rows for: select 3");
+    first.cancel().await.unwrap();
+    second.cancel().await.unwrap();
+}
+
 /// A downstream server that cannot be started leaves the others served; the log says why.
 async fn a_server_that_does_not_start_is_reported() {
     let setup =
@@ -466,8 +546,16 @@ mod fixture {
         ExitCode::SUCCESS
     }
 
-    struct Fixture {
+    pub(super) struct Fixture {
         name: String,
+    }
+
+    impl Fixture {
+        pub(super) fn named(name: &str) -> Self {
+            Self {
+                name: name.to_string(),
+            }
+        }
     }
 
     fn schema(value: Value) -> rmcp::model::JsonObject {
@@ -542,10 +630,20 @@ mod fixture {
                 "broken" => {
                     CallToolResult::error(vec![ContentBlock::text("the catalog is offline")])
                 }
-                "fetch" => CallToolResult::success(vec![ContentBlock::text(format!(
-                    "fetched {}",
-                    arg("url")
-                ))]),
+                "fetch" => {
+                    // Over HTTP, the header the gateway file gives is echoed.
+                    let team = context
+                        .extensions
+                        .get::<axum::http::request::Parts>()
+                        .and_then(|parts| parts.headers.get("x-team"))
+                        .and_then(|v| v.to_str().ok())
+                        .map(|team| format!(" (X-Team: {team})"))
+                        .unwrap_or_default();
+                    CallToolResult::success(vec![ContentBlock::text(format!(
+                        "fetched {}{team}",
+                        arg("url")
+                    ))])
+                }
                 "slow" => {
                     let token = context.meta.get_progress_token();
                     let mut step = 0.0;
