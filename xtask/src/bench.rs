@@ -6,6 +6,8 @@
 //!   `Index::refresh` against `find`, on the same generated trees.
 //! - `mcp` (`bench_mcp.rs`): round trips of `skills mcp` and its peak RSS, on the same trees.
 //! - `registry` (`bench_registry.rs`): `skills registry serve` under concurrent load.
+//! - `gateway` (`bench_gateway.rs`): what `skills mcp --gateway` saves in `tools/list`, and
+//!   what it adds to a call.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -19,6 +21,8 @@ use crate::{build_skills, target_dir};
 
 #[path = "bench_discovery.rs"]
 mod discovery;
+#[path = "bench_gateway.rs"]
+pub(crate) mod gateway;
 #[path = "bench_mcp.rs"]
 mod mcp;
 #[path = "bench_registry.rs"]
@@ -57,6 +61,11 @@ const BENCHES: &[Bench] = &[
         name: "registry",
         about: "`skills registry serve` under load: req/s, p50, p99 of a card, a page by tag and the content, and peak RSS; options: [--skills 10000] [--clients 64] [--seconds 5] [--database URL] [--exe PATH]",
         run: registry::run,
+    },
+    Bench {
+        name: "gateway",
+        about: "`skills mcp --gateway`: tokens of tools/list flat vs. Level 1 vs. each Level 2, and the latency a proxied call adds (median, p99); options: [--servers 10] [--tools 50] [--calls 1000]",
+        run: gateway::run,
     },
 ];
 

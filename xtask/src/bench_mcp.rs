@@ -85,14 +85,14 @@ struct Memory {
     file: u64,
 }
 
-struct Stats {
-    median: Duration,
-    p99: Duration,
-    max: Duration,
+pub(super) struct Stats {
+    pub(super) median: Duration,
+    pub(super) p99: Duration,
+    pub(super) max: Duration,
 }
 
 impl Stats {
-    fn of(mut times: Vec<Duration>) -> Self {
+    pub(super) fn of(mut times: Vec<Duration>) -> Self {
         times.sort_unstable();
         let at = |q: f64| {
             let i = ((times.len() as f64 * q).ceil() as usize).saturating_sub(1);
@@ -142,7 +142,7 @@ pub(super) fn run(args: &[String]) -> Result<()> {
 }
 
 /// The server, and both ends of its stdio.
-struct Server {
+pub(super) struct Server {
     child: Child,
     stdin: Option<ChildStdin>,
     stdout: BufReader<ChildStdout>,
@@ -152,16 +152,20 @@ struct Server {
 
 impl Server {
     fn start(exe: &Path, root: &Path) -> Result<Self> {
-        let mut child = Command::new(exe)
-            .arg("mcp")
-            .arg("--skills-dir")
-            .arg(root)
+        let mut command = Command::new(exe);
+        command.arg("mcp").arg("--skills-dir").arg(root);
+        Self::spawn(command)
+    }
+
+    /// Starts `command` as an MCP server on piped stdio (its stderr is ours).
+    pub(super) fn spawn(mut command: Command) -> Result<Self> {
+        let mut child = command
             .env_remove("SKILLS_PATH")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
-            .context("cannot start skills mcp")?;
+            .with_context(|| format!("cannot start {command:?}"))?;
         let stdin = child.stdin.take().context("no stdin")?;
         let stdout = BufReader::new(child.stdout.take().context("no stdout")?);
         Ok(Self {
@@ -173,7 +177,7 @@ impl Server {
         })
     }
 
-    fn send(&mut self, message: &Value) -> Result<()> {
+    pub(super) fn send(&mut self, message: &Value) -> Result<()> {
         let mut bytes = serde_json::to_vec(message)?;
         bytes.push(b'\n');
         let stdin = self.stdin.as_mut().context("stdin closed")?;
@@ -185,7 +189,7 @@ impl Server {
     /// Sends a request and returns its result and the time from the write to reading the
     /// line of its response. The request is serialized and the response parsed outside the
     /// timed span.
-    fn call(&mut self, method: &str, params: Value) -> Result<(Value, Duration)> {
+    pub(super) fn call(&mut self, method: &str, params: Value) -> Result<(Value, Duration)> {
         let id = self.next_id;
         self.next_id += 1;
         let mut bytes = serde_json::to_vec(
@@ -237,7 +241,7 @@ impl Server {
         })
     }
 
-    fn stop(mut self) -> Result<()> {
+    pub(super) fn stop(mut self) -> Result<()> {
         drop(self.stdin.take());
         let status = self.child.wait()?;
         if !status.success() {

@@ -76,6 +76,8 @@ fn run(args: &[String]) -> Result<()> {
         "fuzz-corpus" => fuzz_corpus::run(rest),
         "public-api" => public_api::run(rest),
         "package-check" => package_check::run(rest),
+        // Not listed: the downstream server `bench gateway` starts.
+        "gateway-fixture" => bench::gateway::fixture(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

@@ -473,7 +473,9 @@ async fn over_http_both_ways_with_a_scope_per_session() {
         .await
         .unwrap();
     assert_eq!(text(&fetched), "fetched https://example.org (X-Team: data)");
-    let rows = call(&first, "query", json!({"sql": "select 3"})).await.unwrap();
+    let rows = call(&first, "query", json!({"sql": "select 3"}))
+        .await
+        .unwrap();
     assert_eq!(text(&rows), "3 rows for: select 3");
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
