@@ -39,7 +39,9 @@ mod test_support;
 mod walk;
 
 pub use checks::context::resources::RESOURCES_FILE;
-pub use checks::context::tools::{TOOL_NAME_MAX, TOOLS_FILE, UNIVERSAL_TOOLS, is_valid_tool_name};
+pub use checks::context::tools::{
+    Downstreams, TOOL_NAME_MAX, TOOLS_FILE, UNIVERSAL_TOOLS, is_valid_tool_name,
+};
 pub use checks::size::{MAX_SKILL_BYTES, MAX_SKILL_FILES};
 pub use config::{CONFIG_FILE, Config, ConfigError, Level, Profile};
 pub use diagnostic::{

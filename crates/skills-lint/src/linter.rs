@@ -50,6 +50,7 @@ pub struct Linter {
     config: Config,
     threads: usize,
     sources: bool,
+    downstreams: Option<std::sync::Arc<crate::Downstreams>>,
 }
 
 impl Linter {
@@ -60,7 +61,22 @@ impl Linter {
             config,
             threads,
             sources: true,
+            downstreams: None,
         }
+    }
+
+    /// Holds `tools.json` references to the servers of a gateway file and their tools
+    /// (`tool-reference-unknown`; `skills lint --gateway FILE`). Without it references are
+    /// checked for their shape only.
+    #[must_use]
+    pub fn with_downstreams(mut self, downstreams: crate::Downstreams) -> Self {
+        self.downstreams = Some(std::sync::Arc::new(downstreams));
+        self
+    }
+
+    /// The servers references are held to, when given.
+    pub(crate) fn downstreams(&self) -> Option<&crate::Downstreams> {
+        self.downstreams.as_deref()
     }
 
     /// Whether diagnostics carry the text of their file ([`Diagnostic::source`]), for

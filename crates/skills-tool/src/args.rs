@@ -513,6 +513,11 @@ pub(crate) struct LintArgs {
     /// table, or with --format json as one document).
     #[arg(long)]
     pub(crate) statistics: bool,
+
+    /// Hold tools.json references to the MCP servers of this gateway file and their tools
+    /// (tool-reference-unknown): each server is started, asked for its tools and stopped
+    #[arg(long, value_name = "FILE")]
+    pub(crate) gateway: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -63,6 +63,10 @@ fn main() -> ExitCode {
         trial("a_server_that_does_not_start_is_reported", || {
             Box::pin(a_server_that_does_not_start_is_reported())
         }),
+        libtest_mimic::Trial::test("lint_holds_references_to_the_gateway", || {
+            lint_holds_references_to_the_gateway();
+            Ok(())
+        }),
         libtest_mimic::Trial::test("a_bad_gateway_file_names_the_line", || {
             a_bad_gateway_file_names_the_line();
             Ok(())
@@ -493,6 +497,73 @@ async fn a_server_that_does_not_start_is_reported() {
         log.contains("[gateway] server=docs not started: cannot start `/nonexistent/docs-mcp`"),
         "{log}"
     );
+}
+
+/// `skills lint --gateway FILE` lists each server's tools as the gateway does and holds the
+/// references to them (`tool-reference-unknown`, with a did-you-mean); a server that cannot
+/// be listed is a warning, and is checked by name only.
+fn lint_holds_references_to_the_gateway() {
+    let setup = Setup::new(json!({"docs": {"command": "/nonexistent/docs-mcp"}}));
+    let lint = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+            .current_dir(setup.dir.path())
+            .args(["lint", "--no-config", "--gateway", "gateway.json"])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let clean = lint(&["skills"]);
+    let stderr = String::from_utf8_lossy(&clean.stderr);
+    assert_eq!(clean.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "gateway.json: cannot list the tools of `docs` (cannot start `/nonexistent/docs-mcp`"
+        ),
+        "{stderr}"
+    );
+    write(
+        &setup.path("skills/typo/SKILL.md"),
+        "---
+name: typo
+description: Query Trino with typos. Use when testing references.
+---
+Query.
+",
+    );
+    write(
+        &setup.path("skills/typo/tools.json"),
+        r#"[{"server": "trino", "name": "qurey"}, {"server": "trinoo", "name": "query"}, {"server": "docs", "name": "search"}]"#,
+    );
+    let found = lint(&["--format", "json", "skills"]);
+    assert_eq!(found.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&found.stdout).unwrap();
+    let findings: Vec<(String, String, String)> = doc["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap().to_string(),
+                d["message"].as_str().unwrap().to_string(),
+                d["help"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    assert_eq!(findings.len(), 2, "{findings:#?}");
+    assert_eq!(findings[0].0, "tool-reference-unknown");
+    assert_eq!(findings[0].1, "server `trino` has no tool `qurey`");
+    assert!(
+        findings[0].2.starts_with("did you mean `query`?"),
+        "{findings:#?}"
+    );
+    assert_eq!(findings[1].1, "server `trinoo` is not in the gateway file");
+    // Without --gateway the references are only checked for their shape.
+    let plain = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .current_dir(setup.dir.path())
+        .args(["lint", "--no-config", "skills"])
+        .output()
+        .unwrap();
+    assert_eq!(plain.status.code(), Some(0));
 }
 
 /// A gateway file the gateway cannot use stops it before it serves, with the place.

@@ -120,6 +120,22 @@ impl Servers {
     }
 }
 
+/// The names of the tools of the server `spec` describes: started (or connected to), listed,
+/// stopped.
+pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
+    let server = Server {
+        spec: spec.clone(),
+        index: 0,
+        routes: Routes::default(),
+        live: tokio::sync::Mutex::new(Err("not started".to_string())),
+        generation: std::sync::atomic::AtomicU64::new(0),
+        tools: Mutex::new(Vec::new()),
+    };
+    let (live, tools) = server.connect().await?;
+    let _ = live.session.cancel().await;
+    Ok(tools.into_iter().map(|t| t.name.to_string()).collect())
+}
+
 impl Server {
     /// The tools it listed at its last start.
     pub(crate) fn tools(&self) -> Vec<Tool> {

@@ -61,6 +61,35 @@ pub(crate) struct GatewayServer {
     max_tier: Option<u32>,
 }
 
+/// The tools of each server of `file`, by name, as the gateway would list them: each is
+/// started (or connected to) as the gateway does, within `timeout`, asked for its tools and
+/// stopped. `Err` says why a server could not be listed. What `skills lint --gateway`
+/// checks `tools.json` references against. Needs a tokio runtime.
+pub async fn list_tools(
+    file: &GatewayFile,
+    timeout: std::time::Duration,
+) -> Vec<(String, Result<Vec<String>, String>)> {
+    let listings = file.servers.iter().map(|spec| {
+        let spec = spec.clone();
+        tokio::spawn(async move {
+            let listed = tokio::time::timeout(timeout, downstream::list_once(&spec)).await;
+            let listed = listed
+                .unwrap_or_else(|_| Err(format!("no answer within {} s", timeout.as_secs_f64())));
+            (spec.name, listed)
+        })
+    });
+    let handles: Vec<_> = listings.collect();
+    let mut out = Vec::new();
+    for (handle, spec) in handles.into_iter().zip(&file.servers) {
+        out.push(
+            handle
+                .await
+                .unwrap_or_else(|e| (spec.name.clone(), Err(format!("the listing failed: {e}")))),
+        );
+    }
+    out
+}
+
 /// Starts or connects to the servers of `file`, for [`GatewayServer::new`].
 pub(crate) async fn start(file: &GatewayFile) -> Arc<Servers> {
     Arc::new(Servers::start(&file.servers).await)

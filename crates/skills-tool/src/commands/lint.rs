@@ -10,6 +10,36 @@ use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
 use crate::render;
 
+/// The servers of the gateway file at `path` and their tools, listed as the gateway lists
+/// them; a server that cannot be listed is a warning, and is then checked by name only.
+fn downstreams(
+    path: &std::path::Path,
+    printer: &Printer,
+) -> Result<skills_lint::Downstreams, Error> {
+    use skills_mcp_server::gateway::{GatewayFile, list_tools};
+    let file = GatewayFile::load(path).map_err(|e| errors::plain(e.to_string(), e.help))?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| errors::plain(format!("cannot start the async runtime: {e}"), ""))?;
+    let listed = runtime.block_on(list_tools(&file, std::time::Duration::from_secs(30)));
+    let mut known = skills_lint::Downstreams::new();
+    for (name, tools) in listed {
+        let tools = match tools {
+            Ok(tools) => Some(tools),
+            Err(why) => {
+                printer.warn(&render::terminal_safe(&format!(
+                    "{}: cannot list the tools of `{name}` ({why}); references to it are checked by server name only",
+                    render::relative(path)
+                )));
+                None
+            }
+        };
+        known = known.server(name, tools);
+    }
+    Ok(known)
+}
+
 /// Lints `args.paths`; without any, the `--skills-dir` directories, else `.`.
 pub(crate) fn run(
     args: &LintArgs,
@@ -36,7 +66,10 @@ pub(crate) fn run(
     let start = std::time::Instant::now();
     // Only the human format quotes the source; the others need positions alone.
     let quotes = args.format == Format::Human && !args.statistics;
-    let linter = Linter::new(config).with_sources(quotes);
+    let mut linter = Linter::new(config).with_sources(quotes);
+    if let Some(file) = &args.gateway {
+        linter = linter.with_downstreams(downstreams(file, printer)?);
+    }
     let mut stream =
         render::stream::Stream::new(args.format, args.statistics, printer.ui(), strict);
     let mut output = Output::new(printer);

@@ -15,6 +15,10 @@ pub(crate) const GENERATED: [&str; 4] = [
     "skill-too-large",
 ];
 
+/// Rules that need `skills lint --gateway FILE` and its downstream MCP servers:
+/// `tests/gateway.rs` runs them against real ones.
+pub(crate) const GATEWAY_ONLY: [&str; 1] = ["tool-reference-unknown"];
+
 /// The exit code a tree whose only findings are `rule`'s gets without `--strict`.
 fn exit_code(rule: &Rule) -> i32 {
     match rule.default {
@@ -104,7 +108,10 @@ fn check_rule(rule: &Rule) {
 #[test]
 fn every_rule_fires_on_bad_and_not_on_good() {
     let mut failed = Vec::new();
-    for rule in RULES.iter().filter(|r| !GENERATED.contains(&r.id.as_str())) {
+    for rule in RULES
+        .iter()
+        .filter(|r| !GENERATED.contains(&r.id.as_str()) && !GATEWAY_ONLY.contains(&r.id.as_str()))
+    {
         // Check every rule, then report all the failures (their panics are printed above).
         if std::panic::catch_unwind(|| check_rule(rule)).is_err() {
             failed.push(rule.id.as_str());

@@ -87,7 +87,7 @@ pub(crate) fn check_context(linter: &Linter, skill: &walk::SkillDir, out: &mut V
             }
         };
         let findings = if file == TOOLS_FILE {
-            check_tools(&text)
+            check_tools(&text, linter.downstreams())
         } else {
             let exists = |rel: &str| exists(skill, &skill.dir.join(rel));
             let closest = |rel: &str| closest_file(skill, rel);

@@ -38,8 +38,61 @@ pub fn is_valid_tool_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"_-.".contains(&b))
 }
 
-/// Checks the text of a `tools.json`.
-pub(crate) fn check_tools(text: &str) -> Vec<Finding> {
+/// The downstream MCP servers `skills mcp --gateway` would proxy (its gateway file), and
+/// their tools where they are known: what `tool-reference-unknown` holds `tools.json`
+/// references to (`skills lint --gateway FILE`).
+///
+/// ```
+/// use skills_lint::Downstreams;
+///
+/// let servers = Downstreams::new()
+///     .server("trino", Some(["query", "explain"]))
+///     .server("github", None::<[&str; 0]>); // tools unknown: only the name is checked
+/// assert!(servers.has_server("trino"));
+/// assert_eq!(servers.tools("trino").map(|t| t.len()), Some(2));
+/// assert_eq!(servers.tools("github"), None);
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Downstreams {
+    servers: std::collections::BTreeMap<String, Option<std::collections::BTreeSet<String>>>,
+}
+
+impl Downstreams {
+    /// No servers.
+    #[must_use]
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds server `name` and its tools (`None` when they could not be listed).
+    #[must_use]
+    pub fn server<T: Into<String>>(
+        mut self,
+        name: impl Into<String>,
+        tools: Option<impl IntoIterator<Item = T>>,
+    ) -> Self {
+        self.servers.insert(
+            name.into(),
+            tools.map(|t| t.into_iter().map(Into::into).collect()),
+        );
+        self
+    }
+
+    /// Whether the gateway file lists server `name`.
+    #[must_use]
+    pub fn has_server(&self, name: &str) -> bool {
+        self.servers.contains_key(name)
+    }
+
+    /// The tools of server `name`, when known.
+    #[must_use]
+    pub fn tools(&self, name: &str) -> Option<&std::collections::BTreeSet<String>> {
+        self.servers.get(name).and_then(Option::as_ref)
+    }
+}
+
+/// Checks the text of a `tools.json`; references are held to `downstreams` when given.
+pub(crate) fn check_tools(text: &str, downstreams: Option<&Downstreams>) -> Vec<Finding> {
     const RULE: RuleId = RuleId::ToolsJsonInvalid;
     let items = match elements(text, RULE, TOOLS_FILE) {
         Ok(items) => items,
@@ -57,7 +110,14 @@ pub(crate) fn check_tools(text: &str) -> Vec<Finding> {
         };
         let what = format!("tool #{}", i + 1);
         if let Some(raw) = fields.get("server") {
-            check_reference(text, item, raw, &fields, &what, i, &mut seen, &mut out);
+            let reference = Reference {
+                text,
+                item,
+                fields: &fields,
+                what: &what,
+                index: i,
+            };
+            check_reference(&reference, raw, downstreams, &mut seen, &mut out);
             continue;
         }
         match required_str(text, item, &fields, "name", RuleId::ToolNameInvalid, &what) {
@@ -84,20 +144,33 @@ fn is_valid_server_name(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// A reference (`{"server": …, "name": …}`): the server's name, the tool's name (or `*`),
-/// no schema of its own (the server's is used), and not twice.
-#[allow(clippy::too_many_arguments)]
-fn check_reference(
-    text: &str,
-    item: &RawValue,
-    server_raw: &RawValue,
-    fields: &Fields<'_>,
-    what: &str,
+/// One reference entry of a `tools.json`, and where it is.
+struct Reference<'a> {
+    text: &'a str,
+    item: &'a RawValue,
+    fields: &'a Fields<'a>,
+    what: &'a str,
     index: usize,
+}
+
+/// A reference (`{"server": …, "name": …}`): the server's name, the tool's name (or `*`),
+/// no schema of its own (the server's is used), not twice, and, with `downstreams`, a
+/// server and tool the gateway has.
+fn check_reference(
+    reference: &Reference<'_>,
+    server_raw: &RawValue,
+    downstreams: Option<&Downstreams>,
     seen: &mut HashMap<String, usize>,
     out: &mut Vec<Finding>,
 ) {
     const RULE: RuleId = RuleId::ToolsJsonInvalid;
+    let Reference {
+        text,
+        item,
+        fields,
+        what,
+        index,
+    } = *reference;
     let server = match value(server_raw) {
         Value::String(s) if is_valid_server_name(&s) => s,
         other => {
@@ -152,6 +225,9 @@ fn check_reference(
             );
         }
     }
+    if let Some(known) = downstreams {
+        check_known(known, &server, &name, server_raw, &span, text, out);
+    }
     let key = format!("{server}/{name}");
     if let Some(first) = seen.get(&key) {
         out.push(
@@ -168,6 +244,58 @@ fn check_reference(
     } else {
         seen.insert(key, index);
     }
+}
+
+/// `tool-reference-unknown`: the server is in the gateway file, and offers the tool.
+fn check_known(
+    known: &Downstreams,
+    server: &str,
+    name: &str,
+    server_raw: &RawValue,
+    name_span: &Range<usize>,
+    text: &str,
+    out: &mut Vec<Finding>,
+) {
+    const RULE: RuleId = RuleId::ToolReferenceUnknown;
+    if !known.has_server(server) {
+        let names = known.servers.keys().map(String::as_str);
+        let hint = match skills_core::suggest::closest(server, names).first() {
+            Some(close) => format!("did you mean `{close}`? "),
+            None => String::new(),
+        };
+        out.push(
+            Finding::new(
+                RULE,
+                format!("server `{server}` is not in the gateway file"),
+                Some(span_of(text, server_raw)),
+            )
+            .help(format!(
+                "{hint}name a server of the gateway file's `mcpServers`, or add `{server}` there"
+            )),
+        );
+        return;
+    }
+    let Some(tools) = known.tools(server) else {
+        return;
+    };
+    if name == "*" || tools.contains(name) {
+        return;
+    }
+    let hint = match skills_core::suggest::closest(name, tools.iter().map(String::as_str)).first() {
+        Some(close) => format!("did you mean `{close}`? "),
+        None => String::new(),
+    };
+    out.push(
+        Finding::new(
+            RULE,
+            format!("server `{server}` has no tool `{name}`"),
+            Some(name_span.clone()),
+        )
+        .help(format!(
+            "{hint}name one of its {} tools, or `*` for all of them",
+            tools.len()
+        )),
+    );
 }
 
 fn check_tool_name(
@@ -380,6 +508,10 @@ const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 mod tests {
     use super::*;
 
+    fn check_tools(text: &str) -> Vec<Finding> {
+        super::check_tools(text, None)
+    }
+
     fn rules(found: &[Finding]) -> Vec<RuleId> {
         found.iter().map(|f| f.rule).collect()
     }
@@ -489,6 +621,43 @@ mod tests {
             tool("r")
         );
         assert_eq!(rules(&check_tools(&text)), Vec::<RuleId>::new());
+    }
+
+    #[test]
+    fn references_held_to_the_gateway() {
+        let known = Downstreams::new()
+            .server("trino", Some(["query", "explain"]))
+            .server("github", None::<[&str; 0]>);
+        let text = r#"[{"server": "trino", "name": "qurey"}, {"server": "trinoo", "name": "query"},
+                       {"server": "trino", "name": "*"}, {"server": "github", "name": "anything"},
+                       {"server": "trino", "name": "explain"}]"#;
+        let found = super::check_tools(text, Some(&known));
+        assert_eq!(
+            rules(&found),
+            [RuleId::ToolReferenceUnknown, RuleId::ToolReferenceUnknown]
+        );
+        assert_eq!(found[0].message, "server `trino` has no tool `qurey`");
+        assert!(
+            found[0]
+                .help
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `query`?")
+        );
+        assert_eq!(&text[found[0].span.clone().unwrap()], "\"qurey\"");
+        assert_eq!(
+            found[1].message,
+            "server `trinoo` is not in the gateway file"
+        );
+        assert!(
+            found[1]
+                .help
+                .as_deref()
+                .unwrap()
+                .starts_with("did you mean `trino`?")
+        );
+        // Without the gateway, nothing is known and nothing is reported.
+        assert_eq!(rules(&check_tools(text)), Vec::<RuleId>::new());
     }
 
     #[test]
