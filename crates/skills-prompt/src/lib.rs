@@ -101,7 +101,8 @@ fn empty_object_schema() -> Value {
 pub struct Resource {
     /// Its URI (or a path relative to the skill directory).
     pub uri: String,
-    /// Its name.
+    /// Its name (empty in a reference, which takes the server's).
+    #[serde(default)]
     pub name: String,
     /// What it holds (empty when missing).
     #[serde(default)]
@@ -115,6 +116,14 @@ pub struct Resource {
 }
 
 impl Resource {
+    /// The downstream MCP server of a reference (`{"server": "trino", "uri": "…"}`, or
+    /// `"uri": "*"` for all of its resources), which `skills mcp --gateway` reads from that
+    /// server. `None` for a definition.
+    #[must_use]
+    pub fn server(&self) -> Option<&str> {
+        self.extra.get("server").and_then(Value::as_str)
+    }
+
     /// A resource with a URI, a name and a description.
     pub fn new(uri: &str, name: &str, description: &str) -> Self {
         Self {

@@ -121,6 +121,10 @@ impl Setup {
             r#"[{"server": "trino", "name": "*"}]"#,
         );
         write(
+            &root.join("skills/trino-debug/resources.json"),
+            r#"[{"server": "trino", "uri": "trino://rules/optimization.md"}]"#,
+        );
+        write(
             &root.join("skills/report-writer/SKILL.md"),
             "---\nname: report-writer\ndescription: Write a report from query results. Use when the user wants a report.\n---\nYou write short reports.\n",
         );
@@ -332,6 +336,44 @@ async fn level_one_then_a_skill_scope_proxied() {
     .await;
     assert_eq!(names(&session).await, ["view_skill", "fetch"]);
 
+    // Scoped resources: none at Level 1, the skill's after view_skill, read from the server;
+    // outside the scope a read names the skill.
+    let none: Vec<String> = session
+        .list_all_resources()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.uri.clone())
+        .collect();
+    assert!(none.is_empty(), "{none:?}");
+    let rule = rmcp::model::ReadResourceRequestParams::new("trino://rules/optimization.md");
+    let refused = session.read_resource(rule.clone()).await.unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .contains("it belongs to skill `trino-debug`"),
+        "{refused}"
+    );
+    call(&session, "view_skill", json!({"skill_name": "trino-debug"}))
+        .await
+        .unwrap();
+    let listed: Vec<String> = session
+        .list_all_resources()
+        .await
+        .unwrap()
+        .iter()
+        .map(|r| r.uri.clone())
+        .collect();
+    assert_eq!(listed, ["trino://rules/optimization.md"]);
+    let read = session.read_resource(rule).await.unwrap();
+    assert!(
+        matches!(&read.contents[0], rmcp::model::ResourceContents::TextResourceContents { text, .. } if text == "Filter on partition columns first."),
+        "{read:?}"
+    );
+    let other = rmcp::model::ReadResourceRequestParams::new("trino://catalog/tables.json");
+    assert!(session.read_resource(other).await.is_err());
+    call(&session, "leave_skill", json!({})).await.unwrap();
+
     // A name no skill and no server has stays a protocol error.
     let unknown = call(&session, "nope", json!({})).await.unwrap_err();
     assert!(matches!(unknown, ServiceError::McpError(_)), "{unknown:?}");
@@ -346,6 +388,7 @@ async fn level_one_then_a_skill_scope_proxied() {
         "[gateway] scope: skill=report-writer tools=1",
         "[gateway] skill=report-writer tool=explain refused: outside the scope",
         "[gateway] scope: left skill=report-writer",
+        "[gateway] skill=trino-debug resource=trino://rules/optimization.md server=trino",
     ] {
         assert!(log.contains(line), "no {line:?} in the log:\n{log}");
     }
@@ -596,9 +639,10 @@ mod fixture {
     use std::time::Duration;
 
     use rmcp::model::{
-        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListToolsResult,
-        PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
-        ToolAnnotations,
+        CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ListResourcesResult,
+        ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+        ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
+        ResourceContents, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
     };
     use rmcp::service::RequestContext;
     use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt as _};
@@ -666,7 +710,42 @@ mod fixture {
 
     impl ServerHandler for Fixture {
         fn get_info(&self) -> ServerConfig {
-            ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            ServerConfig::new(
+                ServerCapabilities::builder()
+                    .enable_tools()
+                    .enable_resources()
+                    .build(),
+            )
+        }
+
+        async fn list_resources(
+            &self,
+            _request: Option<PaginatedRequestParams>,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ListResourcesResult, ErrorData> {
+            let resources = match self.name.as_str() {
+                "trino" => vec![
+                    Resource::new("trino://rules/optimization.md", "optimization rules"),
+                    Resource::new("trino://catalog/tables.json", "tables"),
+                ],
+                _ => Vec::new(),
+            };
+            Ok(ListResourcesResult::with_all_items(resources))
+        }
+
+        async fn read_resource(
+            &self,
+            request: ReadResourceRequestParams,
+            _context: RequestContext<RoleServer>,
+        ) -> Result<ReadResourceResponse, ErrorData> {
+            let text = match request.uri.as_str() {
+                "trino://rules/optimization.md" => "Filter on partition columns first.",
+                "trino://catalog/tables.json" => "[\"orders\"]",
+                other => {
+                    return Err(ErrorData::resource_not_found(format!("no {other}"), None));
+                }
+            };
+            Ok(ReadResourceResult::new(vec![ResourceContents::text(text, request.uri)]).into())
         }
 
         async fn list_tools(

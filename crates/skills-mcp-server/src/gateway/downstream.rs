@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use rmcp::model::{
     CallToolRequest, CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock,
-    ProgressNotificationParam, ProgressToken, ServerResult, Tool,
+    ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResult,
+    Resource, ServerResult, Tool,
 };
 use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServiceError, ServiceExt as _};
@@ -63,6 +64,7 @@ pub(crate) struct Server {
     /// Bumped at every (re)start, so that two calls that saw the same crash restart once.
     generation: std::sync::atomic::AtomicU64,
     tools: Mutex<Vec<Tool>>,
+    resources: Mutex<Vec<Resource>>,
 }
 
 /// Every downstream server of the gateway file.
@@ -86,6 +88,7 @@ impl Servers {
                     live: tokio::sync::Mutex::new(Err("not started".to_string())),
                     generation: std::sync::atomic::AtomicU64::new(0),
                     tools: Mutex::new(Vec::new()),
+                    resources: Mutex::new(Vec::new()),
                 })
             })
             .collect();
@@ -130,8 +133,9 @@ pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
         live: tokio::sync::Mutex::new(Err("not started".to_string())),
         generation: std::sync::atomic::AtomicU64::new(0),
         tools: Mutex::new(Vec::new()),
+        resources: Mutex::new(Vec::new()),
     };
-    let (live, tools) = server.connect().await?;
+    let (live, tools, _) = server.connect().await?;
     let _ = live.session.cancel().await;
     Ok(tools.into_iter().map(|t| t.name.to_string()).collect())
 }
@@ -140,6 +144,14 @@ impl Server {
     /// The tools it listed at its last start.
     pub(crate) fn tools(&self) -> Vec<Tool> {
         self.tools.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// The resources it listed at its last start (none when it has no resources).
+    pub(crate) fn resources(&self) -> Vec<Resource> {
+        self.resources
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// (Re)starts the session, unless another call already did since `seen` (the
@@ -157,9 +169,10 @@ impl Server {
         *live = Err("restarting".to_string());
         let started = tokio::time::timeout(START_TIMEOUT, self.connect()).await;
         let outcome = match started {
-            Ok(Ok((new, tools))) => {
+            Ok(Ok((new, tools, resources))) => {
                 let count = tools.len();
                 *self.tools.lock().unwrap_or_else(|e| e.into_inner()) = tools;
+                *self.resources.lock().unwrap_or_else(|e| e.into_inner()) = resources;
                 *live = Ok(new);
                 Ok(count)
             }
@@ -177,7 +190,7 @@ impl Server {
         outcome
     }
 
-    async fn connect(&self) -> Result<(Live, Vec<Tool>), String> {
+    async fn connect(&self) -> Result<(Live, Vec<Tool>, Vec<Resource>), String> {
         let handler = Forwarder {
             index: self.index,
             routes: Arc::clone(&self.routes),
@@ -237,12 +250,24 @@ impl Server {
             .list_all_tools()
             .await
             .map_err(|e| format!("tools/list failed: {e}"))?;
+        let has_resources = session
+            .peer_info()
+            .is_some_and(|info| info.capabilities.resources.is_some());
+        let resources = if has_resources {
+            session
+                .list_all_resources()
+                .await
+                .map_err(|e| format!("resources/list failed: {e}"))?
+        } else {
+            Vec::new()
+        };
         Ok((
             Live {
                 session,
                 _child: child,
             },
             tools,
+            resources,
         ))
     }
 
@@ -316,6 +341,44 @@ impl Server {
             ))),
             Some(Err(ServiceError::McpError(e))) => Err(e),
             Some(Err(e)) => Ok(self.died(name, generation, &e).await),
+        }
+    }
+
+    /// Reads resource `uri` from the server: its contents as the server gave them; a server
+    /// that is down or dies under the read (restarted once) is an error that says so.
+    pub(crate) async fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
+        use std::sync::atomic::Ordering;
+        let (peer, generation) = {
+            let live = self.live.lock().await;
+            match &*live {
+                Ok(live) => (
+                    live.session.peer().clone(),
+                    self.generation.load(Ordering::SeqCst),
+                ),
+                Err(why) => {
+                    return Err(ErrorData::internal_error(
+                        format!("MCP server `{}` is not running ({why})", self.spec.name),
+                        None,
+                    ));
+                }
+            }
+        };
+        match peer
+            .read_resource(ReadResourceRequestParams::new(uri.to_string()))
+            .await
+        {
+            Ok(result) => Ok(result),
+            Err(ServiceError::McpError(e)) => Err(e),
+            Err(e) => {
+                let died = self.died(uri, generation, &e).await;
+                let text = died
+                    .content
+                    .first()
+                    .and_then(|c| c.as_text())
+                    .map(|t| t.text.clone())
+                    .unwrap_or_default();
+                Err(ErrorData::internal_error(text, None))
+            }
         }
     }
 

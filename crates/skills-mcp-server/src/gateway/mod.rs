@@ -14,8 +14,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, Implementation, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    Resource, ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -155,6 +156,59 @@ impl GatewayServer {
             .collect()
     }
 
+    /// The downstream resources `reference` names (a `resources.json` entry with a
+    /// `server`): one by URI, or all of the server's for `"uri": "*"`.
+    fn resolve_resource(
+        &self,
+        reference: &skills_prompt::Resource,
+        owner: &str,
+    ) -> Vec<(Resource, Arc<Server>)> {
+        let Some(server_name) = reference.server() else {
+            return Vec::new();
+        };
+        let Some(server) = self.servers.get(server_name) else {
+            tracing::warn!(
+                "[gateway] {owner} references resource `{}` of server `{server_name}`, which the gateway file does not list",
+                reference.uri
+            );
+            return Vec::new();
+        };
+        server
+            .resources()
+            .into_iter()
+            .filter(|r| reference.uri == "*" || r.uri == reference.uri)
+            .map(|r| (r, Arc::clone(server)))
+            .collect()
+    }
+
+    /// The scoped resources of `skill`: the downstream resources its `resources.json`
+    /// references.
+    fn scoped_resources(&self, skill: &Skill) -> Vec<(Resource, Arc<Server>)> {
+        match skills_prompt::load_package(skill) {
+            Ok((_, resources)) => resources
+                .iter()
+                .flat_map(|r| self.resolve_resource(r, &format!("skill `{}`", skill.id)))
+                .collect(),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The resources the session sees: the global references, then the active skill's.
+    fn visible_resources(&self, index: &Index) -> Vec<(Resource, Arc<Server>)> {
+        let mut all: Vec<(Resource, Arc<Server>)> = self
+            .globals
+            .resources
+            .iter()
+            .flat_map(|r| self.resolve_resource(r, "--resources"))
+            .collect();
+        if let Some(skill) = self.active().and_then(|id| index.get(&id).cloned()) {
+            all.extend(self.scoped_resources(&skill));
+        }
+        let mut seen = std::collections::HashSet::new();
+        all.retain(|(r, _)| seen.insert(r.uri.clone()));
+        all
+    }
+
     /// The scoped tools of `skill`: the downstream tools its `tools.json` references.
     fn scoped(&self, skill: &Skill) -> Vec<Visible> {
         match skills_prompt::load_package(skill) {
@@ -229,6 +283,9 @@ impl GatewayServer {
         if let Err(e) = peer.notify_tool_list_changed().await {
             tracing::debug!("cannot send tools/list_changed: {e}");
         }
+        if let Err(e) = peer.notify_resource_list_changed().await {
+            tracing::debug!("cannot send resources/list_changed: {e}");
+        }
     }
 
     async fn view_skill(
@@ -251,15 +308,20 @@ impl GatewayServer {
                 }
             }
             let scoped = self.scoped(skill);
-            let resolved: Vec<skills_prompt::Tool> = scoped
+            let resolved: Vec<skills_prompt::Tool> =
+                scoped.iter().filter_map(|v| convert(&v.tool)).collect();
+            let resources: Vec<skills_prompt::Resource> = self
+                .scoped_resources(skill)
                 .iter()
-                .filter_map(|v| serde_json::to_value(&v.tool).ok())
-                .filter_map(|v| serde_json::from_value(v).ok())
+                .filter_map(|(r, _)| convert(r))
                 .collect();
             let result = tools::view_skill_with(skill, index, &self.globals, |ctx| {
-                // References become the downstream tools they name; definitions stay.
+                // References become the downstream tools and resources they name;
+                // definitions stay.
                 ctx.scoped_tools.retain(|t| t.server().is_none());
                 ctx.scoped_tools.extend(resolved);
+                ctx.scoped_resources.retain(|r| r.server().is_none());
+                ctx.scoped_resources.extend(resources);
             })?;
             let ok = result.is_error != Some(true);
             (result, ok.then(|| (skill.id.clone(), scoped.len())))
@@ -270,6 +332,13 @@ impl GatewayServer {
         }
         Ok(result)
     }
+}
+
+/// An rmcp definition as the prompt crate's (the same JSON shape).
+fn convert<T: serde::de::DeserializeOwned>(value: &impl serde::Serialize) -> Option<T> {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| serde_json::from_value(v).ok())
 }
 
 fn leave_skill_tool() -> Tool {
@@ -288,6 +357,8 @@ impl ServerHandler for GatewayServer {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_tool_list_changed()
+                .enable_resources()
+                .enable_resources_list_changed()
                 .build(),
         )
         .with_server_info(Implementation::new(
@@ -314,6 +385,72 @@ impl ServerHandler for GatewayServer {
         Ok(ListToolsResult::with_all_items(
             tools.into_iter().map(|v| v.tool).collect(),
         ))
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Res<ListResourcesResult> {
+        self.state.refresh(&context.peer).await;
+        let resources = {
+            let state = self.state.lock();
+            self.visible_resources(&state.index)
+        };
+        Ok(ListResourcesResult::with_all_items(
+            resources.into_iter().map(|(r, _)| r).collect(),
+        ))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Res<ReadResourceResponse> {
+        self.state.refresh(&context.peer).await;
+        let uri = request.uri;
+        let (found, elsewhere) = {
+            let state = self.state.lock();
+            let found = self
+                .visible_resources(&state.index)
+                .into_iter()
+                .find(|(r, _)| r.uri == uri);
+            let elsewhere: Vec<String> = if found.is_none() {
+                state
+                    .index
+                    .skills()
+                    .iter()
+                    .filter(|s| self.scoped_resources(s).iter().any(|(r, _)| r.uri == uri))
+                    .map(|s| s.id.clone())
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            (found, elsewhere)
+        };
+        let Some((_, server)) = found else {
+            let shown = crate::text::clip(&uri);
+            return Err(match elsewhere.first() {
+                Some(skill) => ErrorData::invalid_params(
+                    format!(
+                        "resource {shown:?} is not in the current scope: it belongs to skill `{skill}`; call view_skill with skill_name \"{skill}\" first"
+                    ),
+                    None,
+                ),
+                None => ErrorData::resource_not_found(format!("no resource {shown:?}"), None),
+            });
+        };
+        let started = Instant::now();
+        let result = server.read(&uri).await;
+        tracing::info!(
+            "[gateway] skill={} resource={} server={} duration={:.1}ms outcome={}",
+            self.active().as_deref().unwrap_or("-"),
+            crate::text::clip(&uri),
+            server.spec.name,
+            started.elapsed().as_secs_f64() * 1000.0,
+            if result.is_ok() { "ok" } else { "error" }
+        );
+        result.map(Into::into)
     }
 
     async fn call_tool(

@@ -1,5 +1,7 @@
 //! `resources.json`: the MCP resources a skill scopes to itself (`resources-json-invalid`,
-//! `resource-uri-invalid`, `resource-duplicate`, `resource-missing`).
+//! `resource-uri-invalid`, `resource-duplicate`, `resource-missing`): definitions, and
+//! references to a downstream server's resources (`{"server": "trino", "uri": "…"}`, `"*"`
+//! for all of them) that `skills mcp --gateway` reads from it.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -32,6 +34,61 @@ pub(crate) fn check_resources(
             }
         };
         let mut what = format!("resource #{}", i + 1);
+        if let Some(raw) = fields.get("server") {
+            let server = value(raw);
+            if !server.as_str().is_some_and(|s| {
+                !s.is_empty()
+                    && s.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            }) {
+                out.push(
+                    Finding::new(
+                        RULE,
+                        format!("`server` of {what} must name a downstream MCP server (letters, digits, `-`, `_`)"),
+                        Some(span_of(text, raw)),
+                    )
+                    .help("write the server's name as the gateway file's `mcpServers` has it"),
+                );
+                continue;
+            }
+            match required_str(
+                text,
+                item,
+                &fields,
+                "uri",
+                RuleId::ResourceUriInvalid,
+                &what,
+            ) {
+                Ok((uri, span)) if uri.trim().is_empty() => out.push(
+                    Finding::new(
+                        RuleId::ResourceUriInvalid,
+                        format!("the `uri` of {what} is empty"),
+                        Some(span),
+                    )
+                    .help("give the URI of one of the server's resources, or `*` for all of them"),
+                ),
+                Ok((uri, span)) => {
+                    let key = format!("{}/{uri}", server.as_str().unwrap_or_default());
+                    if let Some(first) = seen.get(&key) {
+                        out.push(
+                            Finding::new(
+                                RuleId::ResourceDuplicate,
+                                format!(
+                                    "resource `{uri}` is already referenced (resource #{})",
+                                    first + 1
+                                ),
+                                Some(span),
+                            )
+                            .help("remove one of the references"),
+                        );
+                    } else {
+                        seen.insert(key, i);
+                    }
+                }
+                Err(f) => out.push(f),
+            }
+            continue;
+        }
         match required_str(
             text,
             item,
@@ -172,6 +229,31 @@ mod tests {
 
     fn rules(found: &[Finding]) -> Vec<RuleId> {
         found.iter().map(|f| f.rule).collect()
+    }
+
+    #[test]
+    fn references_to_a_downstream_server() {
+        let none = |_: &str| false;
+        let closest = |_: &str| None;
+        let check = |text: &str| rules(&check_resources(text, &none, &closest));
+        assert_eq!(
+            check(
+                r#"[{"server": "trino", "uri": "*"}, {"server": "trino", "uri": "trino://rules.md"}]"#
+            ),
+            Vec::<RuleId>::new()
+        );
+        assert_eq!(
+            check(r#"[{"server": "a b", "uri": "*"}]"#),
+            [RuleId::ResourcesJsonInvalid]
+        );
+        assert_eq!(
+            check(r#"[{"server": "t", "uri": ""}]"#),
+            [RuleId::ResourceUriInvalid]
+        );
+        assert_eq!(
+            check(r#"[{"server": "t", "uri": "x://a"}, {"server": "t", "uri": "x://a"}]"#),
+            [RuleId::ResourceDuplicate]
+        );
     }
 
     #[test]
