@@ -260,7 +260,8 @@ async fn level_one_then_a_skill_scope_proxied() {
             "chart",
             "broken",
             "slow",
-            "crash"
+            "crash",
+            "grow"
         ]
     );
     let tools = session.list_all_tools().await.unwrap();
@@ -381,8 +382,8 @@ async fn level_one_then_a_skill_scope_proxied() {
 
     let log = setup.log();
     for line in [
-        "[gateway] server=trino started, 6 tools",
-        "[gateway] scope: skill=trino-debug tools=6",
+        "[gateway] server=trino started, 7 tools",
+        "[gateway] scope: skill=trino-debug tools=7",
         "[gateway] skill=trino-debug tool=query server=trino duration=",
         "[gateway] skill=trino-debug tool=broken server=trino",
         "[gateway] scope: skill=report-writer tools=1",
@@ -653,9 +654,7 @@ mod fixture {
             .enable_all()
             .build()
             .unwrap();
-        let server = Fixture {
-            name: name.to_string(),
-        };
+        let server = Fixture::named(name);
         runtime.block_on(async move {
             let service = server.serve(rmcp::transport::stdio()).await.unwrap();
             let _ = service.waiting().await;
@@ -665,12 +664,15 @@ mod fixture {
 
     pub(super) struct Fixture {
         name: String,
+        /// Set by `grow`: the server then has one tool more.
+        grown: std::sync::atomic::AtomicBool,
     }
 
     impl Fixture {
         pub(super) fn named(name: &str) -> Self {
             Self {
                 name: name.to_string(),
+                grown: std::sync::atomic::AtomicBool::new(false),
             }
         }
     }
@@ -699,6 +701,7 @@ mod fixture {
                 Tool::new("broken", "Always fails.", none()),
                 Tool::new("slow", "Reports progress until cancelled.", none()),
                 Tool::new("crash", "Ends the server's process.", none()),
+                Tool::new("grow", "Adds the tool `extra` and says so.", none()),
             ],
             _ => vec![Tool::new(
                 "fetch",
@@ -753,7 +756,15 @@ mod fixture {
             _request: Option<PaginatedRequestParams>,
             _context: RequestContext<RoleServer>,
         ) -> Result<ListToolsResult, ErrorData> {
-            Ok(ListToolsResult::with_all_items(tools(&self.name)))
+            let mut all = tools(&self.name);
+            if self.grown.load(std::sync::atomic::Ordering::SeqCst) {
+                all.push(Tool::new(
+                    "extra",
+                    "Added by `grow`.",
+                    schema(json!({"type": "object"})),
+                ));
+            }
+            Ok(ListToolsResult::with_all_items(all))
         }
 
         async fn call_tool(
@@ -823,6 +834,12 @@ mod fixture {
                     }
                 }
                 "crash" => std::process::exit(3),
+                "grow" => {
+                    self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
+                    let _ = context.peer.notify_tool_list_changed().await;
+                    CallToolResult::success(vec![ContentBlock::text("grown")])
+                }
+                "extra" => CallToolResult::success(vec![ContentBlock::text("extra here")]),
                 other => {
                     return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
                 }

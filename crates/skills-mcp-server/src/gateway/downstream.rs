@@ -22,14 +22,88 @@ const START_TIMEOUT: Duration = Duration::from_secs(30);
 /// Where a downstream progress notification goes: the agent's session and its token.
 type Routes = Arc<Mutex<HashMap<(usize, ProgressToken), (Peer<RoleServer>, ProgressToken)>>>;
 
-/// The client handler of one downstream session: forwards progress to the agent.
+/// The agents' sessions, told when a downstream server's tools or resources change.
+pub(crate) type Sessions = Arc<Mutex<Vec<Peer<RoleServer>>>>;
+
+/// The client handler of one downstream session: forwards progress to the agent, and
+/// follows the server's list changes.
 #[derive(Clone)]
 struct Forwarder {
     index: usize,
+    name: String,
     routes: Routes,
+    tools: Arc<Mutex<Vec<Tool>>>,
+    resources: Arc<Mutex<Vec<Resource>>>,
+    sessions: Sessions,
+}
+
+impl Forwarder {
+    /// Tells every agent session that its lists may have changed; forgets closed ones.
+    async fn tell_sessions(&self, tools: bool) {
+        let peers: Vec<Peer<RoleServer>> = self
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut gone = Vec::new();
+        for (i, peer) in peers.iter().enumerate() {
+            let sent = if tools {
+                peer.notify_tool_list_changed().await
+            } else {
+                peer.notify_resource_list_changed().await
+            };
+            if sent.is_err() {
+                gone.push(i);
+            }
+        }
+        if !gone.is_empty() {
+            let mut sessions = self.sessions.lock().unwrap_or_else(|e| e.into_inner());
+            let mut i = 0;
+            sessions.retain(|_| {
+                let keep = !gone.contains(&i);
+                i += 1;
+                keep
+            });
+        }
+    }
 }
 
 impl ClientHandler for Forwarder {
+    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        // Listed on a task of its own: the session that delivers this notification is the
+        // one that must deliver the answer.
+        let this = self.clone();
+        tokio::spawn(async move {
+            match context.peer.list_all_tools().await {
+                Ok(tools) => {
+                    tracing::info!(
+                        "[gateway] server={} tools changed: {} tools",
+                        this.name,
+                        tools.len()
+                    );
+                    *this.tools.lock().unwrap_or_else(|e| e.into_inner()) = tools;
+                    this.tell_sessions(true).await;
+                }
+                Err(e) => tracing::warn!("[gateway] server={}: tools/list failed: {e}", this.name),
+            }
+        });
+    }
+
+    async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
+        let this = self.clone();
+        tokio::spawn(async move {
+            match context.peer.list_all_resources().await {
+                Ok(resources) => {
+                    *this.resources.lock().unwrap_or_else(|e| e.into_inner()) = resources;
+                    this.tell_sessions(false).await;
+                }
+                Err(e) => {
+                    tracing::warn!("[gateway] server={}: resources/list failed: {e}", this.name);
+                }
+            }
+        });
+    }
+
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
@@ -63,13 +137,16 @@ pub(crate) struct Server {
     live: tokio::sync::Mutex<Result<Live, String>>,
     /// Bumped at every (re)start, so that two calls that saw the same crash restart once.
     generation: std::sync::atomic::AtomicU64,
-    tools: Mutex<Vec<Tool>>,
-    resources: Mutex<Vec<Resource>>,
+    tools: Arc<Mutex<Vec<Tool>>>,
+    resources: Arc<Mutex<Vec<Resource>>>,
+    sessions: Sessions,
 }
 
 /// Every downstream server of the gateway file.
 pub(crate) struct Servers {
     pub(crate) servers: Vec<Arc<Server>>,
+    /// The agents' sessions (over HTTP, several), for list changes.
+    pub(crate) sessions: Sessions,
 }
 
 impl Servers {
@@ -77,6 +154,7 @@ impl Servers {
     /// down, so that a call to its tools says why.
     pub(crate) async fn start(specs: &[Spec]) -> Self {
         let routes = Routes::default();
+        let sessions = Sessions::default();
         let servers: Vec<Arc<Server>> = specs
             .iter()
             .enumerate()
@@ -87,8 +165,9 @@ impl Servers {
                     routes: Arc::clone(&routes),
                     live: tokio::sync::Mutex::new(Err("not started".to_string())),
                     generation: std::sync::atomic::AtomicU64::new(0),
-                    tools: Mutex::new(Vec::new()),
-                    resources: Mutex::new(Vec::new()),
+                    tools: Arc::default(),
+                    resources: Arc::default(),
+                    sessions: Arc::clone(&sessions),
                 })
             })
             .collect();
@@ -114,7 +193,7 @@ impl Servers {
                 }
             }
         }
-        Self { servers }
+        Self { servers, sessions }
     }
 
     /// The server named `name`.
@@ -132,8 +211,9 @@ pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
         routes: Routes::default(),
         live: tokio::sync::Mutex::new(Err("not started".to_string())),
         generation: std::sync::atomic::AtomicU64::new(0),
-        tools: Mutex::new(Vec::new()),
-        resources: Mutex::new(Vec::new()),
+        tools: Arc::default(),
+        resources: Arc::default(),
+        sessions: Sessions::default(),
     };
     let (live, tools, _) = server.connect().await?;
     let _ = live.session.cancel().await;
@@ -193,7 +273,11 @@ impl Server {
     async fn connect(&self) -> Result<(Live, Vec<Tool>, Vec<Resource>), String> {
         let handler = Forwarder {
             index: self.index,
+            name: self.spec.name.clone(),
             routes: Arc::clone(&self.routes),
+            tools: Arc::clone(&self.tools),
+            resources: Arc::clone(&self.resources),
+            sessions: Arc::clone(&self.sessions),
         };
         let (session, child) = match &self.spec.transport {
             Transport::Stdio {

@@ -387,6 +387,15 @@ impl ServerHandler for GatewayServer {
         ))
     }
 
+    async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
+        // Told when a downstream server's tools or resources change.
+        self.servers
+            .sessions
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(context.peer);
+    }
+
     async fn list_resources(
         &self,
         _request: Option<PaginatedRequestParams>,
