@@ -809,6 +809,14 @@ mod fixture {
                 }
                 "slow" => {
                     let token = context.meta.get_progress_token();
+                    // At once, as fast servers do: before the gateway has seen the answer
+                    // to its send, so the route may not be recorded yet.
+                    if let Some(token) = &token {
+                        let _ = context
+                            .peer
+                            .notify_progress(ProgressNotificationParam::new(token.clone(), 0.5))
+                            .await;
+                    }
                     let mut step = 0.0;
                     loop {
                         tokio::select! {

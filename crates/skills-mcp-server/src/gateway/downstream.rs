@@ -19,8 +19,79 @@ use super::file::{Downstream as Spec, Transport};
 /// How long a downstream server has to start and list its tools.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
-/// Where a downstream progress notification goes: the agent's session and its token.
-type Routes = Arc<Mutex<HashMap<(usize, ProgressToken), (Peer<RoleServer>, ProgressToken)>>>;
+/// A downstream request's progress token, with its server's index (each server's session
+/// numbers its tokens from the same start).
+type Key = (usize, ProgressToken);
+/// The agent's session and its token, where a downstream request's progress goes.
+type Route = (Peer<RoleServer>, ProgressToken);
+
+/// Where downstream progress notifications go (to a [`Route`]; the tests use text).
+#[derive(Clone)]
+struct Routes<R = Route>(Arc<Mutex<RouteTable<R>>>);
+
+impl<R> Default for Routes<R> {
+    fn default() -> Self {
+        Self(Arc::new(Mutex::new(RouteTable {
+            routes: HashMap::new(),
+            early: std::collections::VecDeque::new(),
+        })))
+    }
+}
+
+struct RouteTable<R> {
+    routes: HashMap<Key, R>,
+    /// Progress that came before its route: rmcp picks a request's token as it sends it, so
+    /// the route is recorded just after, and a quick server can report in between. Kept
+    /// (the last [`EARLY`]) and delivered when the route is recorded.
+    early: std::collections::VecDeque<(Key, ProgressNotificationParam)>,
+}
+
+/// How many early notifications are kept.
+const EARLY: usize = 64;
+
+impl<R: Clone> Routes<R> {
+    fn table(&self) -> std::sync::MutexGuard<'_, RouteTable<R>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Records where `key`'s progress goes; the notifications that came before it.
+    fn insert(&self, key: Key, route: R) -> Vec<ProgressNotificationParam> {
+        let mut table = self.table();
+        table.routes.insert(key.clone(), route);
+        let (mine, others) = std::mem::take(&mut table.early)
+            .into_iter()
+            .partition(|(k, _)| *k == key);
+        table.early = others;
+        mine.into_iter().map(|(_, p)| p).collect()
+    }
+
+    fn remove(&self, key: &Key) {
+        let mut table = self.table();
+        table.routes.remove(key);
+        table.early.retain(|(k, _)| k != key);
+    }
+
+    /// Where `params` goes now; `None` (and kept for later) when its route is not known yet.
+    fn route(&self, key: Key, params: &ProgressNotificationParam) -> Option<R> {
+        let mut table = self.table();
+        if let Some(route) = table.routes.get(&key) {
+            return Some(route.clone());
+        }
+        if table.early.len() == EARLY {
+            table.early.pop_front();
+        }
+        table.early.push_back((key, params.clone()));
+        None
+    }
+}
+
+/// Sends `params` to the agent's session under the agent's token.
+async fn forward(route: &Route, params: ProgressNotificationParam) {
+    let (peer, token) = route;
+    let mut forwarded = params;
+    forwarded.progress_token = token.clone();
+    let _ = peer.notify_progress(forwarded).await;
+}
 
 /// The agents' sessions, told when a downstream server's tools or resources change.
 pub(crate) type Sessions = Arc<Mutex<Vec<Peer<RoleServer>>>>;
@@ -109,16 +180,9 @@ impl ClientHandler for Forwarder {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let route = self
-            .routes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(&(self.index, params.progress_token.clone()))
-            .cloned();
-        if let Some((peer, token)) = route {
-            let mut forwarded = params;
-            forwarded.progress_token = token;
-            let _ = peer.notify_progress(forwarded).await;
+        let key = (self.index, params.progress_token.clone());
+        if let Some(route) = self.routes.route(key, &params) {
+            forward(&route, params).await;
         }
     }
 }
@@ -162,7 +226,7 @@ impl Servers {
                 Arc::new(Server {
                     spec: spec.clone(),
                     index,
-                    routes: Arc::clone(&routes),
+                    routes: routes.clone(),
                     live: tokio::sync::Mutex::new(Err("not started".to_string())),
                     generation: std::sync::atomic::AtomicU64::new(0),
                     tools: Arc::default(),
@@ -274,7 +338,7 @@ impl Server {
         let handler = Forwarder {
             index: self.index,
             name: self.spec.name.clone(),
-            routes: Arc::clone(&self.routes),
+            routes: self.routes.clone(),
             tools: Arc::clone(&self.tools),
             resources: Arc::clone(&self.resources),
             sessions: Arc::clone(&self.sessions),
@@ -366,20 +430,13 @@ impl Server {
         upstream: Option<(Peer<RoleServer>, ProgressToken)>,
         cancel: impl std::future::Future<Output = ()>,
     ) -> Result<CallToolResult, ErrorData> {
-        use std::sync::atomic::Ordering;
-        let (peer, generation) = {
-            let live = self.live.lock().await;
-            match &*live {
-                Ok(live) => (
-                    live.session.peer().clone(),
-                    self.generation.load(Ordering::SeqCst),
-                ),
-                Err(why) => {
-                    return Ok(tool_error(format!(
-                        "MCP server `{}` is not running ({why}); tool `{name}` cannot be called.",
-                        self.spec.name
-                    )));
-                }
+        let (peer, generation) = match self.current().await {
+            Ok(current) => current,
+            Err(why) => {
+                return Ok(tool_error(format!(
+                    "MCP server `{}` is not running ({why}); tool `{name}` cannot be called.",
+                    self.spec.name
+                )));
             }
         };
         let mut params = CallToolRequestParams::new(name.to_string());
@@ -390,24 +447,20 @@ impl Server {
             .await;
         let handle = match sent {
             Ok(handle) => handle,
-            Err(e) => return Ok(self.died(name, generation, &e).await),
+            Err(e) => return Ok(tool_error(self.died(name, generation, &e).await)),
         };
         let key = (self.index, handle.progress_token.clone());
         if let Some(route) = upstream {
-            self.routes
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .insert(key.clone(), route);
+            for early in self.routes.insert(key.clone(), route.clone()) {
+                forward(&route, early).await;
+            }
         }
         let id = handle.id.clone();
         let outcome = tokio::select! {
             response = handle.await_response() => Some(response),
             () = cancel => None,
         };
-        self.routes
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .remove(&key);
+        self.routes.remove(&key);
         match outcome {
             None => {
                 // The agent cancelled: so is the downstream call.
@@ -424,50 +477,48 @@ impl Server {
                 self.spec.name
             ))),
             Some(Err(ServiceError::McpError(e))) => Err(e),
-            Some(Err(e)) => Ok(self.died(name, generation, &e).await),
+            Some(Err(e)) => Ok(tool_error(self.died(name, generation, &e).await)),
+        }
+    }
+
+    /// The live session's peer and the generation it belongs to, or why there is none.
+    async fn current(&self) -> Result<(Peer<RoleClient>, u64), String> {
+        use std::sync::atomic::Ordering;
+        let live = self.live.lock().await;
+        match &*live {
+            Ok(live) => Ok((
+                live.session.peer().clone(),
+                self.generation.load(Ordering::SeqCst),
+            )),
+            Err(why) => Err(why.clone()),
         }
     }
 
     /// Reads resource `uri` from the server: its contents as the server gave them; a server
     /// that is down or dies under the read (restarted once) is an error that says so.
     pub(crate) async fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        use std::sync::atomic::Ordering;
-        let (peer, generation) = {
-            let live = self.live.lock().await;
-            match &*live {
-                Ok(live) => (
-                    live.session.peer().clone(),
-                    self.generation.load(Ordering::SeqCst),
-                ),
-                Err(why) => {
-                    return Err(ErrorData::internal_error(
-                        format!("MCP server `{}` is not running ({why})", self.spec.name),
-                        None,
-                    ));
-                }
-            }
-        };
+        let (peer, generation) = self.current().await.map_err(|why| {
+            ErrorData::internal_error(
+                format!("MCP server `{}` is not running ({why})", self.spec.name),
+                None,
+            )
+        })?;
         match peer
             .read_resource(ReadResourceRequestParams::new(uri.to_string()))
             .await
         {
             Ok(result) => Ok(result),
             Err(ServiceError::McpError(e)) => Err(e),
-            Err(e) => {
-                let died = self.died(uri, generation, &e).await;
-                let text = died
-                    .content
-                    .first()
-                    .and_then(|c| c.as_text())
-                    .map(|t| t.text.clone())
-                    .unwrap_or_default();
-                Err(ErrorData::internal_error(text, None))
-            }
+            Err(e) => Err(ErrorData::internal_error(
+                self.died(uri, generation, &e).await,
+                None,
+            )),
         }
     }
 
-    /// The tool error for a call the server died under, after restarting it once.
-    async fn died(&self, name: &str, generation: u64, error: &ServiceError) -> CallToolResult {
+    /// What to tell of a request (of tool or resource `name`) the server died under, after
+    /// restarting it once.
+    async fn died(&self, name: &str, generation: u64, error: &ServiceError) -> String {
         let restarted = self.restart(generation).await;
         tracing::warn!(
             "[gateway] server={} tool={name} failed ({error}); restart: {}",
@@ -477,7 +528,7 @@ impl Server {
                 Err(why) => why.clone(),
             }
         );
-        tool_error(match restarted {
+        match restarted {
             Ok(_) => format!(
                 "MCP server `{}` stopped during the call of `{name}` ({error}); it was restarted: call the tool again if it is safe to repeat.",
                 self.spec.name
@@ -486,11 +537,49 @@ impl Server {
                 "MCP server `{}` stopped during the call of `{name}` ({error}) and could not be restarted: {why}",
                 self.spec.name
             ),
-        })
+        }
     }
 }
 
 /// A tool result with `isError: true` and this text.
 pub(crate) fn tool_error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress(token: i64, step: f64) -> ProgressNotificationParam {
+        ProgressNotificationParam::new(
+            ProgressToken(rmcp::model::NumberOrString::Number(token)),
+            step,
+        )
+    }
+
+    /// Progress that comes before its route is recorded is delivered with it, in order; a
+    /// route's own progress goes straight through; the early queue is bounded.
+    #[test]
+    fn early_progress_waits_for_its_route() {
+        let routes: Routes<&str> = Routes::default();
+        let key = |token: i64| (0, ProgressToken(rmcp::model::NumberOrString::Number(token)));
+        assert_eq!(routes.route(key(1), &progress(1, 1.0)), None);
+        assert_eq!(routes.route(key(2), &progress(2, 1.0)), None);
+        assert_eq!(routes.route(key(1), &progress(1, 2.0)), None);
+        let early = routes.insert(key(1), "agent");
+        let steps: Vec<f64> = early.iter().map(|p| p.progress).collect();
+        assert_eq!(steps, [1.0, 2.0]);
+        assert_eq!(routes.route(key(1), &progress(1, 3.0)), Some("agent"));
+        // The same token of another server is another request.
+        assert_eq!(routes.route((1, key(1).1), &progress(1, 1.0)), None);
+        routes.remove(&key(2));
+        for step in 0..100 {
+            let _ = routes.route(key(9), &progress(9, f64::from(step)));
+        }
+        assert_eq!(routes.table().early.len(), EARLY);
+        assert_eq!(
+            routes.insert(key(9), "agent").first().map(|p| p.progress),
+            Some(36.0)
+        );
+    }
 }
