@@ -345,7 +345,8 @@ impl Context {
     /// scoped tool has a universal tool's name.
     pub fn skill(skill: &Skill, skills: &[Skill], globals: &Globals) -> Result<Self, PromptError> {
         let mut ctx = Self::router(skills, globals)?;
-        let (tools, resources) = load_package(skill)?;
+        let (mut tools, mut resources) = load_package(skill)?;
+        describe_references(&mut tools, &mut resources);
         for t in &tools {
             if ctx.universal_tools.iter().any(|u| u.name == t.name) {
                 return Err(PromptError::DuplicateTool {
@@ -360,6 +361,42 @@ impl Context {
         ctx.scoped_tools = tools;
         ctx.scoped_resources = resources;
         Ok(ctx)
+    }
+}
+
+/// Says what a reference to a downstream server's tool or resource is, where it says
+/// nothing itself: outside `skills mcp --gateway` (which shows the server's own definitions
+/// instead) it is a name and a server, not a tool the prompt can describe.
+fn describe_references(tools: &mut [Tool], resources: &mut [Resource]) {
+    for tool in tools.iter_mut() {
+        let Some(server) = tool.server().map(str::to_string) else {
+            continue;
+        };
+        if tool.description.trim().is_empty() {
+            tool.description = if tool.name == "*" {
+                format!(
+                    "Every tool of the MCP server `{server}`, served through `skills mcp --gateway`."
+                )
+            } else {
+                format!(
+                    "Tool `{}` of the MCP server `{server}`, served through `skills mcp --gateway`.",
+                    tool.name
+                )
+            };
+        }
+    }
+    for resource in resources.iter_mut() {
+        let Some(server) = resource.server().map(str::to_string) else {
+            continue;
+        };
+        if resource.name.trim().is_empty() {
+            resource.name.clone_from(&resource.uri);
+        }
+        if resource.description.trim().is_empty() {
+            resource.description = format!(
+                "Resource of the MCP server `{server}`, read through `skills mcp --gateway`."
+            );
+        }
     }
 }
 

@@ -147,3 +147,39 @@ fn errors() {
     assert!(run.stderr.contains("tools.json:3:1"), "{}", run.stderr);
     assert!(run.stderr.contains("skills lint"), "{}", run.stderr);
 }
+
+/// Outside the gateway, a `tools.json` reference (`{"server", "name"}`) is not a tool the
+/// prompt can describe: it says what it is and where it is served.
+#[test]
+fn references_say_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let skill = dir.path().join("skills/trino-debug");
+    std::fs::create_dir_all(&skill).unwrap();
+    std::fs::write(
+        skill.join("SKILL.md"),
+        "---\nname: trino-debug\ndescription: Debug slow Trino queries. Use when a query is slow.\n---\nYou are a Trino expert.\n",
+    )
+    .unwrap();
+    std::fs::write(
+        skill.join("tools.json"),
+        r#"[{"server": "trino", "name": "query"}, {"server": "fetch", "name": "*"}]"#,
+    )
+    .unwrap();
+    std::fs::write(
+        skill.join("resources.json"),
+        r#"[{"server": "trino", "uri": "trino://rules.md"}]"#,
+    )
+    .unwrap();
+    let run = skills(
+        dir.path(),
+        &["--skills-dir", "skills", "prompt", "trino-debug"],
+    );
+    run.assert_code(0);
+    for line in [
+        "<description>Tool `query` of the MCP server `trino`, served through `skills mcp --gateway`.</description>",
+        "<description>Every tool of the MCP server `fetch`, served through `skills mcp --gateway`.</description>",
+        "<uri>trino://rules.md</uri>",
+    ] {
+        assert!(run.stdout.contains(line), "no {line} in\n{}", run.stdout);
+    }
+}
