@@ -117,30 +117,42 @@ pub fn serve_http_until_signal(
         .build()?;
     runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(address).await?;
+        let stop = stop_signal();
         listening(listener.local_addr()?);
-        serve_http(config, listener, options, stop_signal()).await
+        serve_http(config, listener, options, stop).await
     })
 }
 
-/// Ctrl-C, or SIGTERM on unix.
-async fn stop_signal() {
+/// Resolves on Ctrl-C, or SIGTERM on unix: the shutdown signal of a server that finishes
+/// in-flight requests before it exits (`skills mcp --http`, `skills registry serve`).
+///
+/// The handlers are installed when this is called, not when the future is first polled:
+/// call it before announcing the address, so that a signal sent as soon as the server is
+/// known to listen stops it gracefully instead of killing it. Needs a tokio runtime with
+/// signal handling (and I/O) enabled.
+pub fn stop_signal() -> impl Future<Output = ()> + Send + 'static {
     #[cfg(unix)]
     {
-        let mut term =
-            match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-                Ok(term) => term,
-                Err(_) => {
-                    let _ = tokio::signal::ctrl_c().await;
-                    return;
+        use tokio::signal::unix::{Signal, SignalKind, signal};
+        let terminate = signal(SignalKind::terminate()).ok();
+        let interrupt = signal(SignalKind::interrupt()).ok();
+        let wait = |signal: Option<Signal>| async move {
+            match signal {
+                Some(mut signal) => {
+                    signal.recv().await;
                 }
-            };
-        tokio::select! {
-            _ = tokio::signal::ctrl_c() => {}
-            _ = term.recv() => {}
+                None => std::future::pending::<()>().await,
+            }
+        };
+        async move {
+            tokio::select! {
+                () = wait(terminate) => {}
+                () = wait(interrupt) => {}
+            }
         }
     }
     #[cfg(not(unix))]
-    {
+    async {
         let _ = tokio::signal::ctrl_c().await;
     }
 }

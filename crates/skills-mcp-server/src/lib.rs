@@ -293,7 +293,7 @@ and resources):
 
 Tools, prompt and methods, with examples: docs/mcp.md.";
 
-pub use http::{HttpOptions, http_router, serve_http, serve_http_until_signal};
+pub use http::{HttpOptions, http_router, serve_http, serve_http_until_signal, stop_signal};
 pub use probe::{ProbeError, ProbeTarget, probe_tools};
 
 /// Serves `config` over stdin and stdout until the client closes the connection.

@@ -245,6 +245,8 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
     {
         config.mcp.allowed_hosts.push(bound.ip().to_string());
     }
+    // Before the address is announced: a SIGTERM from then on stops the server gracefully.
+    let stop = skills_mcp_server::stop_signal();
     printer.status(&format!(
         "skills registry `{}` listening on http://{address} ({kind}: {})\n",
         config.name,
@@ -283,34 +285,12 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         );
     }
     let router = skills_registry::http::router(std::sync::Arc::clone(&registry));
-    skills_registry::http::serve(listener, router, shutdown_signal())
+    skills_registry::http::serve(listener, router, stop)
         .await
         .map_err(|e| errors::plain(format!("the server stopped: {e}"), ""))?;
     registry.store().close().await;
     printer.status("skills registry: stopped\n");
     Ok(ExitStatus::Success)
-}
-
-/// Ctrl-C or SIGTERM.
-async fn shutdown_signal() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut signal) => {
-                signal.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
-    }
 }
 
 /// The server's log on stderr, through the printer's writer: warnings and errors, or info

@@ -1182,3 +1182,16 @@ fn the_registry_serves_each_caller_their_skills_over_mcp() {
     let log = stop(child, stderr);
     assert!(log.contains("allowed_hosts"), "{log}");
 }
+
+/// A SIGTERM sent as soon as the address is announced stops the server gracefully (exit 0,
+/// "stopped"): the handler is installed before the announcement, not when serving begins.
+#[cfg(unix)]
+#[test]
+fn sigterm_right_after_the_announcement_stops_it_gracefully() {
+    for _ in 0..5 {
+        let t = tempfile::tempdir().unwrap();
+        let (child, _address, stderr) = start(t.path(), &[]);
+        let rest = stop(child, stderr);
+        assert!(rest.contains("skills registry: stopped"), "{rest}");
+    }
+}
