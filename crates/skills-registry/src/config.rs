@@ -9,6 +9,7 @@
 //! allow_loopback = false             # loopback/private addresses, http to loopback
 //! health_ttl_secs = 300
 //! health_interval_secs = 60          # background checks of skills older than the TTL (0: off)
+//! health_concurrency = 8             # HEAD requests the background checker has in flight
 //!
 //! [[servers]]                        # MCP servers, for GET /api/skills/{name}/tools
 //! path = "/servers/github"
@@ -63,6 +64,8 @@ pub struct ConfigFile {
     /// How often the background checker looks for skills due a health check; 0 turns it
     /// off.
     pub health_interval_secs: Option<u64>,
+    /// How many health checks the background checker runs at once.
+    pub health_concurrency: Option<usize>,
     /// The MCP servers the registry knows.
     #[serde(default)]
     pub servers: Vec<KnownServer>,

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use axum::extract::{FromRequestParts, Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, put};
+use axum::routing::{MethodRouter, delete, get, post, put};
 use axum::{Json, Router};
 use base64::Engine;
 use serde::Deserialize;
@@ -51,30 +51,45 @@ pub const ENDPOINTS: [(&str, &str); 19] = [
     ("HEAD", "/readyz"),
 ];
 
+/// What [`router`] routes beside `/mcp`, as `(method, path template, handler)`: built from
+/// this table alone, so a test can hold it to [`ENDPOINTS`] (and so to the OpenAPI document).
+type Routes<S> = Vec<(&'static str, &'static str, MethodRouter<Arc<Registry<S>>>)>;
+
+fn routes<S: Store>() -> Routes<S> {
+    vec![
+        ("GET", "/", get(list_page::<S>)),
+        ("GET", "/skills/{name}", get(skill_page::<S>)),
+        ("GET", "/healthz", get(|| async { "ok\n" })),
+        ("GET", "/readyz", get(ready::<S>)),
+        (
+            "GET",
+            "/api/openapi.json",
+            get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI) }),
+        ),
+        ("GET", "/api/skills", get(list::<S>)),
+        ("POST", "/api/skills", post(register::<S>)),
+        ("GET", "/api/skills/{name}", get(show::<S>)),
+        ("PUT", "/api/skills/{name}", put(update::<S>)),
+        ("DELETE", "/api/skills/{name}", delete(delete_skill::<S>)),
+        ("PUT", "/api/skills/{name}/enable", put(enable::<S>)),
+        ("PUT", "/api/skills/{name}/disable", put(disable::<S>)),
+        ("GET", "/api/skills/{name}/health", get(health::<S>)),
+        ("GET", "/api/skills/{name}/content", get(content::<S>)),
+        ("GET", "/api/skills/{name}/tools", get(tools::<S>)),
+        ("GET", "/api/skills/{name}/rating", get(rating::<S>)),
+        ("POST", "/api/skills/{name}/rate", post(rate::<S>)),
+    ]
+}
+
 /// The router for `registry`: every endpoint, `/healthz` and `/readyz`.
 pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
     let views = Arc::new(crate::mcp::Views::new(registry.config().mcp.clone()));
-    Router::new()
-        .route("/", get(list_page::<S>))
-        .route("/skills/{name}", get(skill_page::<S>))
-        .route("/healthz", get(|| async { "ok\n" }))
-        .route("/readyz", get(ready::<S>))
-        .route(
-            "/api/openapi.json",
-            get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI) }),
-        )
-        .route("/api/skills", get(list::<S>).post(register::<S>))
-        .route(
-            "/api/skills/{name}",
-            get(show::<S>).put(update::<S>).delete(delete::<S>),
-        )
-        .route("/api/skills/{name}/enable", put(enable::<S>))
-        .route("/api/skills/{name}/disable", put(disable::<S>))
-        .route("/api/skills/{name}/health", get(health::<S>))
-        .route("/api/skills/{name}/content", get(content::<S>))
-        .route("/api/skills/{name}/tools", get(tools::<S>))
-        .route("/api/skills/{name}/rating", get(rating::<S>))
-        .route("/api/skills/{name}/rate", axum::routing::post(rate::<S>))
+    routes::<S>()
+        .into_iter()
+        // Methods of one path are merged by axum (and a method routed twice panics).
+        .fold(Router::new(), |router, (_, path, handler)| {
+            router.route(path, handler)
+        })
         .fallback(|| async { Problem::not_found_route() })
         .layer(axum::middleware::from_fn(read_whole_body))
         // After the layer: MCP bodies have their own bound, and SSE answers stream.
@@ -571,7 +586,7 @@ async fn update<S: Store>(
     Ok(Json(card.view(View::Summary, None)).into_response())
 }
 
-async fn delete<S: Store>(
+async fn delete_skill<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
     SkillPath(name): SkillPath,
@@ -735,5 +750,25 @@ mod tests {
             .map(|(m, p)| ((*m).to_string(), (*p).to_string()))
             .collect();
         assert_eq!(documented, served);
+    }
+
+    #[test]
+    fn the_router_routes_exactly_the_endpoints() {
+        let routed: BTreeSet<(&str, &str)> = routes::<crate::SqliteStore>()
+            .iter()
+            .map(|(m, p, _)| (*m, *p))
+            .collect();
+        let listed: BTreeSet<(&str, &str)> = ENDPOINTS
+            .iter()
+            .filter(|(m, _)| *m != "HEAD")
+            .copied()
+            .collect();
+        assert_eq!(routed, listed);
+        // HEAD comes with a GET.
+        for (method, path) in ENDPOINTS {
+            if method == "HEAD" {
+                assert!(routed.contains(&("GET", path)), "{path}");
+            }
+        }
     }
 }

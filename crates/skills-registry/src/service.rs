@@ -9,7 +9,9 @@ use sha2::{Digest, Sha256};
 
 use crate::error::RegistryError;
 use crate::fetch::{self, FetchPolicy};
-use crate::model::{HealthStatus, SkillCard, ToolReference, Visibility};
+use crate::model::{
+    CompatibilityRequirement, HealthStatus, RequirementType, SkillCard, ToolReference, Visibility,
+};
 use crate::store::{Caller, ListQuery, Store, TokenRecord};
 use crate::time;
 
@@ -25,6 +27,8 @@ pub struct RegistryConfig {
     pub fetch: FetchPolicy,
     /// How long a health answer is served from the cache, in milliseconds.
     pub health_ttl_ms: i64,
+    /// How many health checks the background checker runs at once (at least 1).
+    pub health_concurrency: usize,
     /// The MCP servers the registry knows, for `GET …/tools`.
     pub servers: Vec<KnownServer>,
     /// How long a cached read is served at most when nothing changed through this
@@ -95,6 +99,7 @@ impl Default for RegistryConfig {
             public_read: false,
             fetch: FetchPolicy::default(),
             health_ttl_ms: 5 * 60 * 1000,
+            health_concurrency: 8,
             servers: Vec::new(),
             response_ttl: crate::cache::SHARED_RESPONSE_TTL,
             oidc: None,
@@ -131,9 +136,30 @@ impl Registration {
     }
 }
 
-/// Skills checked per round of the background health checker, and at once.
+/// Skills checked per round of the background health checker.
 const HEALTH_BATCH: u32 = 256;
-const HEALTH_CONCURRENCY: usize = 8;
+
+/// The machine-readable requirements a skill declares: one per tool of each fallback chain
+/// (`metadata.tools.<domain>`, see `skills_frontmatter::conventions`). A chain of one tool
+/// requires it; in a longer chain any one serves, so each is optional on its own.
+fn requirements_of(md: &skills_frontmatter::SkillMd) -> Vec<CompatibilityRequirement> {
+    md.tool_chains()
+        .iter()
+        .flat_map(|chain| {
+            let required = chain.tools.len() == 1;
+            chain
+                .tools
+                .iter()
+                .map(move |tool| CompatibilityRequirement {
+                    kind: RequirementType::Tool,
+                    target: tool.to_string(),
+                    min_version: None,
+                    max_version: None,
+                    required,
+                })
+        })
+        .collect()
+}
 
 /// Lint rules a registration does not apply: they need the skill's other files, and the
 /// registry fetches its `SKILL.md` alone.
@@ -542,7 +568,7 @@ impl<S: Store> Registry<S> {
         loop {
             ticks.tick().await;
             match self
-                .check_due_health(HEALTH_BATCH, HEALTH_CONCURRENCY)
+                .check_due_health(HEALTH_BATCH, self.config.health_concurrency)
                 .await
             {
                 Ok(0) => {}
@@ -681,7 +707,7 @@ impl<S: Store> Registry<S> {
             license: md.license().map(str::to_string),
             compatibility: md.compatibility().map(str::to_string),
             tags,
-            requirements: Vec::new(),
+            requirements: requirements_of(&md),
             target_agents: split_list(
                 meta("target-agents")
                     .or_else(|| meta("target_agents"))
@@ -697,8 +723,9 @@ impl<S: Store> Registry<S> {
             owner,
             is_enabled: true,
             registry_name: self.config.name.clone(),
+            // The GET above answered 2xx: as good as a health check, and as recent.
             health_status: HealthStatus::Healthy,
-            last_checked_time: None,
+            last_checked_time: Some(now.clone()),
             num_stars: 0.0,
             rating_details: Vec::new(),
             content_version: sha256_hex(text.as_bytes()),

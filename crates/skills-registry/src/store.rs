@@ -385,7 +385,7 @@ macro_rules! sql_store {
                      owner, is_enabled, registry_name, health_status, last_checked_time, \
                      content_version, content_updated_at, created_at, updated_at) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
-                     $16, $17, $18, $19, NULL, $20, $21, $22, $23)",
+                     $16, $17, $18, $19, $20, $21, $22, $23, $24)",
                 )
                 .bind(&card.name)
                 .bind(&card.description)
@@ -406,6 +406,8 @@ macro_rules! sql_store {
                 .bind(card.is_enabled)
                 .bind(&card.registry_name)
                 .bind(card.health_status.as_str())
+                // Checked as it was fetched, or (imported) never.
+                .bind(card.last_checked_time.is_some().then_some(now))
                 .bind(&card.content_version)
                 .bind(now)
                 .bind(now)

@@ -52,7 +52,62 @@ on_both_stores!(
     cached_reads_follow_every_change,
     bodies_are_read_whole_and_bounded,
     tools_are_checked_against_the_known_servers,
+    the_seed_indexes_are_there,
 );
+
+/// Seed 001's indexes, read back from the database's own catalogue: `(table, columns,
+/// unique)`.
+fn the_seed_indexes_are_there(b: &Backend) {
+    let h = Harness::start(b);
+    let rows: Vec<(String, String, bool)> = h.block_on(async {
+        use sqlx::Connection;
+        match b {
+            Backend::Sqlite => {
+                let mut db = sqlx::SqliteConnection::connect(&h.database_url)
+                    .await
+                    .unwrap();
+                sqlx::query_as(
+                    "SELECT m.tbl_name, group_concat(ii.name, ','), il.\"unique\" = 1 \
+                     FROM sqlite_master m, pragma_index_list(m.tbl_name) il, \
+                          pragma_index_info(il.name) ii \
+                     WHERE m.type = 'table' GROUP BY m.tbl_name, il.name",
+                )
+                .fetch_all(&mut db)
+                .await
+                .unwrap()
+            }
+            Backend::Postgres(_) => {
+                let mut db = sqlx::PgConnection::connect(&h.database_url).await.unwrap();
+                sqlx::query_as(
+                    "SELECT t.relname::text, string_agg(a.attname::text, ',' ORDER BY k.n), \
+                            ix.indisunique \
+                     FROM pg_index ix JOIN pg_class t ON t.oid = ix.indrelid \
+                     JOIN pg_namespace s ON s.oid = t.relnamespace AND s.nspname = 'public' \
+                     CROSS JOIN LATERAL unnest(ix.indkey) WITH ORDINALITY AS k(attnum, n) \
+                     JOIN pg_attribute a ON a.attrelid = t.oid AND a.attnum = k.attnum \
+                     GROUP BY ix.indexrelid, t.relname, ix.indisunique",
+                )
+                .fetch_all(&mut db)
+                .await
+                .unwrap()
+            }
+        }
+    });
+    for wanted in [
+        ("skills", "name", true),
+        ("skill_tags", "tag,skill", false),
+        ("skills", "visibility", false),
+        ("skills", "registry_name", false),
+        ("skills", "owner", false),
+        ("skills", "visibility,is_enabled,registry_name", false),
+    ] {
+        assert!(
+            rows.iter()
+                .any(|(t, c, u)| (t.as_str(), c.as_str(), *u) == wanted),
+            "{wanted:?} is not among {rows:?}"
+        );
+    }
+}
 
 fn liveness_and_readiness(b: &Backend) {
     let h = Harness::start(b);
@@ -71,7 +126,7 @@ fn registering_fills_the_card_from_the_frontmatter(b: &Backend) {
         &skill_md(
             "pdf-processing",
             "Fill PDF forms. Use when the user sends a PDF form.",
-            "license: MIT\ncompatibility: Needs python3\nallowed-tools: Bash(python3:*) Read\nmetadata:\n  version: \"1.2\"\n  author: Ada\n  tags: pdf, forms\n",
+            "license: MIT\ncompatibility: Needs python3\nallowed-tools: Bash(python3:*) Read\nmetadata:\n  version: \"1.2\"\n  author: Ada\n  tags: pdf, forms\n  tools.pdf: python3\n  tools.ocr: mcp__ocr__read_page, tesseract\n",
         ),
     );
     let alice = h.client("alice", &[], false);
@@ -108,6 +163,22 @@ fn registering_fills_the_card_from_the_frontmatter(b: &Backend) {
         json!(["python3:*"])
     );
     assert_eq!(card["allowed_tools"][1]["tool_name"], "Read");
+    // The declared fallback chains: a lone tool is required, either of two serves.
+    let requirement = |target: &str, required: bool| {
+        json!({"type": "tool", "target": target, "min_version": null,
+               "max_version": null, "required": required})
+    };
+    assert_eq!(
+        card["requirements"],
+        json!([
+            requirement("python3", true),
+            requirement("mcp__ocr__read_page", false),
+            requirement("tesseract", false),
+        ])
+    );
+    // The fetch that registered it was a check: healthy, and when.
+    assert_eq!(card["health_status"], "healthy");
+    assert_eq!(card["last_checked_time"], card["created_at"]);
     assert_eq!(card["visibility"], "public");
     assert_eq!(card["owner"], "alice");
     assert_eq!(card["is_enabled"], true);
@@ -136,6 +207,35 @@ fn registering_fills_the_card_from_the_frontmatter(b: &Backend) {
     let again = alice.post("/api/skills", &json!({"skill_md_url": url}));
     assert_eq!(again.status, 409);
     assert_eq!(again.json()["type"], "/problems/conflict");
+
+    // A page URL is translated to its raw file (a GitLab blob page here: the fixture
+    // host is trusted as a GitLab would be), and both are kept.
+    h.serve(
+        "/group/tools/-/raw/v2/skills/forms/SKILL.md",
+        &skill_md("forms", "Fill forms. Use when a form arrives.", ""),
+    );
+    let page = h.url("/group/tools/-/blob/v2/skills/forms/SKILL.md");
+    let created = alice.post("/api/skills", &json!({"skill_md_url": page}));
+    assert_eq!(created.status, 201, "{}", created.body);
+    let card = created.json();
+    assert_eq!(card["skill_md_url"], page);
+    assert_eq!(
+        card["skill_md_raw_url"],
+        h.url("/group/tools/-/raw/v2/skills/forms/SKILL.md")
+    );
+    assert_eq!(card["repository_url"], h.url("/group/tools"));
+    // A directory page names the SKILL.md in it.
+    h.serve(
+        "/group/tools/-/raw/v2/skills/sheets/SKILL.md",
+        &skill_md("sheets", "Fill sheets. Use when a sheet arrives.", ""),
+    );
+    let tree = h.url("/group/tools/-/tree/v2/skills/sheets");
+    let created = alice.post("/api/skills", &json!({"skill_md_url": tree}));
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(
+        created.json()["skill_md_raw_url"],
+        h.url("/group/tools/-/raw/v2/skills/sheets/SKILL.md")
+    );
 }
 
 fn a_skill_with_lint_errors_is_refused_with_the_lint_json(b: &Backend) {
@@ -767,54 +867,60 @@ fn tools_are_checked_against_the_known_servers(b: &Backend) {
 }
 
 fn the_background_checker_revisits_skills_due_a_check(b: &Backend) {
+    let register = |h: &Harness, names: &[&str]| {
+        let alice = h.client("alice", &[], false);
+        for name in names {
+            let path = format!("/o/r/main/{name}/SKILL.md");
+            h.serve(
+                &path,
+                &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
+            );
+            let created = alice.post("/api/skills", &json!({"skill_md_url": h.url(&path)}));
+            assert_eq!(created.status, 201, "{}", created.body);
+        }
+    };
+    // Registration fetched them: checked, so none is due within the TTL.
     let h = Harness::start_with(b, |c, _| c.health_ttl_ms = 60_000);
-    let alice = h.client("alice", &[], false);
-    for name in ["a", "b", "c"] {
-        let path = format!("/o/r/main/{name}/SKILL.md");
-        h.serve(
-            &path,
-            &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
-        );
-        assert_eq!(
-            alice
-                .post("/api/skills", &json!({"skill_md_url": h.url(&path)}))
-                .status,
-            201
-        );
-    }
-    h.remove("/o/r/main/b/SKILL.md");
+    register(&h, &["a", "b", "c"]);
+    let registry = std::sync::Arc::clone(&h.registry);
+    assert_eq!(h.block_on(registry.check_due_health(10, 2)).unwrap(), 0);
+
+    // With a TTL of 0 every skill is due at once.
+    let eager = Harness::start_with(b, |c, _| c.health_ttl_ms = 0);
+    register(&eager, &["a", "b", "c"]);
+    eager.remove("/o/r/main/b/SKILL.md");
     let status = |name: &str| {
-        h.block_on(h.registry.store().get(name))
+        eager
+            .block_on(eager.registry.store().get(name))
             .unwrap()
             .unwrap()
             .health_status
     };
-    let registry = std::sync::Arc::clone(&h.registry);
-    // Never checked: all three are due.
-    assert_eq!(h.block_on(registry.check_due_health(10, 2)).unwrap(), 3);
+    let registry = std::sync::Arc::clone(&eager.registry);
+    assert_eq!(eager.block_on(registry.check_due_health(10, 2)).unwrap(), 3);
     assert_eq!(status("a"), skills_registry::HealthStatus::Healthy);
     assert_eq!(status("b"), skills_registry::HealthStatus::Unhealthy);
     assert_eq!(status("c"), skills_registry::HealthStatus::Healthy);
-    // Checked within the TTL: none is due.
-    assert_eq!(h.block_on(registry.check_due_health(10, 2)).unwrap(), 0);
     // The batch bounds a round.
-    let eager = Harness::start_with(b, |c, _| c.health_ttl_ms = 0);
-    let alice = eager.client("alice", &[], false);
-    for name in ["a", "b"] {
-        let path = format!("/o/r/main/{name}/SKILL.md");
-        eager.serve(
-            &path,
-            &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
-        );
-        assert_eq!(
-            alice
-                .post("/api/skills", &json!({"skill_md_url": eager.url(&path)}))
-                .status,
-            201
-        );
-    }
-    let registry = std::sync::Arc::clone(&eager.registry);
     assert_eq!(eager.block_on(registry.check_due_health(1, 4)).unwrap(), 1);
+
+    // The checker `serve` runs keeps `health_concurrency` checks in flight, no more.
+    let bounded = Harness::start_with(b, |c, _| {
+        c.health_ttl_ms = 0;
+        c.health_concurrency = 3;
+    });
+    let names = ["p", "q", "r", "s", "t", "u", "v", "w"];
+    register(&bounded, &names);
+    let before = bounded.fixture_hits();
+    bounded.delay_answers(std::time::Duration::from_millis(150));
+    let registry = std::sync::Arc::clone(&bounded.registry);
+    bounded.spawn(registry.run_health_checker(std::time::Duration::from_millis(20)));
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while bounded.fixture_hits() < before + names.len() * 2 {
+        assert!(std::time::Instant::now() < deadline, "the checker stalled");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(bounded.most_in_flight(), 3);
 }
 
 /// Seed 001's visibility, whole: each kind of caller × each visibility × each endpoint.

@@ -51,10 +51,17 @@ enum Answer {
 struct Fixture {
     answers: Mutex<HashMap<String, Answer>>,
     hits: AtomicUsize,
+    /// How long each answer waits before it is sent.
+    delay: Mutex<std::time::Duration>,
+    in_flight: AtomicUsize,
+    /// The most requests seen in flight at once.
+    most_in_flight: AtomicUsize,
 }
 
 pub struct Harness {
     runtime: tokio::runtime::Runtime,
+    /// The database the registry runs on.
+    pub database_url: String,
     pub registry: Arc<Registry<AnyStore>>,
     base: String,
     fixture: Arc<Fixture>,
@@ -93,7 +100,13 @@ impl Harness {
                     let never = futures_util::stream::pending::<Result<Vec<u8>, std::io::Error>>();
                     return Response::new(axum::body::Body::from_stream(never));
                 }
-                answer(&served, request.uri().path())
+                let now = served.in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                served.most_in_flight.fetch_max(now, Ordering::SeqCst);
+                let delay = *served.delay.lock().unwrap();
+                tokio::time::sleep(delay).await;
+                let response = answer(&served, request.uri().path());
+                served.in_flight.fetch_sub(1, Ordering::SeqCst);
+                response
             }
         });
         runtime.spawn(async move { axum::serve(fixture_listener, app).await });
@@ -121,6 +134,7 @@ impl Harness {
                 cluster.url(&name)
             }
         };
+        let database_url = url.clone();
         let registry = runtime.block_on(async {
             let store = AnyStore::open(&url).await.unwrap();
             store.migrate().await.unwrap();
@@ -136,6 +150,7 @@ impl Harness {
         });
         Self {
             runtime,
+            database_url,
             registry,
             base,
             fixture,
@@ -182,6 +197,26 @@ impl Harness {
             Some(Answer::File(body)) => body.clone(),
             _ => panic!("{path} is not served"),
         }
+    }
+
+    /// Makes every later answer of the fixture wait `delay`, and forgets how many were in
+    /// flight at once.
+    pub fn delay_answers(&self, delay: std::time::Duration) {
+        *self.fixture.delay.lock().unwrap() = delay;
+        self.fixture.most_in_flight.store(0, Ordering::SeqCst);
+    }
+
+    /// The most requests the fixture had in flight at once since [`Harness::delay_answers`].
+    pub fn most_in_flight(&self) -> usize {
+        self.fixture.most_in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Spawns `future` on the harness's runtime.
+    pub fn spawn<F>(&self, future: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        self.runtime.spawn(future);
     }
 
     /// Requests the fixture has answered.

@@ -126,6 +126,9 @@ fn registry_config(
     config.fetch.trust_hosts = file.trust_hosts.clone().unwrap_or_default();
     config.fetch.trust_hosts.extend(trust_hosts.iter().cloned());
     config.fetch.allow_loopback = allow_loopback || file.allow_loopback.unwrap_or(false);
+    if let Some(concurrency) = file.health_concurrency {
+        config.health_concurrency = concurrency.max(1);
+    }
     if let Some(ttl) = file.health_ttl_secs {
         config.health_ttl_ms = i64::try_from(ttl.saturating_mul(1000)).unwrap_or(i64::MAX);
     }
