@@ -390,10 +390,19 @@ async fn skill_page<S: Store>(
     crate::web::skill_page(registry, caller, name, &headers).await
 }
 
+/// How long `/readyz` waits for the database: a probe's own timeout is often a second or
+/// two, and a database that takes longer than this to answer `SELECT 1` is not ready.
+const READY_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
+
 async fn ready<S: Store>(State(registry): State<Arc<Registry<S>>>) -> Response {
-    match registry.store().ping().await {
-        Ok(()) => "ready\n".into_response(),
-        Err(e) => Problem::from(RegistryError::Store(e)).into_response(),
+    match tokio::time::timeout(READY_WITHIN, registry.store().ping()).await {
+        Ok(Ok(())) => "ready\n".into_response(),
+        Ok(Err(e)) => Problem::from(RegistryError::Store(e)).into_response(),
+        Err(_) => {
+            tracing::error!("database: no answer to a ping within {READY_WITHIN:?}");
+            Problem::unavailable("The registry's database is unavailable", "try again later")
+                .into_response()
+        }
     }
 }
 
@@ -750,6 +759,44 @@ mod tests {
             .map(|(m, p)| ((*m).to_string(), (*p).to_string()))
             .collect();
         assert_eq!(documented, served);
+    }
+
+    /// The two kinds no API test can provoke from outside: what went wrong goes to the log,
+    /// never into the answer.
+    #[test]
+    fn internal_failures_answer_without_their_cause() {
+        let cause = "INSERT INTO skills (name) VALUES ($1): panicked at store.rs:12";
+        for (error, status, kind) in [
+            (
+                RegistryError::Internal(cause.to_string()),
+                500,
+                "/problems/internal",
+            ),
+            (
+                RegistryError::Store(crate::StoreError::Database(sqlx::Error::Protocol(
+                    cause.to_string(),
+                ))),
+                503,
+                "/problems/unavailable",
+            ),
+        ] {
+            let response = Problem::from(error).into_response();
+            assert_eq!(response.status().as_u16(), status);
+            assert_eq!(
+                response.headers()[header::CONTENT_TYPE],
+                "application/problem+json"
+            );
+            let body = futures_util::FutureExt::now_or_never(axum::body::to_bytes(
+                response.into_body(),
+                usize::MAX,
+            ))
+            .unwrap()
+            .unwrap();
+            let body: Value = serde_json::from_slice(&body).unwrap();
+            assert_eq!(body["type"], kind);
+            assert!(!body.to_string().contains("INSERT"), "{body}");
+            assert!(!body.to_string().contains("store.rs"), "{body}");
+        }
     }
 
     #[test]

@@ -55,6 +55,74 @@ on_both_stores!(
     the_seed_indexes_are_there,
 );
 
+/// PostgreSQL going away: readiness says so, and every answer that needs the database is a
+/// `503` problem that names no SQL, table or driver.
+#[test]
+fn a_database_that_goes_away_is_unavailable_and_names_no_sql() {
+    let Some(Backend::Postgres(cluster)) = Backend::postgres() else {
+        return;
+    };
+    let h = Harness::start(&Backend::Postgres(std::sync::Arc::clone(&cluster)));
+    let alice = h.client("alice", &[], false);
+    let path = "/o/r/main/s/SKILL.md";
+    h.serve(path, &skill_md("s", "Does s. Use when s.", ""));
+    assert_eq!(
+        alice
+            .post("/api/skills", &json!({"skill_md_url": h.url(path)}))
+            .status,
+        201
+    );
+    let other = h.url("/o/r/main/t/SKILL.md");
+    h.serve(
+        "/o/r/main/t/SKILL.md",
+        &skill_md("t", "Does t. Use when t.", ""),
+    );
+    cluster.stop();
+    let asked = std::time::Instant::now();
+    let ready = Client::anonymous(&h).get("/readyz");
+    assert!(
+        asked.elapsed() < std::time::Duration::from_secs(5),
+        "a readiness probe waited {:?}",
+        asked.elapsed()
+    );
+    // Writes wait for a connection as long as the pool allows: ask them at once.
+    let replies = std::thread::scope(|scope| {
+        let asks = [
+            scope.spawn(|| alice.post("/api/skills", &json!({"skill_md_url": other}))),
+            scope.spawn(|| alice.post("/api/skills/s/rate", &json!({"rating": 4}))),
+            scope.spawn(|| alice.delete("/api/skills/s")),
+        ];
+        asks.map(|a| a.join().unwrap())
+    });
+    let [register, rate, delete] = replies;
+    for (what, reply) in [
+        ("readyz", ready),
+        ("register", register),
+        ("rate", rate),
+        ("delete", delete),
+    ] {
+        assert_eq!(reply.status, 503, "{what}: {}", reply.body);
+        assert_eq!(reply.header("content-type"), "application/problem+json");
+        assert_eq!(reply.json()["type"], "/problems/unavailable", "{what}");
+        let lower = reply.body.to_lowercase();
+        for leak in [
+            "select",
+            "insert",
+            "delete from",
+            "sqlx",
+            "skills (",
+            "connection refused",
+            "127.0.0.1",
+        ] {
+            assert!(
+                !lower.contains(leak),
+                "{what} says {leak:?}: {}",
+                reply.body
+            );
+        }
+    }
+}
+
 /// Seed 001's indexes, read back from the database's own catalogue: `(table, columns,
 /// unique)`.
 fn the_seed_indexes_are_there(b: &Backend) {

@@ -149,6 +149,13 @@ impl Cluster {
     }
 }
 
+impl Cluster {
+    /// Stops the server at once, as a crash or a failover would.
+    pub fn stop(&self) {
+        self.run("pg_ctl", &["-D", &self.data(), "-m", "immediate", "stop"]);
+    }
+}
+
 impl Drop for Cluster {
     fn drop(&mut self) {
         let data = self.data();

@@ -10,6 +10,11 @@ use serde_json::json;
 use crate::package::{Routes, SKILL_MD, route, serve};
 use crate::skills;
 
+/// The registry crate's throwaway PostgreSQL cluster (initdb + pg_ctl in a temp dir).
+#[path = "../../../skills-registry/tests/support/postgres.rs"]
+#[allow(dead_code, unreachable_pub, clippy::print_stderr)]
+mod postgres;
+
 /// `skills registry serve ARGS` in `cwd`, and the address it announced on stderr.
 fn start(
     cwd: &std::path::Path,
@@ -33,7 +38,16 @@ fn start(
         .and_then(|rest| rest.split_whitespace().next())
         .unwrap_or_else(|| panic!("no address announced: {line:?}"))
         .to_string();
-    assert!(line.contains("(SQLite: sqlite://"), "{line}");
+    let database = args
+        .iter()
+        .position(|a| *a == "--database")
+        .and_then(|i| args.get(i + 1));
+    match database {
+        Some(url) if url.starts_with("postgres://") => {
+            assert!(line.contains("(PostgreSQL: postgres://"), "{line}");
+        }
+        _ => assert!(line.contains("(SQLite: sqlite://"), "{line}"),
+    }
     line.clear();
     stderr.read_line(&mut line).unwrap();
     assert_eq!(
@@ -283,6 +297,21 @@ fn migrate_and_the_errors_an_operator_meets() {
 #[cfg(unix)]
 #[test]
 fn acknowledged_writes_survive_kill_9() {
+    kill_9_during_a_burst(&[]);
+}
+
+/// The same on PostgreSQL, in a cluster of the test's own.
+#[cfg(unix)]
+#[test]
+fn acknowledged_writes_survive_kill_9_on_postgresql() {
+    if let Some(cluster) = postgres::Cluster::start() {
+        kill_9_during_a_burst(&["--database", &cluster.url("postgres")]);
+    }
+}
+
+/// `database`: the `--database` arguments (none for the default SQLite file).
+#[cfg(unix)]
+fn kill_9_during_a_burst(database: &[&str]) {
     use std::sync::{Arc, Mutex};
     let t = tempfile::tempdir().unwrap();
     let mut routes = Routes::new();
@@ -301,12 +330,22 @@ fn acknowledged_writes_survive_kill_9() {
     let fixture = serve(routes);
     let created = skills(
         t.path(),
-        &["registry", "token", "create", "--user", "root", "--admin"],
+        &[
+            &["registry", "token", "create", "--user", "root", "--admin"],
+            database,
+        ]
+        .concat(),
     );
     created.assert_code(0);
     let token = created.stdout.trim().to_string();
-    let (mut child, address, _stderr) =
-        start(t.path(), &["--trust-host", &fixture, "--allow-loopback"]);
+    let (mut child, address, _stderr) = start(
+        t.path(),
+        &[
+            &["--trust-host", fixture.as_str(), "--allow-loopback"],
+            database,
+        ]
+        .concat(),
+    );
     let acked = Arc::new(Mutex::new(Vec::<String>::new()));
     let writers: Vec<_> = (0..3)
         .map(|w| {
@@ -352,7 +391,7 @@ fn acknowledged_writes_survive_kill_9() {
         "the kill came after the burst: nothing was tested"
     );
 
-    let (child, address, stderr) = start(t.path(), &[]);
+    let (child, address, stderr) = start(t.path(), database);
     let agent = agent();
     for name in &acked {
         let response = agent
@@ -1194,4 +1233,83 @@ fn sigterm_right_after_the_announcement_stops_it_gracefully() {
         let rest = stop(child, stderr);
         assert!(rest.contains("skills registry: stopped"), "{rest}");
     }
+}
+
+/// Serves `SKILL_MD` at every path, `delay` after each request arrives; each arrival is
+/// sent on the returned channel first. Returns `HOST:PORT`.
+fn serve_slowly(delay: std::time::Duration) -> (String, std::sync::mpsc::Receiver<()>) {
+    use std::io::Write;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let (arrived, arrivals) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut line = String::new();
+            while reader.read_line(&mut line).unwrap_or(0) > 0 && line != "\r\n" {
+                line.clear();
+            }
+            let _ = arrived.send(());
+            std::thread::sleep(delay);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{SKILL_MD}",
+                SKILL_MD.len()
+            );
+        }
+    });
+    (address, arrivals)
+}
+
+/// SIGTERM while a registration is in flight (its `SKILL.md` still downloading): the
+/// request finishes with `201`, the server exits 0, and the skill is there after a restart.
+#[cfg(unix)]
+#[test]
+fn sigterm_lets_a_request_in_flight_finish() {
+    let t = tempfile::tempdir().unwrap();
+    let (fixture, arrivals) = serve_slowly(std::time::Duration::from_millis(1500));
+    let created = skills(
+        t.path(),
+        &["registry", "token", "create", "--user", "alice"],
+    );
+    created.assert_code(0);
+    let token = created.stdout.trim().to_string();
+    let (child, address, stderr) = start(t.path(), &["--trust-host", &fixture, "--allow-loopback"]);
+    let request = {
+        let (token, address) = (token.clone(), address.clone());
+        let url = format!("http://{fixture}/o/r/main/demo/SKILL.md");
+        std::thread::spawn(move || {
+            let mut response = agent()
+                .post(&format!("http://{address}/api/skills"))
+                .header("authorization", &format!("Bearer {token}"))
+                .header("content-type", "application/json")
+                .send(json!({"skill_md_url": url}).to_string())
+                .unwrap();
+            (
+                response.status().as_u16(),
+                response.body_mut().read_to_string().unwrap(),
+            )
+        })
+    };
+    // The registry is fetching the SKILL.md: the request is in flight.
+    arrivals
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .unwrap();
+    let stopped = std::time::Instant::now();
+    stop(child, stderr);
+    let (status, body) = request.join().unwrap();
+    assert_eq!(status, 201, "{body}");
+    assert!(
+        stopped.elapsed() >= std::time::Duration::from_millis(1000),
+        "the server exited before the request was done"
+    );
+    let (child, address, stderr) = start(t.path(), &[]);
+    let response = agent()
+        .get(&format!("http://{address}/api/skills/demo"))
+        .header("authorization", &format!("Bearer {token}"))
+        .call()
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    stop(child, stderr);
 }
