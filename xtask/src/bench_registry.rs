@@ -8,6 +8,10 @@
 //! p50 and p99, and the server's peak RSS. The clients run on the same machine: on 2 cores
 //! they take CPU from the server, so the figures are a floor.
 //!
+//! Without `--database`, the same run is made on SQLite and then on PostgreSQL, in a
+//! cluster the bench starts itself (initdb + pg_ctl in a temp dir) when PostgreSQL's
+//! binaries are installed.
+//!
 //! Issue 14's targets on 2 cores with SQLite: ≥ 10,000 req/s and p99 < 10 ms for a card,
 //! list p99 < 20 ms, peak RSS < 60 MB.
 
@@ -238,19 +242,45 @@ fn load(
     })
 }
 
+/// The registry crate's throwaway PostgreSQL cluster (initdb + pg_ctl in a temp dir), as its
+/// tests start it.
+#[path = "../../crates/skills-registry/tests/support/postgres.rs"]
+#[allow(
+    dead_code,
+    unreachable_pub,
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::print_stderr
+)]
+mod postgres;
+
 pub(super) fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
     let exe = match &options.exe {
         Some(exe) => exe.clone(),
         None => build_skills()?,
     };
+    if let Some(url) = &options.database {
+        return bench(&exe, url, "given", &options);
+    }
+    // Both stores, in one run: SQLite in a temp dir, then PostgreSQL in a cluster of its
+    // own when its binaries are installed (as the API tests do).
     let dir = tempfile::tempdir()?;
-    let url = options
-        .database
-        .clone()
-        .unwrap_or_else(|| format!("sqlite://{}", dir.path().join("registry.db").display()));
-    let token = populate(&url, options.skills)?;
-    let (mut child, address) = start(&exe, &url)?;
+    let sqlite = format!("sqlite://{}", dir.path().join("registry.db").display());
+    bench(&exe, &sqlite, "SQLite", &options)?;
+    match postgres::Cluster::start() {
+        Some(cluster) => {
+            println!();
+            bench(&exe, &cluster.url("postgres"), "PostgreSQL", &options)
+        }
+        None => Ok(()),
+    }
+}
+
+/// Fills the database at `url`, serves it, loads each request kind and prints the table.
+fn bench(exe: &std::path::Path, url: &str, label: &str, options: &Options) -> Result<()> {
+    let token = populate(url, options.skills)?;
+    let (mut child, address) = start(exe, url)?;
     let skills = options.skills.max(1);
     let kinds: [(&str, PathOf); 4] = [
         (
@@ -273,14 +303,7 @@ pub(super) fn run(args: &[String]) -> Result<()> {
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let mut table = format!(
         "{} skills, {} clients for {} s each, {cores} cores, database {}\n\n| request | req/s | p50 (ms) | p99 (ms) | server CPU per request (µs) | errors |\n|---|---:|---:|---:|---:|---:|\n",
-        options.skills,
-        options.clients,
-        options.seconds,
-        if options.database.is_some() {
-            "given"
-        } else {
-            "SQLite"
-        }
+        options.skills, options.clients, options.seconds, label
     );
     for (label, path) in kinds {
         let cpu_before = cpu_time(&child);

@@ -64,14 +64,7 @@ fn a_database_that_goes_away_is_unavailable_and_names_no_sql() {
     };
     let h = Harness::start(&Backend::Postgres(std::sync::Arc::clone(&cluster)));
     let alice = h.client("alice", &[], false);
-    let path = "/o/r/main/s/SKILL.md";
-    h.serve(path, &skill_md("s", "Does s. Use when s.", ""));
-    assert_eq!(
-        alice
-            .post("/api/skills", &json!({"skill_md_url": h.url(path)}))
-            .status,
-        201
-    );
+    assert_eq!(h.register(&alice, "s").status, 201);
     let other = h.url("/o/r/main/t/SKILL.md");
     h.serve(
         "/o/r/main/t/SKILL.md",
@@ -724,13 +717,7 @@ fn content_is_cached_with_an_etag_and_updated_by_put(b: &Backend) {
     let h = Harness::start(b);
     let alice = h.client("alice", &[], false);
     let path = "/o/r/main/s/SKILL.md";
-    h.serve(path, &skill_md("s", "Does s. Use when s.", ""));
-    assert_eq!(
-        alice
-            .post("/api/skills", &json!({"skill_md_url": h.url(path)}))
-            .status,
-        201
-    );
+    assert_eq!(h.register(&alice, "s").status, 201);
     let content = alice.get("/api/skills/s/content");
     assert_eq!(content.status, 200);
     assert_eq!(content.body, h.served(path));
@@ -779,6 +766,7 @@ fn content_is_cached_with_an_etag_and_updated_by_put(b: &Backend) {
     );
     assert_eq!(alice.delete("/api/skills/s").status, 204);
     assert_eq!(alice.get("/api/skills/s").status, 404);
+    assert_eq!(alice.get("/api/skills/s/content").status, 404);
     assert_eq!(alice.delete("/api/skills/s").status, 404);
 }
 
@@ -847,13 +835,7 @@ fn health_is_checked_and_cached(b: &Backend) {
     let h = Harness::start_with(b, |c, _| c.health_ttl_ms = 0);
     let alice = h.client("alice", &[], false);
     let path = "/o/r/main/s/SKILL.md";
-    h.serve(path, &skill_md("s", "Does s. Use when s.", ""));
-    assert_eq!(
-        alice
-            .post("/api/skills", &json!({"skill_md_url": h.url(path)}))
-            .status,
-        201
-    );
+    assert_eq!(h.register(&alice, "s").status, 201);
     let healthy = alice.get("/api/skills/s/health").json();
     assert_eq!(healthy["health_status"], "healthy");
     assert!(healthy["last_checked_time"].is_string());
@@ -938,12 +920,7 @@ fn the_background_checker_revisits_skills_due_a_check(b: &Backend) {
     let register = |h: &Harness, names: &[&str]| {
         let alice = h.client("alice", &[], false);
         for name in names {
-            let path = format!("/o/r/main/{name}/SKILL.md");
-            h.serve(
-                &path,
-                &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
-            );
-            let created = alice.post("/api/skills", &json!({"skill_md_url": h.url(&path)}));
+            let created = h.register(&alice, name);
             assert_eq!(created.status, 201, "{}", created.body);
         }
     };

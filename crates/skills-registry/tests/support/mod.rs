@@ -219,6 +219,20 @@ impl Harness {
         self.runtime.spawn(future);
     }
 
+    /// Serves a valid `SKILL.md` named `name` at `/o/r/main/{name}/SKILL.md` and registers
+    /// it as `client`.
+    pub fn register(&self, client: &Client, name: &str) -> Reply {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        self.serve(
+            &path,
+            &skill_md(name, &format!("Does {name}. Use when {name}."), ""),
+        );
+        client.post(
+            "/api/skills",
+            &serde_json::json!({"skill_md_url": self.url(&path)}),
+        )
+    }
+
     /// Requests the fixture has answered.
     pub fn fixture_hits(&self) -> usize {
         self.fixture.hits.load(Ordering::SeqCst)
