@@ -4,9 +4,11 @@
 //! HTTP would time the fetch and the linter, not the registry), starts the server on it,
 //! then for each of three requests (a card: `GET /api/skills/{name}`; a page by tag:
 //! `GET /api/skills?tag=…&limit=50`; the content: `GET /api/skills/{name}/content`) runs
-//! C clients with keep-alive connections for S seconds and reports requests per second,
-//! p50 and p99, and the server's peak RSS. The clients run on the same machine: on 2 cores
-//! they take CPU from the server, so the figures are a floor.
+//! `wrk` with C keep-alive connections for S seconds (a Lua script picks a random skill or
+//! tag per request) and reports requests per second, p50 and p99, and the server's peak
+//! RSS. wrk runs on the same machine: on 2 cores it takes CPU from the server (far less
+//! than clients of our own: a thread per connection took more CPU than the server), so the
+//! figures are a floor.
 //!
 //! Without `--database`, the same run is made on SQLite and then on PostgreSQL, in a
 //! cluster the bench starts itself (initdb + pg_ctl in a temp dir) when PostgreSQL's
@@ -17,8 +19,6 @@
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
@@ -66,9 +66,6 @@ fn parse(args: &[String]) -> Result<Options> {
 
 const TAGS: usize = 20;
 
-/// The request path a client sends for its `k`-th request.
-type PathOf = Box<dyn Fn(usize) -> String + Send + Sync>;
-
 fn card(i: usize) -> SkillCard {
     let name = format!("skill-{i:05}");
     SkillCard {
@@ -92,8 +89,10 @@ fn card(i: usize) -> SkillCard {
         owner: "bench".into(),
         is_enabled: true,
         registry_name: "local".into(),
-        health_status: HealthStatus::Unknown,
-        last_checked_time: None,
+        // Checked and healthy, as in a registry that has run a while: the background
+        // checker finds nothing due during the run (its HEADs would go to GitHub).
+        health_status: HealthStatus::Healthy,
+        last_checked_time: Some(String::new()),
         num_stars: 0.0,
         rating_details: Vec::new(),
         content_version: format!("{i:064x}"),
@@ -180,64 +179,69 @@ struct Load {
     errors: usize,
 }
 
-/// `clients` threads sending `path(k)` for `seconds`, each on its own keep-alive agent.
-fn load(
-    address: &str,
-    token: &str,
-    clients: usize,
-    seconds: u64,
-    path: impl Fn(usize) -> String + Send + Sync + 'static,
-) -> Result<Load> {
-    let path = Arc::new(path);
-    let stop = Arc::new(AtomicBool::new(false));
-    let started = Instant::now();
-    let threads: Vec<_> = (0..clients)
-        .map(|c| {
-            let (path, stop) = (Arc::clone(&path), Arc::clone(&stop));
-            let (address, token) = (address.to_string(), format!("Bearer {token}"));
-            std::thread::spawn(move || {
-                let agent = ureq::Agent::config_builder()
-                    .http_status_as_error(false)
-                    .build()
-                    .new_agent();
-                let mut times = Vec::new();
-                let mut errors = 0;
-                let mut k = c.wrapping_mul(7919);
-                while !stop.load(Ordering::Relaxed) {
-                    k = k.wrapping_mul(1_103_515_245).wrapping_add(12345);
-                    let url = format!("http://{address}{}", path(k));
-                    let sent = Instant::now();
-                    match agent.get(&url).header("authorization", &token).call() {
-                        Ok(mut r) if r.status() == 200 => {
-                            let _ = r.body_mut().read_to_vec();
-                            times.push(sent.elapsed());
-                        }
-                        _ => errors += 1,
-                    }
-                }
-                (times, errors)
-            })
-        })
-        .collect();
-    std::thread::sleep(Duration::from_secs(seconds));
-    stop.store(true, Ordering::Relaxed);
-    let mut times = Vec::new();
-    let mut errors = 0;
-    for t in threads {
-        let (mut ts, e) = t.join().map_err(|_| anyhow::anyhow!("a client panicked"))?;
-        times.append(&mut ts);
-        errors += e;
+/// Runs `wrk` against `address` with `clients` connections for `seconds`, each request's
+/// path from the Lua expression `path` (evaluated per request).
+fn load(address: &str, token: &str, clients: usize, seconds: u64, path: &str) -> Result<Load> {
+    let script = tempfile::Builder::new().suffix(".lua").tempfile()?;
+    std::fs::write(
+        script.path(),
+        format!(
+            "math.randomseed(os.time())\nrequest = function()\n  return wrk.format(\"GET\", {path})\nend\n"
+        ),
+    )?;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(clients.max(1));
+    let output = Command::new("wrk")
+        .arg(format!("-t{threads}"))
+        .arg(format!("-c{}", clients.max(threads)))
+        .arg(format!("-d{seconds}s"))
+        .args(["--latency", "-s"])
+        .arg(script.path())
+        .args(["-H", &format!("authorization: Bearer {token}")])
+        .arg(format!("http://{address}"))
+        .output()
+        .context("running wrk (Debian: apt-get install wrk)")?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    if !output.status.success() {
+        bail!(
+            "wrk failed: {text}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
-    let elapsed = started.elapsed();
-    times.sort_unstable();
-    let at = |q: f64| {
-        let i = ((times.len() as f64 * q).ceil() as usize).saturating_sub(1);
-        times.get(i).copied().unwrap_or_default()
+    parse_wrk(&text).with_context(|| format!("wrk's output not understood:\n{text}"))
+}
+
+/// Requests per second, p50, p99 and errors from wrk's `--latency` report.
+fn parse_wrk(text: &str) -> Option<Load> {
+    let field = |prefix: &str| {
+        text.lines()
+            .map(str::trim)
+            .find_map(|l| l.strip_prefix(prefix))
+            .map(str::trim)
     };
-    Ok(Load {
-        rps: times.len() as f64 / elapsed.as_secs_f64(),
-        p50: at(0.5),
-        p99: at(0.99),
+    let duration = |value: &str| -> Option<Duration> {
+        let (number, unit) = value.split_at(value.find(|c: char| c.is_ascii_alphabetic())?);
+        let number: f64 = number.parse().ok()?;
+        let seconds = match unit {
+            "us" => number / 1e6,
+            "ms" => number / 1e3,
+            "s" => number,
+            "m" => number * 60.0,
+            _ => return None,
+        };
+        Some(Duration::from_secs_f64(seconds))
+    };
+    let errors = field("Non-2xx or 3xx responses:").map_or(Some(0), |n| n.parse().ok())?
+        + field("Socket errors:").map_or(0, |e| {
+            e.split(',')
+                .filter_map(|part| part.split_whitespace().last()?.parse::<usize>().ok())
+                .sum()
+        });
+    Some(Load {
+        rps: field("Requests/sec:")?.parse().ok()?,
+        p50: duration(field("50%")?)?,
+        p99: duration(field("99%")?)?,
         errors,
     })
 }
@@ -282,32 +286,36 @@ fn bench(exe: &std::path::Path, url: &str, label: &str, options: &Options) -> Re
     let token = populate(url, options.skills)?;
     let (mut child, address) = start(exe, url)?;
     let skills = options.skills.max(1);
-    let kinds: [(&str, PathOf); 4] = [
+    let last = skills.saturating_sub(1);
+    let kinds: [(&str, String); 4] = [
         (
             "GET /api/skills/{name}",
-            Box::new(move |k| format!("/api/skills/skill-{:05}", k % skills)),
+            format!("string.format(\"/api/skills/skill-%05d\", math.random(0, {last}))"),
         ),
         (
             "GET /api/skills?tag=…&limit=50",
-            Box::new(|k| format!("/api/skills?tag=tag-{}&limit=50", k % TAGS)),
+            format!(
+                "string.format(\"/api/skills?tag=tag-%d&limit=50\", math.random(0, {}))",
+                TAGS - 1
+            ),
         ),
         (
             "GET /api/skills?limit=50",
-            Box::new(|_| "/api/skills?limit=50".to_string()),
+            "\"/api/skills?limit=50\"".to_string(),
         ),
         (
             "GET /api/skills/{name}/content",
-            Box::new(move |k| format!("/api/skills/skill-{:05}/content", k % skills)),
+            format!("string.format(\"/api/skills/skill-%05d/content\", math.random(0, {last}))"),
         ),
     ];
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     let mut table = format!(
-        "{} skills, {} clients for {} s each, {cores} cores, database {}\n\n| request | req/s | p50 (ms) | p99 (ms) | server CPU per request (µs) | errors |\n|---|---:|---:|---:|---:|---:|\n",
+        "{} skills, {} connections (wrk) for {} s each, {cores} cores, database {}\n\n| request | req/s | p50 (ms) | p99 (ms) | server CPU per request (µs) | errors |\n|---|---:|---:|---:|---:|---:|\n",
         options.skills, options.clients, options.seconds, label
     );
     for (label, path) in kinds {
         let cpu_before = cpu_time(&child);
-        let result = load(&address, &token, options.clients, options.seconds, path)?;
+        let result = load(&address, &token, options.clients, options.seconds, &path)?;
         let per_request = match (cpu_before, cpu_time(&child)) {
             (Some(before), Some(after)) if result.rps > 0.0 => format!(
                 "{:.0}",
@@ -342,4 +350,35 @@ fn bench(exe: &std::path::Path, url: &str, label: &str, options: &Options) -> Re
     table.push_str(&memory);
     print!("{table}");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrk_reports_are_read() {
+        let report = "Running 5s test @ http://127.0.0.1:8471
+  2 threads and 64 connections
+  Thread Stats   Avg      Stdev     Max   +/- Stdev
+    Latency     1.99ms    1.32ms  15.97ms   74.14%
+    Req/Sec    16.25k     5.87k   28.74k    64.00%
+  Latency Distribution
+     50%  850.00us
+     75%    2.56ms
+     90%    3.67ms
+     99%    1.02s
+  161765 requests in 5.01s, 175.76MB read
+  Socket errors: connect 0, read 2, write 0, timeout 1
+  Non-2xx or 3xx responses: 4
+Requests/sec:  32314.51
+Transfer/sec:     35.11MB
+";
+        let load = parse_wrk(report).unwrap();
+        assert!((load.rps - 32314.51).abs() < 1e-6);
+        assert_eq!(load.p50, Duration::from_micros(850));
+        assert_eq!(load.p99, Duration::from_millis(1020));
+        assert_eq!(load.errors, 7);
+        assert!(parse_wrk("wrk: unknown option").is_none());
+    }
 }

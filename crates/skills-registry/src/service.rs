@@ -521,8 +521,15 @@ impl<S: Store> Registry<S> {
             Ok(Ok(code)) if (200..300).contains(&code) => HealthStatus::Healthy,
             _ => HealthStatus::Unhealthy,
         };
+        let before = self.store.get(name).await?.map(|card| card.health_status);
         self.store.set_health(name, status, time::now_ms()).await?;
-        self.changed();
+        // Cached answers show the status: a check that leaves it as it was moves only
+        // `last_checked_time`, which they may show late by the response TTL (`…/health`
+        // reads the store). Invalidating every answer for every check emptied the cache
+        // all through a health round.
+        if before != Some(status) {
+            self.changed();
+        }
         Ok(status)
     }
 

@@ -942,9 +942,14 @@ fn the_background_checker_revisits_skills_due_a_check(b: &Backend) {
             .health_status
     };
     let registry = std::sync::Arc::clone(&eager.registry);
+    let alice = eager.client("alice", &[], false);
+    let card = || alice.get("/api/skills/b").json()["health_status"].clone();
+    assert_eq!(card(), "healthy"); // now in the response cache
     assert_eq!(eager.block_on(registry.check_due_health(10, 2)).unwrap(), 3);
     assert_eq!(status("a"), skills_registry::HealthStatus::Healthy);
     assert_eq!(status("b"), skills_registry::HealthStatus::Unhealthy);
+    // A changed status reaches cached answers at once.
+    assert_eq!(card(), "unhealthy");
     assert_eq!(status("c"), skills_registry::HealthStatus::Healthy);
     // The batch bounds a round.
     assert_eq!(eager.block_on(registry.check_due_health(1, 4)).unwrap(), 1);
