@@ -13,6 +13,8 @@
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
 //! - `add`: `skills add` and `skills sync` from git repositories the tests create, into
 //!   fake projects and homes with several agents' folders.
+//! - `mcp`: `skills mcp` through rmcp's own client over stdio (tools, resources, prompts,
+//!   notifications when skills change).
 //! - `registry`: `skills registry serve`, `migrate` and `token`, driven over HTTP and stopped
 //!   with SIGTERM.
 //! - `schemas`: every `--format json` output against its JSON Schema in `docs/schemas/`.
@@ -44,6 +46,7 @@ mod doctor;
 mod file_policy;
 mod fit;
 mod generated;
+mod mcp;
 mod no_data_loss;
 mod package;
 mod prompt;

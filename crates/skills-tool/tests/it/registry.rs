@@ -1,5 +1,5 @@
 //! `skills registry`: the commands as an operator runs them. The API itself is tested in
-//! `crates/skills-registry/tests/api.rs`; here the server is the real binary, started,
+//! `crates/skills-registry/tests/it/api.rs`; here the server is the real binary, started,
 //! used over HTTP and stopped with SIGTERM.
 
 use std::io::{BufRead, BufReader};

@@ -5,7 +5,7 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
-mod support;
+use crate::support;
 
 use jsonwebtoken::jwk::{Jwk, JwkSet};
 use jsonwebtoken::{Algorithm, EncodingKey, Header};
@@ -32,16 +32,16 @@ impl Signer {
     }
 
     fn main() -> Self {
-        Self::rsa(include_bytes!("../testdata/oidc/rsa.pem"), "k1")
+        Self::rsa(include_bytes!("../../testdata/oidc/rsa.pem"), "k1")
     }
 
     fn rotated() -> Self {
-        Self::rsa(include_bytes!("../testdata/oidc/rsa-rotated.pem"), "k2")
+        Self::rsa(include_bytes!("../../testdata/oidc/rsa-rotated.pem"), "k2")
     }
 
     fn ec() -> Self {
         Self {
-            key: EncodingKey::from_ec_pem(include_bytes!("../testdata/oidc/ec.pem")).unwrap(),
+            key: EncodingKey::from_ec_pem(include_bytes!("../../testdata/oidc/ec.pem")).unwrap(),
             alg: Algorithm::ES256,
             kid: "ec1",
         }
@@ -243,7 +243,7 @@ fn tokens_that_do_not_verify_are_refused_with_the_reason() {
     refused(&get(&key.sign(&no_user)), "`sub`");
 
     // Signed by another key under the published key's id.
-    let impostor = Signer::rsa(include_bytes!("../testdata/oidc/rsa-rotated.pem"), "k1");
+    let impostor = Signer::rsa(include_bytes!("../../testdata/oidc/rsa-rotated.pem"), "k1");
     refused(&get(&impostor.sign(&good)), "signature");
     // HMAC with a key anyone can read (the published one), and no signature at all.
     let hmac = jsonwebtoken::encode(
@@ -304,7 +304,7 @@ fn rotated_keys_are_fetched_again_but_unknown_ones_do_not_hammer_the_issuer() {
     // Keys nobody published: the set was just fetched, so it is not fetched again.
     let before = h.fixture_hits();
     for kid in ["nope", "nope-2", "nope-3"] {
-        let forged = Signer::rsa(include_bytes!("../testdata/oidc/rsa-rotated.pem"), kid);
+        let forged = Signer::rsa(include_bytes!("../../testdata/oidc/rsa-rotated.pem"), kid);
         refused(
             &Client::with_token(&h, &forged.sign(&good)).get("/api/skills"),
             "not one of the issuer's keys",

@@ -4,7 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 use support::{Backend, Client, Harness, skill_md};

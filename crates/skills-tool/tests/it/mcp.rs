@@ -1,13 +1,7 @@
 //! `skills mcp` driven through rmcp's own client over stdio: the real binary as a child
 //! process, no network.
 
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    missing_docs
-)]
+#![allow(missing_docs)]
 
 use std::path::Path;
 use std::sync::Arc;
