@@ -65,9 +65,9 @@ impl Row {
 pub(super) fn run(args: &[String]) -> Result<()> {
     let options = parse_options("discovery", args)?;
     if cfg!(debug_assertions) {
-        eprintln!("building xtask in release, for the in-process timings...");
+        eprintln!("building xtask-bench in release, for the in-process timings...");
         return run_checked(
-            cargo(["run", "--release", "--quiet", "-p", "xtask", "--"])
+            cargo(["run", "--release", "--quiet", "-p", "xtask-bench", "--"])
                 .args(["bench", "discovery"])
                 .args(args),
         );

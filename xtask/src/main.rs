@@ -9,27 +9,24 @@
 //! - `public-api [--bless]`: each library crate's public API (rustdoc JSON) against
 //!   `docs/public-api/<crate>.txt`.
 //! - `package-check [--offline]`: `cargo package` of every published crate, built together.
-//! - `bench lint [--sizes 1000,10000] [--runs N]`: times `skills lint` on synthetic trees.
-//! - `fuzz-corpus [DIR]`: writes the seed corpora of the cargo-fuzz targets from `testdata/`.
+//! - `bench <name> [options]` and `fuzz-corpus [DIR]`: forwarded to the `xtask-bench`
+//!   binary, which links the library crates (benchmarks, fuzz seed corpora).
 
 // xtask is a CLI: printing to stdout and stderr is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
-mod bench;
 mod ci;
 mod corpus;
-mod fuzz_corpus;
 mod lint_docs;
 mod package_check;
 mod public_api;
 mod seed_templates;
 mod tidy;
 
-use std::ffi::OsStr;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Result, bail};
+use xtask::{build_skills_dev, cargo, run_checked, target_dir, workspace_root};
 
 const USAGE: &str = "\
 usage: cargo xtask <task> [options]
@@ -49,6 +46,9 @@ tasks:
 ";
 
 fn main() -> ExitCode {
+    if let Some(real) = std::env::var_os(public_api::REAL_RUSTDOC) {
+        return public_api::rustdoc_shim(&real);
+    }
     let args: Vec<String> = std::env::args().skip(1).collect();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -71,13 +71,16 @@ fn run(args: &[String]) -> Result<()> {
         }
         "lint-docs" => lint_docs::run(rest),
         "corpus" => corpus::run(rest),
-        "bench" => bench::run(rest),
+        // These link the library crates (sqlx, axum, tokio, …): their own binary, built only
+        // when asked for, so that `cargo xtask ci` on a clean clone stays light.
+        "bench" | "fuzz-corpus" | "gateway-fixture" => run_checked(
+            cargo(["run", "--quiet", "-p", "xtask-bench", "--"])
+                .arg(task)
+                .args(rest),
+        ),
         "seed-templates" => seed_templates::run(rest),
-        "fuzz-corpus" => fuzz_corpus::run(rest),
         "public-api" => public_api::run(rest),
         "package-check" => package_check::run(rest),
-        // Not listed: the downstream server `bench gateway` starts.
-        "gateway-fixture" => bench::gateway::fixture(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())
@@ -95,91 +98,4 @@ fn no_args(task: &str, rest: &[String]) -> Result<()> {
         Some(arg) => bail!("`{task}` takes no arguments (got `{arg}`)"),
         None => Ok(()),
     }
-}
-
-/// The workspace root (the parent of this crate's directory).
-fn workspace_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().unwrap_or(manifest).to_path_buf()
-}
-
-/// The target directory, as cargo sees it (honouring `CARGO_TARGET_DIR` and
-/// `build.target-dir`), from `cargo metadata`.
-fn target_dir() -> Result<PathBuf> {
-    let out = cargo(["metadata", "--format-version", "1", "--no-deps"])
-        .stderr(std::process::Stdio::inherit())
-        .output()
-        .context("cannot run cargo metadata")?;
-    if !out.status.success() {
-        bail!("cargo metadata failed ({})", out.status);
-    }
-    let meta: serde_json::Value =
-        serde_json::from_slice(&out.stdout).context("cannot parse cargo metadata output")?;
-    meta.get("target_directory")
-        .and_then(serde_json::Value::as_str)
-        .map(PathBuf::from)
-        .context("cargo metadata has no target_directory")
-}
-
-/// A `cargo` command (the one running us, from `CARGO`), run in the workspace root.
-fn cargo<I, S>(args: I) -> Command
-where
-    I: IntoIterator<Item = S>,
-    S: AsRef<OsStr>,
-{
-    let program = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut cmd = Command::new(program);
-    cmd.args(args).current_dir(workspace_root());
-    cmd
-}
-
-/// Runs a command to completion, failing unless it exits with status 0.
-fn run_checked(cmd: &mut Command) -> Result<()> {
-    let status = cmd
-        .status()
-        .with_context(|| format!("cannot run {}", display(cmd)))?;
-    if !status.success() {
-        bail!("{} failed ({status})", display(cmd));
-    }
-    Ok(())
-}
-
-/// A command line for messages.
-fn display(cmd: &Command) -> String {
-    let program = Path::new(cmd.get_program())
-        .file_stem()
-        .unwrap_or_else(|| cmd.get_program())
-        .to_string_lossy()
-        .into_owned();
-    std::iter::once(program)
-        .chain(cmd.get_args().map(|a| a.to_string_lossy().into_owned()))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
-/// Builds the dev-profile `skills` binary (what `cargo test` already built, so in CI this
-/// costs nothing) and returns its path. Checks that do not time anything use it.
-fn build_skills_dev() -> Result<PathBuf> {
-    eprintln!("building the `skills` binary...");
-    run_checked(&mut cargo(["build", "-p", "skills-tool"]))?;
-    let exe = target_dir()?
-        .join("debug")
-        .join(format!("skills{}", std::env::consts::EXE_SUFFIX));
-    if !exe.is_file() {
-        bail!("built skills-tool but {} does not exist", exe.display());
-    }
-    Ok(exe)
-}
-
-/// Builds the release `skills` binary and returns its path (for benchmarks).
-fn build_skills() -> Result<PathBuf> {
-    eprintln!("building the release `skills` binary...");
-    run_checked(&mut cargo(["build", "--release", "-p", "skills-tool"]))?;
-    let exe = target_dir()?
-        .join("release")
-        .join(format!("skills{}", std::env::consts::EXE_SUFFIX));
-    if !exe.is_file() {
-        bail!("built skills-tool but {} does not exist", exe.display());
-    }
-    Ok(exe)
 }

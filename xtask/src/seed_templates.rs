@@ -34,18 +34,7 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
             .with_context(|| format!("cannot remove {}", root.display()))?;
     }
     write_tree(root)?;
-    eprintln!("building the `skills` binary...");
-    super::run_checked(&mut super::cargo([
-        "build",
-        "-q",
-        "-p",
-        "skills-tool",
-        "--bin",
-        "skills",
-    ]))?;
-    let exe = target
-        .join("debug")
-        .join(format!("skills{}", std::env::consts::EXE_SUFFIX));
+    let exe = xtask::build_skills_dev()?;
     for (i, (target, must)) in [
         (
             "router",

@@ -98,36 +98,57 @@ fn print_diff(krate: &str, committed: &str, current: &str) {
     }
 }
 
-/// Where rustdoc's JSON is written: a target directory of its own, since
-/// `RUSTC_BOOTSTRAP` changes cargo's fingerprints and would have the main one rebuilt.
-fn target_dir() -> PathBuf {
-    workspace_root().join("target/public-api")
-}
-
-/// `command` (a cargo command) set to run in this step's target directory and environment.
-fn rustdoc_env(mut command: std::process::Command) -> std::process::Command {
-    command
-        .arg("--target-dir")
-        .arg(target_dir())
-        .env("RUSTC_BOOTSTRAP", "1");
-    command
-}
+/// The variable that makes `xtask` act as rustdoc (see [`rustdoc_shim`]); its value is the
+/// real rustdoc.
+pub(crate) const REAL_RUSTDOC: &str = "XTASK_REAL_RUSTDOC";
 
 /// rustdoc's JSON of every library of the workspace, in one `cargo doc`: the crates are
-/// documented in parallel, with the workspace's features unified once (a `cargo rustdoc -p`
-/// per crate resolved each crate's features alone, so dependencies were checked again for
-/// many of the 13: 6.5 of a clean CI run's 25 minutes; one check of the dependencies, then
-/// about a minute of rustdoc, now).
+/// documented in parallel, with the workspace's features unified once.
+///
+/// JSON output is unstable, so rustdoc runs with `RUSTC_BOOTSTRAP=1`. Only rustdoc: set for
+/// the whole `cargo doc`, that variable enters cargo's fingerprints, and every dependency
+/// would be checked again (in a target directory of its own, as this step once did, 3-4
+/// minutes of a clean CI run). Cargo runs this binary as `RUSTDOC` instead, which runs the
+/// real rustdoc with the variable set, and the dependencies checked by clippy are reused.
 fn write_json() -> Result<()> {
+    let me = std::env::current_exe().context("where is the xtask binary")?;
+    let real = std::env::var_os("RUSTDOC").unwrap_or_else(|| "rustdoc".into());
     run_checked(
-        rustdoc_env(cargo(["doc", "-q", "--workspace", "--no-deps", "--lib"]))
+        // `--workspace` as the plain `cargo doc` step: the same features, so the same
+        // dependency checks.
+        cargo(["doc", "-q", "--workspace", "--no-deps", "--lib"])
+            .env("RUSTDOC", me)
+            .env(REAL_RUSTDOC, real)
             .env("RUSTDOCFLAGS", "-Z unstable-options --output-format json"),
     )
 }
 
+/// `xtask` run by cargo as rustdoc (from [`write_json`]): runs `real` with the same
+/// arguments and `RUSTC_BOOTSTRAP=1`, and exits with its status.
+pub(crate) fn rustdoc_shim(real: &std::ffi::OsStr) -> std::process::ExitCode {
+    let status = std::process::Command::new(real)
+        .args(std::env::args_os().skip(1))
+        .env("RUSTC_BOOTSTRAP", "1")
+        .env_remove(REAL_RUSTDOC)
+        .status();
+    match status {
+        Ok(status) if status.success() => std::process::ExitCode::SUCCESS,
+        Ok(status) => std::process::ExitCode::from(
+            status
+                .code()
+                .and_then(|c| u8::try_from(c).ok())
+                .unwrap_or(1),
+        ),
+        Err(e) => {
+            eprintln!("error: cannot run {}: {e}", real.to_string_lossy());
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
 /// Reads `krate`'s JSON (written by [`write_json`]) and renders it.
 fn listing(krate: &str) -> Result<String> {
-    let file: PathBuf = target_dir()
+    let file: PathBuf = crate::target_dir()?
         .join("doc")
         .join(format!("{}.json", krate.replace('-', "_")));
     let text = std::fs::read_to_string(&file)

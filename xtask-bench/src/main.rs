@@ -1,0 +1,45 @@
+//! The development tasks that link the library crates, run through `cargo xtask` (which
+//! forwards `bench`, `fuzz-corpus` and `gateway-fixture` here):
+//!
+//! - `bench <name> [options]`: benchmarks of the release `skills` binary; `cargo xtask bench
+//!   help` lists them.
+//! - `fuzz-corpus [DIR]`: writes the seed corpora of the cargo-fuzz targets from `testdata/`.
+//!
+//! They live apart from `xtask` because they need skills-registry, skills-package and
+//! skills-discovery (sqlx, axum, tokio, zip, …): `cargo xtask ci` on a clean clone builds
+//! only `xtask`, whose dependencies are few.
+
+// A CLI: printing to stdout and stderr is its job.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod bench;
+mod fuzz_corpus;
+
+use std::process::ExitCode;
+
+use anyhow::{Result, bail};
+use xtask::{build_skills, cargo, run_checked, target_dir, workspace_root};
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<()> {
+    let Some((task, rest)) = args.split_first() else {
+        bail!("no task given (run it as `cargo xtask bench …` or `cargo xtask fuzz-corpus`)");
+    };
+    match task.as_str() {
+        "bench" => bench::run(rest),
+        "fuzz-corpus" => fuzz_corpus::run(rest),
+        // Not listed: the downstream server `bench gateway` starts.
+        "gateway-fixture" => bench::gateway::fixture(rest),
+        other => bail!("unknown task `{other}` (see `cargo xtask help`)"),
+    }
+}
