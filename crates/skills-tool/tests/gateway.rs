@@ -621,6 +621,9 @@ fn a_bad_gateway_file_names_the_line() {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
         .args(["mcp", "--gateway"])
         .arg(&file)
+        // The message starts with the temporary path, whose length depends on `TMPDIR`: wide
+        // enough that it is not wrapped.
+        .env("COLUMNS", "400")
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();

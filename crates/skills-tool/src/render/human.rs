@@ -20,6 +20,9 @@ fn handler(ui: Ui) -> GraphicalReportHandler {
         // Lines break at spaces, as every message and help text is written; Unicode's
         // line-break rules (miette's default) cost a segmenter pass over every line wrapped.
         .with_word_separator(textwrap::WordSeparator::AsciiSpace)
+        // Never at a hyphen: a path or a rule id split there reads as two words and cannot
+        // be copied whole.
+        .with_word_splitter(textwrap::WordSplitter::NoHyphenation)
 }
 
 /// Renders any miette report (used for errors of the command itself).

@@ -136,6 +136,15 @@ pub(crate) fn skills_with(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> R
     }
 }
 
+/// `text` as one line: the frame of miette's drawing (`│`) dropped and every run of white
+/// space made one space, so a message can be looked for whatever the width wrapped.
+pub(crate) fn unwrapped(text: &str) -> String {
+    text.replace('│', " ")
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The rule ids of a `--format json` document, in output order.
 pub(crate) fn rules_of(doc: &Value) -> Vec<&str> {
     diagnostics(doc)
