@@ -1,7 +1,7 @@
 //! Development tasks for the `skills` workspace, run as `cargo xtask <task>`:
 //!
-//! - `ci`: formatting, clippy, the generated docs, rustdoc warnings, the code map, and the
-//!   tests, stopping at the first failure.
+//! - `ci`: formatting, clippy, the code map, rustdoc warnings, the public API and the tests
+//!   (which check the generated docs), stopping at the first failure.
 //! - `lint-docs [--check]`: writes (or checks) `docs/lint-rules.md` from the rule registry.
 //! - `corpus DIR [--bless]`: lints every collection under `DIR` with the `skills`
 //!   binary and compares the counts with `testdata/corpus-expected.json`.
@@ -32,8 +32,9 @@ const USAGE: &str = "\
 usage: cargo xtask <task> [options]
 
 tasks:
-  ci                               fmt --check, clippy -D warnings, lint-docs --check,
-                                   doc -D warnings, the code map, test
+  ci                               fmt --check, clippy -D warnings, the code map,
+                                   doc -D warnings, the public API, test (which
+                                   checks docs/lint-rules.md too)
   lint-docs [--check]              generate docs/lint-rules.md (or fail if it is stale)
   corpus DIR [--bless]             lint each collection under DIR; compare with
                                    testdata/corpus-expected.json (or rewrite it)
