@@ -4,6 +4,8 @@
 use std::fmt;
 use std::ops::Range;
 
+mod simple;
+
 use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_saphyr::{Spanned, budget::Budget};
 
@@ -271,6 +273,15 @@ pub(crate) struct YamlError {
 
 /// Parses the YAML slice that starts at byte `base` of the file.
 pub(crate) fn parse(yaml: &str, base: usize) -> Result<Node, YamlError> {
+    if let Some(mut node) = simple::parse(yaml) {
+        rebase(&mut node, base, yaml);
+        return Ok(node);
+    }
+    full(yaml, base)
+}
+
+/// [`parse`] by serde-saphyr alone.
+fn full(yaml: &str, base: usize) -> Result<Node, YamlError> {
     match serde_saphyr::from_str_with_options::<Spanned<Raw>>(yaml, options()) {
         Ok(root) => {
             let mut node = pending(root);

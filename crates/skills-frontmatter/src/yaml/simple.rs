@@ -1,0 +1,305 @@
+//! The frontmatter most skills have, read without the YAML parser.
+//!
+//! Parsing the YAML was the largest single cost of linting a real collection (a sixth of the
+//! CPU time), and nearly every frontmatter is a few `key: value` lines, with perhaps a
+//! `metadata:` mapping indented by two spaces. This reads exactly that shape and nothing
+//! else: ASCII keys, plain scalars that can only be strings, and quoted strings without
+//! escapes. Anything it is not sure of (a comment, a block scalar, a flow collection, a tab,
+//! a value that could be a number, a boolean or null, a duplicate key, another indentation)
+//! returns `None`, and serde-saphyr reads the text. What it returns is what serde-saphyr
+//! returns, spans included; the tests hold the two equal.
+
+use super::{Node, Value};
+
+/// Longer frontmatters go to the parser, whose budgets apply to them.
+const MAX_BYTES: usize = 16 * 1024;
+/// More entries than any real frontmatter; the parser's node budget is 10,000.
+const MAX_ENTRIES: usize = 256;
+
+/// The tree serde-saphyr would build from `yaml`, spans relative to it, or `None` when
+/// `yaml` is not of the simple shape.
+pub(super) fn parse(yaml: &str) -> Option<Node> {
+    if yaml.len() > MAX_BYTES {
+        return None;
+    }
+    let mut root: Vec<(Node, Node)> = Vec::new();
+    // The root entry whose value is the mapping being read, and that mapping.
+    let mut nested: Option<(Node, Vec<(Node, Node)>)> = None;
+    let mut offset = 0;
+    for line in yaml.split_inclusive('\n') {
+        let start = offset;
+        offset += line.len();
+        let text = line.strip_suffix('\n').unwrap_or(line);
+        if text.is_empty() {
+            continue;
+        }
+        let (indent, body) = match text.strip_prefix("  ") {
+            Some(rest) => (2, rest),
+            None => (0, text),
+        };
+        let (key, value) = entry(body, start + indent)?;
+        if indent == 2 {
+            let (_, entries) = nested.as_mut()?;
+            if entries.len() == MAX_ENTRIES || has_key(entries, &key) {
+                return None;
+            }
+            entries.push((key, value?));
+            continue;
+        }
+        if let Some((key, entries)) = nested.take() {
+            close(&mut root, key, entries)?;
+        }
+        if root.len() == MAX_ENTRIES || has_key(&root, &key) {
+            return None;
+        }
+        match value {
+            Some(value) => root.push((key, value)),
+            None => nested = Some((key, Vec::new())),
+        }
+    }
+    if let Some((key, entries)) = nested.take() {
+        close(&mut root, key, entries)?;
+    }
+    let start = root.first()?.0.span.start;
+    Some(Node {
+        value: Value::Mapping(root),
+        span: start..start,
+    })
+}
+
+/// Ends the nested mapping of `key`: a key with nothing under it is null, left to the parser.
+fn close(root: &mut Vec<(Node, Node)>, key: Node, entries: Vec<(Node, Node)>) -> Option<()> {
+    if has_key(root, &key) {
+        return None;
+    }
+    let start = entries.first()?.0.span.start;
+    root.push((
+        key,
+        Node {
+            value: Value::Mapping(entries),
+            span: start..start,
+        },
+    ));
+    Some(())
+}
+
+fn has_key(entries: &[(Node, Node)], key: &Node) -> bool {
+    entries.iter().any(|(k, _)| k.value == key.value)
+}
+
+/// `key: value` (the value `Some`) or `key:` (`None`: a nested mapping follows) at byte `at`.
+/// The outer `None`: not of the simple shape.
+fn entry(body: &str, at: usize) -> Option<(Node, Option<Node>)> {
+    let colon = body.find(':')?;
+    let name = body.get(..colon)?;
+    if !is_key(name) {
+        return None;
+    }
+    let key = Node {
+        value: Value::String(name.to_string()),
+        span: at..at + colon,
+    };
+    let rest = body.get(colon + 1..)?;
+    if rest.is_empty() {
+        return Some((key, None));
+    }
+    let raw = rest.strip_prefix(' ')?.trim_end_matches(' ');
+    if raw.starts_with(' ') {
+        return None;
+    }
+    let value_at = at + colon + 2;
+    let value = scalar(raw)?;
+    Some((
+        key,
+        Some(Node {
+            value: Value::String(value.to_string()),
+            span: value_at..value_at + raw.len(),
+        }),
+    ))
+}
+
+/// A key that can only be that string: ASCII letters, digits, `_` and `-`, not starting with
+/// a digit or `-`, and not a word YAML may read as null or a boolean.
+fn is_key(name: &str) -> bool {
+    let mut bytes = name.bytes();
+    bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphabetic() || b == b'_')
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        && !is_special_word(name)
+}
+
+/// The string a scalar stands for, when it can only be that string: a quoted string with no
+/// escape and no line break, or a plain scalar that no YAML schema reads as anything else.
+fn scalar(raw: &str) -> Option<&str> {
+    if !raw.chars().all(printable) {
+        return None;
+    }
+    for quote in ['"', '\''] {
+        if raw.starts_with(quote) {
+            let inner = raw.strip_prefix(quote)?.strip_suffix(quote)?;
+            let plain = !inner.contains([quote, '\\']);
+            return plain.then_some(inner);
+        }
+    }
+    let first = raw.chars().next()?;
+    let plain = !"-?:,[]{}#&*!|>%@`.+~".contains(first)
+        && !first.is_ascii_digit()
+        && !raw.contains(": ")
+        && !raw.contains(" #")
+        && !raw.ends_with(':')
+        && !is_special_word(raw);
+    plain.then_some(raw)
+}
+
+/// Null, a boolean, or a float in some YAML schema (1.1's `yes`/`on` and friends included),
+/// in any letter case: left to the parser.
+fn is_special_word(text: &str) -> bool {
+    const WORDS: [&str; 12] = [
+        "null", "true", "false", "yes", "no", "on", "off", "y", "n", "nan", "inf", "infinity",
+    ];
+    text.len() <= 8 && WORDS.iter().any(|w| w.eq_ignore_ascii_case(text))
+}
+
+/// A character YAML allows in a scalar on one line, outside the ones a parser may treat
+/// specially (line separators, the byte order mark).
+fn printable(c: char) -> bool {
+    matches!(c, ' '..='~' | '\u{a0}'..='\u{d7ff}' | '\u{e000}'..='\u{fffd}' | '\u{10000}'..)
+        && !matches!(c, '\u{2028}' | '\u{2029}' | '\u{feff}')
+}
+
+#[cfg(test)]
+mod tests {
+    use proptest::prelude::*;
+
+    use super::parse;
+
+    /// `parse` agrees with serde-saphyr whenever it answers, and answers for `must` inputs.
+    fn same(yaml: &str) -> bool {
+        let Some(mut fast) = parse(yaml) else {
+            return false;
+        };
+        super::super::rebase(&mut fast, 7, yaml);
+        let full = super::super::full(yaml, 7);
+        assert_eq!(Some(&fast), full.as_ref().ok(), "{yaml:?}");
+        true
+    }
+
+    #[test]
+    fn the_common_shapes_are_read_as_the_parser_reads_them() {
+        for yaml in [
+            "name: pdf\ndescription: Fills PDF forms. Use when asked.\n",
+            "name: pdf\ndescription: \"Quoted: with a colon\"\nlicense: 'MIT'\n",
+            "name: pdf\nmetadata:\n  author: me\n  version: \"1.0\"\nlicense: MIT  \n",
+            "\nname: a\n\ndescription: b\nmetadata:\n  k: v\n\n  j: w\n",
+            "name: a\ndescription: Émigré — naïve 日本語 ✓ a:b c#d http://x.y/z?q=1\n",
+            "name: a\nallowed-tools: Read Bash(git:*) Write\n",
+            "name: a\ndescription: yes sir\nx_y: No way\n",
+        ] {
+            assert!(same(yaml), "not read: {yaml:?}");
+        }
+    }
+
+    #[test]
+    fn anything_else_is_left_to_the_parser() {
+        for yaml in [
+            "",
+            "\n\n",
+            "# a comment\nname: a\n",
+            "name: a # comment\n",
+            "name: a\n  continued\n",
+            "name: >\n  folded\n",
+            "name: |\n  literal\n",
+            "name: [a, b]\n",
+            "name: {a: b}\n",
+            "name: \"esc\\\"aped\"\n",
+            "name: \"a\" \"b\"\n",
+            "name: 'it''s'\n",
+            "version: 1.0\n",
+            "n: 12\n",
+            "n: -1\n",
+            "n: .inf\n",
+            "n: ~\n",
+            "n: null\n",
+            "n: True\n",
+            "n: off\n",
+            "n:\n",
+            "n:  two spaces\n",
+            "n: a: b\n",
+            "n: trailing:\n",
+            "name: a\nname: b\n",
+            "metadata:\n  a: b\n  a: c\n",
+            "metadata:\n    four: spaces\n",
+            "metadata:\n  deeper:\n    k: v\n",
+            "  indented: first\n",
+            "1: one\n",
+            "-key: x\n",
+            "true: x\n",
+            "name:\ta\n",
+            "name: a\r\n",
+            "name: a\u{2028}b\n",
+            "name: \u{feff}a\n",
+            "name: &anchor a\n",
+            "name: *alias\n",
+            "name: !tag a\n",
+            "name: a\n---\nb: c\n",
+            "- a\n- b\n",
+            "key with space: a\n",
+            "\"quoted\": key\n",
+        ] {
+            let answered = parse(yaml).is_some();
+            assert!(!answered || same(yaml), "{yaml:?}");
+            assert!(
+                !answered,
+                "read, but the shape was not meant to be: {yaml:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_real_frontmatter_in_the_test_data_is_read_alike() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata");
+        let mut read = 0;
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.file_name().is_some_and(|n| n == "SKILL.md")
+                    && let Ok(text) = std::fs::read_to_string(&path)
+                    && let Some(rest) = text.strip_prefix("---\n")
+                    && let Some(end) = rest.find("\n---")
+                {
+                    read += usize::from(same(rest.get(..=end).unwrap_or_default()));
+                }
+            }
+        }
+        assert!(read > 50, "only {read} frontmatters took the simple path");
+    }
+
+    fn fragment() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z_][a-z0-9_-]{0,6}: [ -~]{0,12}".prop_map(|s| s),
+            "  [a-z][a-z0-9]{0,4}: [ -~]{0,8}".prop_map(|s| s),
+            "[a-z]{1,5}:".prop_map(|s| s),
+            "[a-z]{1,5}: \"[ -~]{0,8}\"".prop_map(|s| s),
+            "[a-z]{1,5}: '[ -~]{0,8}'".prop_map(|s| s),
+            Just(String::new()),
+            "[ -~]{0,10}".prop_map(|s| s),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4_000))]
+
+        #[test]
+        fn whatever_it_reads_the_parser_reads_alike(lines in prop::collection::vec(fragment(), 1..8)) {
+            let yaml = lines.join("\n") + "\n";
+            same(&yaml);
+        }
+    }
+}
