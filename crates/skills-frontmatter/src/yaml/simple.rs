@@ -25,14 +25,28 @@ pub(super) fn parse(yaml: &str) -> Option<Node> {
     let mut root: Vec<(Node, Node)> = Vec::new();
     // The root entry whose value is the mapping being read, and that mapping.
     let mut nested: Option<(Node, Vec<(Node, Node)>)> = None;
+    // The last root entry's value is a plain scalar, which indented lines continue.
+    let mut open = false;
+    // A blank line since the last entry (a blank line inside a scalar is a line break).
+    let mut blank = false;
     let mut offset = 0;
     for line in yaml.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
         let text = line.strip_suffix('\n').unwrap_or(line);
         if text.is_empty() {
+            blank = true;
             continue;
         }
+        if open && text.starts_with(' ') {
+            if blank {
+                return None;
+            }
+            let (_, value) = root.last_mut()?;
+            continue_scalar(value, text, start)?;
+            continue;
+        }
+        (open, blank) = (false, false);
         let (indent, body) = match text.strip_prefix("  ") {
             Some(rest) => (2, rest),
             None => (0, text),
@@ -53,7 +67,13 @@ pub(super) fn parse(yaml: &str) -> Option<Node> {
             return None;
         }
         match value {
-            Some(value) => root.push((key, value)),
+            Some(value) => {
+                open = yaml
+                    .as_bytes()
+                    .get(value.span.start)
+                    .is_some_and(|b| !matches!(b, b'"' | b'\''));
+                root.push((key, value));
+            }
             None => nested = Some((key, Vec::new())),
         }
     }
@@ -85,6 +105,30 @@ fn close(root: &mut Vec<(Node, Node)>, key: Node, entries: Vec<(Node, Node)>) ->
 
 fn has_key(entries: &[(Node, Node)], key: &Node) -> bool {
     entries.iter().any(|(k, _)| k.value == key.value)
+}
+
+/// Adds the line `text` (at byte `at`), indented, to the plain scalar `value`: YAML folds
+/// the line break into a space and drops the indentation and trailing spaces.
+fn continue_scalar(value: &mut Node, text: &str, at: usize) -> Option<()> {
+    let content = text.trim_start_matches(' ');
+    let content_at = at + (text.len() - content.len());
+    let content = content.trim_end_matches(' ');
+    let first = content.chars().next()?;
+    let plain = content.chars().all(printable)
+        && !"-?:,[]{}#&*!|>%@`'\"".contains(first)
+        && !content.contains(": ")
+        && !content.contains(" #")
+        && !content.ends_with(':');
+    let Value::String(joined) = &mut value.value else {
+        return None;
+    };
+    if !plain || joined.len() + content.len() > MAX_BYTES {
+        return None;
+    }
+    joined.push(' ');
+    joined.push_str(content);
+    value.span.end = content_at + content.len();
+    Some(())
 }
 
 /// `key: value` (the value `Some`) or `key:` (`None`: a nested mapping follows) at byte `at`.
@@ -195,6 +239,8 @@ mod tests {
             "name: a\ndescription: Émigré — naïve 日本語 ✓ a:b c#d http://x.y/z?q=1\n",
             "name: a\nallowed-tools: Read Bash(git:*) Write\n",
             "name: a\ndescription: yes sir\nx_y: No way\n",
+            "name: a\ndescription: Builds APIs with FastAPI,\n  SQLAlchemy 2.0, and\n    Pydantic.  \nlicense: MIT\n",
+            "description: one\n two\n\nname: a\n",
         ] {
             assert!(same(yaml), "not read: {yaml:?}");
         }
@@ -207,7 +253,6 @@ mod tests {
             "\n\n",
             "# a comment\nname: a\n",
             "name: a # comment\n",
-            "name: a\n  continued\n",
             "name: >\n  folded\n",
             "name: |\n  literal\n",
             "name: [a, b]\n",
@@ -232,6 +277,12 @@ mod tests {
             "metadata:\n    four: spaces\n",
             "metadata:\n  deeper:\n    k: v\n",
             "  indented: first\n",
+            "description: one\n\n  two after a blank line\n",
+            "description: one\n  - two\n",
+            "description: one\n  two: three\n",
+            "description: one\n  # comment\n",
+            "description: \"one\"\n  two\n",
+            "metadata:\n  k: one\n    two\n",
             "1: one\n",
             "-key: x\n",
             "true: x\n",
@@ -286,6 +337,7 @@ mod tests {
             "[a-z_][a-z0-9_-]{0,6}: [ -~]{0,12}".prop_map(|s| s),
             "  [a-z][a-z0-9]{0,4}: [ -~]{0,8}".prop_map(|s| s),
             "[a-z]{1,5}:".prop_map(|s| s),
+            " {1,4}[ -~]{0,12}".prop_map(|s| s),
             "[a-z]{1,5}: \"[ -~]{0,8}\"".prop_map(|s| s),
             "[a-z]{1,5}: '[ -~]{0,8}'".prop_map(|s| s),
             Just(String::new()),
