@@ -33,7 +33,7 @@ usage: cargo xtask <task> [options]
 
 tasks:
   ci                               fmt --check, clippy -D warnings, the code map,
-                                   doc -D warnings, the public API, test (which
+                                   the public API (rustdoc, warnings denied), test (which
                                    checks docs/lint-rules.md too)
   lint-docs [--check]              generate docs/lint-rules.md (or fail if it is stale)
   corpus DIR [--bless]             lint each collection under DIR; compare with

@@ -114,12 +114,17 @@ fn write_json() -> Result<()> {
     let me = std::env::current_exe().context("where is the xtask binary")?;
     let real = std::env::var_os("RUSTDOC").unwrap_or_else(|| "rustdoc".into());
     run_checked(
-        // `--workspace` as the plain `cargo doc` step: the same features, so the same
-        // dependency checks.
-        cargo(["doc", "-q", "--workspace", "--no-deps", "--lib"])
+        // Every target, not only the libraries, with rustdoc's warnings denied: this is also
+        // CI's docs check (a separate HTML `cargo doc` checked 82 dependencies again, since
+        // clippy's `--all-targets` had unified dev-dependency features, and documented
+        // everything a second time: about a minute).
+        cargo(["doc", "-q", "--workspace", "--no-deps"])
             .env("RUSTDOC", me)
             .env(REAL_RUSTDOC, real)
-            .env("RUSTDOCFLAGS", "-Z unstable-options --output-format json"),
+            .env(
+                "RUSTDOCFLAGS",
+                "-D warnings -Z unstable-options --output-format json",
+            ),
     )
 }
 
