@@ -21,14 +21,7 @@ use anyhow::{Result, bail};
 use xtask::{build_skills, cargo, run_checked, target_dir, workspace_root};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    xtask::main_of(run)
 }
 
 fn run(args: &[String]) -> Result<()> {

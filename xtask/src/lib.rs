@@ -98,8 +98,20 @@ pub fn display(cmd: &Command) -> String {
 pub fn build_skills_dev() -> Result<PathBuf> {
     eprintln!("building the `skills` binary (as `cargo test --workspace` does)...");
     run_checked(&mut cargo(["test", "--workspace", "--no-run", "--quiet"]))?;
+    built_skills("debug")
+}
+
+/// Builds the release `skills` binary and returns its path (for benchmarks).
+pub fn build_skills() -> Result<PathBuf> {
+    eprintln!("building the release `skills` binary...");
+    run_checked(&mut cargo(["build", "--release", "-p", "skills-tool"]))?;
+    built_skills("release")
+}
+
+/// The `skills` binary cargo just built into the target directory's `profile` folder.
+fn built_skills(profile: &str) -> Result<PathBuf> {
     let exe = target_dir()?
-        .join("debug")
+        .join(profile)
         .join(format!("skills{}", std::env::consts::EXE_SUFFIX));
     if !exe.is_file() {
         bail!("built skills-tool but {} does not exist", exe.display());
@@ -107,15 +119,15 @@ pub fn build_skills_dev() -> Result<PathBuf> {
     Ok(exe)
 }
 
-/// Builds the release `skills` binary and returns its path (for benchmarks).
-pub fn build_skills() -> Result<PathBuf> {
-    eprintln!("building the release `skills` binary...");
-    run_checked(&mut cargo(["build", "--release", "-p", "skills-tool"]))?;
-    let exe = target_dir()?
-        .join("release")
-        .join(format!("skills{}", std::env::consts::EXE_SUFFIX));
-    if !exe.is_file() {
-        bail!("built skills-tool but {} does not exist", exe.display());
+/// The `main` of a task binary: runs `run` with the arguments, prints its error, and exits
+/// with status 1 when it fails.
+pub fn main_of(run: fn(&[String]) -> Result<()>) -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            std::process::ExitCode::FAILURE
+        }
     }
-    Ok(exe)
 }

@@ -50,14 +50,7 @@ fn main() -> ExitCode {
     if let Some(real) = std::env::var_os(public_api::REAL_RUSTDOC) {
         return public_api::rustdoc_shim(&real);
     }
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
-        }
-    }
+    xtask::main_of(run)
 }
 
 fn run(args: &[String]) -> Result<()> {
