@@ -5,16 +5,19 @@ use std::collections::HashMap;
 use miette::{GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteDiagnostic};
 use skills_lint::{Diagnostic, Report, Severity, SkillReport};
 
-use super::path_str;
+use super::{graphical, path_str};
 use crate::printer::Ui;
 
-fn handler(ui: Ui) -> GraphicalReportHandler {
-    let theme = if ui.color {
+fn theme(ui: Ui) -> GraphicalTheme {
+    if ui.color {
         GraphicalTheme::unicode()
     } else {
         GraphicalTheme::unicode_nocolor()
-    };
-    GraphicalReportHandler::new_themed(theme)
+    }
+}
+
+fn handler(ui: Ui) -> GraphicalReportHandler {
+    GraphicalReportHandler::new_themed(theme(ui))
         .with_width(ui.width)
         .with_links(false)
         // Lines break at spaces, as every message and help text is written; Unicode's
@@ -39,6 +42,10 @@ fn render_into(out: &mut String, handler: &GraphicalReportHandler, diag: &dyn mi
         out.truncate(start);
         out.push_str(&diag.to_string());
     }
+    trim_end_from(out, start);
+}
+
+fn trim_end_from(out: &mut String, start: usize) {
     let end = out.trim_end().len().max(start);
     out.truncate(end);
 }
@@ -79,6 +86,29 @@ impl miette::Diagnostic for Finding {
 
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         self.code.as_ref().map(|c| c as &dyn miette::SourceCode)
+    }
+}
+
+impl Finding {
+    /// The parts [`graphical::draw`] draws; `None` for a shape it leaves to miette.
+    fn parts(&self) -> Option<graphical::Parts<'_>> {
+        let inner = &self.inner;
+        let label = match (inner.labels.as_deref(), &self.code) {
+            (None, None) => None,
+            (Some([label]), Some(code)) => Some((code, *label.inner(), label.label()?)),
+            _ => return None,
+        };
+        Some(graphical::Parts {
+            code: inner.code.as_deref()?,
+            error: match inner.severity? {
+                miette::Severity::Error => true,
+                miette::Severity::Warning => false,
+                miette::Severity::Advice => return None,
+            },
+            message: &inner.message,
+            help: inner.help.as_deref()?,
+            label,
+        })
     }
 }
 
@@ -182,6 +212,7 @@ struct Drawn {
 }
 
 fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
+    let theme = theme(ui);
     let wrapping = handler(ui);
     // Wrapping segments every line by Unicode's rules (5% of a run with many findings); a
     // finding whose texts are shorter in bytes than the width has nothing to wrap (a
@@ -209,8 +240,21 @@ fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
         if *n > SHOWN_PER_RULE_AND_FILE {
             continue;
         }
-        let handler = if fits(d) { &plain } else { &wrapping };
-        render_into(&mut text, handler, &finding(d));
+        let fits = fits(d);
+        let finding = finding(d);
+        let look = graphical::Look {
+            theme: &theme,
+            width: ui.width,
+            wrap: !fits,
+        };
+        let start = text.len();
+        // Most findings are drawn directly, the rest by miette: the same text either way.
+        match finding.parts() {
+            Some(parts) if graphical::draw(&mut text, &look, &parts) => {
+                trim_end_from(&mut text, start);
+            }
+            _ => render_into(&mut text, if fits { &plain } else { &wrapping }, &finding),
+        }
         text.push_str("\n\n");
     }
     let mut notes = String::new();
@@ -239,4 +283,231 @@ pub(crate) fn summary(totals: &super::stream::Totals, strict: bool) -> String {
     }
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::printer::Verbosity;
+    use proptest::prelude::*;
+
+    struct Case<'a> {
+        error: bool,
+        message: &'a str,
+        help: &'a str,
+        source: &'a str,
+        span: std::ops::Range<usize>,
+        label: &'a str,
+    }
+
+    fn finding_of(case: &Case<'_>) -> Finding {
+        let severity = if case.error {
+            miette::Severity::Error
+        } else {
+            miette::Severity::Warning
+        };
+        let inner = MietteDiagnostic::new(case.message)
+            .with_code("some-rule")
+            .with_severity(severity)
+            .with_help(case.help);
+        let (code, span) = super::super::snippet::Snippet::new(
+            "skills/a/SKILL.md".to_string(),
+            case.source,
+            case.span.clone(),
+            None,
+        );
+        Finding {
+            inner: inner.with_label(LabeledSpan::at(span, case.label)),
+            code: Some(code),
+        }
+    }
+
+    /// The finding drawn directly (`None` when left to miette) and drawn by miette.
+    fn both(case: &Case<'_>, color: bool, width: usize, wrap: bool) -> (Option<String>, String) {
+        let ui = Ui {
+            color,
+            width,
+            verbosity: Verbosity::Normal,
+        };
+        let finding = finding_of(case);
+        let theme = theme(ui);
+        let look = graphical::Look {
+            theme: &theme,
+            width,
+            wrap,
+        };
+        let mut direct = String::new();
+        let drawn = finding
+            .parts()
+            .is_some_and(|parts| graphical::draw(&mut direct, &look, &parts));
+        trim_end_from(&mut direct, 0);
+        let mut by_miette = String::new();
+        render_into(&mut by_miette, &handler(ui).with_wrap_lines(wrap), &finding);
+        (drawn.then_some(direct), by_miette)
+    }
+
+    const FRONTMATTER: &str =
+        "---\nname: Active Directory\ndescription: Audits AD.\nsource: vibeship\n---\n\n# Title\n";
+
+    #[test]
+    fn common_findings_are_drawn_directly_and_as_miette_draws_them() {
+        let cases = [
+            // A field's value, a whole key, an empty span, the first and the last line.
+            (7..23, "name"),
+            (59..65, "field"),
+            (59..59, "here"),
+            (0..3, "fence"),
+            (76..83, "heading"),
+            // Past the end, and over its own line break.
+            (81..84, "end"),
+            (52..59, "value"),
+        ];
+        for (span, label) in cases {
+            for (error, color, wrap, width) in [
+                (true, false, false, 100),
+                (false, true, false, 100),
+                (true, true, true, 30),
+                (false, false, true, 24),
+            ] {
+                let case = Case {
+                    error,
+                    message: "`name` `Active Directory` does not match the directory name `a`",
+                    help: "rename the directory to `Active Directory`, or set `name: a`",
+                    source: FRONTMATTER,
+                    span: span.clone(),
+                    label,
+                };
+                let (direct, by_miette) = both(&case, color, width, wrap);
+                let Some(direct) = direct else {
+                    panic!("{span:?} was left to miette:\n{by_miette}");
+                };
+                assert_eq!(direct, by_miette, "{span:?} color {color} wrap {wrap}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_finding_without_source_is_drawn_directly_too() {
+        let finding = Finding {
+            inner: MietteDiagnostic::new("skills/a: the directory has no SKILL.md")
+                .with_code("skill-md-missing")
+                .with_severity(miette::Severity::Error)
+                .with_help("add a SKILL.md with `name` and `description`, or remove the folder"),
+            code: None,
+        };
+        for (color, wrap, width) in [(false, false, 100), (true, true, 30)] {
+            let ui = Ui {
+                color,
+                width,
+                verbosity: Verbosity::Normal,
+            };
+            let theme = theme(ui);
+            let look = graphical::Look {
+                theme: &theme,
+                width,
+                wrap,
+            };
+            let mut direct = String::new();
+            let parts = finding.parts().expect("the common shape");
+            assert!(graphical::draw(&mut direct, &look, &parts));
+            trim_end_from(&mut direct, 0);
+            let mut by_miette = String::new();
+            render_into(&mut by_miette, &handler(ui).with_wrap_lines(wrap), &finding);
+            assert_eq!(direct, by_miette);
+        }
+    }
+
+    #[test]
+    fn other_shapes_are_left_to_miette() {
+        // A label over two lines, a carriage return in the window, a label of two lines.
+        for (source, span, label) in [
+            (FRONTMATTER, 7..40, "name"),
+            ("---\r\nname: x\r\n---\r\n", 11..12, "name"),
+            (FRONTMATTER, 7..23, "two\nlines"),
+        ] {
+            let case = Case {
+                error: true,
+                message: "m",
+                help: "h",
+                source,
+                span,
+                label,
+            };
+            let (direct, _) = both(&case, false, 80, false);
+            assert_eq!(direct, None, "{source:?}");
+        }
+    }
+
+    /// Source text made of the characters that move columns: tabs, wide and zero-width
+    /// characters, combining marks, escapes (masked), carriage returns and blank lines.
+    fn source_text() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("a"),
+                Just("name: "),
+                Just(" "),
+                Just("\t"),
+                Just("\n"),
+                Just("\n\n"),
+                Just("\r\n"),
+                Just("é"),
+                Just("…"),
+                Just("漢字"),
+                Just("🎉"),
+                Just("e\u{301}"),
+                Just("\u{200b}"),
+                Just("\u{1b}[31m"),
+                Just("x".repeat(170).leak() as &str),
+            ],
+            0..40,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    fn words() -> impl Strategy<Value = String> {
+        proptest::collection::vec(
+            prop_oneof![
+                Just("word"),
+                Just("`a-rule-id`"),
+                Just("skills/some-long-directory-name/SKILL.md"),
+                Just("é"),
+                Just(" "),
+                Just("  "),
+                Just("\n"),
+            ],
+            0..30,
+        )
+        .prop_map(|parts| parts.concat())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1_000))]
+
+        #[test]
+        fn direct_drawing_equals_miette(
+            source in source_text(),
+            start in 0usize..400,
+            len in 0usize..60,
+            message in words(),
+            help in words(),
+            label in prop_oneof![Just(""), Just("name"), Just("a longer label")],
+            error in any::<bool>(),
+            color in any::<bool>(),
+            wrap in any::<bool>(),
+            width in 10usize..120,
+        ) {
+            let case = Case {
+                error,
+                message: &message,
+                help: &help,
+                source: &source,
+                span: start..start + len,
+                label,
+            };
+            let (direct, by_miette) = both(&case, color, width, wrap);
+            if let Some(direct) = direct {
+                prop_assert_eq!(direct, by_miette);
+            }
+        }
+    }
 }

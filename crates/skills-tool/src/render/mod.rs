@@ -5,6 +5,7 @@
 
 pub(crate) mod concise;
 pub(crate) mod github;
+pub(crate) mod graphical;
 pub(crate) mod human;
 pub(crate) mod json;
 pub(crate) mod sarif;

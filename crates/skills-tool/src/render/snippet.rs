@@ -179,6 +179,33 @@ impl Snippet {
     }
 }
 
+impl Snippet {
+    /// The name shown in the header (a path).
+    pub(crate) fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The window's text.
+    pub(crate) fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// 0-based number, in the original, of the window's first line.
+    pub(crate) fn first_line(&self) -> usize {
+        self.first_line
+    }
+
+    /// Where the label starts in the window.
+    pub(crate) fn label_start(&self) -> usize {
+        self.label_start
+    }
+
+    /// The label start's 0-based character column in the original.
+    pub(crate) fn label_column(&self) -> usize {
+        self.label_column
+    }
+}
+
 /// The end of the line that starts at `start` (before its `\r\n` or `\n`).
 fn line_end(bytes: &[u8], start: usize) -> usize {
     let e = memchr::memchr(b'\n', bytes.get(start..).unwrap_or_default())

@@ -1,0 +1,309 @@
+//! A finding drawn in miette's graphical format without going through miette, for the shape
+//! nearly every lint finding has: a code, a severity, a message, a help text, and at most one
+//! label on one line of a [`Snippet`].
+//!
+//! miette draws any diagnostic: labels over many lines, causes, related reports, gutters. For
+//! that it reads the source three times per diagnostic, copies every line character by
+//! character and formats each piece into a `String` of its own; on a run with tens of
+//! thousands of findings that was most of the time a human report took beyond the JSON one
+//! (issue 13). Here the one shape is drawn straight into the output. Anything else (a label
+//! over several lines, a carriage return or escape in the window, a snippet without a name)
+//! answers `false` and the caller hands the finding to miette. Tests hold the two equal, in
+//! color and without, wrapped and not (`tests` below, and a property test over random
+//! windows).
+
+use std::fmt::Write as _;
+
+use miette::{GraphicalTheme, SourceCode, SourceSpan};
+use owo_colors::OwoColorize;
+use unicode_width::UnicodeWidthChar;
+
+use super::snippet::Snippet;
+
+/// Columns a tab advances to the next multiple of (miette's default).
+const TAB_WIDTH: usize = 4;
+
+/// How findings are drawn: the theme, the terminal width and whether long texts wrap.
+pub(crate) struct Look<'a> {
+    pub(crate) theme: &'a GraphicalTheme,
+    pub(crate) width: usize,
+    pub(crate) wrap: bool,
+}
+
+/// The parts of one finding.
+pub(crate) struct Parts<'a> {
+    pub(crate) code: &'a str,
+    pub(crate) error: bool,
+    pub(crate) message: &'a str,
+    pub(crate) help: &'a str,
+    /// The source window, the label's span in it, and the label's text.
+    pub(crate) label: Option<(&'a Snippet, SourceSpan, &'a str)>,
+}
+
+/// Appends the finding to `out` as miette's graphical handler would, and answers `true`; or
+/// leaves `out` as it was and answers `false` when the finding is not of the shape drawn here.
+pub(crate) fn draw(out: &mut String, look: &Look<'_>, parts: &Parts<'_>) -> bool {
+    let start = out.len();
+    if draw_unchecked(out, look, parts).is_none() {
+        out.truncate(start);
+        return false;
+    }
+    true
+}
+
+fn draw_unchecked(out: &mut String, look: &Look<'_>, parts: &Parts<'_>) -> Option<()> {
+    let styles = &look.theme.styles;
+    let chars = &look.theme.characters;
+    let (severity, icon) = if parts.error {
+        (styles.error, &chars.error)
+    } else {
+        (styles.warning, &chars.warning)
+    };
+    let _ = write!(out, "{}\n\n", parts.code.style(severity));
+    let first = format!("  {} ", icon.style(severity));
+    let rest = format!("  {} ", chars.vbar.style(severity));
+    wrapped(out, look, parts.message, &first, &rest);
+    out.push('\n');
+    if let Some((snippet, span, label)) = parts.label {
+        source_window(out, look, snippet, span, label)?;
+    }
+    let help = "  help: ".style(styles.help).to_string();
+    wrapped(out, look, parts.help, &help, "        ");
+    out.push('\n');
+    Some(())
+}
+
+/// `text` with `first` before its first line and `rest` before the others: filled to the
+/// width when wrapping, else line by line as written (an indent alone is trimmed).
+fn wrapped(out: &mut String, look: &Look<'_>, text: &str, first: &str, rest: &str) {
+    if look.wrap {
+        let options = textwrap::Options::new(look.width.saturating_sub(2))
+            .initial_indent(first)
+            .subsequent_indent(rest)
+            .break_words(true)
+            .word_separator(textwrap::WordSeparator::AsciiSpace)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation);
+        out.push_str(&textwrap::fill(text, options));
+        return;
+    }
+    for (i, line) in text.split_terminator('\n').enumerate() {
+        let indent = if i == 0 {
+            first
+        } else {
+            out.push('\n');
+            rest
+        };
+        if line.trim().is_empty() {
+            out.push_str(indent.trim_end());
+        } else {
+            out.push_str(indent);
+        }
+        out.push_str(line);
+    }
+    if text.ends_with('\n') {
+        out.push('\n');
+    }
+}
+
+/// The boxed source lines with the label under its line; `None` when the label is not on
+/// one line of the window (miette draws those with a gutter).
+fn source_window(
+    out: &mut String,
+    look: &Look<'_>,
+    snippet: &Snippet,
+    span: SourceSpan,
+    label: &str,
+) -> Option<()> {
+    let styles = &look.theme.styles;
+    let chars = &look.theme.characters;
+    let style = *styles.highlights.first()?;
+    if snippet.name().is_empty() || label.contains('\n') || span.offset() != snippet.label_start() {
+        return None;
+    }
+    // The lines miette quotes: the window's, read as miette reads them.
+    let context = snippet.read_span(&span, 1, 1).ok()?;
+    let data = std::str::from_utf8(context.data()).ok()?;
+    if data.contains(['\r', '\x1b']) {
+        return None;
+    }
+    let (at, len) = (span.offset(), span.len());
+    let mut lines = Vec::new();
+    let mut offset = context.span().offset();
+    let mut labelled = None;
+    for (i, piece) in data.split_inclusive('\n').enumerate() {
+        let line = Line {
+            number: context.line() + i + 1,
+            offset,
+            length: piece.len(),
+            text: piece.strip_suffix('\n').unwrap_or(piece),
+        };
+        offset += piece.len();
+        if line.shows(at, len) {
+            if !line.holds(at, len) {
+                return None;
+            }
+            labelled = Some(i);
+        }
+        lines.push(line);
+    }
+    let digits = lines.last().map_or(1, |l| decimal_digits(l.number));
+    let before = snippet.text().get(..at)?;
+    let line_no = snippet.first_line() + memchr::memchr_iter(b'\n', before.as_bytes()).count();
+    let _ = writeln!(
+        out,
+        "{:pad$}{}{}[{}]",
+        "",
+        chars.ltop,
+        chars.hbar,
+        format_args!(
+            "{}:{}:{}",
+            snippet.name(),
+            line_no + 1,
+            snippet.label_column() + 1
+        )
+        .style(styles.link),
+        pad = digits + 2,
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let _ = write!(
+            out,
+            " {:digits$} {} ",
+            line.number.style(styles.linum),
+            chars.vbar
+        );
+        let mut column = 0;
+        for c in line.text.chars() {
+            let w = width(c, column);
+            column += w;
+            if c == '\t' {
+                out.extend(std::iter::repeat_n(' ', w));
+            } else {
+                out.push(c);
+            }
+        }
+        out.push('\n');
+        if labelled != Some(i) {
+            continue;
+        }
+        let start = line.column_of(at, true)?;
+        let end = if len == 0 {
+            start + 1
+        } else {
+            line.column_of(at + len, false)?.max(start + 1)
+        };
+        let mid = (start + end) / 2;
+        let mark = if len == 0 {
+            chars.uarrow
+        } else {
+            chars.underbar
+        };
+        let underline = format!(
+            "{:start$}{}{}{}",
+            "",
+            repeat(chars.underline, mid - start),
+            mark,
+            repeat(chars.underline, end - mid - 1),
+        );
+        let _ = writeln!(
+            out,
+            " {:digits$} {} {}",
+            "",
+            chars.vbar_break,
+            underline.style(style)
+        );
+        let text = format!(
+            "{}{} {}",
+            chars.lbot,
+            repeat(chars.hbar, 2),
+            label.style(style)
+        );
+        let _ = writeln!(
+            out,
+            " {:digits$} {} {:mid$}{}",
+            "",
+            chars.vbar_break,
+            "",
+            text.style(style),
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{:pad$}{}{}",
+        "",
+        chars.lbot,
+        repeat(chars.hbar, 4),
+        pad = digits + 2
+    );
+    Some(())
+}
+
+/// One quoted line: its number (1-based), where it starts in the window, its length with
+/// its line break, and its text without.
+struct Line<'a> {
+    number: usize,
+    offset: usize,
+    length: usize,
+    text: &'a str,
+}
+
+impl Line<'_> {
+    /// Whether a label at `at` of `len` bytes is drawn on this line: it starts, passes or
+    /// ends here (an empty label counts as one byte).
+    fn shows(&self, at: usize, len: usize) -> bool {
+        let end = at + len.max(1);
+        let line_end = self.offset + self.length;
+        (at >= self.offset && at < line_end)
+            || (at < self.offset && end > line_end)
+            || (end > self.offset && end <= line_end)
+    }
+
+    /// Whether the label lies within this line, its line break included.
+    fn holds(&self, at: usize, len: usize) -> bool {
+        at >= self.offset && at + len <= self.offset + self.length
+    }
+
+    /// The screen column of byte `offset` of the window on this line: a character cut by it
+    /// counts from its first column (`start`) or after its last; the line break is one
+    /// column past the text.
+    fn column_of(&self, offset: usize, start: bool) -> Option<usize> {
+        let mut i = offset.checked_sub(self.offset)?;
+        if i > self.length {
+            return None;
+        }
+        while i <= self.text.len() && !self.text.is_char_boundary(i) {
+            i = if start { i - 1 } else { i + 1 };
+        }
+        let shown = self.text.get(..i.min(self.text.len()))?;
+        let mut column = 0;
+        for c in shown.chars() {
+            column += width(c, column);
+        }
+        Some(if i > self.text.len() {
+            column + 1
+        } else {
+            column
+        })
+    }
+}
+
+fn repeat(c: char, n: usize) -> String {
+    std::iter::repeat_n(c, n).collect()
+}
+
+/// Columns `c` takes at screen column `column`.
+fn width(c: char, column: usize) -> usize {
+    if c == '\t' {
+        TAB_WIDTH - column % TAB_WIDTH
+    } else {
+        c.width().unwrap_or(0)
+    }
+}
+
+fn decimal_digits(mut n: usize) -> usize {
+    let mut digits = 1;
+    while n >= 10 {
+        n /= 10;
+        digits += 1;
+    }
+    digits
+}
