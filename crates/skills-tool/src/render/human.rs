@@ -324,12 +324,20 @@ mod tests {
 
     /// The finding drawn directly (`None` when left to miette) and drawn by miette.
     fn both(case: &Case<'_>, color: bool, width: usize, wrap: bool) -> (Option<String>, String) {
+        both_of(&finding_of(case), color, width, wrap)
+    }
+
+    fn both_of(
+        finding: &Finding,
+        color: bool,
+        width: usize,
+        wrap: bool,
+    ) -> (Option<String>, String) {
         let ui = Ui {
             color,
             width,
             verbosity: Verbosity::Normal,
         };
-        let finding = finding_of(case);
         let theme = theme(ui);
         let look = graphical::Look {
             theme: &theme,
@@ -342,7 +350,7 @@ mod tests {
             .is_some_and(|parts| graphical::draw(&mut direct, &look, &parts));
         trim_end_from(&mut direct, 0);
         let mut by_miette = String::new();
-        render_into(&mut by_miette, &handler(ui).with_wrap_lines(wrap), &finding);
+        render_into(&mut by_miette, &handler(ui).with_wrap_lines(wrap), finding);
         (drawn.then_some(direct), by_miette)
     }
 
@@ -396,24 +404,8 @@ mod tests {
             code: None,
         };
         for (color, wrap, width) in [(false, false, 100), (true, true, 30)] {
-            let ui = Ui {
-                color,
-                width,
-                verbosity: Verbosity::Normal,
-            };
-            let theme = theme(ui);
-            let look = graphical::Look {
-                theme: &theme,
-                width,
-                wrap,
-            };
-            let mut direct = String::new();
-            let parts = finding.parts().expect("the common shape");
-            assert!(graphical::draw(&mut direct, &look, &parts));
-            trim_end_from(&mut direct, 0);
-            let mut by_miette = String::new();
-            render_into(&mut by_miette, &handler(ui).with_wrap_lines(wrap), &finding);
-            assert_eq!(direct, by_miette);
+            let (direct, by_miette) = both_of(&finding, color, width, wrap);
+            assert_eq!(direct.as_deref(), Some(by_miette.as_str()));
         }
     }
 
