@@ -264,38 +264,27 @@ fn corpus(args: &[String]) -> Result<()> {
     if let Some(load) = discovery::load_average() {
         eprintln!("load average: {load} (measure on an idle machine)");
     }
-    let mut rows: Vec<(String, Duration, Option<u64>)> = Vec::new();
-    let mut measure = |label: String, program: &Path, args: Vec<String>| -> Result<()> {
-        let make = || {
-            let mut cmd = Command::new(program);
-            cmd.args(&args).env("NO_COLOR", "1");
-            cmd
-        };
-        let time = median_time(runs, make).with_context(|| format!("timing {label}"))?;
-        let rss = peak_rss_kib(program, &args);
-        eprintln!("{label}: {:.0} ms", ms(time));
-        rows.push((label, time, rss));
-        Ok(())
-    };
+    // Every command to time: a label, the program and its arguments.
     let tree_arg = tree.display().to_string();
+    let mut commands: Vec<(String, PathBuf, Vec<String>)> = Vec::new();
     for format in ["json", "concise", "human", "sarif"] {
-        measure(
+        commands.push((
             format!("skills lint --format {format}"),
-            &exe,
+            exe.clone(),
             vec![
                 "lint".into(),
                 "--format".into(),
                 format.into(),
                 tree_arg.clone(),
             ],
-        )?;
+        ));
     }
     if let Some(skilo) = on_path("skilo") {
-        measure(
+        commands.push((
             "skilo lint".into(),
-            &skilo,
+            skilo,
             vec!["lint".into(), tree_arg.clone()],
-        )?;
+        ));
     } else {
         eprintln!("note: `skilo` is not on PATH; `cargo install skilo` to compare");
     }
@@ -303,13 +292,35 @@ fn corpus(args: &[String]) -> Result<()> {
         let args = ["-c", "^name:", "-g", "SKILL.md", &tree_arg]
             .map(String::from)
             .to_vec();
-        measure("rg -c '^name:' -g SKILL.md".into(), &rg, args)?;
+        commands.push(("rg -c '^name:' -g SKILL.md".into(), rg, args));
     } else {
         eprintln!("note: `rg` is not on PATH; install ripgrep to compare");
     }
+    let makes: Vec<Box<dyn Fn() -> Command + '_>> = commands
+        .iter()
+        .map(|(_, program, args)| {
+            Box::new(move || {
+                let mut cmd = Command::new(program);
+                cmd.args(args).env("NO_COLOR", "1");
+                cmd
+            }) as Box<dyn Fn() -> Command + '_>
+        })
+        .collect();
+    eprintln!(
+        "timing {} commands in {} rounds of one run each ({WARMUP_RUNS} warm-up rounds)...",
+        commands.len(),
+        runs
+    );
+    let times = median_times_interleaved(runs, &makes).context("timing the commands")?;
+    let mut rows: Vec<(&str, Duration, Option<u64>)> = Vec::new();
+    for ((label, program, args), time) in commands.iter().zip(times) {
+        let rss = peak_rss_kib(program, args);
+        eprintln!("{label}: {:.0} ms", ms(time));
+        rows.push((label, time, rss));
+    }
     println!();
     println!(
-        "{} copies of `{}` ({} skills), {cores} cores, median of {runs} runs after {WARMUP_RUNS} warm-up runs, output to /dev/null, NO_COLOR=1",
+        "{} copies of `{}` ({} skills), {cores} cores, median of {runs} rounds (each command once a round) after {WARMUP_RUNS} warm-up rounds, output to /dev/null, NO_COLOR=1",
         copies,
         dir.display(),
         thousands(skills)
@@ -460,22 +471,54 @@ fn has_rg() -> bool {
 fn median_time(runs: usize, make: impl Fn() -> Command) -> Result<Duration> {
     let mut times = Vec::with_capacity(runs);
     for i in 0..WARMUP_RUNS + runs {
-        let mut cmd = make();
-        cmd.stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null());
-        let start = Instant::now();
-        let status = cmd.status().context("cannot start the command")?;
-        let elapsed = start.elapsed();
-        if !matches!(status.code(), Some(0 | 1)) {
-            bail!("the command failed ({status})");
-        }
+        let elapsed = time_once(make())?;
         if i >= WARMUP_RUNS {
             times.push(elapsed);
         }
     }
     times.sort_unstable();
     Ok(median(&times))
+}
+
+/// The median wall clock of each command, timed in rounds that run every command once
+/// (after [`WARMUP_RUNS`] such rounds). A shared machine's speed drifts by tens of percent
+/// within minutes; timing all of one command's runs before the next's folds that drift
+/// into their ratio, while in rounds it moves every command alike.
+fn median_times_interleaved(
+    runs: usize,
+    makes: &[Box<dyn Fn() -> Command + '_>],
+) -> Result<Vec<Duration>> {
+    let mut times = vec![Vec::with_capacity(runs); makes.len()];
+    for round in 0..WARMUP_RUNS + runs {
+        for (make, times) in makes.iter().zip(&mut times) {
+            let elapsed = time_once(make())?;
+            if round >= WARMUP_RUNS {
+                times.push(elapsed);
+            }
+        }
+    }
+    Ok(times
+        .into_iter()
+        .map(|mut t| {
+            t.sort_unstable();
+            median(&t)
+        })
+        .collect())
+}
+
+/// Runs `cmd` once, output discarded, and answers how long it took; exit codes 0 and 1
+/// (findings) count as success.
+fn time_once(mut cmd: Command) -> Result<Duration> {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    let start = Instant::now();
+    let status = cmd.status().context("cannot start the command")?;
+    let elapsed = start.elapsed();
+    if !matches!(status.code(), Some(0 | 1)) {
+        bail!("the command failed ({status})");
+    }
+    Ok(elapsed)
 }
 
 fn median(sorted: &[Duration]) -> Duration {
@@ -799,6 +842,37 @@ fn capitalize(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn interleaved_timing_runs_every_command_each_round_and_refuses_failures() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("log");
+        let append = |word: &'static str| {
+            let log = log.clone();
+            Box::new(move || {
+                let mut cmd = Command::new("sh");
+                cmd.args([
+                    "-c",
+                    &format!("echo {word} >> \"$0\""),
+                    log.to_str().unwrap(),
+                ]);
+                cmd
+            }) as Box<dyn Fn() -> Command>
+        };
+        let times = median_times_interleaved(2, &[append("a"), append("b")]).unwrap();
+        assert_eq!(times.len(), 2);
+        let rounds = WARMUP_RUNS + 2;
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            "a\nb\n".repeat(rounds)
+        );
+        let fails: Box<dyn Fn() -> Command> = Box::new(|| {
+            let mut cmd = Command::new("sh");
+            cmd.args(["-c", "exit 2"]);
+            cmd
+        });
+        assert!(median_times_interleaved(1, &[fails]).is_err());
+    }
 
     fn strings(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()
