@@ -1,4 +1,5 @@
-//! Diagnostics for people: miette's graphical report per finding, then a summary line.
+//! Diagnostics for people: miette's graphical report per finding (drawn by `graphical.rs`
+//! when the finding has the common shape, else by miette), then a summary line.
 
 use std::collections::HashMap;
 
@@ -430,46 +431,52 @@ mod tests {
         }
     }
 
+    /// Text made of up to `max` of `pieces`, each chosen at random.
+    fn text_of(pieces: Vec<&'static str>, max: usize) -> impl Strategy<Value = String> {
+        proptest::collection::vec(proptest::sample::select(pieces), 0..max)
+            .prop_map(|parts| parts.concat())
+    }
+
     /// Source text made of the characters that move columns: tabs, wide and zero-width
-    /// characters, combining marks, escapes (masked), carriage returns and blank lines.
+    /// characters, combining marks, escapes (masked), carriage returns, blank lines, and
+    /// lines long enough to be cut.
     fn source_text() -> impl Strategy<Value = String> {
-        proptest::collection::vec(
-            prop_oneof![
-                Just("a"),
-                Just("name: "),
-                Just(" "),
-                Just("\t"),
-                Just("\n"),
-                Just("\n\n"),
-                Just("\r\n"),
-                Just("é"),
-                Just("…"),
-                Just("漢字"),
-                Just("🎉"),
-                Just("e\u{301}"),
-                Just("\u{200b}"),
-                Just("\u{1b}[31m"),
-                Just("x".repeat(170).leak() as &str),
+        let long_line: &'static str = "x".repeat(170).leak();
+        text_of(
+            vec![
+                "a",
+                "name: ",
+                " ",
+                "\t",
+                "\n",
+                "\n\n",
+                "\r\n",
+                "é",
+                "…",
+                "漢字",
+                "🎉",
+                "e\u{301}",
+                "\u{200b}",
+                "\u{1b}[31m",
+                long_line,
             ],
-            0..40,
+            40,
         )
-        .prop_map(|parts| parts.concat())
     }
 
     fn words() -> impl Strategy<Value = String> {
-        proptest::collection::vec(
-            prop_oneof![
-                Just("word"),
-                Just("`a-rule-id`"),
-                Just("skills/some-long-directory-name/SKILL.md"),
-                Just("é"),
-                Just(" "),
-                Just("  "),
-                Just("\n"),
+        text_of(
+            vec![
+                "word",
+                "`a-rule-id`",
+                "skills/some-long-directory-name/SKILL.md",
+                "é",
+                " ",
+                "  ",
+                "\n",
             ],
-            0..30,
+            30,
         )
-        .prop_map(|parts| parts.concat())
     }
 
     proptest! {
