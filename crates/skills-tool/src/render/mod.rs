@@ -1,7 +1,6 @@
-//! Data to text: lint reports (human through miette, concise, JSON, GitHub annotations,
-//! SARIF, statistics),
-//! source snippets, and the small formatting rules every command shares (paths, terminal
-//! safety). Nothing here prints.
+//! Data to text: lint reports (human in miette's graphical format, concise, JSON, GitHub
+//! annotations, SARIF, statistics), source snippets, and the small formatting rules every
+//! command shares (paths, terminal safety). Nothing here prints.
 
 pub(crate) mod concise;
 pub(crate) mod github;
