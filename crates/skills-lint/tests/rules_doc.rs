@@ -27,7 +27,8 @@ fn the_rules_page_is_generated_from_the_registry() {
         return;
     }
     if std::env::var_os(WRITE).is_some_and(|v| v == "1") {
-        std::fs::write(&path, &text).unwrap();
+        // Atomically, as every file the project writes: an interrupted run leaves the old page.
+        skills_core::durable::write_atomically(&path, text.as_bytes()).unwrap();
         eprintln!("wrote {DOCS} ({} rules)", RULES.len());
         return;
     }
