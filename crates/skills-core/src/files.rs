@@ -375,8 +375,7 @@ impl Walker<'_> {
             let is_repository = entries.iter().any(|(name, _)| name == ".git");
             self.repo = self.lister.rules(self.root.clone(), is_repository);
         }
-        let logical = self.logical(rel);
-        let pushed = match self.ignore_files(real, &logical, &entries) {
+        let pushed = match self.ignore_files(real, rel, &entries) {
             Some(m) => {
                 ignores.push(m);
                 true
@@ -384,7 +383,7 @@ impl Walker<'_> {
             None => false,
         };
         for (name, seen) in entries {
-            let child_real = real.join(&name);
+            let child_real = crate::fs::join(real, &name);
             let Some(name) = name.to_str() else {
                 self.listing
                     .problems
@@ -518,7 +517,7 @@ impl Walker<'_> {
         if rel.is_empty() {
             self.root.clone()
         } else {
-            self.root.join(rel)
+            crate::fs::join(&self.root, rel)
         }
     }
 
@@ -527,10 +526,17 @@ impl Walker<'_> {
     fn ignore_files(
         &mut self,
         real: &Path,
-        logical: &Path,
+        rel: &str,
         entries: &[(OsString, Seen)],
     ) -> Option<Gitignore> {
-        let mut builder = GitignoreBuilder::new(logical);
+        // Most directories have none: no builder, no path, for them.
+        if !entries
+            .iter()
+            .any(|(n, _)| IGNORE_FILES.iter().any(|f| n == f))
+        {
+            return None;
+        }
+        let mut builder = GitignoreBuilder::new(self.logical(rel));
         let mut any = false;
         for name in IGNORE_FILES {
             if !entries.iter().any(|(n, _)| n == name) {

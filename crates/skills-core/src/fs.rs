@@ -3,7 +3,7 @@
 
 use std::fs::{self, Metadata};
 use std::io::Read as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 /// What a file type is, for a message: "a named pipe (FIFO)", "a socket", "a character
@@ -30,6 +30,24 @@ pub fn describe_file_type(t: std::fs::FileType) -> &'static str {
     } else {
         "not a regular file"
     }
+}
+
+/// `base.join(name)` in one allocation: [`Path::join`] copies `base` into a buffer of its
+/// own length and then grows it for `name`, a second allocation and copy that a walk pays
+/// for every file it meets.
+///
+/// ```
+/// use std::path::Path;
+///
+/// let p = skills_core::fs::join(Path::new("skills/pdf"), "SKILL.md");
+/// assert_eq!(p, Path::new("skills/pdf").join("SKILL.md"));
+/// ```
+pub fn join(base: &Path, name: impl AsRef<Path>) -> PathBuf {
+    let name = name.as_ref();
+    let mut path = PathBuf::with_capacity(base.as_os_str().len() + 1 + name.as_os_str().len());
+    path.push(base);
+    path.push(name);
+    path
 }
 
 /// Why [`read_bounded`] read nothing.
@@ -95,20 +113,25 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     Ok(bytes)
 }
 
-/// Reads a regular file the caller has just listed with its size (a walk, a listing), and
-/// never more than `limit + 1` bytes: a file that grew since is cut there, for the caller's
-/// parser to refuse by its length. Unlike [`read_bounded`] it asks the file system nothing
+/// Reads a regular file the caller has just listed with its size (a walk, a listing), as
+/// listed: never more than `size` bytes, nor more than `limit + 1` (for the caller's parser
+/// to refuse by its length). Unlike [`read_bounded`] it asks the file system nothing
 /// before opening the file (no second `stat` per file, a measurable share of a lint run
 /// over a large tree), so it must not be given a path that could be a FIFO.
+///
+/// Stopping at the listed size also spares the `read` that would only find the end of the
+/// file: one system call per file instead of two. A file that grew since it was listed is
+/// read at the length the listing gave it; one that shrank ends early.
 ///
 /// # Errors
 ///
 /// The I/O error of opening or reading.
 pub fn read_listed(path: &Path, size: u64, limit: u64) -> std::io::Result<Vec<u8>> {
     let file = fs::File::open(path)?;
-    let cap = size.min(limit).saturating_add(1);
+    let cap = size.min(limit.saturating_add(1));
     let mut bytes = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    // `Take` answers the end itself once `cap` bytes are in: no system call for it.
+    file.take(cap).read_to_end(&mut bytes)?;
     Ok(bytes)
 }
 
@@ -210,6 +233,23 @@ mod tests {
             read_bounded(&t.path().join("missing"), 4),
             Err(ReadError::Io(_))
         ));
+    }
+
+    #[test]
+    fn a_listed_file_is_read_as_listed_and_never_past_the_limit() {
+        let t = tempfile::tempdir().unwrap();
+        let file = t.path().join("f");
+        fs::write(&file, "1234567890").unwrap();
+        // As listed; grown since (listed at 4); shrunk since (listed at 20).
+        assert_eq!(read_listed(&file, 10, 100).unwrap(), b"1234567890");
+        assert_eq!(read_listed(&file, 4, 100).unwrap(), b"1234");
+        assert_eq!(read_listed(&file, 20, 100).unwrap(), b"1234567890");
+        // Over the limit, or of a size not known: one byte past the limit, for the caller
+        // to refuse by its length.
+        assert_eq!(read_listed(&file, 10, 5).unwrap(), b"123456");
+        assert_eq!(read_listed(&file, u64::MAX, 5).unwrap(), b"123456");
+        assert_eq!(read_listed(&file, u64::MAX, 100).unwrap(), b"1234567890");
+        assert!(read_listed(&t.path().join("missing"), 1, 5).is_err());
     }
 
     #[cfg(unix)]

@@ -119,7 +119,7 @@ impl SkillDir {
             .files
             .into_iter()
             .map(|f| FileEntry {
-                path: found.dir.join(&f.path),
+                path: skills_core::fs::join(&found.dir, &f.path),
                 rel: f.path,
                 size: f.size,
             })
@@ -252,7 +252,7 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
 
 /// The marker of `dir` when it holds `SKILL.md`: one `stat` instead of walking the skill.
 fn skill_marker(dir: &Path, is_link: Option<bool>) -> Option<Marker> {
-    let md = dir.join(skills_core::layout::SKILL_MD);
+    let md = skills_core::fs::join(dir, skills_core::layout::SKILL_MD);
     let meta = std::fs::metadata(&md).ok()?;
     Some(Marker {
         dir: dir.to_path_buf(),

@@ -109,14 +109,12 @@ fn check_nested(
     full: &Path,
     out: &mut Vec<Diagnostic>,
 ) {
-    let size = skill
-        .files()
-        .iter()
-        .find(|f| f.path == full)
-        .map_or(0, |f| f.size);
-    if size > MAX_FILE_BYTES {
+    let listed = super::file_size(skill, full);
+    if listed.is_some_and(|s| s > MAX_FILE_BYTES) {
         return;
     }
+    // Not in the listing: read up to the limit.
+    let size = listed.unwrap_or(u64::MAX);
     let Ok(content) = skills_core::read_listed(full, size, MAX_FILE_BYTES)
         .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
     else {

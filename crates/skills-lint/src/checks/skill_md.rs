@@ -71,12 +71,10 @@ pub(crate) fn parse(
         );
         return None;
     }
-    let size = skill
-        .files()
-        .iter()
-        .find(|f| &f.path == md)
-        .map_or(0, |f| f.size);
-    if size > MAX_FILE_BYTES {
+    let listed = super::file_size(skill, md);
+    // Not in the listing (a link out of the skill, an ignored file): read up to the limit.
+    let size = listed.unwrap_or(u64::MAX);
+    if let Some(size) = listed.filter(|&s| s > MAX_FILE_BYTES) {
         out.extend(linter.diagnostic(
             RuleId::FileTooLarge,
             format!("SKILL.md is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"),
