@@ -128,15 +128,23 @@ impl Stream {
 
     fn findings(&mut self, skills: &[SkillReport]) -> String {
         self.totals.add_skills(skills);
-        let all = || skills.iter().flat_map(|s| s.diagnostics.iter());
         match &mut self.kind {
             Kind::Human { notes } => human::batch(self.ui, skills, notes),
-            Kind::Concise => concise::lines(all()),
-            Kind::Github => github::lines(all()),
-            Kind::Json(array) => array.members(all().map(json::item)),
-            Kind::Sarif(array) => array.members(all().map(sarif::result)),
+            Kind::Concise => on_pool(skills, |d| concise::lines(d.iter())),
+            Kind::Github => on_pool(skills, |d| github::lines(d.iter())),
+            Kind::Json(array) => {
+                let indent = array.indent;
+                let parts = on_pool_each(skills, |d| Array::part(indent, d.iter().map(json::item)));
+                array.join(parts)
+            }
+            Kind::Sarif(array) => {
+                let indent = array.indent;
+                let parts =
+                    on_pool_each(skills, |d| Array::part(indent, d.iter().map(sarif::result)));
+                array.join(parts)
+            }
             Kind::Statistics { counter, .. } => {
-                counter.add(all());
+                counter.add(skills.iter().flat_map(|s| s.diagnostics.iter()));
                 String::new()
             }
         }
@@ -189,6 +197,51 @@ impl Stream {
     }
 }
 
+/// Each skill's findings rendered on the pool (the main thread only joins and writes, so
+/// the pool is not left waiting on it), in order.
+fn on_pool(skills: &[SkillReport], render: impl Fn(&[Diagnostic]) -> String + Sync) -> String {
+    on_pool_each(skills, render).concat()
+}
+
+fn on_pool_each<T: Send>(
+    skills: &[SkillReport],
+    render: impl Fn(&[Diagnostic]) -> T + Sync,
+) -> Vec<T> {
+    use rayon::prelude::*;
+    skills.par_iter().map(|s| render(&s.diagnostics)).collect()
+}
+
+/// Some members of an array, rendered: their text (without the separator before the first)
+/// and how many they are.
+struct Part {
+    text: String,
+    count: usize,
+}
+
+/// A writer that indents every line after the first by `pad`. A JSON text breaks lines only
+/// between tokens (a line break inside a string is written `\n`), so every `\n` it writes
+/// starts a line to indent.
+struct Indented<'a> {
+    out: &'a mut Vec<u8>,
+    pad: &'a [u8],
+}
+
+impl std::io::Write for Indented<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for piece in buf.split_inclusive(|&b| b == b'\n') {
+            self.out.extend_from_slice(piece);
+            if piece.ends_with(b"\n") {
+                self.out.extend_from_slice(self.pad);
+            }
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 /// The one array of a pretty-printed JSON document that grows as the run goes.
 #[derive(Default)]
 struct Array {
@@ -207,20 +260,41 @@ impl Array {
 
     /// `items`, each indented as a member of the array.
     fn members(&mut self, items: impl Iterator<Item = impl Serialize>) -> String {
-        let pad = " ".repeat(self.indent + 2);
-        let mut out = String::new();
+        let part = Self::part(self.indent, items);
+        self.join([part])
+    }
+
+    /// `items` indented as members of an array whose line starts `indent` columns in,
+    /// without the array: parts are rendered apart (on the pool) and joined in order.
+    fn part(indent: usize, items: impl Iterator<Item = impl Serialize>) -> Part {
+        let pad = " ".repeat(indent + 2);
+        let mut out = Vec::new();
+        let mut count = 0;
         for item in items {
-            out.push_str(if self.members == 0 { "\n" } else { ",\n" });
-            self.members += 1;
-            // Plain structs of strings and numbers: serializing them cannot fail.
-            let text = serde_json::to_string_pretty(&item).unwrap_or_default();
-            for (i, line) in text.lines().enumerate() {
-                if i > 0 {
-                    out.push('\n');
-                }
-                out.push_str(&pad);
-                out.push_str(line);
+            if count > 0 {
+                out.extend_from_slice(b",\n");
             }
+            count += 1;
+            out.extend_from_slice(pad.as_bytes());
+            let writer = Indented {
+                out: &mut out,
+                pad: pad.as_bytes(),
+            };
+            // Plain structs of strings and numbers into memory: this cannot fail.
+            let _ = serde_json::to_writer_pretty(writer, &item);
+        }
+        let text = String::from_utf8(out)
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
+        Part { text, count }
+    }
+
+    /// `parts` in order, each after the separator that its place in the array needs.
+    fn join(&mut self, parts: impl IntoIterator<Item = Part>) -> String {
+        let mut out = String::new();
+        for part in parts.into_iter().filter(|p| p.count > 0) {
+            out.push_str(if self.members == 0 { "\n" } else { ",\n" });
+            out.push_str(&part.text);
+            self.members += part.count;
         }
         out
     }
@@ -279,6 +353,70 @@ mod tests {
     struct Item {
         name: &'static str,
         tags: Vec<u32>,
+    }
+
+    #[test]
+    fn parts_rendered_apart_join_into_the_document_serialized_whole() {
+        let items = [
+            Item {
+                name: "a\nline break, \"quotes\" and \\",
+                tags: vec![1, 2],
+            },
+            Item {
+                name: "b",
+                tags: vec![],
+            },
+            Item {
+                name: "c\r\n",
+                tags: vec![3],
+            },
+        ];
+        // Every way of cutting the items into parts (some empty), as skills of a batch
+        // with and without findings.
+        for cuts in [
+            vec![0, 0, 3],
+            vec![1, 0, 2],
+            vec![3, 0, 0],
+            vec![1, 1, 1],
+            vec![2, 1],
+        ] {
+            let mut array = Array::default();
+            let empty = Doc {
+                version: 1,
+                items: [],
+                total: 0,
+            };
+            let mut out = array.open(&empty, "items");
+            let mut rest = &items[..];
+            let parts: Vec<Part> = cuts
+                .iter()
+                .map(|&n| {
+                    let (here, after) = rest.split_at(n);
+                    rest = after;
+                    Array::part(array.indent, here.iter())
+                })
+                .collect();
+            // The first batch takes the first part alone, the next batch the rest.
+            let mut parts = parts.into_iter();
+            out.push_str(&array.join(parts.next()));
+            out.push_str(&array.join(parts));
+            let done = Doc {
+                version: 1,
+                items: [],
+                total: 3,
+            };
+            out.push_str(&array.close(&done, "items"));
+            let whole = Whole {
+                version: 1,
+                items: items.to_vec(),
+                total: 3,
+            };
+            assert_eq!(
+                out,
+                serde_json::to_string_pretty(&whole).unwrap() + "\n",
+                "{cuts:?}"
+            );
+        }
     }
 
     #[test]
