@@ -819,6 +819,8 @@ fn control_name(c: char) -> String {
 /// double-quoted strings (`"\e[2J"`, `"\a"`, `"\x1b"`).
 fn first_control(value: &Value, span: &Range<usize>) -> Option<(char, Range<usize>)> {
     match value {
+        // The byte scan clears nearly every string without decoding a character.
+        Value::String(s) if !may_hold_control_chars(s.as_bytes()) => None,
         Value::String(s) => s
             .chars()
             .find(|&c| is_control_char(c))

@@ -228,6 +228,11 @@ struct Indented<'a> {
 
 impl std::io::Write for Indented<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        // serde_json writes a token at a time, and a line break on its own.
+        if !buf.contains(&b'\n') {
+            self.out.extend_from_slice(buf);
+            return Ok(buf.len());
+        }
         for piece in buf.split_inclusive(|&b| b == b'\n') {
             self.out.extend_from_slice(piece);
             if piece.ends_with(b"\n") {
