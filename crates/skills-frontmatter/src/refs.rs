@@ -79,7 +79,8 @@ fn strip_suffixes(dest: &str) -> &str {
 }
 
 /// Whether `text` may hold a Markdown link (or link definition) to a local file: some
-/// `](dest` or `]: dest` whose destination is neither a URL with a scheme nor a `#fragment`.
+/// `](dest` or `]: dest` whose destination is neither a URL with a scheme nor a `#fragment`,
+/// outside the fenced code blocks [`fenced_code`] is sure of.
 ///
 /// Every inline link or image contains `](` and every link definition `]:`, and autolinks
 /// (`<https://...>`) always have a scheme, so a `false` here is never wrong; a `true` (which
@@ -89,6 +90,8 @@ fn may_link_locally(text: &str) -> bool {
     let candidates = memchr::memmem::find_iter(bytes, b"](")
         .chain(memchr::memmem::find_iter(bytes, b"]:"))
         .map(|i| i + 2);
+    // Found only when a candidate needs it: most bodies have none.
+    let mut code: Option<Vec<Range<usize>>> = None;
     for start in candidates {
         let rest = text.get(start..).unwrap_or("");
         let dest = rest.trim_start_matches([' ', '\t', '<']);
@@ -96,11 +99,72 @@ fn may_link_locally(text: &str) -> bool {
             .find(|c: char| c.is_whitespace() || c == ')' || c == '>')
             .unwrap_or(dest.len());
         let dest = dest.get(..end).unwrap_or("");
-        if !dest.starts_with('#') && !has_scheme(dest) {
+        if dest.starts_with('#') || has_scheme(dest) {
+            continue;
+        }
+        // Code samples are full of `](`: skilled authors show Markdown in fences. A body
+        // whose every candidate is inside one need not be parsed (the parse of the few
+        // bodies that get this far was most of a lint run's Markdown time).
+        let code = code.get_or_insert_with(|| fenced_code(text));
+        if !code.iter().any(|r| r.contains(&start)) {
             return true;
         }
     }
     false
+}
+
+/// Byte ranges of `text` that are certainly inside a fenced code block, as CommonMark reads
+/// it: from an opening fence in column 0 to its closing fence (or the end of the text).
+///
+/// An opening fence in column 0 opens a block whatever came before: it interrupts a
+/// paragraph, cannot continue a list item or a quote lazily, and ends an indented code
+/// block. Two things could make the parser see it otherwise, and after either no more
+/// ranges are given: a fence of any other shape (indented, in a list item or a quote), which
+/// the parser may still be inside; and a line starting with `<`, which may open an HTML block
+/// that a fence line would be part of. A closing fence is matched exactly as the
+/// specification writes it (up to three spaces, at least as many of the same character,
+/// then only spaces and tabs), so a range never ends where the parser's block goes on.
+fn fenced_code(text: &str) -> Vec<Range<usize>> {
+    let mut ranges = Vec::new();
+    // The fence character and length of the open block, and where it starts.
+    let mut open: Option<(u8, usize, usize)> = None;
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        let start = pos;
+        pos += line.len();
+        let content = line.trim_end_matches('\n').trim_end_matches('\r');
+        if let Some((fence, len, from)) = open {
+            let indent = content.bytes().take_while(|&b| b == b' ').count();
+            let rest = content.get(indent..).unwrap_or("");
+            let run = rest.bytes().take_while(|&b| b == fence).count();
+            let after = rest.get(run..).unwrap_or("");
+            if indent <= 3 && run >= len && after.trim_matches([' ', '\t']).is_empty() {
+                ranges.push(from..pos);
+                open = None;
+            }
+            continue;
+        }
+        let first = content.bytes().next();
+        let run = match first {
+            Some(c @ (b'`' | b'~')) => content.bytes().take_while(|&b| b == c).count(),
+            _ => 0,
+        };
+        let info = content.get(run..).unwrap_or("");
+        if let Some(c) = first.filter(|_| run >= 3)
+            && (c == b'~' || !info.contains('`'))
+        {
+            open = Some((c, run, start));
+        } else if content.contains("```")
+            || content.contains("~~~")
+            || content.trim_start().starts_with('<')
+        {
+            break;
+        }
+    }
+    if let Some((_, _, from)) = open {
+        ranges.push(from..text.len());
+    }
+    ranges
 }
 
 /// Finds every local reference in `text`. Spans are offset by `base`.
@@ -245,6 +309,86 @@ mod tests {
             targets("See [the guide][g].\n\n[g]: references/G.md\n"),
             ["references/G.md"]
         );
+    }
+
+    #[test]
+    fn links_shown_in_fenced_code_need_no_parse() {
+        // Every candidate inside a fence opened in column 0.
+        assert!(!may_link_locally(
+            "Write links so:\n\n```markdown\n[guide](references/guide.md)\n```\n"
+        ));
+        assert!(!may_link_locally("~~~\n[a](a.md)\n[b]: b.md\n"));
+        assert!(!may_link_locally("````md\n```\n[a](a.md)\n```\n````\n"));
+        // Outside, or not sure: the parser decides.
+        assert!(may_link_locally("```\n[a](a.md)\n```\n[b](b.md)\n"));
+        assert!(may_link_locally("- item\n  ```\n  code\n```\n[a](a.md)\n"));
+        assert!(may_link_locally("<div>\n```\n[a](a.md)\n```\n"));
+        assert!(may_link_locally("```a`b\n[a](a.md)\n```\n"));
+        // Indented four spaces, or by a tab, a fence does not close.
+        assert!(!may_link_locally("```\n    ```\n[a](a.md)\n```\n"));
+        assert!(!may_link_locally("```\n\t```\n[a](a.md)\n"));
+        assert!(may_link_locally("```\n   ```  \r\n[a](a.md)\n"));
+    }
+
+    /// Whether the Markdown parser finds a link or image to a local file in `text`.
+    fn parser_finds_local_link(text: &str) -> bool {
+        Parser::new_ext(text, Options::empty()).any(|event| match event {
+            Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
+                let raw = dest_url.trim();
+                !(raw.is_empty() || raw.starts_with('#') || has_scheme(raw))
+            }
+            _ => false,
+        })
+    }
+
+    fn markdown_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just("```".to_string()),
+            Just("````".to_string()),
+            Just("```md".to_string()),
+            Just("~~~".to_string()),
+            Just("```a`b".to_string()),
+            Just("   ```".to_string()),
+            Just("    ```".to_string()),
+            Just("\t```".to_string()),
+            Just("``` x".to_string()),
+            Just("```  ".to_string()),
+            Just("- item".to_string()),
+            Just("  ```".to_string()),
+            Just("> ```".to_string()),
+            Just("> quote".to_string()),
+            Just("1. step".to_string()),
+            Just("<div>".to_string()),
+            Just("<!--".to_string()),
+            Just("-->".to_string()),
+            Just("    indented".to_string()),
+            Just(String::new()),
+            Just("text".to_string()),
+            Just("[a](local.md)".to_string()),
+            Just("  [a](local.md)".to_string()),
+            Just("`[a](local.md)`".to_string()),
+            Just("[r]: local.md".to_string()),
+            Just("[x][r]".to_string()),
+            Just("```[a](local.md)".to_string()),
+            "[ -~]{0,6}".prop_map(|s| s),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3_000))]
+
+        /// The gate may send the parser texts without a local link, never hold one back.
+        #[test]
+        fn the_gate_never_hides_a_link_the_parser_finds(
+            lines in proptest::collection::vec(markdown_line(), 1..10),
+            crlf in proptest::bool::ANY,
+        ) {
+            let text = lines.join(if crlf { "\r\n" } else { "\n" });
+            if parser_finds_local_link(&text) {
+                proptest::prop_assert!(may_link_locally(&text), "{text:?}");
+            }
+        }
     }
 
     #[test]
