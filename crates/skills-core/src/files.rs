@@ -383,22 +383,26 @@ impl Walker<'_> {
             None => false,
         };
         for (name, seen) in entries {
-            let child_real = crate::fs::join(real, &name);
-            let Some(name) = name.to_str() else {
-                self.listing
-                    .problems
-                    .push(Problem::NonUtf8Name { path: child_real });
+            let Some(name_str) = name.to_str() else {
+                self.listing.problems.push(Problem::NonUtf8Name {
+                    path: crate::fs::join(real, &name),
+                });
                 continue;
             };
-            if EXCLUDED_NAMES.contains(&name) || name.ends_with(".pyc") {
+            if EXCLUDED_NAMES.contains(&name_str) || name_str.ends_with(".pyc") {
                 continue;
             }
+            let child_real = crate::fs::join(real, &name);
             let child_rel = if rel.is_empty() {
-                name.to_string()
+                name_str.to_string()
             } else {
-                format!("{rel}/{name}")
+                let mut child = String::with_capacity(rel.len() + 1 + name_str.len());
+                child.push_str(rel);
+                child.push('/');
+                child.push_str(name_str);
+                child
             };
-            self.entry(name, seen, &child_real, child_rel, ignores, ancestors);
+            self.entry(name_str, seen, child_real, child_rel, ignores, ancestors);
         }
         if pushed {
             ignores.pop();
@@ -409,14 +413,14 @@ impl Walker<'_> {
         &mut self,
         name: &str,
         seen: Seen,
-        path: &Path,
+        path: PathBuf,
         rel: String,
         ignores: &mut Vec<Gitignore>,
         ancestors: &mut Vec<PathBuf>,
     ) {
         let lmeta = match seen {
             Seen::Dir => {
-                return self.entered(name, path.to_path_buf(), None, rel, ignores, ancestors);
+                return self.entered(name, path, None, rel, ignores, ancestors);
             }
             Seen::Other(Ok(meta)) => meta,
             Seen::Other(Err(error)) => {
@@ -427,7 +431,7 @@ impl Walker<'_> {
             }
         };
         let (target, meta) = if lmeta.file_type().is_symlink() {
-            let target = match fs::canonicalize(path) {
+            let target = match fs::canonicalize(&path) {
                 Ok(t) => t,
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     return self.problem(Problem::BrokenSymlink { link: rel });
@@ -445,7 +449,7 @@ impl Walker<'_> {
                 Err(error) => return self.problem(Problem::Unreadable { path: rel, error }),
             }
         } else {
-            (path.to_path_buf(), lmeta)
+            (path, lmeta)
         };
         self.entered(name, target, Some(meta), rel, ignores, ancestors);
     }
