@@ -125,38 +125,53 @@ fn may_link_locally(text: &str) -> bool {
 /// specification writes it (up to three spaces, at least as many of the same character,
 /// then only spaces and tabs), so a range never ends where the parser's block goes on.
 fn fenced_code(text: &str) -> Vec<Range<usize>> {
+    let bytes = text.as_bytes();
+    // Every run of three backticks or tildes, in order: a fence of a shape not taken here is
+    // one of them, found without searching each line.
+    let mut runs: Vec<usize> = memchr::memmem::find_iter(bytes, b"```")
+        .chain(memchr::memmem::find_iter(bytes, b"~~~"))
+        .collect();
+    runs.sort_unstable();
+    let mut runs = runs.into_iter().peekable();
     let mut ranges = Vec::new();
     // The fence character and length of the open block, and where it starts.
     let mut open: Option<(u8, usize, usize)> = None;
-    let mut pos = 0;
-    for line in text.split_inclusive('\n') {
-        let start = pos;
-        pos += line.len();
-        let content = line.trim_end_matches('\n').trim_end_matches('\r');
-        if let Some((fence, len, from)) = open {
-            let indent = content.bytes().take_while(|&b| b == b' ').count();
-            let rest = content.get(indent..).unwrap_or("");
-            let run = rest.bytes().take_while(|&b| b == fence).count();
-            let after = rest.get(run..).unwrap_or("");
-            if indent <= 3 && run >= len && after.trim_matches([' ', '\t']).is_empty() {
-                ranges.push(from..pos);
+    let mut start = 0;
+    while let Some(rest) = bytes.get(start..).filter(|r| !r.is_empty()) {
+        let end = memchr::memchr(b'\n', rest).map_or(bytes.len(), |i| start + i + 1);
+        let line = bytes.get(start..end).unwrap_or_default();
+        let content = line.strip_suffix(b"\n").unwrap_or(line);
+        let content = content.strip_suffix(b"\r").unwrap_or(content);
+        let (line_start, fence_at) = (start, open);
+        start = end;
+        let run_of = |from: usize, c: u8| {
+            content
+                .get(from..)
+                .map_or(0, |r| r.iter().take_while(|&&b| b == c).count())
+        };
+        if let Some((fence, len, from)) = fence_at {
+            let indent = run_of(0, b' ');
+            let run = run_of(indent, fence);
+            let after = content.get(indent + run..).unwrap_or_default();
+            if indent <= 3 && run >= len && after.iter().all(|&b| b == b' ' || b == b'\t') {
+                ranges.push(from..end);
                 open = None;
             }
             continue;
         }
-        let first = content.bytes().next();
-        let run = match first {
-            Some(c @ (b'`' | b'~')) => content.bytes().take_while(|&b| b == c).count(),
-            _ => 0,
-        };
-        let info = content.get(run..).unwrap_or("");
-        if let Some(c) = first.filter(|_| run >= 3)
-            && (c == b'~' || !info.contains('`'))
+        while runs.next_if(|&r| r < line_start).is_some() {}
+        let first = content.first().copied();
+        let run = first.map_or(0, |c| run_of(0, c));
+        let info = content.get(run..).unwrap_or_default();
+        if let Some(c) = first.filter(|&c| (c == b'`' || c == b'~') && run >= 3)
+            && (c == b'~' || !info.contains(&b'`'))
         {
-            open = Some((c, run, start));
-        } else if content.contains("```")
-            || content.contains("~~~")
-            || content.trim_start().starts_with('<')
+            open = Some((c, run, line_start));
+        } else if runs.peek().is_some_and(|&r| r < end)
+            || content
+                .iter()
+                .find(|b| !b.is_ascii_whitespace())
+                .is_some_and(|&b| b == b'<')
         {
             break;
         }
