@@ -52,28 +52,81 @@ pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<Strin
     let wanted_lower = wanted.to_lowercase();
     let wanted_chars = wanted_lower.chars().count();
     let wanted_name = wanted.rsplit('/').next();
-    skill
-        .files()
-        .iter()
-        .filter_map(|f| {
-            let p = f.rel.as_str();
-            let score = if p.rsplit('/').next() == wanted_name {
+    // The files are sorted, so the first to reach a score is the one to keep among equals;
+    // a file can only win by scoring below the best so far, and the length difference
+    // bounds its distance from below: most files are passed over without computing it (it
+    // was a sixth of a lint run over a large tree with many broken links).
+    let mut best: Option<(usize, &str)> = None;
+    for f in skill.files() {
+        let p = f.rel.as_str();
+        let score = if p.rsplit('/').next() == wanted_name {
+            0
+        } else {
+            let beat = best.map_or(3, |(score, _)| score.saturating_sub(1));
+            if p.chars().count().abs_diff(wanted_chars) > beat {
+                continue;
+            }
+            let lower = p.to_lowercase();
+            if lower == wanted_lower {
                 0
-            } else if p.chars().count().abs_diff(wanted_chars) > 3 {
-                // The length difference bounds the distance from below: most files of a
-                // skill are skipped without computing it (it was a sixth of a lint run
-                // over a large tree with many broken links).
-                return None;
             } else {
-                let lower = p.to_lowercase();
-                if lower == wanted_lower {
-                    0
-                } else {
-                    skills_core::suggest::distance(&lower, &wanted_lower)
-                }
-            };
-            (score <= 3).then_some((score, p))
-        })
-        .min()
-        .map(|(_, p)| p.to_string())
+                skills_core::suggest::distance(&lower, &wanted_lower)
+            }
+        };
+        if score <= 3 && best.is_none_or(|(b, _)| score < b) {
+            best = Some((score, p));
+            if score == 0 {
+                break;
+            }
+        }
+    }
+    best.map(|(_, p)| p.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{skill, write};
+
+    fn listed(files: &[&str]) -> (tempfile::TempDir, walk::SkillDir) {
+        let t = tempfile::tempdir().unwrap();
+        skill(t.path(), "s", "body\n");
+        for f in files {
+            write(t.path(), &format!("s/{f}"), "x");
+        }
+        let lister = skills_core::files::Lister::new();
+        let (dir, _) = walk::SkillDir::list(&walk::Found::at(&t.path().join("s")), &lister);
+        (t, dir)
+    }
+
+    #[test]
+    fn the_closest_file_is_the_first_of_the_best() {
+        let (_t, s) = listed(&[
+            "a/guide.md",
+            "references/guida.md",
+            "references/guidb.md",
+            "x/guide.md",
+        ]);
+        // The same file name elsewhere beats any edit distance; the first in order wins.
+        assert_eq!(
+            closest_file(&s, "references/guide.md").as_deref(),
+            Some("a/guide.md")
+        );
+        // Two files one edit away: the first.
+        assert_eq!(
+            closest_file(&s, "references/guidc.md").as_deref(),
+            Some("references/guida.md")
+        );
+        // Fewer edits beat an earlier file.
+        assert_eq!(
+            closest_file(&s, "references/guidbx.md").as_deref(),
+            Some("references/guidb.md")
+        );
+        // Letter case alone, and nothing within three edits.
+        assert_eq!(
+            closest_file(&s, "REFERENCES/GUIDB.MD").as_deref(),
+            Some("references/guidb.md")
+        );
+        assert_eq!(closest_file(&s, "elsewhere/nothing-like-it.txt"), None);
+    }
 }
