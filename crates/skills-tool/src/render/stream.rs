@@ -218,35 +218,6 @@ struct Part {
     count: usize,
 }
 
-/// A writer that indents every line after the first by `pad`. A JSON text breaks lines only
-/// between tokens (a line break inside a string is written `\n`), so every `\n` it writes
-/// starts a line to indent.
-struct Indented<'a> {
-    out: &'a mut Vec<u8>,
-    pad: &'a [u8],
-}
-
-impl std::io::Write for Indented<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        // serde_json writes a token at a time, and a line break on its own.
-        if !buf.contains(&b'\n') {
-            self.out.extend_from_slice(buf);
-            return Ok(buf.len());
-        }
-        for piece in buf.split_inclusive(|&b| b == b'\n') {
-            self.out.extend_from_slice(piece);
-            if piece.ends_with(b"\n") {
-                self.out.extend_from_slice(self.pad);
-            }
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// The one array of a pretty-printed JSON document that grows as the run goes.
 #[derive(Default)]
 struct Array {
@@ -274,19 +245,26 @@ impl Array {
     fn part(indent: usize, items: impl Iterator<Item = impl Serialize>) -> Part {
         let pad = " ".repeat(indent + 2);
         let mut out = Vec::new();
+        let mut text = Vec::new();
         let mut count = 0;
         for item in items {
             if count > 0 {
                 out.extend_from_slice(b",\n");
             }
             count += 1;
-            out.extend_from_slice(pad.as_bytes());
-            let writer = Indented {
-                out: &mut out,
-                pad: pad.as_bytes(),
-            };
+            text.clear();
             // Plain structs of strings and numbers into memory: this cannot fail.
-            let _ = serde_json::to_writer_pretty(writer, &item);
+            let _ = serde_json::to_writer_pretty(&mut text, &item);
+            // A JSON text breaks lines only between tokens (a line break inside a string is
+            // written `\n`), so every line break starts a line to indent.
+            let mut line = 0;
+            for end in memchr::memchr_iter(b'\n', &text) {
+                out.extend_from_slice(pad.as_bytes());
+                out.extend_from_slice(text.get(line..=end).unwrap_or_default());
+                line = end + 1;
+            }
+            out.extend_from_slice(pad.as_bytes());
+            out.extend_from_slice(text.get(line..).unwrap_or_default());
         }
         let text = String::from_utf8(out)
             .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
