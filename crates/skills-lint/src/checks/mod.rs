@@ -107,26 +107,34 @@ mod tests {
             "references/guidb.md",
             "x/guide.md",
         ]);
-        // The same file name elsewhere beats any edit distance; the first in order wins.
-        assert_eq!(
-            closest_file(&s, "references/guide.md").as_deref(),
-            Some("a/guide.md")
-        );
-        // Two files one edit away: the first.
-        assert_eq!(
-            closest_file(&s, "references/guidc.md").as_deref(),
-            Some("references/guida.md")
-        );
-        // Fewer edits beat an earlier file.
-        assert_eq!(
-            closest_file(&s, "references/guidbx.md").as_deref(),
-            Some("references/guidb.md")
-        );
-        // Letter case alone, and nothing within three edits.
-        assert_eq!(
-            closest_file(&s, "REFERENCES/GUIDB.MD").as_deref(),
-            Some("references/guidb.md")
-        );
-        assert_eq!(closest_file(&s, "elsewhere/nothing-like-it.txt"), None);
+        for (wanted, closest, why) in [
+            (
+                "references/guide.md",
+                Some("a/guide.md"),
+                "the same file name elsewhere beats any edit distance; the first wins",
+            ),
+            (
+                "references/guidc.md",
+                Some("references/guida.md"),
+                "one edit away from two: the first",
+            ),
+            (
+                "references/guidbx.md",
+                Some("references/guidb.md"),
+                "fewer edits beat an earlier file",
+            ),
+            (
+                "REFERENCES/GUIDB.MD",
+                Some("references/guidb.md"),
+                "letter case alone",
+            ),
+            (
+                "elsewhere/nothing-like-it.txt",
+                None,
+                "nothing within three edits",
+            ),
+        ] {
+            assert_eq!(closest_file(&s, wanted).as_deref(), closest, "{why}");
+        }
     }
 }

@@ -338,9 +338,9 @@ mod tests {
         tags: Vec<u32>,
     }
 
-    #[test]
-    fn parts_rendered_apart_join_into_the_document_serialized_whole() {
-        let items = [
+    /// Three members, their names with what JSON escapes.
+    fn three_items() -> [Item; 3] {
+        [
             Item {
                 name: "a\nline break, \"quotes\" and \\",
                 tags: vec![1, 2],
@@ -353,7 +353,35 @@ mod tests {
                 name: "c\r\n",
                 tags: vec![3],
             },
-        ];
+        ]
+    }
+
+    /// The document written in parts by `members` (given its open array), and the same
+    /// document serialized whole with `items`: the two must be equal.
+    fn in_parts_and_whole(
+        items: &[Item],
+        members: impl FnOnce(&mut Array) -> String,
+    ) -> (String, String) {
+        let doc = |total| Doc {
+            version: 1,
+            items: [],
+            total,
+        };
+        let mut array = Array::default();
+        let mut out = array.open(&doc(0), "items");
+        out.push_str(&members(&mut array));
+        out.push_str(&array.close(&doc(items.len()), "items"));
+        let whole = Whole {
+            version: 1,
+            items: items.to_vec(),
+            total: items.len(),
+        };
+        (out, serde_json::to_string_pretty(&whole).unwrap() + "\n")
+    }
+
+    #[test]
+    fn parts_rendered_apart_join_into_the_document_serialized_whole() {
+        let items = three_items();
         // Every way of cutting the items into parts (some empty), as skills of a batch
         // with and without findings.
         for cuts in [
@@ -363,88 +391,36 @@ mod tests {
             vec![1, 1, 1],
             vec![2, 1],
         ] {
-            let mut array = Array::default();
-            let empty = Doc {
-                version: 1,
-                items: [],
-                total: 0,
-            };
-            let mut out = array.open(&empty, "items");
-            let mut rest = &items[..];
-            let parts: Vec<Part> = cuts
-                .iter()
-                .map(|&n| {
-                    let (here, after) = rest.split_at(n);
-                    rest = after;
-                    Array::part(array.indent, here.iter())
-                })
-                .collect();
-            // The first batch takes the first part alone, the next batch the rest.
-            let mut parts = parts.into_iter();
-            out.push_str(&array.join(parts.next()));
-            out.push_str(&array.join(parts));
-            let done = Doc {
-                version: 1,
-                items: [],
-                total: 3,
-            };
-            out.push_str(&array.close(&done, "items"));
-            let whole = Whole {
-                version: 1,
-                items: items.to_vec(),
-                total: 3,
-            };
-            assert_eq!(
-                out,
-                serde_json::to_string_pretty(&whole).unwrap() + "\n",
-                "{cuts:?}"
-            );
+            let (out, whole) = in_parts_and_whole(&items, |array| {
+                let mut rest = &items[..];
+                let parts: Vec<Part> = cuts
+                    .iter()
+                    .map(|&n| {
+                        let (here, after) = rest.split_at(n);
+                        rest = after;
+                        Array::part(array.indent, here.iter())
+                    })
+                    .collect();
+                // The first batch takes the first part alone, the next batch the rest.
+                let mut parts = parts.into_iter();
+                let first = array.join(parts.next());
+                first + &array.join(parts)
+            });
+            assert_eq!(out, whole, "{cuts:?}");
         }
     }
 
     #[test]
     fn written_in_parts_the_document_is_the_one_serialized_whole() {
-        let items = [
-            Item {
-                name: "a",
-                tags: vec![1, 2],
-            },
-            Item {
-                name: "b",
-                tags: vec![],
-            },
-            Item {
-                name: "c",
-                tags: vec![3],
-            },
-        ];
+        let items = three_items();
         for n in 0..=items.len() {
-            let mut array = Array::default();
-            let empty = Doc {
-                version: 1,
-                items: [],
-                total: 0,
-            };
-            let mut out = array.open(&empty, "items");
-            let (first, rest) = items.split_at(n.min(1));
-            out.push_str(&array.members(first.iter()));
-            out.push_str(&array.members(rest.iter().take(n.saturating_sub(1))));
-            let done = Doc {
-                version: 1,
-                items: [],
-                total: n,
-            };
-            out.push_str(&array.close(&done, "items"));
-            let whole = Whole {
-                version: 1,
-                items: items.iter().take(n).cloned().collect(),
-                total: n,
-            };
-            assert_eq!(
-                out,
-                serde_json::to_string_pretty(&whole).unwrap() + "\n",
-                "{n}"
-            );
+            let some = &items[..n];
+            let (out, whole) = in_parts_and_whole(some, |array| {
+                let (first, rest) = some.split_at(n.min(1));
+                let first = array.members(first.iter());
+                first + &array.members(rest.iter())
+            });
+            assert_eq!(out, whole, "{n}");
         }
     }
 }
