@@ -121,7 +121,8 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 ///
 /// Stopping at the listed size also spares the `read` that would only find the end of the
 /// file: one system call per file instead of two. A file that grew since it was listed is
-/// read at the length the listing gave it; one that shrank ends early.
+/// read at the length the listing gave it; one that shrank ends early. A caller that does
+/// not know the size passes `u64::MAX`: the file is then read up to the limit.
 ///
 /// # Errors
 ///
@@ -129,7 +130,9 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
 pub fn read_listed(path: &Path, size: u64, limit: u64) -> std::io::Result<Vec<u8>> {
     let file = fs::File::open(path)?;
     let cap = size.min(limit.saturating_add(1));
-    let mut bytes = Vec::with_capacity(usize::try_from(cap).unwrap_or(0));
+    // A size not known is not reserved up front: the buffer grows with what is there.
+    let reserve = if size == u64::MAX { 0 } else { cap };
+    let mut bytes = Vec::with_capacity(usize::try_from(reserve).unwrap_or(0));
     // `Take` answers the end itself once `cap` bytes are in: no system call for it.
     file.take(cap).read_to_end(&mut bytes)?;
     Ok(bytes)
