@@ -52,10 +52,12 @@ pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<Strin
     let wanted_lower = wanted.to_lowercase();
     let wanted_chars = wanted_lower.chars().count();
     let wanted_name = wanted.rsplit('/').next();
+    let wanted_bag = Bag::of(&wanted_lower);
     // The files are sorted, so the first to reach a score is the one to keep among equals;
-    // a file can only win by scoring below the best so far, and the length difference
-    // bounds its distance from below: most files are passed over without computing it (it
-    // was a sixth of a lint run over a large tree with many broken links).
+    // a file can only win by scoring below the best so far, and the length difference and
+    // the letters each has that the other lacks bound its distance from below: nearly every
+    // file is passed over without computing it (the distance was a sixteenth of a lint
+    // run's CPU over a large tree with many broken links, and most have no close file).
     let mut best: Option<(usize, &str)> = None;
     for f in skill.files() {
         let p = f.rel.as_str();
@@ -63,7 +65,11 @@ pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<Strin
             0
         } else {
             let beat = best.map_or(3, |(score, _)| score.saturating_sub(1));
-            if p.chars().count().abs_diff(wanted_chars) > beat {
+            if p.chars().count().abs_diff(wanted_chars) > beat
+                || wanted_bag
+                    .as_ref()
+                    .is_some_and(|bag| bag.fewest_edits(p) > beat)
+            {
                 continue;
             }
             let lower = p.to_lowercase();
@@ -83,6 +89,42 @@ pub(crate) fn closest_file(skill: &walk::SkillDir, wanted: &str) -> Option<Strin
     best.map(|(_, p)| p.to_string())
 }
 
+/// How many times each ASCII character occurs in a lowercase text: a lower bound of the
+/// edit distance to another text that needs no table. An insertion or a deletion changes
+/// one count by one, a substitution one count up and another down, a swap none; so the
+/// characters one text has more of than the other, counted on the side with more of them,
+/// are at least as many as the edits between the two.
+struct Bag([u32; 128]);
+
+impl Bag {
+    /// The bag of `lower` (already lowercase); `None` when it is not all ASCII.
+    fn of(lower: &str) -> Option<Self> {
+        let mut counts = [0; 128];
+        for b in lower.bytes() {
+            *counts.get_mut(usize::from(b))? += 1;
+        }
+        Some(Self(counts))
+    }
+
+    /// The fewest edits that can turn `path`, lowercased, into the text of this bag; `0`
+    /// (no bound) when `path` is not all ASCII.
+    fn fewest_edits(&self, path: &str) -> usize {
+        let mut theirs = [0u32; 128];
+        for b in path.bytes() {
+            match theirs.get_mut(usize::from(b.to_ascii_lowercase())) {
+                Some(count) => *count += 1,
+                None => return 0,
+            }
+        }
+        let (mut more, mut fewer) = (0, 0);
+        for (&ours, &theirs) in self.0.iter().zip(&theirs) {
+            more += ours.saturating_sub(theirs);
+            fewer += theirs.saturating_sub(ours);
+        }
+        usize::try_from(more.max(fewer)).unwrap_or(usize::MAX)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -97,6 +139,39 @@ mod tests {
         let lister = skills_core::files::Lister::new();
         let (dir, _) = walk::SkillDir::list(&walk::Found::at(&t.path().join("s")), &lister);
         (t, dir)
+    }
+
+    #[test]
+    fn the_bag_never_bounds_above_the_distance() {
+        // Every pair of texts of up to four characters over an alphabet with a letter case
+        // and a separator: the bound may be low, never above the real distance.
+        let alphabet = ['a', 'b', 'B', '/'];
+        let mut texts = vec![String::new()];
+        let mut last = texts.clone();
+        for _ in 0..4 {
+            last = last
+                .iter()
+                .flat_map(|t| alphabet.iter().map(move |c| format!("{t}{c}")))
+                .collect();
+            texts.extend(last.iter().cloned());
+        }
+        let mut tight = 0;
+        for a in &texts {
+            let a_lower = a.to_lowercase();
+            let bag = Bag::of(&a_lower).unwrap();
+            for b in &texts {
+                let d = skills_core::suggest::distance(&b.to_lowercase(), &a_lower);
+                let bound = bag.fewest_edits(b);
+                assert!(bound <= d, "{b:?} -> {a:?}: bound {bound}, distance {d}");
+                tight += usize::from(bound == d && d > 0);
+            }
+        }
+        // And it is a bound worth having: most pairs at some distance get it exactly.
+        assert!(tight > texts.len() * texts.len() / 4, "{tight}");
+        assert!(Bag::of("é").is_none());
+        let abc = Bag::of("abc").unwrap();
+        assert_eq!(abc.fewest_edits("xyzé"), 0, "no bound past ASCII");
+        assert_eq!(abc.fewest_edits("XYZ"), 3);
     }
 
     #[test]
