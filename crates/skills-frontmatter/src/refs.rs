@@ -2,7 +2,9 @@
 //! under the conventional `scripts/`, `references/` and `assets/` folders.
 
 use std::ops::Range;
+use std::sync::LazyLock;
 
+use memchr::memmem::Finder;
 use pulldown_cmark::{Event, Options, Parser, Tag};
 
 /// How a body refers to a file.
@@ -41,6 +43,23 @@ impl Reference {
 
 /// The conventional folders whose bare paths count as references.
 const FOLDERS: [&str; 3] = ["scripts/", "references/", "assets/"];
+
+/// The searchers every body is scanned with, built once: building seven of them per body
+/// cost about as much as a scan.
+struct Finders {
+    /// `](` and `]:`: where a link destination or a link definition may start.
+    links: [Finder<'static>; 2],
+    /// Runs of three backticks and of three tildes.
+    fences: [Finder<'static>; 2],
+    /// [`FOLDERS`], in order.
+    folders: [Finder<'static>; 3],
+}
+
+static FINDERS: LazyLock<Finders> = LazyLock::new(|| Finders {
+    links: ["](", "]:"].map(Finder::new),
+    fences: ["```", "~~~"].map(Finder::new),
+    folders: FOLDERS.map(Finder::new),
+});
 
 /// Resolves `target` against the skill root. `None` for absolute paths and paths that climb
 /// above the root.
@@ -87,8 +106,10 @@ fn strip_suffixes(dest: &str) -> &str {
 /// may come from a code span) just means the real parser decides.
 fn may_link_locally(text: &str) -> bool {
     let bytes = text.as_bytes();
-    let candidates = memchr::memmem::find_iter(bytes, b"](")
-        .chain(memchr::memmem::find_iter(bytes, b"]:"))
+    let [link, definition] = &FINDERS.links;
+    let candidates = link
+        .find_iter(bytes)
+        .chain(definition.find_iter(bytes))
         .map(|i| i + 2);
     // Found only when a candidate needs it: most bodies have none.
     let mut code: Option<Vec<Range<usize>>> = None;
@@ -128,8 +149,10 @@ fn fenced_code(text: &str) -> Vec<Range<usize>> {
     let bytes = text.as_bytes();
     // Every run of three backticks or tildes, in order: a fence of a shape not taken here is
     // one of them, found without searching each line.
-    let mut runs: Vec<usize> = memchr::memmem::find_iter(bytes, b"```")
-        .chain(memchr::memmem::find_iter(bytes, b"~~~"))
+    let [backticks, tildes] = &FINDERS.fences;
+    let mut runs: Vec<usize> = backticks
+        .find_iter(bytes)
+        .chain(tildes.find_iter(bytes))
         .collect();
     runs.sort_unstable();
     let mut runs = runs.into_iter().peekable();
@@ -221,8 +244,8 @@ pub(crate) fn find(text: &str, base: usize) -> Vec<Reference> {
             });
         }
     }
-    for folder in FOLDERS {
-        for start in memchr::memmem::find_iter(text.as_bytes(), folder.as_bytes()) {
+    for (folder, finder) in FOLDERS.iter().zip(&FINDERS.folders) {
+        for start in finder.find_iter(text.as_bytes()) {
             if link_ranges.iter().any(|r| r.contains(&start)) {
                 continue;
             }
