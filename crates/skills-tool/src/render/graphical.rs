@@ -76,6 +76,13 @@ fn draw_unchecked(out: &mut String, look: &Look<'_>, parts: &Parts<'_>) -> Optio
 /// `text` with `first` before its first line and `rest` before the others: filled to the
 /// width when wrapping, else line by line as written (an indent alone is trimmed).
 fn wrapped(out: &mut String, look: &Look<'_>, text: &str, first: &str, rest: &str) {
+    if look.wrap && fits_as_is(text, first, look.width) {
+        // Nearly every message and help text: textwrap would give it back unchanged, after
+        // splitting it into words and joining them again (a tenth of drawing a finding).
+        out.push_str(first);
+        out.push_str(text);
+        return;
+    }
     if look.wrap {
         let options = textwrap::Options::new(look.width.saturating_sub(2))
             .initial_indent(first)
@@ -103,6 +110,15 @@ fn wrapped(out: &mut String, look: &Look<'_>, text: &str, first: &str, rest: &st
     if text.ends_with('\n') {
         out.push('\n');
     }
+}
+
+/// Whether `text` after `first` is one line that textwrap, filling to `width`, would leave
+/// as it is: one line, not ending in a space (which it trims), with room to spare. A text
+/// is never wider in columns than it is long in bytes.
+fn fits_as_is(text: &str, first: &str, width: usize) -> bool {
+    !text.ends_with(' ')
+        && !text.contains('\n')
+        && textwrap::core::display_width(first) + text.len() < width.saturating_sub(2)
 }
 
 /// The boxed source lines with the label under its line; `None` when the label is not on
@@ -306,4 +322,34 @@ fn decimal_digits(mut n: usize) -> usize {
         digits += 1;
     }
     digits
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn a_line_that_fits_is_what_textwrap_makes_of_it(
+            // Any printable ASCII; short runs of words and spaces, which meet the edges of
+            // the line and the width far more often; and line breaks and characters whose
+            // width is not one.
+            text in prop_oneof!["[ -~]{0,40}", "[ ab]{0,12}", "[ a\n\t\u{1b}\u{e9}\u{4e2d}]{0,12}"],
+            first in prop_oneof![Just("  help: "), Just("  \u{26a0} "), Just("  \x1b[33m!\x1b[0m ")],
+            width in 0usize..60,
+        ) {
+            let theme = GraphicalTheme::unicode_nocolor();
+            let look = Look { theme: &theme, width, wrap: true };
+            let mut ours = String::new();
+            wrapped(&mut ours, &look, &text, first, "        ");
+            let options = textwrap::Options::new(width.saturating_sub(2))
+                .initial_indent(first)
+                .subsequent_indent("        ")
+                .break_words(true)
+                .word_separator(textwrap::WordSeparator::AsciiSpace)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation);
+            prop_assert_eq!(ours, textwrap::fill(&text, options));
+        }
+    }
 }
