@@ -28,9 +28,12 @@ pub(crate) fn check(
         }
         Entry::Occupied(first) => first,
     };
+    // Named as the report's own paths are shown: `skills lint .` gives `./a/SKILL.md`, and
+    // every renderer writes that path as `a/SKILL.md`.
+    let first = first.get();
     let message = format!(
         "another skill is also named `{name}`: {}",
-        first.get().display()
+        first.strip_prefix(".").unwrap_or(first).display()
     );
     let (site, source) = match named {
         Some(Named { site, source }) => (Some(site), source),

@@ -373,6 +373,33 @@ fn no_path_lints_the_current_directory() {
 }
 
 #[test]
+fn a_duplicate_name_points_at_the_other_skill_as_paths_are_shown() {
+    let t = tempfile::tempdir().unwrap();
+    for dir in ["a", "b"] {
+        std::fs::create_dir(t.path().join(dir)).unwrap();
+        std::fs::write(
+            t.path().join(dir).join("SKILL.md"),
+            "---\nname: same\ndescription: Does it. Use when asked.\n---\nBody.\n",
+        )
+        .unwrap();
+    }
+    let run = skills(t.path(), &["lint", "--no-config", "--format", "json", "."]);
+    let doc = run.json();
+    let found: Vec<(&str, &str)> = diagnostics(&doc)
+        .iter()
+        .filter(|d| d["rule"] == "duplicate-name")
+        .map(|d| (d["path"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [(
+            "b/SKILL.md",
+            "another skill is also named `same`: a/SKILL.md"
+        )]
+    );
+}
+
+#[test]
 fn output_is_sorted_by_path_and_position() {
     let args = ["--no-config", "--format", "json", "several"];
     let first = lint(&args);
