@@ -3,11 +3,12 @@
 //! Parsing the YAML was the largest single cost of linting a real collection (a sixth of the
 //! CPU time), and nearly every frontmatter is a few `key: value` lines, with perhaps a
 //! `metadata:` mapping indented by two spaces. This reads exactly that shape and nothing
-//! else: ASCII keys, plain scalars that can only be strings, and quoted strings without
-//! escapes. Anything it is not sure of (a comment, a block scalar, a flow collection, a tab,
-//! a value that could be a number, a boolean or null, a duplicate key, another indentation)
-//! returns `None`, and serde-saphyr reads the text. What it returns is what serde-saphyr
-//! returns, spans included; the tests hold the two equal.
+//! else: ASCII keys, plain scalars that can only be strings, quoted strings without escapes,
+//! and a root value folded (`>`) or literal (`|`) over lines of one indentation. Anything it
+//! is not sure of (a comment, another block scalar, a flow collection, a tab, a value that
+//! could be a number, a boolean or null, a duplicate key, another indentation) returns
+//! `None`, and serde-saphyr reads the text. What it returns is what serde-saphyr returns,
+//! spans included; the tests hold the two equal.
 
 use super::{Node, Value};
 
@@ -29,11 +30,24 @@ pub(super) fn parse(yaml: &str) -> Option<Node> {
     let mut open = false;
     // A blank line since the last entry (a blank line inside a scalar is a line break).
     let mut blank = false;
+    // The root entry whose value is a block scalar, while its lines are read.
+    let mut block: Option<Block> = None;
     let mut offset = 0;
     for line in yaml.split_inclusive('\n') {
         let start = offset;
         offset += line.len();
         let text = line.strip_suffix('\n').unwrap_or(line);
+        if let Some(open_block) = block.as_mut() {
+            if text.starts_with(' ') {
+                open_block.line(line, start)?;
+                continue;
+            }
+            // A blank line in or after the block changes its value by rules not taken here.
+            if text.is_empty() {
+                return None;
+            }
+            root.push(block.take()?.finish()?);
+        }
         if text.is_empty() {
             blank = true;
             continue;
@@ -51,6 +65,18 @@ pub(super) fn parse(yaml: &str) -> Option<Node> {
             Some(rest) => (2, rest),
             None => (0, text),
         };
+        if indent == 0
+            && let Some(header) = Block::header(body, start)
+        {
+            if let Some((key, entries)) = nested.take() {
+                close(&mut root, key, entries)?;
+            }
+            if root.len() == MAX_ENTRIES || has_key(&root, &header.key) {
+                return None;
+            }
+            block = Some(header);
+            continue;
+        }
         let (key, value) = entry(body, start + indent)?;
         if indent == 2 {
             let (_, entries) = nested.as_mut()?;
@@ -77,6 +103,9 @@ pub(super) fn parse(yaml: &str) -> Option<Node> {
             None => nested = Some((key, Vec::new())),
         }
     }
+    if let Some(open_block) = block.take() {
+        root.push(open_block.finish()?);
+    }
     if let Some((key, entries)) = nested.take() {
         close(&mut root, key, entries)?;
     }
@@ -85,6 +114,90 @@ pub(super) fn parse(yaml: &str) -> Option<Node> {
         value: Value::Mapping(root),
         span: start..start,
     })
+}
+
+/// A root entry whose value is a block scalar: `key: >` (folded: its lines join with
+/// spaces) or `key: |` (literal: they keep their line breaks), each with `-` to drop the
+/// final line break. Only lines of one indentation, without a tab or trailing white space,
+/// are taken; a more indented line, a blank line or an indentation indicator is not.
+struct Block {
+    key: Node,
+    folded: bool,
+    /// `-`: the value does not end with a line break.
+    strip: bool,
+    /// The indentation of the first line, which every line must have.
+    indent: Option<usize>,
+    value: String,
+    /// From the first line's text to the end of the last line, its line break included.
+    span: std::ops::Range<usize>,
+}
+
+impl Block {
+    /// The block that `body` (a root line at byte `at`) opens, if it is `key: >`, `key: >-`,
+    /// `key: |` or `key: |-`.
+    fn header(body: &str, at: usize) -> Option<Self> {
+        let (name, indicator) = body.split_once(':')?;
+        let (folded, strip) = match indicator {
+            " >" => (true, false),
+            " >-" => (true, true),
+            " |" => (false, false),
+            " |-" => (false, true),
+            _ => return None,
+        };
+        if !is_key(name) {
+            return None;
+        }
+        Some(Self {
+            key: Node {
+                value: Value::String(name.to_string()),
+                span: at..at + name.len(),
+            },
+            folded,
+            strip,
+            indent: None,
+            value: String::new(),
+            span: 0..0,
+        })
+    }
+
+    /// Takes `line` (at byte `at`, its line break included), which starts with a space.
+    fn line(&mut self, line: &str, at: usize) -> Option<()> {
+        // The last line of the text must end with a break, as the value then does.
+        let text = line.strip_suffix('\n')?;
+        let content = text.trim_start_matches(' ');
+        let indent = text.len() - content.len();
+        if *self.indent.get_or_insert(indent) != indent
+            || content.is_empty()
+            || content.ends_with(' ')
+            || !content.chars().all(printable)
+            || self.value.len() + content.len() > MAX_BYTES
+        {
+            return None;
+        }
+        if self.value.is_empty() {
+            self.span.start = at + indent;
+        } else {
+            self.value.push(if self.folded { ' ' } else { '\n' });
+        }
+        self.value.push_str(content);
+        self.span.end = at + line.len();
+        Some(())
+    }
+
+    /// The entry, once the block has ended; `None` for a block without lines.
+    fn finish(mut self) -> Option<(Node, Node)> {
+        self.indent?;
+        if !self.strip {
+            self.value.push('\n');
+        }
+        Some((
+            self.key,
+            Node {
+                value: Value::String(self.value),
+                span: self.span,
+            },
+        ))
+    }
 }
 
 /// Ends the nested mapping of `key`: a key with nothing under it is null, left to the parser.
@@ -241,6 +354,10 @@ mod tests {
             "name: a\ndescription: yes sir\nx_y: No way\n",
             "name: a\ndescription: Builds APIs with FastAPI,\n  SQLAlchemy 2.0, and\n    Pydantic.  \nlicense: MIT\n",
             "description: one\n two\n\nname: a\n",
+            "name: a\ndescription: >\n  Folds these: # all\n  into one line.\nlicense: MIT\n",
+            "description: >-\n   three spaces\n   each\nmetadata:\n  k: v\n",
+            "metadata:\n  k: v\ndescription: |\n  keeps  its\n  breaks\n",
+            "description: |-\n  - a list? no, text\n",
         ] {
             assert!(same(yaml), "not read: {yaml:?}");
         }
@@ -253,8 +370,20 @@ mod tests {
             "\n\n",
             "# a comment\nname: a\n",
             "name: a # comment\n",
-            "name: >\n  folded\n",
-            "name: |\n  literal\n",
+            "name: >\n",
+            "name: >\nnext: a\n",
+            "name: >+\n  keep\n",
+            "name: >2\n  indicator\n",
+            "name: > # comment\n  folded\n",
+            "name: >\n  one\n\n  blank between\n",
+            "name: >\n  one\n\nnext: a\n",
+            "name: >\n  one\n    more indented\n",
+            "name: >\n   one\n  less indented\n",
+            "name: >\n  trailing \n",
+            "name: >\n  \ttab\n",
+            "name: >\n  no final break",
+            "name: >\n  a\nname: b\n",
+            "  nested: >\n    folded\n",
             "name: [a, b]\n",
             "name: {a: b}\n",
             "name: \"esc\\\"aped\"\n",
@@ -340,6 +469,7 @@ mod tests {
             " {1,4}[ -~]{0,12}".prop_map(|s| s),
             "[a-z]{1,5}: \"[ -~]{0,8}\"".prop_map(|s| s),
             "[a-z]{1,5}: '[ -~]{0,8}'".prop_map(|s| s),
+            "[a-z]{1,5}: [>|][-+]?".prop_map(|s| s),
             Just(String::new()),
             "[ -~]{0,10}".prop_map(|s| s),
         ]
