@@ -373,6 +373,27 @@ fn no_path_lints_the_current_directory() {
 }
 
 #[test]
+fn a_concise_line_never_breaks_nor_carries_control_characters() {
+    // A key quoted in the message with a line break and an escape in it.
+    let t = tempfile::tempdir().unwrap();
+    std::fs::create_dir(t.path().join("s")).unwrap();
+    std::fs::write(
+        t.path().join("s/SKILL.md"),
+        "---\nname: s\ndescription: Does x. Use when asked.\n\"a\\nb\\u001b\": v\n---\nBody.\n",
+    )
+    .unwrap();
+    let run = skills(
+        t.path(),
+        &["lint", "--no-config", "--format", "concise", "s"],
+    );
+    assert_eq!(
+        run.stdout,
+        "s/SKILL.md:4:1: unknown-field unknown field `a b\\u{1b}`\n\
+         checked 1 skill: 0 errors, 1 warning\n"
+    );
+}
+
+#[test]
 fn a_duplicate_name_points_at_the_other_skill_as_paths_are_shown() {
     let t = tempfile::tempdir().unwrap();
     for dir in ["a", "b"] {
