@@ -106,8 +106,8 @@ impl Bag {
         Some(Self(counts))
     }
 
-    /// The fewest edits that can turn `path`, lowercased, into the text of this bag; `0`
-    /// (no bound) when `path` is not all ASCII.
+    /// A lower bound of the edits that turn `path`, lowercased, into the text of this bag
+    /// (never more than their distance); `0`, no bound, when `path` is not all ASCII.
     fn fewest_edits(&self, path: &str) -> usize {
         let mut theirs = [0u32; 128];
         for b in path.bytes() {
