@@ -794,8 +794,10 @@ fn check_body(skill: &SkillMd, out: &mut Vec<Finding>) {
 /// Whether `c` is a control character no `SKILL.md` needs: C0 but tab, line feed and
 /// carriage return (those have their own rules), DEL, and C1. ESC starts the terminal
 /// sequences (OSC 52 writes the clipboard, `ESC [2J` clears the screen), BEL and NUL are
-/// invalid in the XML catalogs the description goes into.
-pub(crate) fn is_control_char(c: char) -> bool {
+/// invalid in the XML catalogs the description goes into. `control_chars` finds these in
+/// the bytes; this is the definition the tests hold it to.
+#[cfg(test)]
+fn is_control_char(c: char) -> bool {
     c.is_control() && !matches!(c, '\t' | '\n' | '\r')
 }
 
@@ -820,11 +822,7 @@ fn control_name(c: char) -> String {
 fn first_control(value: &Value, span: &Range<usize>) -> Option<(char, Range<usize>)> {
     match value {
         // The byte scan clears nearly every string without decoding a character.
-        Value::String(s) if !may_hold_control_chars(s.as_bytes()) => None,
-        Value::String(s) => s
-            .chars()
-            .find(|&c| is_control_char(c))
-            .map(|c| (c, span.clone())),
+        Value::String(s) => control_chars(s).next().map(|(_, c)| (c, span.clone())),
         Value::Sequence(items) => items.iter().find_map(|n| first_control(&n.value, &n.span)),
         Value::Mapping(pairs) => pairs.iter().find_map(|(k, v)| {
             first_control(&k.value, &k.span).or_else(|| first_control(&v.value, &v.span))
@@ -855,12 +853,7 @@ fn check_control_chars(skill: &SkillMd, out: &mut Vec<Finding>) {
         }
     }
     let body = skill.body();
-    // Almost every body has none: one pass over the bytes (C0 and DEL are single bytes, C1
-    // starts with 0xC2) before decoding characters.
-    if !may_hold_control_chars(body.as_bytes()) {
-        return;
-    }
-    let mut found = body.char_indices().filter(|&(_, c)| is_control_char(c));
+    let mut found = control_chars(body);
     let Some((at, c)) = found.next() else { return };
     let more = match found.count() {
         0 => String::new(),
@@ -878,6 +871,37 @@ fn check_control_chars(skill: &SkillMd, out: &mut Vec<Finding>) {
         )
         .help(CONTROL_HELP),
     );
+}
+
+/// The control characters of `text` (C0 but tab, line feed and carriage return; DEL; C1)
+/// with their byte offsets, found without decoding characters: in UTF-8, C0 and DEL are the
+/// bytes themselves and a C1 character `U+0080..=U+009F` is `0xC2` followed by its code
+/// point's own byte. Chunks [`may_hold_control_chars`] clears are skipped whole, and the
+/// rest is read byte by byte: a body with a `©`, a `°` or a no-break space (whose UTF-8
+/// starts with `0xC2` too) used to be decoded a character at a time.
+fn control_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
+    let bytes = text.as_bytes();
+    bytes
+        .chunks(64)
+        .enumerate()
+        .filter(|(_, chunk)| may_hold_control_chars(chunk))
+        .flat_map(move |(n, chunk)| {
+            let base = n * 64;
+            chunk.iter().enumerate().filter_map(move |(i, &b)| {
+                let at = base + i;
+                let c = match b {
+                    b'\t' | b'\n' | b'\r' => return None,
+                    0x00..=0x1f | 0x7f => char::from(b),
+                    // The next byte may be in the next chunk: read it from the whole text.
+                    0xc2 => match bytes.get(at + 1) {
+                        Some(&next @ 0x80..=0x9f) => char::from(next),
+                        _ => return None,
+                    },
+                    _ => return None,
+                };
+                Some((at, c))
+            })
+        })
 }
 
 /// Whether `bytes` may hold a control character: a C0 byte but tab, line feed and carriage
@@ -961,6 +985,35 @@ mod tests {
         assert!(fullwidth.contains(&Check::NameNonAscii), "{fullwidth:?}");
         assert!(!checks_of("pdf", "\u{ff50}\u{ff44}\u{ff46}").contains(&Check::NameDirMismatch));
         assert!(is_valid_name("pdf") && !is_valid_name("\u{ff50}df"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+        #[test]
+        fn control_chars_are_the_decoded_ones(
+            chars in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::char::range('\u{0}', '\u{200}'),
+                    proptest::char::any(),
+                ],
+                0..300,
+            )
+        ) {
+            let text: String = chars.into_iter().collect();
+            let decoded: Vec<(usize, char)> =
+                text.char_indices().filter(|&(_, c)| is_control_char(c)).collect();
+            proptest::prop_assert_eq!(control_chars(&text).collect::<Vec<_>>(), decoded);
+        }
+    }
+
+    #[test]
+    fn a_c1_character_split_across_chunks_is_found() {
+        for at in [62, 63, 64] {
+            let text = format!("{}\u{85}{}", "a".repeat(at), "b".repeat(70));
+            assert_eq!(control_chars(&text).collect::<Vec<_>>(), [(at, '\u{85}')]);
+            let text = format!("{}\u{a9}{}", "a".repeat(at), "b".repeat(70));
+            assert_eq!(control_chars(&text).count(), 0, "{at}");
+        }
     }
 
     #[test]
