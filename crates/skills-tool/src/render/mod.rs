@@ -28,10 +28,42 @@ fn is_unsafe_for_terminal(c: char) -> bool {
         || matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
+/// Whether `text` holds no character [`is_unsafe_for_terminal`], read from its bytes: every
+/// message, path and source window drawn goes through here, and decoding them a character
+/// at a time was a twentieth of a human report. In UTF-8 the unsafe characters are a C0 byte
+/// or DEL, `0xC2` then `0x80..=0x9F` (C1), or `0xE2` then `0x80 0xAA..=0xAE` or
+/// `0x81 0xA6..=0xA9` (the bidirectional controls); 64-byte chunks without any of those
+/// first bytes are cleared whole (the fold vectorizes, an early exit would not).
+fn is_terminal_safe(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let suspect =
+        |b: u8| (b < 0x20 && b != b'\n' && b != b'\t') | (b == 0x7f) | (b == 0xc2) | (b == 0xe2);
+    let first_byte_unsafe = |at: usize, b: u8| {
+        let next = |n: usize| bytes.get(at + n).copied().unwrap_or(0);
+        match b {
+            b'\n' | b'\t' => false,
+            0x00..=0x1f | 0x7f => true,
+            0xc2 => matches!(next(1), 0x80..=0x9f),
+            0xe2 => matches!(
+                (next(1), next(2)),
+                (0x80, 0xaa..=0xae) | (0x81, 0xa6..=0xa9)
+            ),
+            _ => false,
+        }
+    };
+    bytes.chunks(64).enumerate().all(|(n, chunk)| {
+        !chunk.iter().fold(false, |seen, &b| seen | suspect(b))
+            || !chunk
+                .iter()
+                .enumerate()
+                .any(|(i, &b)| first_byte_unsafe(n * 64 + i, b))
+    })
+}
+
 /// `text` with every character that could take over a terminal written as a visible
 /// `\u{..}` escape. Skill names and descriptions come from files anyone can write.
 pub(crate) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(is_unsafe_for_terminal) {
+    if is_terminal_safe(text) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len() + 16);
@@ -51,7 +83,7 @@ pub(crate) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// `text` with the same characters masked, keeping every byte offset (spans into the text
 /// stay valid): each becomes `?` repeated to its UTF-8 length. The `\r` of a CRLF is kept.
 pub(crate) fn terminal_safe_same_len(text: &str) -> std::borrow::Cow<'_, str> {
-    if !text.chars().any(is_unsafe_for_terminal) {
+    if is_terminal_safe(text) {
         return std::borrow::Cow::Borrowed(text);
     }
     let mut out = String::with_capacity(text.len());
@@ -96,6 +128,41 @@ pub(crate) fn relative(path: &std::path::Path) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+        #[test]
+        fn the_byte_scan_agrees_with_the_characters(
+            chars in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::char::range('\u{0}', '\u{200}'),
+                    proptest::char::range('\u{2000}', '\u{2100}'),
+                    proptest::char::any(),
+                ],
+                0..200,
+            )
+        ) {
+            let text: String = chars.into_iter().collect();
+            proptest::prop_assert_eq!(
+                is_terminal_safe(&text),
+                !text.chars().any(is_unsafe_for_terminal)
+            );
+        }
+    }
+
+    #[test]
+    fn an_unsafe_character_across_two_chunks_is_seen() {
+        for at in 60..66 {
+            for c in ['\u{85}', '\u{202a}', '\u{202e}', '\u{2066}', '\u{2069}'] {
+                let text = format!("{}{c}{}", "a".repeat(at), "b".repeat(70));
+                assert!(!is_terminal_safe(&text), "{at} {c:?}");
+            }
+            for c in ['\u{a9}', '\u{2014}', '\u{2029}', '\u{206a}', '\u{2192}'] {
+                let text = format!("{}{c}{}", "a".repeat(at), "b".repeat(70));
+                assert!(is_terminal_safe(&text), "{at} {c:?}");
+            }
+        }
+    }
 
     #[test]
     fn terminal_escapes_are_made_visible() {
