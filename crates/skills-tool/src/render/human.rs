@@ -173,9 +173,10 @@ pub(crate) fn batch(ui: Ui, skills: &[SkillReport], notes: &mut String) -> Strin
     // Each skill's findings are drawn on the pool (drawing dominates a run with many
     // findings) and joined in order; a file belongs to one skill, so the cap per rule and
     // file is counted per skill.
+    let pens = Pens::new(ui);
     let groups: Vec<Drawn> = skills
         .par_iter()
-        .map(|skill| draw(ui, &skill.diagnostics))
+        .map(|skill| draw(&pens, &skill.diagnostics))
         .collect();
     let mut out = String::new();
     for group in groups {
@@ -193,7 +194,7 @@ pub(crate) fn finish(
     totals: &super::stream::Totals,
     strict: bool,
 ) -> String {
-    let last = draw(ui, other);
+    let last = draw(&Pens::new(ui), other);
     let mut out = last.text;
     let notes = format!("{notes}{}", last.notes);
     if !notes.is_empty() {
@@ -212,13 +213,36 @@ struct Drawn {
     notes: String,
 }
 
-fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
-    let theme = theme(ui);
-    let wrapping = handler(ui);
-    // Wrapping segments every line by Unicode's rules (5% of a run with many findings); a
-    // finding whose texts are shorter in bytes than the width has nothing to wrap (a
-    // character is never wider on screen than its UTF-8 bytes).
-    let plain = handler(ui).with_wrap_lines(false);
+/// What findings are drawn with, made once per batch and shared by the pool: a theme and
+/// two handlers per skill were a few percent of a report.
+struct Pens {
+    ui: Ui,
+    theme: GraphicalTheme,
+    wrapping: GraphicalReportHandler,
+    /// Wrapping segments every line by Unicode's rules (5% of a run with many findings); a
+    /// finding whose texts are shorter in bytes than the width has nothing to wrap (a
+    /// character is never wider on screen than its UTF-8 bytes).
+    plain: GraphicalReportHandler,
+}
+
+impl Pens {
+    fn new(ui: Ui) -> Self {
+        Self {
+            ui,
+            theme: theme(ui),
+            wrapping: handler(ui),
+            plain: handler(ui).with_wrap_lines(false),
+        }
+    }
+}
+
+fn draw(pens: &Pens, diagnostics: &[Diagnostic]) -> Drawn {
+    let Pens {
+        ui,
+        theme,
+        wrapping,
+        plain,
+    } = pens;
     let fits = |d: &Diagnostic| {
         let room = ui.width.saturating_sub(12);
         // Without a snippet, the message starts with the path.
@@ -244,7 +268,7 @@ fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
         let fits = fits(d);
         let finding = finding(d);
         let look = graphical::Look {
-            theme: &theme,
+            theme,
             width: ui.width,
             wrap: !fits,
         };
@@ -254,7 +278,7 @@ fn draw(ui: Ui, diagnostics: &[Diagnostic]) -> Drawn {
             Some(parts) if graphical::draw(&mut text, &look, &parts) => {
                 trim_end_from(&mut text, start);
             }
-            _ => render_into(&mut text, if fits { &plain } else { &wrapping }, &finding),
+            _ => render_into(&mut text, if fits { plain } else { wrapping }, &finding),
         }
         text.push_str("\n\n");
     }
