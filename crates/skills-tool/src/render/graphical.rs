@@ -14,7 +14,7 @@
 
 use std::fmt::Write as _;
 
-use miette::{GraphicalTheme, SourceCode, SourceSpan};
+use miette::{GraphicalTheme, SourceSpan};
 use owo_colors::OwoColorize;
 use unicode_width::UnicodeWidthChar;
 
@@ -137,18 +137,18 @@ fn source_window(
         return None;
     }
     // The lines miette quotes: the window's, read as miette reads them.
-    let context = snippet.read_span(&span, 1, 1).ok()?;
-    let data = std::str::from_utf8(context.data()).ok()?;
-    if data.contains(['\r', '\x1b']) {
+    let (at, len) = (span.offset(), span.len());
+    let text = snippet.text();
+    if text.contains(['\r', '\x1b']) {
         return None;
     }
-    let (at, len) = (span.offset(), span.len());
+    let (data, first) = context(text, at, len)?;
     let mut lines = Vec::new();
-    let mut offset = context.span().offset();
+    let mut offset = first.offset;
     let mut labelled = None;
     for (i, piece) in data.split_inclusive('\n').enumerate() {
         let line = Line {
-            number: context.line() + i + 1,
+            number: snippet.first_line() + first.line + i + 1,
             offset,
             length: piece.len(),
             text: piece.strip_suffix('\n').unwrap_or(piece),
@@ -253,6 +253,42 @@ fn source_window(
     Some(())
 }
 
+/// Where the quoted lines start in a window: the byte offset and the 0-based line number.
+struct Start {
+    offset: usize,
+    line: usize,
+}
+
+/// The lines miette's `SourceCode for str` quotes around a label at `at` of `len` bytes with
+/// one line of context each side, for a text without carriage returns: from the line before
+/// the label's through the line after the one its last byte is on (an empty label ends a
+/// byte early), each with its line break. `None` when the label lies past the text (miette's
+/// `OutOfBounds`). miette finds them going through the text a byte at a time, a tenth of
+/// drawing a finding; line breaks are all that matter.
+fn context(text: &str, at: usize, len: usize) -> Option<(&str, Start)> {
+    let bytes = text.as_bytes();
+    let last = (at + len).saturating_sub(1);
+    if last > bytes.len() {
+        return None;
+    }
+    let before = bytes.get(..at.min(bytes.len()))?;
+    let lines_before = memchr::memchr_iter(b'\n', before).count();
+    // The start of the line before the label's: after the second-to-last break before it.
+    let offset = memchr::memrchr_iter(b'\n', before)
+        .nth(1)
+        .map_or(0, |i| i + 1);
+    // The end: after the second line break past the label's last byte.
+    let end = bytes
+        .get(last + 1..)
+        .and_then(|rest| memchr::memchr_iter(b'\n', rest).nth(1))
+        .map_or(bytes.len(), |i| last + 1 + i + 1);
+    let start = Start {
+        offset: if lines_before == 0 { 0 } else { offset },
+        line: lines_before.saturating_sub(1),
+    };
+    Some((text.get(start.offset..end)?, start))
+}
+
 /// One quoted line: its number (1-based), where it starts in the window, its length with
 /// its line break, and its text without.
 struct Line<'a> {
@@ -327,7 +363,30 @@ fn decimal_digits(mut n: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use miette::SourceCode;
     use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4_000))]
+        #[test]
+        fn context_is_the_lines_miette_reads(
+            text in "[a\n\u{e9}]{0,24}",
+            at in 0usize..28,
+            len in 0usize..8,
+        ) {
+            let theirs = text
+                .as_str()
+                .read_span(&SourceSpan::from(at..at + len), 1, 1)
+                .ok()
+                .map(|c| {
+                    let data = std::str::from_utf8(c.data()).unwrap_or("!").to_string();
+                    (data, c.span().offset(), c.line())
+                });
+            let ours = context(&text, at, len)
+                .map(|(data, start)| (data.to_string(), start.offset, start.line));
+            prop_assert_eq!(ours, theirs);
+        }
+    }
 
     proptest! {
         #[test]
