@@ -54,6 +54,7 @@ mod server;
 mod state;
 mod text;
 mod tier;
+mod tls;
 mod tools;
 
 use rmcp::ServiceExt as _;

@@ -76,6 +76,7 @@ pub async fn probe_tools(
             listed.map_err(|_| ProbeError::Timeout(timeout))?
         }
         ProbeTarget::Http { url } => {
+            crate::tls::ensure_provider();
             let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
             tokio::time::timeout(timeout, list(transport))
                 .await

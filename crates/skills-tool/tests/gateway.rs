@@ -505,6 +505,8 @@ async fn over_http_both_ways_with_a_scope_per_session() {
             break url.trim().to_string();
         }
     };
+    // reqwest brings no TLS provider; a program using it installs one (ring, as skills does).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let connect = || async {
         let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
         let client = Client::default();

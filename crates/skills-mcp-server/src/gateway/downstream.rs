@@ -386,6 +386,7 @@ impl Server {
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom);
+                crate::tls::ensure_provider();
                 let transport = StreamableHttpClientTransport::from_config(config);
                 let session = handler
                     .serve(transport)

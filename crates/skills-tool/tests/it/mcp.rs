@@ -879,6 +879,8 @@ async fn over_streamable_http() {
         "{url}"
     );
 
+    // reqwest brings no TLS provider; a program using it installs one (ring, as skills does).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
     let session = Client::default().serve(transport).await.unwrap();
     let tools = session.list_all_tools().await.unwrap();

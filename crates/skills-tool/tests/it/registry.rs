@@ -952,6 +952,8 @@ type McpSession = rmcp::service::RunningService<rmcp::RoleClient, McpClient>;
 async fn mcp_session(url: &str, token: &str) -> (McpSession, McpClient) {
     use rmcp::ServiceExt as _;
     use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    // reqwest brings no TLS provider; a program using it installs one (ring, as skills does).
+    let _ = rustls::crypto::ring::default_provider().install_default();
     let transport = rmcp::transport::StreamableHttpClientTransport::from_config(
         StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
     );
