@@ -884,7 +884,7 @@ fn control_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     bytes
         .chunks(64)
         .enumerate()
-        .filter(|(_, chunk)| may_hold_control_chars(chunk))
+        .filter(|(_, chunk)| suspect_chunk(chunk))
         .flat_map(move |(n, chunk)| {
             let base = n * 64;
             chunk.iter().enumerate().filter_map(move |(i, &b)| {
@@ -910,11 +910,15 @@ fn control_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
 /// the compiler turns into vector instructions (a short-circuiting `any` runs a byte at a
 /// time, and was most of the time spent validating a file).
 fn may_hold_control_chars(bytes: &[u8]) -> bool {
+    bytes.chunks(64).any(suspect_chunk)
+}
+
+/// Whether one chunk of [`may_hold_control_chars`] may hold a control character.
+#[inline(always)]
+fn suspect_chunk(chunk: &[u8]) -> bool {
     let suspect =
         |b: u8| (b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) | (b == 0x7f) | (b == 0xc2);
-    bytes
-        .chunks(64)
-        .any(|chunk| chunk.iter().fold(false, |seen, &b| seen | suspect(b)))
+    chunk.iter().fold(false, |seen, &b| seen | suspect(b))
 }
 
 /// Byte offset (within `body`) of the start of line `n` (0-based).
