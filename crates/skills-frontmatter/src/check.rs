@@ -876,8 +876,8 @@ fn check_control_chars(skill: &SkillMd, out: &mut Vec<Finding>) {
 /// The control characters of `text` (C0 but tab, line feed and carriage return; DEL; C1)
 /// with their byte offsets, found without decoding characters: in UTF-8, C0 and DEL are the
 /// bytes themselves and a C1 character `U+0080..=U+009F` is `0xC2` followed by its code
-/// point's own byte. Chunks [`may_hold_control_chars`] clears are skipped whole, and the
-/// rest is read byte by byte: a body with a `©`, a `°` or a no-break space (whose UTF-8
+/// point's own byte. Chunks [`suspect_chunk`] clears are skipped whole, and the rest is
+/// read byte by byte: a body with a `©`, a `°` or a no-break space (whose UTF-8
 /// starts with `0xC2` too) used to be decoded a character at a time.
 fn control_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
     let bytes = text.as_bytes();
@@ -904,16 +904,11 @@ fn control_chars(text: &str) -> impl Iterator<Item = (usize, char)> + '_ {
         })
 }
 
-/// Whether `bytes` may hold a control character: a C0 byte but tab, line feed and carriage
-/// return, DEL, or 0xC2 (the first byte of every C1 character, and of other characters too).
-/// Every body goes through this, so it folds each 64-byte chunk without an early exit, which
-/// the compiler turns into vector instructions (a short-circuiting `any` runs a byte at a
-/// time, and was most of the time spent validating a file).
-fn may_hold_control_chars(bytes: &[u8]) -> bool {
-    bytes.chunks(64).any(suspect_chunk)
-}
-
-/// Whether one chunk of [`may_hold_control_chars`] may hold a control character.
+/// Whether a chunk of at most 64 bytes may hold a control character: a C0 byte but tab, line
+/// feed and carriage return, DEL, or 0xC2 (the first byte of every C1 character, and of
+/// other characters too). Every body goes through this, so it folds the chunk without an
+/// early exit, which the compiler turns into vector instructions (a short-circuiting `any`
+/// runs a byte at a time, and was most of the time spent validating a file).
 #[inline(always)]
 fn suspect_chunk(chunk: &[u8]) -> bool {
     let suspect =
@@ -1029,7 +1024,7 @@ mod tests {
         };
         for len in [0, 1, 63, 64, 65, 200] {
             let clean = vec![b'a'; len];
-            assert!(!may_hold_control_chars(&clean), "{len}");
+            assert!(!clean.chunks(64).any(suspect_chunk), "{len}");
             for at in 0..len {
                 for b in [0x00, 0x1b, 0x7f, 0xc2, b'\t', b'\n', b'\r', 0xc3] {
                     let mut bytes = clean.clone();
@@ -1037,7 +1032,7 @@ mod tests {
                         *slot = b;
                     }
                     assert_eq!(
-                        may_hold_control_chars(&bytes),
+                        bytes.chunks(64).any(suspect_chunk),
                         plain(&bytes),
                         "{len} {at} {b}"
                     );
