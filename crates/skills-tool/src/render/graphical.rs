@@ -59,15 +59,21 @@ fn draw_unchecked(out: &mut String, look: &Look<'_>, parts: &Parts<'_>) -> Optio
     } else {
         (styles.warning, &chars.warning)
     };
-    let _ = write!(out, "{}\n\n", parts.code.style(severity));
-    let first = format!("  {} ", icon.style(severity));
-    let rest = format!("  {} ", chars.vbar.style(severity));
+    paint(out, parts.code, severity);
+    out.push_str("\n\n");
+    let mut first = String::from("  ");
+    paint(&mut first, icon, severity);
+    first.push(' ');
+    let mut rest = String::from("  ");
+    paint(&mut rest, chars.vbar, severity);
+    rest.push(' ');
     wrapped(out, look, parts.message, &first, &rest);
     out.push('\n');
     if let Some((snippet, span, label)) = parts.label {
         source_window(out, look, snippet, span, label)?;
     }
-    let help = "  help: ".style(styles.help).to_string();
+    let mut help = String::new();
+    paint(&mut help, "  help: ", styles.help);
     wrapped(out, look, parts.help, &help, "        ");
     out.push('\n');
     Some(())
@@ -165,28 +171,31 @@ fn source_window(
     let digits = lines.last().map_or(1, |l| decimal_digits(l.number));
     let before = snippet.text().get(..at)?;
     let line_no = snippet.first_line() + memchr::memchr_iter(b'\n', before.as_bytes()).count();
-    let _ = writeln!(
+    spaces(out, digits + 2);
+    out.push(chars.ltop);
+    out.push(chars.hbar);
+    out.push('[');
+    paint(
         out,
-        "{:pad$}{}{}[{}]",
-        "",
-        chars.ltop,
-        chars.hbar,
         format_args!(
             "{}:{}:{}",
             snippet.name(),
             line_no + 1,
             snippet.label_column() + 1
-        )
-        .style(styles.link),
-        pad = digits + 2,
+        ),
+        styles.link,
     );
+    out.push_str("]\n");
     for (i, line) in lines.iter().enumerate() {
-        let _ = write!(
-            out,
-            " {:digits$} {} ",
-            line.number.style(styles.linum),
-            chars.vbar
-        );
+        out.push(' ');
+        if styles.linum.is_plain() {
+            let _ = write!(out, "{:digits$}", line.number);
+        } else {
+            let _ = write!(out, "{:digits$}", line.number.style(styles.linum));
+        }
+        out.push(' ');
+        out.push(chars.vbar);
+        out.push(' ');
         let mut column = 0;
         for c in line.text.chars() {
             let w = width(c, column);
@@ -213,44 +222,53 @@ fn source_window(
         } else {
             chars.underbar
         };
-        let underline = format!(
-            "{:start$}{}{}{}",
-            "",
-            repeat(chars.underline, mid - start),
-            mark,
-            repeat(chars.underline, end - mid - 1),
-        );
-        let _ = writeln!(
-            out,
-            " {:digits$} {} {}",
-            "",
-            chars.vbar_break,
-            underline.style(style)
-        );
-        let text = format!(
-            "{}{} {}",
-            chars.lbot,
-            repeat(chars.hbar, 2),
-            label.style(style)
-        );
-        let _ = writeln!(
-            out,
-            " {:digits$} {} {:mid$}{}",
-            "",
-            chars.vbar_break,
-            "",
-            text.style(style),
-        );
+        let mut underline = String::new();
+        spaces(&mut underline, start);
+        underline.extend(std::iter::repeat_n(chars.underline, mid - start));
+        underline.push(mark);
+        underline.extend(std::iter::repeat_n(chars.underline, end - mid - 1));
+        gutter_break(out, digits, chars.vbar_break);
+        paint(out, &underline, style);
+        out.push('\n');
+        let mut text = String::new();
+        text.push(chars.lbot);
+        text.extend(std::iter::repeat_n(chars.hbar, 2));
+        text.push(' ');
+        paint(&mut text, label, style);
+        gutter_break(out, digits, chars.vbar_break);
+        spaces(out, mid);
+        paint(out, &text, style);
+        out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "{:pad$}{}{}",
-        "",
-        chars.lbot,
-        repeat(chars.hbar, 4),
-        pad = digits + 2
-    );
+    spaces(out, digits + 2);
+    out.push(chars.lbot);
+    out.extend(std::iter::repeat_n(chars.hbar, 4));
+    out.push('\n');
     Some(())
+}
+
+/// `text` in `style`. A plain style (no colour: output to a file or a pipe, `NO_COLOR`)
+/// writes the text as it is; through owo-colors it would cost a formatter call per piece,
+/// which made formatting a twentieth of drawing a finding.
+fn paint(out: &mut String, text: impl std::fmt::Display, style: owo_colors::Style) {
+    if style.is_plain() {
+        let _ = write!(out, "{text}");
+    } else {
+        let _ = write!(out, "{}", text.style(style));
+    }
+}
+
+fn spaces(out: &mut String, n: usize) {
+    out.extend(std::iter::repeat_n(' ', n));
+}
+
+/// The gutter of a line drawn under a source line: ` `, `digits` spaces, ` `, the break, ` `.
+fn gutter_break(out: &mut String, digits: usize, vbar_break: char) {
+    out.push(' ');
+    spaces(out, digits);
+    out.push(' ');
+    out.push(vbar_break);
+    out.push(' ');
 }
 
 /// Where the quoted lines start in a window: the byte offset and the 0-based line number.
@@ -336,10 +354,6 @@ impl Line<'_> {
             column
         })
     }
-}
-
-fn repeat(c: char, n: usize) -> String {
-    std::iter::repeat_n(c, n).collect()
 }
 
 /// Columns `c` takes at screen column `column`.
