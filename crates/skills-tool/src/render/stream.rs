@@ -218,6 +218,9 @@ struct Part {
     count: usize,
 }
 
+/// Room made for one rendered array member: a finding in JSON takes 400–700 bytes.
+const MEMBER: usize = 768;
+
 /// The one array of a pretty-printed JSON document that grows as the run goes.
 #[derive(Default)]
 struct Array {
@@ -244,8 +247,10 @@ impl Array {
     /// without the array: parts are rendered apart (on the pool) and joined in order.
     fn part(indent: usize, items: impl Iterator<Item = impl Serialize>) -> Part {
         let pad = " ".repeat(indent + 2);
-        let mut out = Vec::new();
-        let mut text = Vec::new();
+        // Sized for members of the usual few hundred bytes: grown from empty, the two buffers
+        // were reallocated (and copied) a dozen times per skill.
+        let mut out = Vec::with_capacity(items.size_hint().0 * MEMBER);
+        let mut text = Vec::with_capacity(MEMBER.min(out.capacity()));
         let mut count = 0;
         for item in items {
             if count > 0 {
