@@ -44,22 +44,37 @@ impl Reference {
 /// The conventional folders whose bare paths count as references.
 const FOLDERS: [&str; 3] = ["scripts/", "references/", "assets/"];
 
-/// The searchers every body is scanned with, built once: building seven of them per body
+/// The searchers every body is scanned with, built once: building them for each body
 /// cost about as much as a scan.
 struct Finders {
     /// `](` and `]:`: where a link destination or a link definition may start.
     links: [Finder<'static>; 2],
     /// Runs of three backticks and of three tildes.
     fences: [Finder<'static>; 2],
-    /// [`FOLDERS`], in order.
-    folders: [Finder<'static>; 3],
+    /// `s/`, with which every one of [`FOLDERS`] ends: one pass finds them all.
+    folder_end: Finder<'static>,
 }
 
 static FINDERS: LazyLock<Finders> = LazyLock::new(|| Finders {
     links: ["](", "]:"].map(Finder::new),
     fences: ["```", "~~~"].map(Finder::new),
-    folders: FOLDERS.map(Finder::new),
+    folder_end: Finder::new("s/"),
 });
+
+/// Where each of [`FOLDERS`] occurs in `text`, in order: the start and the folder. None of
+/// them can overlap itself or another, and each ends in `s/`, which none holds elsewhere, so
+/// every occurrence is found once, at the `s/` it ends with (three searches of the whole
+/// body before, one now).
+fn folder_mentions(text: &str) -> impl Iterator<Item = (usize, &'static str)> + '_ {
+    let bytes = text.as_bytes();
+    FINDERS.folder_end.find_iter(bytes).filter_map(move |at| {
+        let before = bytes.get(..at + 2)?;
+        FOLDERS
+            .iter()
+            .find(|folder| before.ends_with(folder.as_bytes()))
+            .map(|folder| (at + 2 - folder.len(), *folder))
+    })
+}
 
 /// Resolves `target` against the skill root. `None` for absolute paths and paths that climb
 /// above the root.
@@ -244,49 +259,46 @@ pub(crate) fn find(text: &str, base: usize) -> Vec<Reference> {
             });
         }
     }
-    for (folder, finder) in FOLDERS.iter().zip(&FINDERS.folders) {
-        for start in finder.find_iter(text.as_bytes()) {
-            if link_ranges.iter().any(|r| r.contains(&start)) {
-                continue;
-            }
-            // Part of a longer path or word (`foo/scripts/x`, `myscripts/x`): not ours.
-            let before = text.as_bytes().get(start.wrapping_sub(1)).copied();
-            if start > 0
-                && before.is_some_and(|b| b.is_ascii_alphanumeric() || b"/._-~$".contains(&b))
-            {
-                continue;
-            }
-            let rest = text.get(start + folder.len()..).unwrap_or("");
-            let len = rest
-                .bytes()
-                .take_while(|b| b.is_ascii_alphanumeric() || b"._-/".contains(b))
-                .count();
-            // Placeholders such as `scripts/<name>.py` or `scripts/*.py` are not files.
-            let next = rest.as_bytes().get(len).copied();
-            if next.is_some_and(|b| b"*<{[$%".contains(&b)) {
-                continue;
-            }
-            let mut path = rest.get(..len).unwrap_or("");
-            path = path.trim_end_matches(['.', '/', '-', '_']);
-            if path.is_empty() {
-                continue;
-            }
-            let target = format!("{folder}{path}");
-            // Already found as a link (a reference-style link's definition, for one).
-            if out
-                .iter()
-                .any(|r: &Reference| r.kind == ReferenceKind::Link && r.target == target)
-            {
-                continue;
-            }
-            let end = start + target.len();
-            out.push(Reference {
-                resolved: resolve(&target),
-                target,
-                span: base + start..base + end,
-                kind: ReferenceKind::Bare,
-            });
+    for (start, folder) in folder_mentions(text) {
+        if link_ranges.iter().any(|r| r.contains(&start)) {
+            continue;
         }
+        // Part of a longer path or word (`foo/scripts/x`, `myscripts/x`): not ours.
+        let before = text.as_bytes().get(start.wrapping_sub(1)).copied();
+        if start > 0 && before.is_some_and(|b| b.is_ascii_alphanumeric() || b"/._-~$".contains(&b))
+        {
+            continue;
+        }
+        let rest = text.get(start + folder.len()..).unwrap_or("");
+        let len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || b"._-/".contains(b))
+            .count();
+        // Placeholders such as `scripts/<name>.py` or `scripts/*.py` are not files.
+        let next = rest.as_bytes().get(len).copied();
+        if next.is_some_and(|b| b"*<{[$%".contains(&b)) {
+            continue;
+        }
+        let mut path = rest.get(..len).unwrap_or("");
+        path = path.trim_end_matches(['.', '/', '-', '_']);
+        if path.is_empty() {
+            continue;
+        }
+        let target = format!("{folder}{path}");
+        // Already found as a link (a reference-style link's definition, for one).
+        if out
+            .iter()
+            .any(|r: &Reference| r.kind == ReferenceKind::Link && r.target == target)
+        {
+            continue;
+        }
+        let end = start + target.len();
+        out.push(Reference {
+            resolved: resolve(&target),
+            target,
+            span: base + start..base + end,
+            kind: ReferenceKind::Bare,
+        });
     }
     out.sort_by_key(|r| r.span.start);
     out
@@ -426,6 +438,32 @@ mod tests {
             if parser_finds_local_link(&text) {
                 proptest::prop_assert!(may_link_locally(&text), "{text:?}");
             }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3_000))]
+
+        /// One search for `s/` finds what a search for each folder finds.
+        #[test]
+        fn folder_mentions_are_each_folders_own_matches(
+            pieces in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "scripts/", "references/", "assets/", "s/", "/", "s", "script",
+                    "reference", "asset", "sscripts/", "assets/s/", "x", " ", "é",
+                ]),
+                0..12,
+            )
+        ) {
+            let text = pieces.concat();
+            let mut each: Vec<(usize, &str)> = FOLDERS
+                .iter()
+                .flat_map(|folder| {
+                    memchr::memmem::find_iter(text.as_bytes(), folder).map(move |at| (at, *folder))
+                })
+                .collect();
+            each.sort_unstable();
+            proptest::prop_assert_eq!(folder_mentions(&text).collect::<Vec<_>>(), each);
         }
     }
 
