@@ -30,6 +30,11 @@
 //! set of skills changes. Names and URIs are looked up in the index and the skill's file
 //! list, never joined onto paths. Logs go to stderr; stdout carries only the protocol.
 //!
+//! The Streamable HTTP client ([`probe_tools`], the gateway's upstream servers) uses rustls
+//! with the process's default crypto provider. When the program has installed none, ring is
+//! installed as the default the first time a client is made; a program that wants another
+//! provider installs it before calling into this crate.
+//!
 //! ```no_run
 //! use skills_discovery::Roots;
 //! use skills_mcp_server::{Config, LogLevel};
