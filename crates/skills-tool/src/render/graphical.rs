@@ -291,7 +291,8 @@ fn context(text: &str, at: usize, len: usize) -> Option<(&str, Start)> {
     }
     let before = bytes.get(..at.min(bytes.len()))?;
     let lines_before = memchr::memchr_iter(b'\n', before).count();
-    // The start of the line before the label's: after the second-to-last break before it.
+    // The start of the line before the label's: after the second-to-last break before it
+    // (the text's start when there are fewer).
     let offset = memchr::memrchr_iter(b'\n', before)
         .nth(1)
         .map_or(0, |i| i + 1);
@@ -301,7 +302,7 @@ fn context(text: &str, at: usize, len: usize) -> Option<(&str, Start)> {
         .and_then(|rest| memchr::memchr_iter(b'\n', rest).nth(1))
         .map_or(bytes.len(), |i| last + 1 + i + 1);
     let start = Start {
-        offset: if lines_before == 0 { 0 } else { offset },
+        offset,
         line: lines_before.saturating_sub(1),
     };
     Some((text.get(start.offset..end)?, start))
