@@ -39,7 +39,7 @@ struct Bench {
 const BENCHES: &[Bench] = &[
     Bench {
         name: "lint",
-        about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]; or on a real tree copied N times: --corpus DIR [--copies N] [--runs N] (every output format, peak RSS, and `skilo`/`rg` when installed)",
+        about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]; or on a real tree copied N times: --corpus DIR [--copies N] [--files all|skill-md] [--runs N] (every output format, peak RSS, and `skilo`/`rg` when installed)",
         run: lint,
     },
     Bench {
@@ -241,23 +241,40 @@ fn lint(args: &[String]) -> Result<()> {
 /// linted in every output format, beside `skilo lint` and `rg` when they are installed.
 /// Output goes to /dev/null with `NO_COLOR=1`; the peak RSS of one more run is read with
 /// GNU `time` when it is installed.
+///
+/// `--files skill-md` copies only the `SKILL.md` files, the shape of a crawl of published
+/// skills (issue 13's held-out tree): every reference a skill makes is then missing, so the
+/// run reports several findings a skill and rendering weighs more.
 fn corpus(args: &[String]) -> Result<()> {
-    let usage = "cargo xtask bench lint --corpus DIR [--copies N] [--runs N]";
-    let (mut dir, mut copies, mut runs) = (None, 1, 5);
-    for (flag, value) in flags(args, &["--corpus", "--copies", "--runs"], usage)? {
+    let usage =
+        "cargo xtask bench lint --corpus DIR [--copies N] [--files all|skill-md] [--runs N]";
+    let (mut dir, mut copies, mut runs, mut only_skill_md) = (None, 1, 5, false);
+    for (flag, value) in flags(args, &["--corpus", "--copies", "--files", "--runs"], usage)? {
         match flag {
             "--corpus" => dir = Some(PathBuf::from(value)),
             "--copies" => copies = positive(&value, flag)?,
+            "--files" => {
+                only_skill_md = match value.as_str() {
+                    "all" => false,
+                    "skill-md" => true,
+                    other => bail!("`--files`: `{other}` is not `all` or `skill-md`"),
+                }
+            }
             _ => runs = positive(&value, flag)?,
         }
     }
     let dir = dir.with_context(|| format!("no --corpus (usage: {usage})"))?;
     let exe = build_skills()?;
-    let tree = copied_tree(&dir, copies)?;
+    let tree = copied_tree(&dir, copies, only_skill_md)?;
     let (skills, findings) = count_skills(&exe, &tree)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let what = if only_skill_md {
+        " (SKILL.md files only)"
+    } else {
+        ""
+    };
     eprintln!(
-        "{} copies of {}: {skills} skills, {findings} findings; cores: {cores}",
+        "{} copies of {}{what}: {skills} skills, {findings} findings; cores: {cores}",
         copies,
         dir.display()
     );
@@ -330,7 +347,7 @@ fn corpus(args: &[String]) -> Result<()> {
     };
     println!();
     println!(
-        "{} copies of `{}` ({} skills, {} findings), {cores} cores, median of {runs} rounds (each command once a round) after {WARMUP_RUNS} warm-up rounds, output to /dev/null, NO_COLOR=1",
+        "{} copies of `{}`{what} ({} skills, {} findings), {cores} cores, median of {runs} rounds (each command once a round) after {WARMUP_RUNS} warm-up rounds, output to /dev/null, NO_COLOR=1",
         copies,
         dir.display(),
         thousands(skills),
@@ -352,13 +369,15 @@ fn corpus(args: &[String]) -> Result<()> {
 }
 
 /// `dir` copied `copies` times under `target/bench/corpus-<name>-x<copies>/c<i>` (reused
-/// when it is already there, so runs compare on the same files).
-fn copied_tree(dir: &Path, copies: usize) -> Result<PathBuf> {
+/// when it is already there, so runs compare on the same files); only its `SKILL.md` files
+/// with `only_skill_md`, under `corpus-<name>-x<copies>-skill-md`.
+fn copied_tree(dir: &Path, copies: usize, only_skill_md: bool) -> Result<PathBuf> {
     let name = dir.file_name().map_or_else(
         || "corpus".to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let root = target_dir()?.join(format!("bench/corpus-{name}-x{copies}"));
+    let suffix = if only_skill_md { "-skill-md" } else { "" };
+    let root = target_dir()?.join(format!("bench/corpus-{name}-x{copies}{suffix}"));
     let done = root.join(".complete");
     if done.is_file() {
         return Ok(root);
@@ -368,14 +387,19 @@ fn copied_tree(dir: &Path, copies: usize) -> Result<PathBuf> {
             .with_context(|| format!("cannot clear {}", root.display()))?;
     }
     for i in 1..=copies {
-        copy_dir(dir, &root.join(format!("c{i}")))?;
+        copy_dir(dir, &root.join(format!("c{i}")), only_skill_md)?;
     }
     std::fs::write(&done, "")?;
     Ok(root)
 }
 
-fn copy_dir(from: &Path, to: &Path) -> Result<()> {
-    std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+/// Copies the files under `from` to `to`; with `only_skill_md`, only the files named
+/// `SKILL.md`, and only the folders that hold one on the way to it.
+fn copy_dir(from: &Path, to: &Path, only_skill_md: bool) -> Result<()> {
+    if !only_skill_md {
+        // Empty folders too: a skill's empty `scripts/` is part of its shape.
+        std::fs::create_dir_all(to).with_context(|| format!("cannot create {}", to.display()))?;
+    }
     for entry in
         std::fs::read_dir(from).with_context(|| format!("cannot read {}", from.display()))?
     {
@@ -383,8 +407,10 @@ fn copy_dir(from: &Path, to: &Path) -> Result<()> {
         let (src, dst) = (entry.path(), to.join(entry.file_name()));
         let kind = entry.file_type()?;
         if kind.is_dir() {
-            copy_dir(&src, &dst)?;
-        } else if kind.is_file() {
+            copy_dir(&src, &dst, only_skill_md)?;
+        } else if kind.is_file() && (!only_skill_md || entry.file_name() == "SKILL.md") {
+            std::fs::create_dir_all(to)
+                .with_context(|| format!("cannot create {}", to.display()))?;
             std::fs::copy(&src, &dst).with_context(|| format!("cannot copy {}", src.display()))?;
         }
     }
@@ -868,6 +894,32 @@ fn capitalize(word: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_skill_md_only_copy_keeps_the_skill_md_files_and_their_folders() {
+        let from = tempfile::tempdir().unwrap();
+        let skill = from.path().join("skills/pdf");
+        std::fs::create_dir_all(skill.join("references")).unwrap();
+        std::fs::create_dir_all(skill.join("scripts")).unwrap();
+        std::fs::write(skill.join("SKILL.md"), "---\nname: pdf\n---\n").unwrap();
+        std::fs::write(skill.join("references/REF.md"), "ref").unwrap();
+        std::fs::create_dir_all(from.path().join("docs")).unwrap();
+        std::fs::write(from.path().join("docs/README.md"), "docs").unwrap();
+
+        let to = tempfile::tempdir().unwrap();
+        copy_dir(from.path(), &to.path().join("only"), true).unwrap();
+        let only = to.path().join("only");
+        assert!(only.join("skills/pdf/SKILL.md").is_file());
+        assert!(!only.join("skills/pdf/references").exists());
+        assert!(!only.join("skills/pdf/scripts").exists());
+        assert!(!only.join("docs").exists());
+
+        copy_dir(from.path(), &to.path().join("all"), false).unwrap();
+        let all = to.path().join("all");
+        assert!(all.join("skills/pdf/references/REF.md").is_file());
+        assert!(all.join("skills/pdf/scripts").is_dir());
+        assert!(all.join("docs/README.md").is_file());
+    }
 
     #[test]
     fn interleaved_timing_runs_every_command_each_round_and_refuses_failures() {
