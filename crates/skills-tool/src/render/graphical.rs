@@ -196,14 +196,20 @@ fn source_window(
         out.push(' ');
         out.push(chars.vbar);
         out.push(' ');
-        let mut column = 0;
-        for c in line.text.chars() {
-            let w = width(c, column);
-            column += w;
-            if c == '\t' {
-                out.extend(std::iter::repeat_n(' ', w));
-            } else {
-                out.push(c);
+        if memchr::memchr(b'\t', line.text.as_bytes()).is_none() {
+            // Only a tab needs the column it starts at; the widths of the others are not
+            // worth computing.
+            out.push_str(line.text);
+        } else {
+            let mut column = 0;
+            for c in line.text.chars() {
+                let w = width(c, column);
+                column += w;
+                if c == '\t' {
+                    out.extend(std::iter::repeat_n(' ', w));
+                } else {
+                    out.push(c);
+                }
             }
         }
         out.push('\n');

@@ -124,7 +124,12 @@ impl Snippet {
         );
         let from = start_col_chars.saturating_sub(LEAD);
 
-        let mut text = String::new();
+        // Room for every line whole, or cut with its two ellipses, and its line ending.
+        let room = starts
+            .iter()
+            .map(|&s| (line_end(bytes, s) - s).min(SHOWN * 4) + 2 * ELLIPSIS.len() + 2)
+            .sum();
+        let mut text = String::with_capacity(room);
         let mut lines = Vec::with_capacity(starts.len());
         for &s in &starts {
             let e = line_end(bytes, s);
@@ -157,7 +162,10 @@ impl Snippet {
             });
             text.push_str(ending);
         }
-        let text = crate::render::terminal_safe_same_len(&text).into_owned();
+        let text = match crate::render::terminal_safe_same_len(&text) {
+            std::borrow::Cow::Owned(masked) => masked,
+            std::borrow::Cow::Borrowed(_) => text,
+        };
         let map = |offset: usize| -> usize {
             let Some(line) = lines.iter().rev().find(|l| l.orig_start <= offset) else {
                 return 0;
