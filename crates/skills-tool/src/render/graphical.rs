@@ -89,6 +89,10 @@ fn wrapped(out: &mut String, look: &Look<'_>, text: &str, first: &str, rest: &st
         out.push_str(text);
         return;
     }
+    if look.wrap && ascii_lines(text) {
+        fill_ascii(out, text, look.width.saturating_sub(2), first, rest);
+        return;
+    }
     if look.wrap {
         let options = textwrap::Options::new(look.width.saturating_sub(2))
             .initial_indent(first)
@@ -115,6 +119,114 @@ fn wrapped(out: &mut String, look: &Look<'_>, text: &str, first: &str, rest: &st
     }
     if text.ends_with('\n') {
         out.push('\n');
+    }
+}
+
+/// Whether `text` is lines of printable ASCII (a column a byte, no escapes).
+fn ascii_lines(text: &str) -> bool {
+    text.bytes().all(|b| b == b'\n' || matches!(b, b' '..=b'~'))
+}
+
+/// What `textwrap::fill` makes of `text` with the options `wrapped` gives it (first fit,
+/// words split at spaces and broken when longer than a line, no hyphenation), for text of
+/// printable ASCII, where a byte is a column (the indents are measured as textwrap does,
+/// so they may hold an icon or colours). textwrap's general path splits the text into
+/// words, measures each with Unicode widths and builds a line at a time: the longer
+/// messages of a big run spent a twentieth of drawing in it. Its rules, kept here to the
+/// letter (a property test holds the two together):
+/// - each input line is wrapped on its own; the first output line of the whole text takes
+///   `first`, every other `rest`, but the first line of each input line is filled to the
+///   first width (textwrap counts lines per input line);
+/// - a line shorter than the width, with no indent to add, is kept without its trailing
+///   spaces;
+/// - words longer than the second width are cut into pieces of that width (at least one
+///   character);
+/// - with a non-empty `first`, an empty word leads each input line, so its first word may
+///   go to a second line;
+/// - a line ends before a word that would pass the width, unless it is the line's first;
+///   the spaces after a line's last word are dropped.
+fn fill_ascii(out: &mut String, text: &str, width: usize, first: &str, rest: &str) {
+    if text.len() < width && !text.contains('\n') && first.is_empty() {
+        out.push_str(text.trim_end_matches(' '));
+        return;
+    }
+    let first_width = width.saturating_sub(textwrap::core::display_width(first));
+    let rest_width = width.saturating_sub(textwrap::core::display_width(rest));
+    let mut emitted = false;
+    // A word: the bytes of the line it covers, and how many of them are trailing spaces.
+    let mut words: Vec<(usize, usize, usize)> = Vec::new();
+    for line in text.split('\n') {
+        let indent = if emitted { rest } else { first };
+        if line.len() < width && indent.is_empty() {
+            if emitted {
+                out.push('\n');
+            }
+            out.push_str(line.trim_end_matches(' '));
+            emitted = true;
+            continue;
+        }
+        words.clear();
+        if !first.is_empty() {
+            words.push((0, 0, 0));
+        }
+        let bytes = line.as_bytes();
+        let piece = rest_width.max(1);
+        let mut start = 0;
+        while start < bytes.len() {
+            let word_end = bytes
+                .get(start..)
+                .and_then(|b| b.iter().position(|&c| c == b' '))
+                .map_or(bytes.len(), |i| start + i);
+            // A run of leading spaces is a word of its own, of width zero.
+            let space_end = bytes
+                .get(word_end..)
+                .and_then(|b| b.iter().position(|&c| c != b' '))
+                .map_or(bytes.len(), |i| word_end + i);
+            let mut at = start;
+            while word_end - at > rest_width && word_end - at > piece {
+                words.push((at, at + piece, 0));
+                at += piece;
+            }
+            words.push((at, word_end, space_end - word_end));
+            start = space_end;
+        }
+        // First fit.
+        let mut lines_here = 0;
+        let mut line_start = 0;
+        let mut used = 0;
+        let flush = |out: &mut String, emitted: &mut bool, slice: &[(usize, usize, usize)]| {
+            if *emitted {
+                out.push('\n');
+            }
+            if let (Some(&(from, _, _)), Some(&(_, to, _))) = (slice.first(), slice.last()) {
+                out.push_str(if *emitted { rest } else { first });
+                out.push_str(line.get(from..to).unwrap_or_default());
+            }
+            *emitted = true;
+        };
+        for (idx, &(from, to, spaces)) in words.iter().enumerate() {
+            let limit = if lines_here == 0 {
+                first_width
+            } else {
+                rest_width
+            };
+            if used + (to - from) > limit && idx > line_start {
+                flush(
+                    out,
+                    &mut emitted,
+                    words.get(line_start..idx).unwrap_or_default(),
+                );
+                lines_here += 1;
+                line_start = idx;
+                used = 0;
+            }
+            used += (to - from) + spaces;
+        }
+        flush(
+            out,
+            &mut emitted,
+            words.get(line_start..).unwrap_or_default(),
+        );
     }
 }
 
@@ -406,6 +518,34 @@ mod tests {
             let ours = context(&text, at, len)
                 .map(|(data, start)| (data.to_string(), start.offset, start.line));
             prop_assert_eq!(ours, theirs);
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+        #[test]
+        fn ascii_filling_is_what_textwrap_makes_of_it(
+            // Short words and runs of spaces meet the edges of lines and the width often;
+            // any printable ASCII with line breaks; long words that must be broken.
+            text in prop_oneof![
+                "[ ab\n]{0,40}",
+                "[ -~\n]{0,90}",
+                "(a{0,12} {0,3}){0,6}",
+            ],
+            // Plain indents, and the ones drawn: an icon, colours.
+            first in prop_oneof!["[ x]{0,6}", "[ \u{26a0}\u{d7}\u{4e2d}]{0,4}", Just("  \x1b[33m!\x1b[0m ".to_string())],
+            rest in prop_oneof!["[ y]{0,6}", "[ \u{2502}]{0,4}", Just("  \x1b[31m\u{2502}\x1b[0m ".to_string())],
+            width in 0usize..24,
+        ) {
+            let mut ours = String::new();
+            fill_ascii(&mut ours, &text, width, &first, &rest);
+            let options = textwrap::Options::new(width)
+                .initial_indent(&first)
+                .subsequent_indent(&rest)
+                .break_words(true)
+                .word_separator(textwrap::WordSeparator::AsciiSpace)
+                .word_splitter(textwrap::WordSplitter::NoHyphenation);
+            prop_assert_eq!(ours, textwrap::fill(&text, options));
         }
     }
 
