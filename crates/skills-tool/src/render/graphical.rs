@@ -65,7 +65,7 @@ fn draw_unchecked(out: &mut String, look: &Look<'_>, parts: &Parts<'_>) -> Optio
     paint(&mut first, icon, severity);
     first.push(' ');
     let mut rest = String::from("  ");
-    paint(&mut rest, chars.vbar, severity);
+    paint(&mut rest, chars.vbar.encode_utf8(&mut [0; 4]), severity);
     rest.push(' ');
     wrapped(out, look, parts.message, &first, &rest);
     out.push('\n');
@@ -287,7 +287,7 @@ fn source_window(
     out.push(chars.ltop);
     out.push(chars.hbar);
     out.push('[');
-    paint(
+    paint_fmt(
         out,
         format_args!(
             "{}:{}:{}",
@@ -368,9 +368,18 @@ fn source_window(
 /// `text` in `style`. A plain style (no colour: output to a file or a pipe, `NO_COLOR`)
 /// writes the text as it is; through owo-colors it would cost a formatter call per piece,
 /// which made formatting a twentieth of drawing a finding.
-fn paint(out: &mut String, text: impl std::fmt::Display, style: owo_colors::Style) {
+fn paint(out: &mut String, text: &str, style: owo_colors::Style) {
     if style.is_plain() {
-        let _ = write!(out, "{text}");
+        out.push_str(text);
+    } else {
+        let _ = write!(out, "{}", text.style(style));
+    }
+}
+
+/// [`paint`] for a text still to be formatted.
+fn paint_fmt(out: &mut String, text: std::fmt::Arguments<'_>, style: owo_colors::Style) {
+    if style.is_plain() {
+        let _ = out.write_fmt(text);
     } else {
         let _ = write!(out, "{}", text.style(style));
     }
