@@ -89,11 +89,11 @@ fn wrapped(out: &mut String, look: &Look<'_>, text: &str, first: &str, rest: &st
         out.push_str(text);
         return;
     }
-    if look.wrap && ascii_lines(text) {
-        fill_ascii(out, text, look.width.saturating_sub(2), first, rest);
-        return;
-    }
     if look.wrap {
+        if ascii_lines(text) {
+            fill_ascii(out, text, look.width.saturating_sub(2), first, rest);
+            return;
+        }
         let options = textwrap::Options::new(look.width.saturating_sub(2))
             .initial_indent(first)
             .subsequent_indent(rest)
@@ -182,8 +182,10 @@ fn fill_ascii(out: &mut String, text: &str, width: usize, first: &str, rest: &st
                 .get(word_end..)
                 .and_then(|b| b.iter().position(|&c| c != b' '))
                 .map_or(bytes.len(), |i| word_end + i);
+            // A word wider than a line is cut into pieces of its width (textwrap breaks
+            // only words wider than the line, and its pieces hold one character at least).
             let mut at = start;
-            while word_end - at > rest_width && word_end - at > piece {
+            while word_end - at > piece {
                 words.push((at, at + piece, 0));
                 at += piece;
             }
