@@ -49,6 +49,21 @@ pub fn fetch(
             message: "a URL or ref cannot start with `-`".to_string(),
         });
     }
+    if !is_fetchable_url(url) {
+        return Err(AddError::Git {
+            url: url.to_string(),
+            message: "not a repository URL git may fetch (https, http, ssh, git or file, or user@host:path)".to_string(),
+        });
+    }
+    if let Some(reference) = reference.filter(|r| !is_ref_name(r)) {
+        return Err(AddError::Git {
+            url: url.to_string(),
+            message: format!(
+                "`{}` is not a branch, tag or commit name",
+                crate::clip(reference, 80)
+            ),
+        });
+    }
     let digest = crate::hash::hex(&sha2::Sha256::digest(url.as_bytes()));
     let key = digest.get(..20).unwrap_or(&digest).to_string();
     let root = cache.join("git");
@@ -134,8 +149,51 @@ pub fn fetch(
 }
 
 /// 7 to 64 hex digits.
-fn is_commit_like(reference: &str) -> bool {
+pub(crate) fn is_commit_like(reference: &str) -> bool {
     (7..=64).contains(&reference.len()) && reference.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Whether `url` is a repository URL `git` may be handed: one of the [`ALLOWED_PROTOCOLS`]
+/// with `://`, or scp-like `user@host:path`; never an option (`-...`), a transport helper
+/// (`ext::`, `fd::`) or text with spaces or control characters.
+pub(crate) fn is_fetchable_url(url: &str) -> bool {
+    if url.is_empty()
+        || url.len() > 4096
+        || url.starts_with('-')
+        || url.chars().any(|c| c.is_control() || c.is_whitespace())
+    {
+        return false;
+    }
+    if let Some((scheme, rest)) = url.split_once("://") {
+        let scheme = scheme.to_ascii_lowercase();
+        return ALLOWED_PROTOCOLS.split(':').any(|p| p == scheme) && !rest.starts_with('-');
+    }
+    // scp-like: `user@host:path`, the host not an option and without `::` (a helper).
+    url.split_once(':').is_some_and(|(user_host, path)| {
+        !path.is_empty()
+            && !path.starts_with(':')
+            && user_host.split_once('@').is_some_and(|(user, host)| {
+                !user.is_empty()
+                    && !host.is_empty()
+                    && !host.starts_with('-')
+                    && !host.contains('/')
+            })
+    })
+}
+
+/// Whether `reference` is a name `git fetch` may be given as a ref: not an option, and
+/// nothing `git check-ref-format` refuses (spaces, control characters, `~^:?*[\`, `..`,
+/// `@{`).
+pub(crate) fn is_ref_name(reference: &str) -> bool {
+    !reference.is_empty()
+        && reference.len() <= 1024
+        && !reference.starts_with(['-', '/'])
+        && !reference.ends_with(['/', '.'])
+        && !reference.contains("..")
+        && !reference.contains("@{")
+        && !reference
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || "~^:?*[\\".contains(c))
 }
 
 /// Runs a `git` command without a terminal prompt and with the safe transports only.
@@ -181,6 +239,46 @@ mod tests {
         assert!(is_commit_like("0123abc"));
         assert!(!is_commit_like("main"));
         assert!(!is_commit_like("abc"));
+    }
+
+    #[test]
+    fn urls_and_refs_git_may_be_given() {
+        for good in [
+            "https://github.com/o/r.git",
+            "file:///tmp/repo",
+            "ssh://git@host/o/r",
+            "git@github.com:o/r.git",
+        ] {
+            assert!(is_fetchable_url(good), "{good}");
+        }
+        for bad in [
+            "-oProxyCommand=x",
+            "ext::sh -c touch% /tmp/x",
+            "fd::3",
+            "ftp://host/r",
+            "https://host/a b",
+            "ssh://-oProxyCommand=x/r",
+            "git@-oProxy:r",
+            "/abs/path",
+            "",
+        ] {
+            assert!(!is_fetchable_url(bad), "{bad}");
+        }
+        for good in ["main", "v1.2", "feature/x", "0123abc"] {
+            assert!(is_ref_name(good), "{good}");
+        }
+        for bad in [
+            "--upload-pack=x",
+            "a..b",
+            "a b",
+            "x^",
+            "/x",
+            "x/",
+            "@{-1}",
+            "",
+        ] {
+            assert!(!is_ref_name(bad), "{bad}");
+        }
     }
 
     #[test]

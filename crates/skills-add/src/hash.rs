@@ -32,33 +32,88 @@ pub fn tree_hash(dir: &Path) -> std::io::Result<String> {
     let mut entries = Vec::new();
     collect(dir, "", &mut entries)?;
     entries.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let mut hasher = Sha256::new();
-    let mut buffer = vec![0u8; 64 * 1024];
+    let mut digest = Hasher::new();
     for (rel, is_link) in entries {
         let path = dir.join(&rel);
         if is_link {
-            let target = std::fs::read_link(&path)?;
-            hasher.update(b"l");
-            hasher.update(rel.as_bytes());
-            hasher.update([0]);
-            hasher.update(target.to_string_lossy().as_bytes());
-            hasher.update([0]);
-            continue;
+            digest.link(&rel, &std::fs::read_link(&path)?);
+        } else {
+            digest.file(&rel, &path)?;
         }
-        let mut file = std::fs::File::open(&path)?;
+    }
+    Ok(digest.finish())
+}
+
+/// The digest [`tree_hash`] gives a directory holding exactly `files` as regular files:
+/// each `(path, source)` is a `/`-separated path in that tree and the file whose bytes it
+/// would have. What a skill would install can then be compared with a lock without
+/// copying it anywhere first (`skills check` writes nothing).
+///
+/// ```
+/// let t = tempfile::tempdir()?;
+/// std::fs::create_dir(t.path().join("scripts"))?;
+/// std::fs::write(t.path().join("scripts/run.sh"), "echo")?;
+/// let elsewhere = tempfile::NamedTempFile::new()?;
+/// std::fs::write(elsewhere.path(), "echo")?;
+/// assert_eq!(
+///     skills_add::files_hash([("scripts/run.sh", elsewhere.path())])?,
+///     skills_add::tree_hash(t.path())?,
+/// );
+/// # Ok::<(), std::io::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// An I/O error reading a file.
+pub fn files_hash<'a>(
+    files: impl IntoIterator<Item = (&'a str, &'a Path)>,
+) -> std::io::Result<String> {
+    let mut files: Vec<(&str, &Path)> = files.into_iter().collect();
+    files.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut digest = Hasher::new();
+    for (rel, source) in files {
+        digest.file(rel, source)?;
+    }
+    Ok(digest.finish())
+}
+
+/// The running digest of [`tree_hash`]'s entries, fed in path order.
+struct Hasher {
+    sha: Sha256,
+    buffer: Vec<u8>,
+}
+
+impl Hasher {
+    fn new() -> Self {
+        Self {
+            sha: Sha256::new(),
+            buffer: vec![0u8; 64 * 1024],
+        }
+    }
+
+    fn link(&mut self, rel: &str, target: &Path) {
+        self.sha.update(b"l");
+        self.sha.update(rel.as_bytes());
+        self.sha.update([0]);
+        self.sha.update(target.to_string_lossy().as_bytes());
+        self.sha.update([0]);
+    }
+
+    fn file(&mut self, rel: &str, path: &Path) -> std::io::Result<()> {
+        let mut file = std::fs::File::open(path)?;
         let size = file.metadata()?.len();
-        hasher.update(b"f");
-        hasher.update(rel.as_bytes());
-        hasher.update([0]);
-        hasher.update(size.to_be_bytes());
+        self.sha.update(b"f");
+        self.sha.update(rel.as_bytes());
+        self.sha.update([0]);
+        self.sha.update(size.to_be_bytes());
         let mut read = 0u64;
         loop {
-            let n = file.read(&mut buffer)?;
+            let n = file.read(&mut self.buffer)?;
             if n == 0 {
                 break;
             }
             read += n as u64;
-            hasher.update(buffer.get(..n).unwrap_or_default());
+            self.sha.update(self.buffer.get(..n).unwrap_or_default());
         }
         if read != size {
             return Err(std::io::Error::other(format!(
@@ -66,8 +121,12 @@ pub fn tree_hash(dir: &Path) -> std::io::Result<String> {
                 path.display()
             )));
         }
+        Ok(())
     }
-    Ok(format!("sha256:{}", hex(&hasher.finalize())))
+
+    fn finish(self) -> String {
+        format!("sha256:{}", hex(&self.sha.finalize()))
+    }
 }
 
 fn collect(dir: &Path, prefix: &str, out: &mut Vec<(String, bool)>) -> std::io::Result<()> {
@@ -95,6 +154,13 @@ fn collect(dir: &Path, prefix: &str, out: &mut Vec<(String, bool)>) -> std::io::
         }
     }
     Ok(())
+}
+
+/// Whether `text` is a digest as [`tree_hash`] writes it.
+pub(crate) fn is_digest(text: &str) -> bool {
+    text.strip_prefix("sha256:").is_some_and(|hex| {
+        hex.len() == 64 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
 }
 
 /// Lowercase hex.

@@ -36,8 +36,8 @@ mod source;
 use std::path::{Path, PathBuf};
 
 pub use agents::{AGENTS, Agent, Scope, UNIVERSAL_DIR};
-pub use hash::tree_hash;
-pub use lock::{LOCK_FILE, Lock, Locked, global_lock_path};
+pub use hash::{files_hash, tree_hash};
+pub use lock::{LOCK_FILE, Lock, LockGuard, Locked, global_lock_path, hold};
 pub use place::{AgentState, Placed, place, relative, state, unplace};
 pub use plugin::plugin_skill_dirs;
 pub use source::{GitSource, Source, parse_source};

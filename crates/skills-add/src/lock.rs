@@ -15,14 +15,24 @@ pub const LOCK_FILE: &str = "skills.lock";
 /// The lock file's format version.
 const VERSION: u32 = 1;
 
+/// The most bytes of a lock file read: one of ten thousand skills is about 3 MB, and a lock
+/// that is a link to `/dev/zero` must not be read forever.
+const MAX_LOCK_BYTES: u64 = 16 * 1024 * 1024;
+
 const HEADER: &str = "\
 # skills.lock: the skills `skills add` installed here. Commit it: `skills sync` installs
 # the same ones, `skills sync --frozen` fails when the folders differ from it.
 ";
 
 /// A lock file: every locked skill by name.
+///
+/// A lock arrives with the repository (a pull request can change it), so nothing in it is
+/// trusted: every way of reading one ([`Lock::parse`], [`Lock::read`], serde) refuses an
+/// entry whose name is not a valid skill name (names become folders: `../x` or
+/// `/repo/.git/hooks` would be written to) or whose path, URL, ref, commit or digest is not
+/// of its form, before any of it is used.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, try_from = "Unchecked")]
 #[non_exhaustive]
 pub struct Lock {
     /// The format version (1).
@@ -93,14 +103,30 @@ impl Lock {
     ///
     /// # Errors
     ///
-    /// [`AddError::Lock`] for a file that is not a lock file of this version (with line and
-    /// column), [`AddError::Io`] when it cannot be read.
+    /// [`AddError::Lock`] for a file that is not a lock file of this version, or holds an
+    /// entry that cannot be trusted (with line and column), [`AddError::Io`] when it cannot
+    /// be read, is not a regular file, or is over 16 MiB.
     pub fn read(path: &Path) -> Result<Self, AddError> {
-        let text = match std::fs::read_to_string(path) {
-            Ok(text) => text,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::new()),
-            Err(e) => return Err(AddError::io(path, e)),
+        let bytes = match skills_core::read_bounded(path, MAX_LOCK_BYTES) {
+            Ok(bytes) => bytes,
+            Err(skills_core::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(Self::new());
+            }
+            Err(skills_core::ReadError::Io(e)) => return Err(AddError::io(path, e)),
+            Err(e) => return Err(AddError::io(path, std::io::Error::other(e))),
         };
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let (line, column) = skills_frontmatter::line_col(
+                &String::from_utf8_lossy(e.as_bytes()),
+                e.utf8_error().valid_up_to(),
+            );
+            AddError::Lock {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: "the file is not UTF-8 text".to_string(),
+            }
+        })?;
         Self::parse(&text, path)
     }
 
@@ -110,7 +136,7 @@ impl Lock {
     ///
     /// [`AddError::Lock`] as for [`Lock::read`].
     pub fn parse(text: &str, path: &Path) -> Result<Self, AddError> {
-        let lock: Self = toml::from_str(text).map_err(|e: toml::de::Error| {
+        let lock: Unchecked = toml::from_str(text).map_err(|e: toml::de::Error| {
             let (line, column) = e
                 .span()
                 .map(|s| skills_frontmatter::line_col(text, s.start))
@@ -133,7 +159,23 @@ impl Lock {
                 ),
             });
         }
-        Ok(lock)
+        for (name, entry) in &lock.skills {
+            if let Err(invalid) = check_entry(name, entry) {
+                let (line, column) = invalid
+                    .span(text, name)
+                    .map_or((1, 1), |at| skills_frontmatter::line_col(text, at));
+                return Err(AddError::Lock {
+                    path: path.to_path_buf(),
+                    line,
+                    column,
+                    message: invalid.message,
+                });
+            }
+        }
+        Ok(Self {
+            version: lock.version,
+            skills: lock.skills,
+        })
     }
 
     /// The file's text: the header comment, then `version` and one table per skill, in
@@ -155,6 +197,185 @@ impl Lock {
     }
 }
 
+/// A lock as it reads, before its entries are checked.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Unchecked {
+    version: u32,
+    #[serde(default)]
+    skills: BTreeMap<String, Locked>,
+}
+
+impl TryFrom<Unchecked> for Lock {
+    type Error = String;
+
+    fn try_from(lock: Unchecked) -> Result<Self, String> {
+        for (name, entry) in &lock.skills {
+            check_entry(name, entry).map_err(|invalid| invalid.message)?;
+        }
+        Ok(Self {
+            version: lock.version,
+            skills: lock.skills,
+        })
+    }
+}
+
+/// An entry that cannot be trusted: the field (`None` for its name) and why.
+struct Invalid {
+    field: Option<&'static str>,
+    message: String,
+}
+
+impl Invalid {
+    /// Where in `text` the offending key or value of the entry `name` is. Found again on
+    /// this rare path rather than carried by every entry.
+    fn span(&self, text: &str, name: &str) -> Option<usize> {
+        let document = toml::de::DeTable::parse(text).ok()?;
+        let (_, skills) = document
+            .get_ref()
+            .iter()
+            .find(|(k, _)| k.get_ref().as_ref() == "skills")?;
+        let toml::de::DeValue::Table(skills) = skills.get_ref() else {
+            return None;
+        };
+        let (key, entry) = skills.iter().find(|(k, _)| k.get_ref().as_ref() == name)?;
+        let Some(field) = self.field else {
+            return Some(key.span().start);
+        };
+        let toml::de::DeValue::Table(entry) = entry.get_ref() else {
+            return Some(key.span().start);
+        };
+        entry
+            .iter()
+            .find(|(k, _)| k.get_ref().as_ref() == field)
+            .map_or(Some(key.span().start), |(_, value)| {
+                Some(value.span().start)
+            })
+    }
+}
+
+/// Checks what of a lock entry becomes a path, a command argument or a digest to compare.
+fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
+    let invalid = |field, message: String| Err(Invalid { field, message });
+    if !skills_frontmatter::is_valid_name(name) {
+        return invalid(
+            None,
+            format!(
+                "`{}` is not a skill name: each name in a lock becomes a folder, so it must be one (lowercase letters, digits and single hyphens, at most 64 characters); a lock that names paths was not written by `skills add`",
+                crate::clip(&name.escape_debug().to_string(), 80)
+            ),
+        );
+    }
+    if !is_inner_path(&entry.path) {
+        return invalid(
+            Some("path"),
+            format!(
+                "`path` of `{name}` must be a `/`-separated path inside the source, without `.` or `..` parts (it is `{}`)",
+                crate::clip(&entry.path.escape_debug().to_string(), 80)
+            ),
+        );
+    }
+    if entry.source.is_empty() || entry.source.chars().any(char::is_control) {
+        return invalid(
+            Some("source"),
+            format!("`source` of `{name}` must be a source as `skills add` takes it"),
+        );
+    }
+    if let Some(url) = &entry.url
+        && !crate::git::is_fetchable_url(url)
+    {
+        return invalid(
+            Some("url"),
+            format!(
+                "`url` of `{name}` must be a repository URL (https, http, ssh, git or file, or user@host:path), not `{}`",
+                crate::clip(&url.escape_debug().to_string(), 80)
+            ),
+        );
+    }
+    if let Some(reference) = &entry.reference
+        && !crate::git::is_ref_name(reference)
+    {
+        return invalid(
+            Some("ref"),
+            format!(
+                "`ref` of `{name}` must be a branch, tag or commit name, not `{}`",
+                crate::clip(&reference.escape_debug().to_string(), 80)
+            ),
+        );
+    }
+    if let Some(commit) = &entry.commit
+        && !crate::git::is_commit_like(commit)
+    {
+        return invalid(
+            Some("commit"),
+            format!("`commit` of `{name}` must be 7 to 64 hexadecimal digits"),
+        );
+    }
+    if !crate::hash::is_digest(&entry.hash) {
+        return invalid(
+            Some("hash"),
+            format!("`hash` of `{name}` must be `sha256:` and 64 lowercase hexadecimal digits"),
+        );
+    }
+    if let Some(agent) = entry
+        .agents
+        .iter()
+        .find(|a| a.is_empty() || !a.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+    {
+        return invalid(
+            Some("agents"),
+            format!(
+                "`agents` of `{name}` holds `{}`, which is not an agent id",
+                crate::clip(&agent.escape_debug().to_string(), 80)
+            ),
+        );
+    }
+    Ok(())
+}
+
+/// Whether `path` is empty or `/`-separated names that stay inside the directory they are
+/// joined to: no root, no drive, no `.`, `..`, empty or backslashed parts.
+pub(crate) fn is_inner_path(path: &str) -> bool {
+    path.is_empty()
+        || path.split('/').all(|part| {
+            !part.is_empty()
+                && part != "."
+                && part != ".."
+                && !part.contains(['\\', ':'])
+                && !part.chars().any(char::is_control)
+        })
+}
+
+/// Held while a command reads, changes and writes a lock: a second `skills add` in the same
+/// project waits for the first instead of installing skills the last writer's lock forgets.
+/// Released when dropped (or when the process dies: it is an advisory file lock).
+#[derive(Debug)]
+pub struct LockGuard {
+    _file: std::fs::File,
+}
+
+/// Takes the lock of the lock file `lock`, waiting for another process that holds it. The
+/// lock is a file under `cache` (`projects/<digest of the path>.lock`), so nothing is added
+/// to the project; the same kind of lock [`git::fetch`](crate::git::fetch) takes on a cache
+/// entry.
+///
+/// # Errors
+///
+/// [`AddError::Io`] when the lock file cannot be created or locked.
+pub fn hold(cache: &Path, lock: &Path) -> Result<LockGuard, AddError> {
+    use sha2::Digest as _;
+    let absolute = std::path::absolute(lock).unwrap_or_else(|_| lock.to_path_buf());
+    let digest = crate::hash::hex(&sha2::Sha256::digest(
+        absolute.as_os_str().as_encoded_bytes(),
+    ));
+    let dir = cache.join("projects");
+    std::fs::create_dir_all(&dir).map_err(|e| AddError::io(&dir, e))?;
+    let path = dir.join(format!("{}.lock", digest.get(..20).unwrap_or(&digest)));
+    let file = std::fs::File::create(&path).map_err(|e| AddError::io(&path, e))?;
+    file.lock().map_err(|e| AddError::io(&path, e))?;
+    Ok(LockGuard { _file: file })
+}
+
 /// Where the user's lock lives for `--global` installs: `$XDG_STATE_HOME/skills/skills.lock`,
 /// else `~/.local/state/skills/skills.lock`.
 #[must_use]
@@ -174,13 +395,15 @@ mod tests {
     #[test]
     fn the_text_is_sorted_and_reads_back() {
         let mut lock = Lock::new();
-        let mut pdf = Locked::new("o/r", "skills/pdf", "sha256:aa");
+        let mut pdf = Locked::new("o/r", "skills/pdf", format!("sha256:{}", "a".repeat(64)));
         pdf.url = Some("https://github.com/o/r.git".into());
-        pdf.commit = Some("0123".into());
+        pdf.commit = Some("0123abc".into());
         pdf.agents = vec!["claude-code".into()];
         lock.skills.insert("pdf".into(), pdf);
-        lock.skills
-            .insert("docx".into(), Locked::new("./local", "", "sha256:bb"));
+        lock.skills.insert(
+            "docx".into(),
+            Locked::new("./local", "", format!("sha256:{}", "b".repeat(64))),
+        );
         let text = lock.to_text();
         assert!(text.starts_with("# skills.lock"), "{text}");
         let docx = text.find("[skills.docx]").unwrap();
@@ -199,5 +422,70 @@ mod tests {
         assert!(e.to_string().starts_with("skills.lock:3:10: "), "{e}");
         let e = Lock::parse("version = 2\n", Path::new("skills.lock")).unwrap_err();
         assert!(e.to_string().contains("version 2"), "{e}");
+    }
+
+    /// A lock from a pull request: each entry that would become a path outside the skills
+    /// folder, or an argument git could run, is refused at the key or value that is wrong.
+    #[test]
+    fn entries_that_cannot_be_trusted_are_refused_where_they_are() {
+        let hash = format!("sha256:{}", "0".repeat(64));
+        let entry = |key: &str, extra: &str| {
+            format!(
+                "version = 1\n\n[skills.{key}]\nsource = \"o/r\"\npath = \"skills/x\"\nhash = \"{hash}\"\n{extra}"
+            )
+        };
+        let fine = entry(
+            "pdf",
+            "url = \"https://github.com/o/r.git\"\ncommit = \"0123abc\"\n",
+        );
+        assert_eq!(
+            Lock::parse(&fine, Path::new("skills.lock"))
+                .unwrap()
+                .skills
+                .len(),
+            1
+        );
+        for (text, at, says) in [
+            (
+                entry("\"/abs/project/.git/hooks\"", ""),
+                "3:9",
+                "is not a skill name",
+            ),
+            (entry("\"../../../x\"", ""), "3:9", "is not a skill name"),
+            (entry("\"PDF\"", ""), "3:9", "is not a skill name"),
+            (entry("\"a/b\"", ""), "3:9", "is not a skill name"),
+            (
+                entry("pdf", "").replace("skills/x", "../../etc"),
+                "5:8",
+                "`path` of `pdf`",
+            ),
+            (
+                entry("pdf", "").replace("skills/x", "/etc"),
+                "5:8",
+                "`path`",
+            ),
+            (entry("pdf", "url = \"ext::sh -c x\"\n"), "7:7", "`url`"),
+            (entry("pdf", "url = \"-oProxyCommand=x\"\n"), "7:7", "`url`"),
+            (entry("pdf", "ref = \"--upload-pack=x\"\n"), "7:7", "`ref`"),
+            (entry("pdf", "commit = \"HEAD; rm\"\n"), "7:10", "`commit`"),
+            (entry("pdf", "agents = [\"../x\"]\n"), "7:10", "`agents`"),
+            (entry("pdf", "").replace(&hash, "sha256:x"), "6:8", "`hash`"),
+        ] {
+            let e = Lock::parse(&text, Path::new("skills.lock")).unwrap_err();
+            let e = e.to_string();
+            assert!(
+                e.starts_with(&format!("skills.lock:{at}: ")),
+                "{at}: {e}\n{text}"
+            );
+            assert!(e.contains(says), "{says}: {e}");
+            // Serde readers of a lock are held to the same rules.
+            assert!(toml::from_str::<Lock>(&text).is_err(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_lock_that_is_not_a_regular_file_is_not_read() {
+        let e = Lock::read(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("not a regular file"), "{e}");
     }
 }

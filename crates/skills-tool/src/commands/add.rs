@@ -48,6 +48,43 @@ impl Target {
         Lock::read(&self.lock).map_err(|e| add_error(&e))
     }
 
+    /// Holds the lock file against other `skills` processes until dropped: taken before the
+    /// lock is read by a command that writes it.
+    fn hold(&self) -> Result<skills_add::LockGuard, miette::Report> {
+        skills_add::hold(&cache_dir()?, &self.lock).map_err(|e| add_error(&e))
+    }
+
+    /// The folder `agent` reads skills from, after checking that it stays in the project.
+    fn agent_dir(&self, agent: &skills_add::Agent) -> Result<PathBuf, miette::Report> {
+        let dir = agent.dir(self.scope, &self.base);
+        self.contain(&dir)?;
+        Ok(dir)
+    }
+
+    /// In a project, every folder written to must be inside it: a repository can commit
+    /// `.agents` or `.claude/skills` as a symbolic link to any folder of the user's, and
+    /// skills would then be written there.
+    fn contain(&self, dir: &Path) -> Result<(), miette::Report> {
+        if self.scope != Scope::Project {
+            return Ok(());
+        }
+        let Some(real) = dir.ancestors().find_map(|a| fs::canonicalize(a).ok()) else {
+            return Ok(());
+        };
+        let base = fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
+        if real.starts_with(&base) {
+            return Ok(());
+        }
+        Err(error(
+            format!(
+                "{} leads outside the project, to {}: nothing was written",
+                render::relative(dir),
+                real.display()
+            ),
+            "a folder of the project is a symbolic link out of it (a repository can commit one); remove the link, or install for yourself with --global",
+        ))
+    }
+
     fn write_lock(&self, lock: &Lock) -> Result<(), miette::Report> {
         if let Some(parent) = self.lock.parent() {
             fs::create_dir_all(parent).map_err(|e| {
@@ -345,6 +382,8 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         found.iter().filter(|f| wanted.contains(&f.name)).collect()
     };
     let agents = agents(args, &target)?;
+    target.contain(&target.canonical)?;
+    let _held = target.hold()?;
     let mut lock = target.read_lock()?;
     let mut failed = false;
     for skill in selected {
@@ -360,18 +399,20 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
             continue;
         }
         let replace = args.force || lock.skills.contains_key(&skill.name);
-        let installed = install(skill, &target, replace, None, printer)?;
-        let hash = skills_add::tree_hash(&installed).map_err(|e| {
-            add_error(&AddError::Io {
-                path: installed.clone(),
-                source: e,
-            })
-        })?;
+        let (installed, hash) = install(skill, &target, replace, None, printer)?;
         let previous = lock.skills.get(&skill.name);
         let mut linked = Vec::new();
         for agent in &agents {
-            let ours = previous.is_some_and(|p| p.agents.iter().any(|a| a == agent.id));
-            let dir = agent.dir(target.scope, &target.base);
+            let dir = target.agent_dir(agent)?;
+            // A copy identical to what was installed is ours too: a run killed before it
+            // wrote the lock left it, and this run finishes the job.
+            let ours = previous.is_some_and(|p| p.agents.iter().any(|a| a == agent.id))
+                || (skills_add::state(&dir, &skill.name, &installed)
+                    == skills_add::AgentState::Dir
+                    && skills_add::tree_hash(&dir.join(&skill.name))
+                        .ok()
+                        .as_deref()
+                        == Some(hash.as_str()));
             skills_add::place(&dir, &skill.name, &installed, args.copy, args.force || ours)
                 .map_err(|e| add_error(&e))?;
             linked.push(agent.id.to_string());
@@ -457,15 +498,29 @@ fn agents(
     Ok(out)
 }
 
-/// Copies the skill into a staging directory in the canonical root, then renames it into
-/// place (replacing what is there only when `replace`).
+/// Copies the skill into a staging directory in the canonical root, checks its digest
+/// there (against `expect`, the lock's, when given), then renames it into place, replacing
+/// what is there only when `replace` or when it is the same files (what a run killed before
+/// it wrote the lock left). Returns where it went and its digest.
 fn install(
     skill: &Found,
     target: &Target,
     replace: bool,
     expect: Option<&str>,
     printer: &Printer,
-) -> Result<PathBuf, miette::Report> {
+) -> Result<(PathBuf, String), miette::Report> {
+    // The name becomes a folder: one that is not a skill name (`..`, `a/b`, an absolute
+    // path) could name any folder. Lock names are checked when the lock is read; this holds
+    // for every other way a name arrives.
+    if !skills_frontmatter::is_valid_name(&skill.name) {
+        return Err(error(
+            format!(
+                "`{}` is not a skill name; nothing was installed",
+                render::terminal_safe(&skill.name)
+            ),
+            "a skill's name is lowercase letters, digits and single hyphens (at most 64 characters): fix the `name` in its SKILL.md",
+        ));
+    }
     let root = &target.canonical;
     fs::create_dir_all(root).map_err(|e| {
         error(
@@ -479,33 +534,51 @@ fn install(
     let staging = super::install::staging_in(root)?;
     super::install::stage_dir_as(&skill.dir, &skill.name, staging.path(), printer)?;
     let staged = staging.path().join(&skill.name);
-    if let Some(expect) = expect {
-        let hash = skills_add::tree_hash(&staged).unwrap_or_default();
-        if hash != expect {
-            return Err(error(
-                format!(
-                    "{}: the source's files differ from the lock ({hash}, locked {expect})",
-                    skill.name
-                ),
-                "the source changed under the same commit or path; check it, then `skills add` it again to lock what it has now",
-            ));
-        }
-    }
-    skills_package::install_dir(&staged, root, &skill.name, replace).map_err(|e| match e {
-        skills_package::PackageError::AlreadyInstalled { path } => error(
+    let hash = skills_add::tree_hash(&staged).map_err(|e| {
+        add_error(&AddError::Io {
+            path: staged.clone(),
+            source: e,
+        })
+    })?;
+    if let Some(expect) = expect
+        && hash != expect
+    {
+        return Err(error(
             format!(
-                "{}: a skill named {} is already installed, not by `skills add`",
-                path.display(),
+                "{}: the source's files differ from the lock ({hash}, locked {expect}); nothing was installed",
                 skill.name
             ),
-            "pass --force to replace it",
-        ),
-        other => crate::errors::package(&other),
-    })
+            "the source changed under the same commit or path; check it, then `skills add` it again to lock what it has now",
+        ));
+    }
+    let same = || {
+        skills_add::tree_hash(&root.join(&skill.name))
+            .ok()
+            .is_some_and(|there| there == hash)
+    };
+    let replace = replace || same();
+    let installed =
+        skills_package::install_dir(&staged, root, &skill.name, replace).map_err(|e| match e {
+            skills_package::PackageError::AlreadyInstalled { path } => error(
+                format!(
+                    "{}: a skill named {} is already installed, not by `skills add`",
+                    path.display(),
+                    skill.name
+                ),
+                "pass --force to replace it",
+            ),
+            other => crate::errors::package(&other),
+        })?;
+    Ok((installed, hash))
 }
 
 pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
+    let _held = if args.frozen {
+        None
+    } else {
+        Some(target.hold()?)
+    };
     let lock = target.read_lock()?;
     if lock.skills.is_empty() {
         printer.status(&format!(
@@ -537,7 +610,7 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
                 drift.push(format!("{name}: unknown agent `{id}` in the lock"));
                 continue;
             };
-            let dir = agent.dir(target.scope, &target.base);
+            let dir = target.agent_dir(agent)?;
             let state = skills_add::state(&dir, name, &installed);
             let fine = match state {
                 skills_add::AgentState::Linked => true,
@@ -600,6 +673,7 @@ fn restore(
             "`skills add` a fixed version",
         ));
     }
+    target.contain(&target.canonical)?;
     install(&skill, target, true, Some(&entry.hash), printer)?;
     printer.status(&format!("restored {name}\n"));
     Ok(())
@@ -687,17 +761,23 @@ fn selected<'a>(
     Ok(out)
 }
 
-/// The digest `skill` would have installed: staged (the packaging file policy) in a
-/// temporary directory and hashed.
-fn source_hash(skill: &Found, printer: &Printer) -> Result<String, miette::Report> {
-    let staging = tempfile::tempdir().map_err(|e| {
-        error(
-            format!("cannot create a temporary directory: {e}"),
-            "check TMPDIR",
-        )
-    })?;
-    super::install::stage_dir_as(&skill.dir, &skill.name, staging.path(), printer)?;
-    Ok(skills_add::tree_hash(&staging.path().join(&skill.name)).unwrap_or_default())
+/// The digest `skill` would have installed, computed from its files where they are (the
+/// packaging file policy chooses them): `check` writes nothing.
+fn source_hash(skill: &Found) -> Result<String, miette::Report> {
+    let collected =
+        skills_package::collect_all(&skill.dir).map_err(|e| crate::errors::package(&e))?;
+    skills_add::files_hash(
+        collected
+            .entries
+            .iter()
+            .map(|e| (e.path.as_str(), e.source.as_path())),
+    )
+    .map_err(|e| {
+        add_error(&AddError::Io {
+            path: skill.dir.clone(),
+            source: e,
+        })
+    })
 }
 
 /// How the installed copy of a locked skill compares with the lock.
@@ -720,7 +800,7 @@ pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, E
         }
         match locate(name, entry, &target, entry.reference.as_deref(), printer) {
             Ok((fetched, skill)) => {
-                if source_hash(&skill, printer)? != entry.hash {
+                if source_hash(&skill)? != entry.hash {
                     let commits = match (&entry.commit, &fetched.commit) {
                         (Some(old), Some(new)) if old != new => {
                             format!(" ({} -> {})", short(old), short(new))
@@ -750,6 +830,8 @@ pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, E
 
 pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
+    target.contain(&target.canonical)?;
+    let _held = target.hold()?;
     let mut lock = target.read_lock()?;
     let chosen: Vec<(String, Locked)> = selected(&lock, &args.names, &target)?
         .into_iter()
@@ -770,7 +852,7 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
             // What a run killed between the install and the lock left is the new version,
             // not a change of the user's.
             let installed = skills_add::tree_hash(&target.canonical.join(&name)).ok();
-            if installed != Some(source_hash(&skill, printer)?) {
+            if installed != Some(source_hash(&skill)?) {
                 printer.err(&format!(
                     "error: {name} was modified here since it was installed; not updated (pass --force to replace the changes)\n"
                 ));
@@ -788,16 +870,10 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
             failed = true;
             continue;
         }
-        let installed = install(&skill, &target, true, None, printer)?;
-        let hash = skills_add::tree_hash(&installed).map_err(|e| {
-            add_error(&AddError::Io {
-                path: installed.clone(),
-                source: e,
-            })
-        })?;
+        let (installed, hash) = install(&skill, &target, true, None, printer)?;
         for id in &entry.agents {
             if let Some(agent) = skills_add::agents::by_id(id) {
-                let dir = agent.dir(target.scope, &target.base);
+                let dir = target.agent_dir(agent)?;
                 let copy =
                     skills_add::state(&dir, &name, &installed) == skills_add::AgentState::Dir;
                 skills_add::place(&dir, &name, &installed, copy, true)
@@ -828,6 +904,8 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
 
 pub(crate) fn remove(args: &RemoveArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
+    target.contain(&target.canonical)?;
+    let _held = target.hold()?;
     let mut lock = target.read_lock()?;
     let names: Vec<String> = selected(&lock, &args.names, &target)?
         .into_iter()
@@ -843,7 +921,7 @@ pub(crate) fn remove(args: &RemoveArgs, printer: &Printer) -> Result<ExitStatus,
             let Some(agent) = skills_add::agents::by_id(id) else {
                 continue;
             };
-            let dir = agent.dir(target.scope, &target.base);
+            let dir = target.agent_dir(agent)?;
             let ours = match skills_add::state(&dir, &name, &installed) {
                 skills_add::AgentState::Linked => true,
                 skills_add::AgentState::Dir => {

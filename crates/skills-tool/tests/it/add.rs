@@ -774,3 +774,280 @@ fn github_shorthands_with_a_path_check_out_only_that_path() {
             .is_file()
     );
 }
+
+/// Everything under `dir`, as sorted relative paths: what a command must not change.
+fn tree(dir: &Path) -> Vec<String> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return;
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            out.push(path.strip_prefix(root).unwrap().display().to_string());
+            if path.is_dir() && !path.is_symlink() {
+                walk(&path, root, out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(dir, dir, &mut out);
+    out.sort();
+    out
+}
+
+/// A lock arrives with pull requests (issue 33): a tampered one named folders anywhere as
+/// skills, and `sync` wrote an attacker's executable git hook into `.git/hooks` before it
+/// compared digests; `check` wrote into the folder a name named; `remove ../../important`
+/// deleted the project's `important/`. Every such lock is refused when read, with the line
+/// and column of the name, before anything is fetched, written or deleted.
+#[cfg(unix)]
+#[test]
+fn a_tampered_lock_writes_and_deletes_nothing_anywhere() {
+    use std::os::unix::fs::PermissionsExt;
+    let w = World::new();
+    write(&w.repo.join("hooks/SKILL.md"), &skill_md("hooks", "Hooks."));
+    let hook = w.repo.join("hooks/post-checkout");
+    write(&hook, "#!/bin/sh\ntouch \"$HOME/pwned\"\n");
+    std::fs::set_permissions(&hook, std::fs::Permissions::from_mode(0o755)).unwrap();
+    w.commit("a hook");
+    let url = w.url();
+    let important = w.project.join("important");
+    write(&important.join("keep.txt"), "mine\n");
+    let outside = w.project.parent().unwrap().join("x");
+    let tmp = w.project.parent().unwrap().join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let hooks = w.project.join(".git/hooks");
+    let hash = format!("sha256:{}", "0".repeat(64));
+    for key in [
+        hooks.display().to_string(),
+        "../../../x".to_string(),
+        "../../important".to_string(),
+        "..".to_string(),
+    ] {
+        std::fs::write(
+            w.project.join("skills.lock"),
+            format!(
+                "version = 1\n\n[skills.\"{key}\"]\nsource = \"{url}\"\nurl = \"{url}\"\npath = \"hooks\"\nhash = \"{hash}\"\n"
+            ),
+        )
+        .unwrap();
+        let before = tree(&w.project);
+        for args in [
+            vec!["sync"],
+            vec!["sync", "--frozen"],
+            vec!["check"],
+            vec!["update"],
+            vec!["remove", key.as_str()],
+            vec!["add", url.as_str(), "--skill", "hooks"],
+        ] {
+            let run = skills_with(
+                &w.project,
+                &args,
+                &[
+                    ("HOME", &w.home),
+                    ("SKILLS_CACHE_DIR", &w.cache),
+                    ("TMPDIR", &tmp),
+                    ("COLUMNS", Path::new("400")),
+                ],
+            );
+            run.assert_code(2);
+            assert!(
+                run.stderr.contains("skills.lock:3:9:")
+                    && run.stderr.contains("is not a skill name"),
+                "{key} {args:?}: {}",
+                run.stderr
+            );
+            assert_eq!(tree(&w.project), before, "{key} {args:?}");
+            assert!(!outside.exists() && !w.home.join("pwned").exists());
+            assert_eq!(tree(&tmp), Vec::<String>::new(), "{args:?} wrote to TMPDIR");
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(important.join("keep.txt")).unwrap(),
+        "mine\n"
+    );
+}
+
+/// A path in a lock entry is the skill's folder in its source; one that climbs out of the
+/// checkout (`../..`) or is absolute is refused at its value.
+#[cfg(unix)]
+#[test]
+fn a_lock_path_or_url_that_leaves_its_source_is_refused() {
+    let w = World::new();
+    let hash = format!("sha256:{}", "0".repeat(64));
+    for (field, value, at) in [
+        ("path", "../../../../etc", "skills.lock:6:8:"),
+        ("path", "/etc", "skills.lock:6:8:"),
+        ("url", "ext::sh -c touch% /tmp/pwned", "skills.lock:5:7:"),
+    ] {
+        let mut entry = vec![
+            ("source", "o/r".to_string()),
+            ("url", w.url()),
+            ("path", "skills/pdf".to_string()),
+            ("hash", hash.clone()),
+        ];
+        for (k, v) in &mut entry {
+            if *k == field {
+                *v = value.to_string();
+            }
+        }
+        let body: String = entry
+            .iter()
+            .map(|(k, v)| format!("{k} = \"{v}\"\n"))
+            .collect();
+        std::fs::write(
+            w.project.join("skills.lock"),
+            format!("version = 1\n\n[skills.pdf]\n{body}"),
+        )
+        .unwrap();
+        let run = w.run(&["sync"]);
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains(at) && run.stderr.contains(&format!("`{field}` of `pdf`")),
+            "{field}: {}",
+            run.stderr
+        );
+        assert!(!w.project.join(".agents").exists());
+    }
+}
+
+/// A lock that is a link to `/dev/zero` (git can commit one) is refused, not read forever.
+#[cfg(unix)]
+#[test]
+fn a_lock_that_is_not_a_regular_file_is_refused() {
+    let w = World::new();
+    std::os::unix::fs::symlink("/dev/zero", w.project.join("skills.lock")).unwrap();
+    for args in [vec!["sync"], vec!["check"], vec!["list"]] {
+        let run = w.run(&args);
+        if args == ["list"] {
+            // `list` only reads the lock for its SOURCE column: it lists, and says why not.
+            run.assert_code(0);
+            continue;
+        }
+        run.assert_code(2);
+        assert!(
+            run.stderr.contains("not a regular file"),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+}
+
+/// `.agents` committed as a symbolic link to a folder of the user's: `add` and `sync` would
+/// write skills there. They refuse, naming the link's target, and write nothing.
+#[cfg(unix)]
+#[test]
+fn a_project_folder_linked_out_of_the_project_is_not_written_through() {
+    let w = World::new();
+    let elsewhere = w.project.parent().unwrap().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, w.project.join(".agents")).unwrap();
+    let run = w.run(&["add", &w.url(), "--skill", "pdf"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("leads outside the project") && run.stderr.contains("elsewhere"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(tree(&elsewhere), Vec::<String>::new());
+    // An agent's folder too.
+    std::fs::remove_file(w.project.join(".agents")).unwrap();
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, w.project.join(".claude/skills")).unwrap();
+    let run = w.run(&["add", &w.url(), "--skill", "pdf", "--agent", "claude-code"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("leads outside the project"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(tree(&elsewhere), Vec::<String>::new());
+}
+
+/// Two `skills add` runs at once in one project: each waits for the other's lock, so every
+/// skill either installed is in `skills.lock` (50 installed and 25 locked before).
+#[cfg(unix)]
+#[test]
+fn two_adds_at_once_lock_every_skill_they_install() {
+    let w = World::new();
+    for i in 0..40 {
+        write(
+            &w.repo.join(format!("many/s{i:02}/SKILL.md")),
+            &skill_md(&format!("s{i:02}"), "Many."),
+        );
+    }
+    w.commit("many");
+    let spawn = |range: std::ops::Range<usize>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_skills"));
+        command
+            .current_dir(&w.project)
+            // A directory source: no repository cache lock to take turns on.
+            .args(["add", &w.repo.join("many").display().to_string()])
+            .env("HOME", &w.home)
+            .env("SKILLS_CACHE_DIR", &w.cache)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped());
+        for i in range {
+            command.args(["--skill", &format!("s{i:02}")]);
+        }
+        command.spawn().unwrap()
+    };
+    let (a, b) = (spawn(0..20), spawn(20..40));
+    for child in [a, b] {
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let lock = w.lock();
+    for i in 0..40 {
+        assert!(
+            lock.contains(&format!("[skills.s{i:02}]")),
+            "s{i:02} missing:\n{lock}"
+        );
+    }
+    w.run(&["sync", "--frozen"]).assert_code(0);
+}
+
+/// A `skills add` killed after it put a skill in place and before it wrote the lock: the
+/// next run recognises the same files and finishes the job instead of asking for --force.
+#[cfg(unix)]
+#[test]
+fn an_add_killed_before_its_lock_is_finished_by_the_next_run() {
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    w.run(&[
+        "add",
+        &w.url(),
+        "--skill",
+        "pdf",
+        "--copy",
+        "--agent",
+        "claude-code",
+    ])
+    .assert_code(0);
+    // What the kill leaves: the skill and its copy in place, no lock.
+    std::fs::remove_file(w.project.join("skills.lock")).unwrap();
+    let again = w.run(&[
+        "add",
+        &w.url(),
+        "--skill",
+        "pdf",
+        "--copy",
+        "--agent",
+        "claude-code",
+    ]);
+    again.assert_code(0);
+    assert!(w.lock().contains("[skills.pdf]"), "{}", w.lock());
+    // A skill of the same name that is not the same files is still the user's own.
+    std::fs::remove_file(w.project.join("skills.lock")).unwrap();
+    write(
+        &w.project.join(".agents/skills/pdf/SKILL.md"),
+        &skill_md("pdf", "Mine."),
+    );
+    let mine = w.run(&["add", &w.url(), "--skill", "pdf"]);
+    mine.assert_code(2);
+    assert!(mine.stderr.contains("--force"), "{}", mine.stderr);
+}
