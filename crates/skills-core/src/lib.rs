@@ -10,7 +10,8 @@
 //!   that notice a change, [`describe_file_type`];
 //! - [`durable`]: writes that a crash, a kill or a full disk cannot half-do
 //!   ([`durable::write_atomically`]), and the staging prefixes of killed runs;
-//! - [`suggest`]: one "did you mean" for every command.
+//! - [`suggest`]: one "did you mean" for every command;
+//! - [`digest`]: SHA-256 as lowercase hex, spelled once.
 //!
 //! ## Which files belong to a skill
 //!
@@ -43,6 +44,7 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
+pub mod digest;
 pub mod durable;
 pub mod files;
 pub mod fs;

@@ -111,6 +111,22 @@ pub fn from_toml(text: &str, path: &Path) -> Result<Vec<Domain>, DoctorError> {
         path: path.to_path_buf(),
         message: format!("[doctor]: {}", e.message()),
     })?;
+    for domain in &file.doctor.domains {
+        if let Some(cli) = domain
+            .cli
+            .iter()
+            .find(|c| !crate::inventory::is_command_name(c))
+        {
+            return Err(DoctorError::Config {
+                path: path.to_path_buf(),
+                message: format!(
+                    "[doctor]: domain `{}` names the CLI `{}`: a CLI is a bare command name looked up on PATH, never a path (a repository's skills.toml could otherwise name a program of its own to run)",
+                    domain.name,
+                    cli.escape_debug()
+                ),
+            });
+        }
+    }
     Ok(file.doctor.domains)
 }
 
@@ -128,10 +144,7 @@ pub fn nearest(start: &Path) -> Result<(Vec<Domain>, Option<PathBuf>), DoctorErr
     else {
         return Ok((builtin(), None));
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| DoctorError::Config {
-        path: path.clone(),
-        message: e.to_string(),
-    })?;
+    let text = crate::inventory::read_config(&path)?.unwrap_or_default();
     Ok((with(&from_toml(&text, &path)?), Some(path)))
 }
 

@@ -1,7 +1,7 @@
 //! What this machine and project have: the MCP servers the agents are configured with (read
 //! from each agent's own files, nothing started) and the command-line tools on `PATH`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -19,6 +19,10 @@ pub struct Server {
     pub file: PathBuf,
     /// Which agent's file that is (`claude-code`, `cursor`, ...).
     pub agent: &'static str,
+    /// Whether the file is the project's (`.mcp.json`, `.cursor/mcp.json`, ...): it arrives
+    /// with a clone, so its servers are started only once the user trusts the file
+    /// ([`crate::trust`]), as the agents themselves ask before they start them.
+    pub project: bool,
     /// How it is reached: the command line of a stdio server, or the URL of an HTTP one.
     pub transport: Transport,
     /// Its tools (as the server names them; agents see `mcp__<server>__<tool>`), when
@@ -101,16 +105,30 @@ impl Places {
     }
 }
 
+/// The most bytes of an agent's configuration file read: `~/.claude.json` keeps every
+/// project's history and reaches megabytes; a link to `/dev/zero` must not be read forever.
+const MAX_CONFIG_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The project's files that configure MCP servers, for each agent: `(agent, path, key)`.
+/// They arrive with a clone, so what they name is not run before the user trusts them.
+#[must_use]
+pub fn project_files(project: &Path) -> Vec<(&'static str, PathBuf, &'static str)> {
+    vec![
+        ("claude-code", project.join(".mcp.json"), "mcpServers"),
+        (
+            "claude-ops",
+            project.join(".claude-ops/mcp.json"),
+            "mcpServers",
+        ),
+        ("cursor", project.join(".cursor/mcp.json"), "mcpServers"),
+        ("vscode", project.join(".vscode/mcp.json"), "servers"),
+    ]
+}
+
 /// The files each agent keeps MCP servers in, in the order they are read (project files
 /// first): `(agent, path, key)`, where `key` is the object holding the servers.
 fn config_files(places: &Places) -> Vec<(&'static str, PathBuf, &'static str)> {
-    let p = &places.project;
-    let mut files = vec![
-        ("claude-code", p.join(".mcp.json"), "mcpServers"),
-        ("claude-ops", p.join(".claude-ops/mcp.json"), "mcpServers"),
-        ("cursor", p.join(".cursor/mcp.json"), "mcpServers"),
-        ("vscode", p.join(".vscode/mcp.json"), "servers"),
-    ];
+    let mut files = project_files(&places.project);
     if let Some(h) = &places.home {
         files.extend([
             ("claude-code", h.join(".claude.json"), "mcpServers"),
@@ -136,17 +154,27 @@ fn config_files(places: &Places) -> Vec<(&'static str, PathBuf, &'static str)> {
 #[must_use]
 pub fn build(places: &Places, commands: &[&str]) -> Inventory {
     let mut inv = Inventory::default();
-    for (agent, file, key) in config_files(places) {
+    // Names already configured, lowercased: a set, so 80,000 servers take 80,000 look-ups
+    // (a scan of the list for each was quadratic: 26 s).
+    let mut seen = HashSet::new();
+    let project_count = project_files(&places.project).len();
+    for (i, (agent, file, key)) in config_files(places).into_iter().enumerate() {
+        let project = i < project_count;
         match read_json(&file) {
             Ok(None) => {}
             Ok(Some(doc)) => {
-                add_servers(&mut inv, agent, &file, doc.get(key));
+                let mut add = |servers| {
+                    for server in servers_of(agent, &file, servers, project) {
+                        push(&mut inv, &mut seen, server);
+                    }
+                };
+                add(doc.get(key));
                 // ~/.claude.json keeps per-project servers under projects."<abs path>".
                 if file.file_name().is_some_and(|n| n == ".claude.json") {
                     let project = doc
                         .get("projects")
                         .and_then(|p| p.get(places.project.to_string_lossy().as_ref()));
-                    add_servers(&mut inv, agent, &file, project.and_then(|p| p.get(key)));
+                    add(project.and_then(|p| p.get(key)));
                 }
             }
             Err(e) => inv.problems.push(e.to_string()),
@@ -157,7 +185,7 @@ pub fn build(places: &Places, commands: &[&str]) -> Inventory {
         match read_codex(&codex) {
             Ok(servers) => {
                 for server in servers {
-                    push(&mut inv, server);
+                    push(&mut inv, &mut seen, server);
                 }
             }
             Err(e) => inv.problems.push(e.to_string()),
@@ -235,22 +263,25 @@ fn read_some(pipe: Option<impl std::io::Read>) -> String {
     String::from_utf8_lossy(&buf).into_owned()
 }
 
-fn push(inv: &mut Inventory, server: Server) {
-    if inv
-        .servers
-        .iter()
-        .any(|s| s.name.eq_ignore_ascii_case(&server.name))
-    {
-        inv.shadowed.push(server);
-    } else {
+fn push(inv: &mut Inventory, seen: &mut HashSet<String>, server: Server) {
+    if seen.insert(server.name.to_ascii_lowercase()) {
         inv.servers.push(server);
+    } else {
+        inv.shadowed.push(server);
     }
 }
 
-fn add_servers(inv: &mut Inventory, agent: &'static str, file: &Path, servers: Option<&Value>) {
+/// The servers of one `mcpServers`-style object.
+fn servers_of(
+    agent: &'static str,
+    file: &Path,
+    servers: Option<&Value>,
+    project: bool,
+) -> Vec<Server> {
     let Some(Value::Object(servers)) = servers else {
-        return;
+        return Vec::new();
     };
+    let mut out = Vec::with_capacity(servers.len());
     for (name, config) in servers {
         let transport = match (
             config.get("command"),
@@ -272,30 +303,42 @@ fn add_servers(inv: &mut Inventory, agent: &'static str, file: &Path, servers: O
             (_, Some(Value::String(url))) => Transport::Http { url: url.clone() },
             _ => continue,
         };
-        push(
-            inv,
-            Server {
-                name: name.clone(),
-                file: file.to_path_buf(),
-                agent,
-                transport,
-                tools: None,
-                probe_error: None,
-            },
-        );
+        out.push(Server {
+            name: name.clone(),
+            file: file.to_path_buf(),
+            agent,
+            project,
+            transport,
+            tools: None,
+            probe_error: None,
+        });
     }
+    out
+}
+
+/// The text of a configuration file: `None` when there is none; regular files of at most
+/// [`MAX_CONFIG_BYTES`] only (a `.mcp.json` committed as a link to `/dev/zero` was read
+/// without bound).
+pub(crate) fn read_config(file: &Path) -> Result<Option<String>, DoctorError> {
+    let failed = |message: String| DoctorError::Config {
+        path: file.to_path_buf(),
+        message,
+    };
+    let bytes = match skills_core::read_bounded(file, MAX_CONFIG_BYTES) {
+        Ok(bytes) => bytes,
+        Err(skills_core::ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(None);
+        }
+        Err(e) => return Err(failed(e.to_string())),
+    };
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| failed("not UTF-8 text".to_string()))
 }
 
 fn read_json(file: &Path) -> Result<Option<Value>, DoctorError> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => {
-            return Err(DoctorError::Config {
-                path: file.to_path_buf(),
-                message: e.to_string(),
-            });
-        }
+    let Some(text) = read_config(file)? else {
+        return Ok(None);
     };
     serde_json::from_str(&text)
         .map(Some)
@@ -314,15 +357,8 @@ fn read_json(file: &Path) -> Result<Option<Value>, DoctorError> {
 
 /// `[mcp_servers.NAME]` tables of Codex's `config.toml`.
 fn read_codex(file: &Path) -> Result<Vec<Server>, DoctorError> {
-    let text = match std::fs::read_to_string(file) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => {
-            return Err(DoctorError::Config {
-                path: file.to_path_buf(),
-                message: e.to_string(),
-            });
-        }
+    let Some(text) = read_config(file)? else {
+        return Ok(Vec::new());
     };
     let doc: toml::Table =
         toml::from_str(&text).map_err(|e: toml::de::Error| DoctorError::Config {
@@ -355,6 +391,7 @@ fn read_codex(file: &Path) -> Result<Vec<Server>, DoctorError> {
             name: name.clone(),
             file: file.to_path_buf(),
             agent: "codex",
+            project: false,
             transport,
             tools: None,
             probe_error: None,
@@ -363,9 +400,27 @@ fn read_codex(file: &Path) -> Result<Vec<Server>, DoctorError> {
     Ok(out)
 }
 
-/// The first `dir/name` of `path` that is an executable file.
+/// Whether `name` is a bare command name, looked up on `PATH`: never a path (`/abs/evil.sh`,
+/// `../../evil.sh`, `bin/x`), which a repository's `skills.toml` could name to have it run.
+#[must_use]
+pub fn is_command_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.starts_with('-')
+        && !name.contains(['/', '\\', '\0'])
+        && !name.chars().any(char::is_control)
+}
+
+/// The first `dir/name` of `path` that is an executable file; nothing for a name that is
+/// not a bare command name.
 fn which(path: &[PathBuf], name: &str) -> Option<PathBuf> {
+    if !is_command_name(name) {
+        return None;
+    }
+    // A relative entry of PATH (`.`, empty) would find the project's own files.
     path.iter()
+        .filter(|dir| dir.is_absolute())
         .map(|dir| dir.join(name))
         .find(|candidate| is_executable(candidate))
 }

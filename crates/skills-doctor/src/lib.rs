@@ -22,6 +22,7 @@ pub mod inventory;
 pub mod needs;
 mod report;
 pub mod resolve;
+pub mod trust;
 
 pub use report::{DomainReport, SkillReport, report};
 

@@ -300,6 +300,7 @@ mod tests {
             out.servers.push(Server {
                 name: (*name).to_string(),
                 file: ".mcp.json".into(),
+                project: true,
                 agent: "claude-code",
                 transport: Transport::Http {
                     url: "http://127.0.0.1:1/mcp".into(),

@@ -645,6 +645,12 @@ pub(crate) struct DoctorArgs {
     #[arg(long, value_name = "SECS", default_value_t = 10, requires = "probe")]
     pub(crate) probe_timeout: u64,
 
+    /// Trust the project's MCP configuration files (.mcp.json, .cursor/mcp.json, ...) as they
+    /// are now, and remember it: their servers are probed now and by later runs until a
+    /// file changes. Without it, a project's servers are not started.
+    #[arg(long, requires = "probe")]
+    pub(crate) trust_project: bool,
+
     /// Skills of the repository at PATH (its .claude-ops/skills) override the others of
     /// the same name, for this command only (seed 004's repo-provided skills).
     #[arg(long, value_name = "PATH")]

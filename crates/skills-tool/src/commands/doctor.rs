@@ -34,9 +34,69 @@ fn domains() -> Result<Vec<Domain>, miette::Report> {
     Ok(domains)
 }
 
-/// Asks each configured server for its tools, one after the other, each within `timeout`.
+/// Which of the project's configuration files may have their servers started: those the
+/// user trusted (now, with `--trust-project`, or before, unchanged since). Says once per
+/// file what is not started and how to allow it.
+fn trusted_files(
+    inventory: &Inventory,
+    trust_now: bool,
+    printer: &Printer,
+) -> Result<Vec<std::path::PathBuf>, miette::Report> {
+    use skills_doctor::trust::{self, Trust, Trusted};
+    let mut files: Vec<&std::path::Path> = inventory
+        .servers
+        .iter()
+        .filter(|s| s.project)
+        .map(|s| s.file.as_path())
+        .collect();
+    files.sort();
+    files.dedup();
+    if files.is_empty() {
+        return Ok(Vec::new());
+    }
+    let home = std::env::home_dir()
+        .filter(|h| !h.as_os_str().is_empty())
+        .ok_or_else(|| error("no home directory", "set HOME"))?;
+    let store = trust::default_path(&home);
+    let mut trusted = Trusted::load(&store).map_err(|e| {
+        error(
+            e.to_string(),
+            "delete the file to forget every trust decision, then trust again",
+        )
+    })?;
+    let mut out = Vec::new();
+    for file in files {
+        if trust_now {
+            trusted.trust(file).map_err(|e| error(e.to_string(), ""))?;
+            out.push(file.to_path_buf());
+            continue;
+        }
+        match trusted.check(file) {
+            Trust::Trusted => out.push(file.to_path_buf()),
+            state => printer.warn(&render::terminal_safe(&format!(
+                "{}: its MCP servers were not started: the file comes with the project and you {}; read it, then run `skills doctor --probe --trust-project` to trust it as it is",
+                render::relative(file),
+                if state == Trust::Changed {
+                    "trusted an earlier version of it"
+                } else {
+                    "have not trusted it"
+                }
+            ))),
+        }
+    }
+    if trust_now {
+        trusted
+            .save()
+            .map_err(|e| error(e.to_string(), "check that your state directory is writable"))?;
+    }
+    Ok(out)
+}
+
+/// Asks each configured server for its tools, one after the other, each within `timeout`;
+/// a project's server only when its file is in `trusted`.
 fn probe(
     inventory: &mut Inventory,
+    trusted: &[std::path::PathBuf],
     timeout: std::time::Duration,
     printer: &Printer,
 ) -> Result<(), miette::Report> {
@@ -47,6 +107,13 @@ fn probe(
         .build()
         .map_err(|e| error(format!("cannot start the async runtime: {e}"), ""))?;
     for server in &mut inventory.servers {
+        if server.project && !trusted.contains(&server.file) {
+            server.probe_error = Some(
+                "not started: configured by the project, which you have not trusted (--trust-project)"
+                    .to_string(),
+            );
+            continue;
+        }
         let target = match &server.transport {
             Transport::Stdio { command, args } => ProbeTarget::Stdio { command, args },
             Transport::Http { url } => ProbeTarget::Http { url },
@@ -101,17 +168,20 @@ pub(crate) fn run(
     }
     if args.probe {
         let timeout = std::time::Duration::from_secs(args.probe_timeout.max(1));
-        probe(&mut inventory, timeout, printer)?;
+        let trusted = trusted_files(&inventory, args.trust_project, printer)?;
+        probe(&mut inventory, &trusted, timeout, printer)?;
         inventory::probe_versions(&mut inventory, timeout);
     }
     let mut reports = Vec::new();
     for skill in &skills {
-        let text = std::fs::read_to_string(&skill.skill_md).map_err(|e| {
-            error(
-                format!("{}: {e}", render::relative(&skill.skill_md)),
-                "check that the file is readable",
-            )
-        })?;
+        let text = skills_core::read_bounded(&skill.skill_md, skills_frontmatter::MAX_FILE_BYTES)
+            .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+            .map_err(|e| {
+                error(
+                    format!("{}: {e}", render::relative(&skill.skill_md)),
+                    "check that the file is readable",
+                )
+            })?;
         // A flat NAME.md shares its directory with other skills: no scripts of its own.
         let flat = skill.skill_md.file_name().is_some_and(|n| n != "SKILL.md");
         let dir = (!flat).then_some(skill.dir.as_path());

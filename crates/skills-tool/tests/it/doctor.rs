@@ -71,7 +71,11 @@ impl Machine {
         skills_with(
             &self.project,
             &all,
-            &[("HOME", &self.home), ("PATH", &self.bin)],
+            &[
+                ("HOME", &self.home),
+                ("PATH", &self.bin),
+                ("XDG_STATE_HOME", &self.home.join(".local/state")),
+            ],
         )
     }
 }
@@ -259,6 +263,31 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
     );
     assert!(!marker.exists(), "without --probe nothing is started");
 
+    // The project's .mcp.json came with the clone: its servers start only once trusted.
+    let untrusted = m.doctor(&["container-health", "--probe", "--probe-timeout", "2"]);
+    assert!(
+        !marker.exists(),
+        "an untrusted project's server was started"
+    );
+    assert!(
+        untrusted
+            .stderr
+            .contains(".mcp.json: its MCP servers were not started")
+            && untrusted.stderr.contains("--trust-project"),
+        "{}",
+        untrusted.stderr
+    );
+    let trusted = m.doctor(&[
+        "container-health",
+        "--probe",
+        "--probe-timeout",
+        "2",
+        "--trust-project",
+    ]);
+    assert!(marker.exists(), "{}", trusted.stderr);
+    std::fs::remove_file(&marker).unwrap();
+
+    // Remembered: later runs start the same file's servers without the flag.
     let started = std::time::Instant::now();
     let probed = m.doctor(&[
         "container-health",
@@ -345,6 +374,123 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
             .as_str()
             .unwrap()
             .starts_with("cannot start")
+    );
+    assert_eq!(docker["project"], true);
+}
+
+/// A cloned repository's `.mcp.json` names a command (here `touch`): `doctor --probe` does
+/// not run it until the user trusts that file, and a trusted file that changes (a pull
+/// request) is not trusted any more. It ran without asking before.
+#[cfg(unix)]
+#[test]
+fn a_projects_servers_start_only_once_the_user_trusts_the_file_as_it_is() {
+    let m = Machine::new();
+    let marker = m.home.join("ran");
+    let config = |marker: &Path| {
+        serde_json::json!({"mcpServers": {
+            "docker": {"command": "/bin/sh", "args": ["-c", format!(": > '{}'", marker.display())]}
+        }})
+        .to_string()
+    };
+    m.write(&m.project.join(".mcp.json"), &config(&marker));
+    m.doctor(&["--probe", "--probe-timeout", "2"]);
+    assert!(
+        !marker.exists(),
+        "an untrusted project's server was started"
+    );
+    m.doctor(&["--probe", "--probe-timeout", "2", "--trust-project"]);
+    assert!(marker.exists());
+    // The file changes: the new command is not run until it is trusted again.
+    let other = m.home.join("ran-again");
+    m.write(&m.project.join(".mcp.json"), &config(&other));
+    let changed = m.doctor(&["--probe", "--probe-timeout", "2"]);
+    assert!(
+        !other.exists(),
+        "a changed project file's server was started"
+    );
+    assert!(
+        changed
+            .stderr
+            .contains("you trusted an earlier version of it"),
+        "{}",
+        changed.stderr
+    );
+    // The user's own files are theirs: no trust asked.
+    let home_marker = m.home.join("home-ran");
+    m.write(&m.project.join(".mcp.json"), "{}");
+    m.write(&m.home.join(".claude.json"), &config(&home_marker));
+    m.doctor(&["--probe", "--probe-timeout", "2"]);
+    assert!(home_marker.exists());
+}
+
+/// A repository's skills.toml that names a CLI by path (`/abs/evil.sh`, `../../evil.sh`):
+/// refused with the fix, never run with `--version`, never reported as installed (it was
+/// both). PATH entries that are relative (`.`) are not searched either.
+#[cfg(unix)]
+#[test]
+fn clis_are_bare_names_looked_up_on_path_never_paths() {
+    let m = Machine::new();
+    let marker = m.home.join("ran");
+    let evil = m.project.join("evil.sh");
+    m.write(
+        &evil,
+        &format!(
+            "#!/bin/sh
+: > '{}'
+",
+            marker.display()
+        ),
+    );
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&evil, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    for cli in [
+        evil.display().to_string(),
+        "../../evil.sh".to_string(),
+        "./evil.sh".to_string(),
+    ] {
+        m.write(
+            &m.project.join("skills.toml"),
+            &format!("[[doctor.domains]]\nname = \"evil\"\ncli = [\"{cli}\"]\n"),
+        );
+        let run = m.doctor(&["--probe", "--probe-timeout", "2"]);
+        run.assert_code(2);
+        assert!(
+            crate::unwrapped(&run.stderr)
+                .contains("a CLI is a bare command name looked up on PATH"),
+            "{cli}: {}",
+            run.stderr
+        );
+        assert!(!marker.exists(), "{cli} was run");
+    }
+    // A bare name found only through a relative PATH entry is not the machine's CLI.
+    std::fs::rename(&evil, m.project.join("evilcli")).unwrap();
+    m.write(
+        &m.project.join("skills.toml"),
+        "[[doctor.domains]]\nname = \"evil\"\ncli = [\"evilcli\"]\n",
+    );
+    let run = skills_with(
+        &m.project,
+        &["doctor", "--probe", "--probe-timeout", "2"],
+        &[("HOME", &m.home), ("PATH", Path::new("."))],
+    );
+    assert!(!run.stdout.contains("evilcli"), "{}", run.stdout);
+    assert!(!marker.exists());
+}
+
+/// A `.mcp.json` that is a link to `/dev/zero` (git can commit one): a warning, no unbounded
+/// read (it grew by 1.8 GB/s).
+#[cfg(unix)]
+#[test]
+fn a_config_file_that_is_not_a_regular_file_is_not_read() {
+    let m = Machine::new();
+    std::os::unix::fs::symlink("/dev/zero", m.project.join(".mcp.json")).unwrap();
+    let run = m.doctor(&[]);
+    assert!(
+        run.stderr.contains(".mcp.json") && run.stderr.contains("not a regular file"),
+        "{}",
+        run.stderr
     );
 }
 
@@ -447,4 +593,44 @@ fn repo_skills_override_the_baseline_for_that_repo_only() {
         "{}",
         missing.stderr
     );
+}
+
+/// 120,000 configured servers (60,000 names, each configured twice): every name is looked
+/// up once, not compared with every server before it (quadratic: about a minute in a debug
+/// build; now about 5 s with the JSON of 120,000 servers). The bound is several times the
+/// linear run on a loaded CI machine and far below the quadratic one's.
+#[cfg(unix)]
+#[test]
+fn many_configured_servers_take_linear_time() {
+    let m = Machine::new();
+    let servers: serde_json::Map<String, serde_json::Value> = (0..60_000)
+        .map(|i| {
+            (
+                format!("server-{i}"),
+                serde_json::json!({"command": format!("cmd-{i}")}),
+            )
+        })
+        .collect();
+    let text = serde_json::json!({ "mcpServers": servers }).to_string();
+    m.write(&m.project.join(".mcp.json"), &text);
+    // The same names in another letter case: shadowed.
+    m.write(
+        &m.home.join(".claude.json"),
+        &text.replace("\"server-", "\"SERVER-"),
+    );
+    let started = std::time::Instant::now();
+    let run = m.doctor(&["container-health", "--format", "json"]);
+    let took = started.elapsed();
+    // container-health needs docker, which this machine lacks: exit 1, not 2.
+    run.assert_code(1);
+    let doc: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(
+        doc["inventory"]["servers"].as_array().unwrap().len(),
+        60_000
+    );
+    assert_eq!(
+        doc["inventory"]["shadowed"].as_array().unwrap().len(),
+        60_000
+    );
+    assert!(took < std::time::Duration::from_secs(30), "{took:?}");
 }

@@ -1072,6 +1072,26 @@ async fn tool_inventory_resolves_a_skill_and_refreshes_on_request() {
         .await
         .unwrap();
     assert_eq!(missing.is_error, Some(true));
+
+    // An agent's file that is a link to /dev/zero is a problem named in the inventory, not
+    // a read without end (the server grew by 1.8 GB/s).
+    std::fs::remove_file(home.join(".claude.json")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", home.join(".claude.json")).unwrap();
+    let zero = tokio::time::timeout(
+        std::time::Duration::from_secs(30),
+        call(&session, "tool_inventory", json!({"refresh": true})),
+    )
+    .await
+    .expect("tool_inventory read /dev/zero")
+    .unwrap();
+    let doc = zero.structured_content.clone().unwrap();
+    assert!(
+        doc["inventory"]["problems"][0]
+            .as_str()
+            .unwrap()
+            .contains("not a regular file"),
+        "{doc}"
+    );
     session.cancel().await.unwrap();
 }
 

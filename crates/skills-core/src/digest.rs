@@ -1,0 +1,33 @@
+//! SHA-256 written as lowercase hex: the one spelling of a digest that lock files, the
+//! registry, trust records and caches share.
+
+use sha2::Digest as _;
+
+/// The SHA-256 of `bytes` as 64 lowercase hex digits.
+///
+/// ```
+/// assert_eq!(
+///     skills_core::digest::sha256_hex(b""),
+///     "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+/// );
+/// ```
+#[must_use]
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex(&sha2::Sha256::digest(bytes))
+}
+
+/// `bytes` as lowercase hex, two digits a byte.
+///
+/// ```
+/// assert_eq!(skills_core::digest::hex(&[0, 0xab, 0x10]), "00ab10");
+/// ```
+#[must_use]
+pub fn hex(bytes: &[u8]) -> String {
+    let digit = |n: u8| char::from_digit(u32::from(n), 16).unwrap_or('0');
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(digit(b >> 4));
+        out.push(digit(b & 0xf));
+    }
+    out
+}
