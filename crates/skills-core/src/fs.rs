@@ -65,6 +65,12 @@ pub enum ReadError {
     /// Not a regular file (a FIFO would block the reader forever; a device never ends).
     #[error("{0}, not a regular file")]
     NotAFile(&'static str),
+    /// A symbolic link to a file outside the directory it was read in; not followed.
+    #[error("a symlink to {}, outside the skill; it is not read", target.display())]
+    Outside {
+        /// Where the link leads.
+        target: PathBuf,
+    },
     /// The file cannot be opened or read.
     #[error(transparent)]
     Io(#[from] std::io::Error),
@@ -104,6 +110,67 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
         });
     }
     let file = fs::File::open(path)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
+    let read = bytes.len() as u64;
+    if read > limit {
+        return Err(ReadError::TooLarge { size: read, limit });
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] for a file of the directory `root` (a skill): a symbolic link is read
+/// only when it resolves inside `root` (both canonical), so a `SKILL.md` that links to
+/// `/proc/self/environ` or a secret elsewhere is never read, and never quoted back.
+///
+/// It costs what [`read_bounded`] does when the file is not a link: an `lstat` in place of
+/// its `stat`, and the open refuses a link put there since (`O_NOFOLLOW`).
+///
+/// ```
+/// let dir = tempfile::tempdir()?;
+/// let skill = dir.path().join("pdf");
+/// std::fs::create_dir(&skill)?;
+/// std::fs::write(dir.path().join("secret"), "TOKEN=1")?;
+/// # #[cfg(unix)] {
+/// std::os::unix::fs::symlink(dir.path().join("secret"), skill.join("SKILL.md"))?;
+/// assert!(matches!(
+///     skills_core::fs::read_bounded_in(&skill.join("SKILL.md"), &skill, 1024),
+///     Err(skills_core::ReadError::Outside { .. })
+/// ));
+/// # }
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+///
+/// [`ReadError::Outside`] for a link out of `root`, else as [`read_bounded`].
+pub fn read_bounded_in(path: &Path, root: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
+    let meta = fs::symlink_metadata(path)?;
+    if meta.file_type().is_symlink() {
+        let target = fs::canonicalize(path)?;
+        let inside = fs::canonicalize(root).is_ok_and(|root| target.starts_with(root));
+        if !inside {
+            return Err(ReadError::Outside { target });
+        }
+        return read_bounded(path, limit);
+    }
+    if !meta.is_file() {
+        return Err(ReadError::NotAFile(describe_file_type(meta.file_type())));
+    }
+    if meta.len() > limit {
+        return Err(ReadError::TooLarge {
+            size: meta.len(),
+            limit,
+        });
+    }
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt as _;
+        options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits().cast_signed());
+    }
+    let file = options.open(path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     let read = bytes.len() as u64;

@@ -180,8 +180,9 @@ impl Skill {
 
     fn read_bytes(&self) -> Result<Vec<u8>, DiscoveryError> {
         let path = || self.skill_md.clone();
-        skills_core::read_bounded(&self.skill_md, skills_frontmatter::MAX_FILE_BYTES).map_err(|e| {
-            match e {
+        let root = self.skill_md.parent().unwrap_or(&self.skill_md);
+        skills_core::fs::read_bounded_in(&self.skill_md, root, skills_frontmatter::MAX_FILE_BYTES)
+            .map_err(|e| match e {
                 ReadError::TooLarge { size, limit } => DiscoveryError::Parse {
                     path: path(),
                     source: ParseError::TooLarge { size, limit },
@@ -197,8 +198,7 @@ impl Skill {
                         other.to_string(),
                     ),
                 },
-            }
-        })
+            })
     }
 }
 

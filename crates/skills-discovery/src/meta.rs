@@ -77,12 +77,16 @@ pub(crate) fn parse_meta(path: &Path, size: u64, flat: bool, id: &str) -> Result
             limit: MAX_FILE_BYTES,
         }));
     }
-    let bytes = skills_core::read_bounded(path, MAX_FILE_BYTES).map_err(|e| match e {
-        ReadError::TooLarge { size, limit } => {
-            SkipReason::Parse(ParseError::TooLarge { size, limit })
-        }
-        other => SkipReason::Unreadable(other.to_string()),
-    })?;
+    // A skill file that links out of its directory is not read: its target could be any
+    // file of the user's, and a skipped skill's reason quotes what it holds.
+    let root = path.parent().unwrap_or(path);
+    let bytes =
+        skills_core::fs::read_bounded_in(path, root, MAX_FILE_BYTES).map_err(|e| match e {
+            ReadError::TooLarge { size, limit } => {
+                SkipReason::Parse(ParseError::TooLarge { size, limit })
+            }
+            other => SkipReason::Unreadable(other.to_string()),
+        })?;
     let md = SkillMd::parse_vec(bytes).map_err(|e| match e {
         ParseError::MissingFrontmatter { .. } if flat => SkipReason::NoFrontmatter,
         e => SkipReason::Parse(e),

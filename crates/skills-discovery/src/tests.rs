@@ -530,12 +530,15 @@ fn watched_refreshes_see_what_appears_under_new_directories() {
 #[test]
 #[cfg(target_os = "linux")]
 fn watched_refreshes_follow_symlinked_skill_files() {
+    // Skills kept elsewhere (a dotfiles repository) are linked as whole directories: a
+    // SKILL.md that is itself a link out of its directory is not read (its target could be
+    // any file of the user's).
     let t = tmp();
-    let shared = t.path().join("shared/tool.md");
+    let shared = t.path().join("shared/tool/SKILL.md");
     write(&shared, &md("tool", "Shared tool."));
     let root = t.path().join("skills");
-    fs::create_dir_all(root.join("tool")).unwrap();
-    std::os::unix::fs::symlink(&shared, root.join("tool/SKILL.md")).unwrap();
+    fs::create_dir_all(&root).unwrap();
+    std::os::unix::fs::symlink(t.path().join("shared/tool"), root.join("tool")).unwrap();
     let mut index = scan(&custom(&[&root]), true);
     assert_eq!(index.refresh(), Changed::No);
     write(&shared, &md("tool", "Shared tool, edited."));
@@ -544,6 +547,25 @@ fn watched_refreshes_follow_symlinked_skill_files() {
         index.get("tool").unwrap().description,
         "Shared tool, edited."
     );
+}
+
+#[test]
+#[cfg(unix)]
+fn a_skill_file_linked_out_of_its_directory_is_skipped_unread() {
+    let t = tmp();
+    let secret = t.path().join("secret.env");
+    write(&secret, "TOKEN=hunter2\n");
+    let root = t.path().join("skills");
+    fs::create_dir_all(root.join("leak")).unwrap();
+    std::os::unix::fs::symlink(&secret, root.join("leak/SKILL.md")).unwrap();
+    // A link that stays inside the skill is read.
+    write(&root.join("inner/docs/real.md"), &md("inner", "Inner."));
+    std::os::unix::fs::symlink("docs/real.md", root.join("inner/SKILL.md")).unwrap();
+    let index = Index::scan(&custom(&[&root]));
+    assert_eq!(ids(index.skills()), ["inner"]);
+    let skipped = format!("{:?}", index.skipped());
+    assert!(skipped.contains("outside the skill"), "{skipped}");
+    assert!(!skipped.contains("hunter2"), "{skipped}");
 }
 
 #[test]

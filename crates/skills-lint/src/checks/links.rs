@@ -14,7 +14,8 @@ use crate::walk;
 
 /// `link-outside-skill` for the symlinks the walk did not follow because they leave the skill.
 pub(crate) fn check_links_out(linter: &Linter, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
-    for (link, target) in &skill.links_out {
+    // A SKILL.md that links out is reported where it is not read (`file-unreadable`).
+    for (link, target) in skill.links_out.iter().filter(|(l, _)| *l != skill.skill_md) {
         let shown = link.strip_prefix(&skill.dir).unwrap_or(link);
         out.extend(linter.diagnostic(
             RuleId::LinkOutsideSkill,

@@ -71,8 +71,27 @@ pub(crate) fn parse(
         );
         return None;
     }
+    if let Some((_, target)) = skill.links_out.iter().find(|(link, _)| link == md) {
+        // Its target could be any file of the user's (`/proc/self/environ`): it is not
+        // read, so no diagnostic can quote it.
+        out.extend(linter.diagnostic(
+            RuleId::FileUnreadable,
+            format!(
+                "SKILL.md is a symlink to {}, outside the skill; it is not read",
+                target.display()
+            ),
+            Some(
+                "put the SKILL.md itself in the skill directory (link the whole directory instead, if it lives elsewhere)"
+                    .to_string(),
+            ),
+            md.clone(),
+            None,
+            None,
+        ));
+        return None;
+    }
     let listed = super::file_size(skill, md);
-    // Not in the listing (a link out of the skill, an ignored file): read up to the limit.
+    // Not in the listing (an ignored file): read up to the limit.
     let size = listed.unwrap_or(u64::MAX);
     if let Some(size) = listed.filter(|&s| s > MAX_FILE_BYTES) {
         out.extend(linter.diagnostic(

@@ -289,14 +289,18 @@ fn find(root: &Path, tree: &Path) -> Result<Vec<Found>, miette::Report> {
                     .join("/")
             })
             .unwrap_or_default();
-        let description = fs::read(&skill.skill_md)
-            .ok()
-            .and_then(|bytes| {
-                skills_frontmatter::SkillMd::parse(&bytes)
-                    .ok()
-                    .and_then(|md| md.description().map(str::to_string))
-            })
-            .unwrap_or_default();
+        let description = skills_core::fs::read_bounded_in(
+            &skill.skill_md,
+            &skill.dir,
+            skills_frontmatter::MAX_FILE_BYTES,
+        )
+        .ok()
+        .and_then(|bytes| {
+            skills_frontmatter::SkillMd::parse(&bytes)
+                .ok()
+                .and_then(|md| md.description().map(str::to_string))
+        })
+        .unwrap_or_default();
         found.push(Found {
             name,
             dir: skill.dir.clone(),

@@ -954,3 +954,55 @@ fn a_huge_integer_and_a_cycle_of_links_are_named_for_what_they_are() {
     assert!(run.stderr.contains("a cycle of symlinks"), "{}", run.stderr);
     assert!(!run.stderr.contains("contains it"), "{}", run.stderr);
 }
+
+/// `SKILL.md -> /proc/self/environ` (here a secrets file outside the skill): it was reported
+/// as "not followed", then the next diagnostic quoted its first line (`CI_SECRET_TOKEN=…`)
+/// in `lint` and `add --list`/`--all`. A link out of the skill is never read: `lint` says
+/// so as one error, `list` and `show` skip the skill naming the link, and no output holds
+/// the secret.
+#[cfg(unix)]
+#[test]
+fn a_skill_md_linked_out_of_its_skill_is_never_read() {
+    let t = tempfile::tempdir().unwrap();
+    let root = t.path().canonicalize().unwrap();
+    let secret = root.join("secrets.env");
+    fs::write(&secret, "CI_SECRET_TOKEN=hunter2-do-not-print\n").unwrap();
+    let skill = root.join("skills/leak");
+    fs::create_dir_all(&skill).unwrap();
+    std::os::unix::fs::symlink(&secret, skill.join("SKILL.md")).unwrap();
+    write_md(&root.join("skills/fine"), clean_md("fine").as_bytes());
+    let leaked = |run: &Run| {
+        assert!(
+            !run.stdout.contains("hunter2") && !run.stderr.contains("hunter2"),
+            "{}: {}{}",
+            run.command,
+            run.stdout,
+            run.stderr
+        );
+    };
+    let lint = skills(
+        &root,
+        &["lint", "--no-config", "--color", "never", "skills"],
+    );
+    lint.assert_code(1);
+    leaked(&lint);
+    assert!(
+        crate::unwrapped(&lint.stdout).contains("SKILL.md is a symlink to")
+            && crate::unwrapped(&lint.stdout).contains("outside the skill; it is not read"),
+        "{}",
+        lint.stdout
+    );
+    let (json, doc) = lint_json(&root);
+    leaked(&json);
+    assert_eq!(rules_of(&doc), ["file-unreadable"]);
+    for args in [
+        vec!["list", "--all"],
+        vec!["list", "--all", "--format", "json"],
+        vec!["show", "leak"],
+    ] {
+        let run = in_root(&root, &args);
+        leaked(&run);
+    }
+    let listed = skills(&root, &["add", "skills", "--list"]);
+    leaked(&listed);
+}
