@@ -6,147 +6,88 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::{SkillMd, Value};
 
-/// Every check this crate performs, by stable identity.
+/// The one list of the checks this crate performs: each variant of [`Check`] with its rule
+/// id, in documentation order. `skills-lint` builds its rule identities from the same list,
+/// so a check is declared here once: add it to this list, write it, and document its rule
+/// in `skills-lint`'s registry.
 ///
-/// [`Check::id`] is the kebab-case rule id that `skills lint` prints and accepts in
-/// `--deny`/`--warn`/`--allow`; it never changes once released.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-#[non_exhaustive]
-#[allow(missing_docs)] // Each variant is documented by its rule id and the rule registry.
-pub enum Check {
-    FileTooLarge,
-    InvalidUtf8,
-    Utf8Bom,
-    FrontmatterMissing,
-    FrontmatterUnclosed,
-    FrontmatterNotMapping,
-    YamlInvalid,
-    YamlDuplicateKey,
-    YamlTooComplex,
-    NameMissing,
-    NameNotString,
-    NameEmpty,
-    NameTooLong,
-    NameNotLowercase,
-    NameHyphenEdge,
-    NameConsecutiveHyphens,
-    NameInvalidChars,
-    NameNonAscii,
-    NameDirMismatch,
-    DescriptionMissing,
-    DescriptionNotString,
-    DescriptionEmpty,
-    DescriptionTooLong,
-    DescriptionXmlChars,
-    DescriptionNoTrigger,
-    CompatibilityNotString,
-    CompatibilityEmpty,
-    CompatibilityTooLong,
-    MetadataNotMapping,
-    MetadataValueNotString,
-    MetadataMinTierInvalid,
-    MetadataToolsInvalid,
-    AllowedToolsNotString,
-    LicenseNotString,
-    UnknownField,
-    VendorField,
-    BodyEmpty,
-    BodyTooLong,
-    BodyTooManyTokens,
-    ControlChars,
+/// `for_each_check!(callback! { ARGS })` expands to `callback! { ARGS [Variant = "id", ...] }`.
+#[macro_export]
+macro_rules! for_each_check {
+    ($callback:ident ! { $($args:tt)* }) => {
+        $callback! { $($args)* [
+            FileTooLarge = "file-too-large",
+            InvalidUtf8 = "invalid-utf8",
+            Utf8Bom = "utf8-bom",
+            FrontmatterMissing = "frontmatter-missing",
+            FrontmatterUnclosed = "frontmatter-unclosed",
+            FrontmatterNotMapping = "frontmatter-not-mapping",
+            YamlInvalid = "yaml-invalid",
+            YamlDuplicateKey = "yaml-duplicate-key",
+            YamlTooComplex = "yaml-too-complex",
+            NameMissing = "name-missing",
+            NameNotString = "name-not-string",
+            NameEmpty = "name-empty",
+            NameTooLong = "name-too-long",
+            NameNotLowercase = "name-not-lowercase",
+            NameHyphenEdge = "name-hyphen-edge",
+            NameConsecutiveHyphens = "name-consecutive-hyphens",
+            NameInvalidChars = "name-invalid-chars",
+            NameNonAscii = "name-non-ascii",
+            NameDirMismatch = "name-dir-mismatch",
+            DescriptionMissing = "description-missing",
+            DescriptionNotString = "description-not-string",
+            DescriptionEmpty = "description-empty",
+            DescriptionTooLong = "description-too-long",
+            DescriptionXmlChars = "description-xml-chars",
+            DescriptionNoTrigger = "description-no-trigger",
+            CompatibilityNotString = "compatibility-not-string",
+            CompatibilityEmpty = "compatibility-empty",
+            CompatibilityTooLong = "compatibility-too-long",
+            MetadataNotMapping = "metadata-not-mapping",
+            MetadataValueNotString = "metadata-value-not-string",
+            MetadataMinTierInvalid = "metadata-min-tier-invalid",
+            MetadataToolsInvalid = "metadata-tools-invalid",
+            AllowedToolsNotString = "allowed-tools-not-string",
+            LicenseNotString = "license-not-string",
+            UnknownField = "unknown-field",
+            VendorField = "vendor-field",
+            BodyEmpty = "body-empty",
+            BodyTooLong = "body-too-long",
+            BodyTooManyTokens = "body-too-many-tokens",
+            ControlChars = "control-chars",
+        ] }
+    };
 }
 
-impl Check {
-    /// All checks, in registry order.
-    pub const ALL: &'static [Check] = &[
-        Check::FileTooLarge,
-        Check::InvalidUtf8,
-        Check::Utf8Bom,
-        Check::FrontmatterMissing,
-        Check::FrontmatterUnclosed,
-        Check::FrontmatterNotMapping,
-        Check::YamlInvalid,
-        Check::YamlDuplicateKey,
-        Check::YamlTooComplex,
-        Check::NameMissing,
-        Check::NameNotString,
-        Check::NameEmpty,
-        Check::NameTooLong,
-        Check::NameNotLowercase,
-        Check::NameHyphenEdge,
-        Check::NameConsecutiveHyphens,
-        Check::NameInvalidChars,
-        Check::NameNonAscii,
-        Check::NameDirMismatch,
-        Check::DescriptionMissing,
-        Check::DescriptionNotString,
-        Check::DescriptionEmpty,
-        Check::DescriptionTooLong,
-        Check::DescriptionXmlChars,
-        Check::DescriptionNoTrigger,
-        Check::CompatibilityNotString,
-        Check::CompatibilityEmpty,
-        Check::CompatibilityTooLong,
-        Check::MetadataNotMapping,
-        Check::MetadataValueNotString,
-        Check::MetadataMinTierInvalid,
-        Check::MetadataToolsInvalid,
-        Check::AllowedToolsNotString,
-        Check::LicenseNotString,
-        Check::UnknownField,
-        Check::VendorField,
-        Check::BodyEmpty,
-        Check::BodyTooLong,
-        Check::BodyTooManyTokens,
-        Check::ControlChars,
-    ];
-
-    /// The stable kebab-case id.
-    pub const fn id(self) -> &'static str {
-        match self {
-            Check::FileTooLarge => "file-too-large",
-            Check::InvalidUtf8 => "invalid-utf8",
-            Check::Utf8Bom => "utf8-bom",
-            Check::FrontmatterMissing => "frontmatter-missing",
-            Check::FrontmatterUnclosed => "frontmatter-unclosed",
-            Check::FrontmatterNotMapping => "frontmatter-not-mapping",
-            Check::YamlInvalid => "yaml-invalid",
-            Check::YamlDuplicateKey => "yaml-duplicate-key",
-            Check::YamlTooComplex => "yaml-too-complex",
-            Check::NameMissing => "name-missing",
-            Check::NameNotString => "name-not-string",
-            Check::NameEmpty => "name-empty",
-            Check::NameTooLong => "name-too-long",
-            Check::NameNotLowercase => "name-not-lowercase",
-            Check::NameHyphenEdge => "name-hyphen-edge",
-            Check::NameConsecutiveHyphens => "name-consecutive-hyphens",
-            Check::NameInvalidChars => "name-invalid-chars",
-            Check::NameNonAscii => "name-non-ascii",
-            Check::NameDirMismatch => "name-dir-mismatch",
-            Check::DescriptionMissing => "description-missing",
-            Check::DescriptionNotString => "description-not-string",
-            Check::DescriptionEmpty => "description-empty",
-            Check::DescriptionTooLong => "description-too-long",
-            Check::DescriptionXmlChars => "description-xml-chars",
-            Check::DescriptionNoTrigger => "description-no-trigger",
-            Check::CompatibilityNotString => "compatibility-not-string",
-            Check::CompatibilityEmpty => "compatibility-empty",
-            Check::CompatibilityTooLong => "compatibility-too-long",
-            Check::MetadataNotMapping => "metadata-not-mapping",
-            Check::MetadataValueNotString => "metadata-value-not-string",
-            Check::MetadataMinTierInvalid => "metadata-min-tier-invalid",
-            Check::MetadataToolsInvalid => "metadata-tools-invalid",
-            Check::AllowedToolsNotString => "allowed-tools-not-string",
-            Check::LicenseNotString => "license-not-string",
-            Check::UnknownField => "unknown-field",
-            Check::VendorField => "vendor-field",
-            Check::BodyEmpty => "body-empty",
-            Check::BodyTooLong => "body-too-long",
-            Check::BodyTooManyTokens => "body-too-many-tokens",
-            Check::ControlChars => "control-chars",
+macro_rules! define_checks {
+    ([$($variant:ident = $id:literal,)*]) => {
+        /// Every check this crate performs, by stable identity.
+        ///
+        /// [`Check::id`] is the kebab-case rule id that `skills lint` prints and accepts in
+        /// `--deny`/`--warn`/`--allow`; it never changes once released.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[non_exhaustive]
+        #[allow(missing_docs)] // Each variant is documented by its rule id and the rule registry.
+        pub enum Check {
+            $($variant,)*
         }
-    }
+
+        impl Check {
+            /// All checks, in registry order.
+            pub const ALL: &'static [Check] = &[$(Check::$variant,)*];
+
+            /// The stable kebab-case id.
+            pub const fn id(self) -> &'static str {
+                match self {
+                    $(Check::$variant => $id,)*
+                }
+            }
+        }
+    };
 }
+
+for_each_check!(define_checks! {});
 
 /// One problem found in a `SKILL.md`.
 #[derive(Debug, Clone, PartialEq, Eq)]

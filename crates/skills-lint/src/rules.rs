@@ -18,206 +18,86 @@ pub enum Scope {
     Run,
 }
 
-/// Every rule, by identity: the frontmatter's [`Check`]s and the directory and run rules.
-///
-/// A diagnostic carries one, severities are configured per one, and its [`Rule`] (label,
-/// help, documentation) is one lookup away: nothing matches rule ids as strings at run time.
-/// Its kebab-case form ([`RuleId::as_str`], also `Display` and `FromStr`) never changes
-/// once released. Ordered by that form, so output sorted by rule stays as it was.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-#[allow(missing_docs)] // Each variant is documented by its rule in [`RULES`].
-pub enum RuleId {
-    SkillMdMissing,
-    SkillMdLowercase,
-    FileTooLarge,
-    FileUnreadable,
-    InvalidUtf8,
-    Utf8Bom,
-    FrontmatterMissing,
-    FrontmatterUnclosed,
-    FrontmatterNotMapping,
-    YamlInvalid,
-    YamlDuplicateKey,
-    YamlTooComplex,
-    NameMissing,
-    NameNotString,
-    NameEmpty,
-    NameTooLong,
-    NameNotLowercase,
-    NameHyphenEdge,
-    NameConsecutiveHyphens,
-    NameInvalidChars,
-    NameNonAscii,
-    NameDirMismatch,
-    DescriptionMissing,
-    DescriptionNotString,
-    DescriptionEmpty,
-    DescriptionTooLong,
-    DescriptionXmlChars,
-    DescriptionNoTrigger,
-    CompatibilityNotString,
-    CompatibilityEmpty,
-    CompatibilityTooLong,
-    MetadataNotMapping,
-    MetadataValueNotString,
-    MetadataMinTierInvalid,
-    MetadataToolsInvalid,
-    AllowedToolsNotString,
-    LicenseNotString,
-    UnknownField,
-    VendorField,
-    BodyEmpty,
-    BodyTooLong,
-    BodyTooManyTokens,
-    ControlChars,
-    LinkMissing,
-    LinkOutsideSkill,
-    ReferenceTooDeep,
-    TooManyFiles,
-    SkillTooLarge,
-    ToolsJsonInvalid,
-    ToolNameInvalid,
-    ToolSchemaInvalid,
-    ToolDuplicate,
-    ToolShadowsUniversal,
-    ToolReferenceUnknown,
-    ResourcesJsonInvalid,
-    ResourceUriInvalid,
-    ResourceDuplicate,
-    ResourceMissing,
-    DuplicateName,
+/// The rules `skills-lint` itself implements (directory and run scope), around the
+/// frontmatter's checks in documentation order: the checks come from
+/// [`skills_frontmatter::for_each_check!`], so each rule is declared once. A new rule is a
+/// line here (or in that list), its implementation, and its [`RULES`] entry.
+macro_rules! define_rule_ids {
+    (
+        before: [$($b:ident = $bid:literal,)*]
+        after: [$($a:ident = $aid:literal,)*]
+        [$($c:ident = $cid:literal,)*]
+    ) => {
+        /// Every rule, by identity: the frontmatter's [`Check`]s and the directory and run
+        /// rules.
+        ///
+        /// A diagnostic carries one, severities are configured per one, and its [`Rule`]
+        /// (label, help, documentation) is one lookup away: nothing matches rule ids as
+        /// strings at run time. Its kebab-case form ([`RuleId::as_str`], also `Display` and
+        /// `FromStr`) never changes once released. Ordered by that form, so output sorted by
+        /// rule stays as it was.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        #[allow(missing_docs)] // Each variant is documented by its rule in [`RULES`].
+        pub enum RuleId {
+            $($b,)*
+            $($c,)*
+            $($a,)*
+        }
+
+        impl RuleId {
+            /// Every rule id, in documentation order (the order of [`RULES`]).
+            pub const ALL: &'static [RuleId] = &[$(RuleId::$b,)* $(RuleId::$c,)* $(RuleId::$a,)*];
+
+            /// The stable kebab-case id.
+            pub const fn as_str(self) -> &'static str {
+                match self {
+                    $(RuleId::$b => $bid,)*
+                    $(RuleId::$c => $cid,)*
+                    $(RuleId::$a => $aid,)*
+                }
+            }
+        }
+
+        impl From<Check> for RuleId {
+            fn from(check: Check) -> Self {
+                match check {
+                    $(Check::$c => RuleId::$c,)*
+                    // `Check` is non-exhaustive, but both lists are the same list.
+                    _ => RuleId::FileUnreadable,
+                }
+            }
+        }
+    };
 }
 
+skills_frontmatter::for_each_check!(define_rule_ids! {
+    before: [
+        SkillMdMissing = "skill-md-missing",
+        SkillMdLowercase = "skill-md-lowercase",
+        FileUnreadable = "file-unreadable",
+    ]
+    after: [
+        LinkMissing = "link-missing",
+        LinkOutsideSkill = "link-outside-skill",
+        ReferenceTooDeep = "reference-too-deep",
+        TooManyFiles = "too-many-files",
+        SkillTooLarge = "skill-too-large",
+        ToolsJsonInvalid = "tools-json-invalid",
+        ToolNameInvalid = "tool-name-invalid",
+        ToolSchemaInvalid = "tool-schema-invalid",
+        ToolDuplicate = "tool-duplicate",
+        ToolShadowsUniversal = "tool-shadows-universal",
+        ToolReferenceUnknown = "tool-reference-unknown",
+        ResourcesJsonInvalid = "resources-json-invalid",
+        ResourceUriInvalid = "resource-uri-invalid",
+        ResourceDuplicate = "resource-duplicate",
+        ResourceMissing = "resource-missing",
+        DuplicateName = "duplicate-name",
+    ]
+});
+
 impl RuleId {
-    /// Every rule id, in documentation order (the order of [`RULES`]).
-    pub const ALL: &'static [RuleId] = &[
-        RuleId::SkillMdMissing,
-        RuleId::SkillMdLowercase,
-        RuleId::FileTooLarge,
-        RuleId::FileUnreadable,
-        RuleId::InvalidUtf8,
-        RuleId::Utf8Bom,
-        RuleId::FrontmatterMissing,
-        RuleId::FrontmatterUnclosed,
-        RuleId::FrontmatterNotMapping,
-        RuleId::YamlInvalid,
-        RuleId::YamlDuplicateKey,
-        RuleId::YamlTooComplex,
-        RuleId::NameMissing,
-        RuleId::NameNotString,
-        RuleId::NameEmpty,
-        RuleId::NameTooLong,
-        RuleId::NameNotLowercase,
-        RuleId::NameHyphenEdge,
-        RuleId::NameConsecutiveHyphens,
-        RuleId::NameInvalidChars,
-        RuleId::NameNonAscii,
-        RuleId::NameDirMismatch,
-        RuleId::DescriptionMissing,
-        RuleId::DescriptionNotString,
-        RuleId::DescriptionEmpty,
-        RuleId::DescriptionTooLong,
-        RuleId::DescriptionXmlChars,
-        RuleId::DescriptionNoTrigger,
-        RuleId::CompatibilityNotString,
-        RuleId::CompatibilityEmpty,
-        RuleId::CompatibilityTooLong,
-        RuleId::MetadataNotMapping,
-        RuleId::MetadataValueNotString,
-        RuleId::MetadataMinTierInvalid,
-        RuleId::MetadataToolsInvalid,
-        RuleId::AllowedToolsNotString,
-        RuleId::LicenseNotString,
-        RuleId::UnknownField,
-        RuleId::VendorField,
-        RuleId::BodyEmpty,
-        RuleId::BodyTooLong,
-        RuleId::BodyTooManyTokens,
-        RuleId::ControlChars,
-        RuleId::LinkMissing,
-        RuleId::LinkOutsideSkill,
-        RuleId::ReferenceTooDeep,
-        RuleId::TooManyFiles,
-        RuleId::SkillTooLarge,
-        RuleId::ToolsJsonInvalid,
-        RuleId::ToolNameInvalid,
-        RuleId::ToolSchemaInvalid,
-        RuleId::ToolDuplicate,
-        RuleId::ToolShadowsUniversal,
-        RuleId::ToolReferenceUnknown,
-        RuleId::ResourcesJsonInvalid,
-        RuleId::ResourceUriInvalid,
-        RuleId::ResourceDuplicate,
-        RuleId::ResourceMissing,
-        RuleId::DuplicateName,
-    ];
-
-    /// The stable kebab-case id.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            RuleId::SkillMdMissing => "skill-md-missing",
-            RuleId::SkillMdLowercase => "skill-md-lowercase",
-            RuleId::FileTooLarge => "file-too-large",
-            RuleId::FileUnreadable => "file-unreadable",
-            RuleId::InvalidUtf8 => "invalid-utf8",
-            RuleId::Utf8Bom => "utf8-bom",
-            RuleId::FrontmatterMissing => "frontmatter-missing",
-            RuleId::FrontmatterUnclosed => "frontmatter-unclosed",
-            RuleId::FrontmatterNotMapping => "frontmatter-not-mapping",
-            RuleId::YamlInvalid => "yaml-invalid",
-            RuleId::YamlDuplicateKey => "yaml-duplicate-key",
-            RuleId::YamlTooComplex => "yaml-too-complex",
-            RuleId::NameMissing => "name-missing",
-            RuleId::NameNotString => "name-not-string",
-            RuleId::NameEmpty => "name-empty",
-            RuleId::NameTooLong => "name-too-long",
-            RuleId::NameNotLowercase => "name-not-lowercase",
-            RuleId::NameHyphenEdge => "name-hyphen-edge",
-            RuleId::NameConsecutiveHyphens => "name-consecutive-hyphens",
-            RuleId::NameInvalidChars => "name-invalid-chars",
-            RuleId::NameNonAscii => "name-non-ascii",
-            RuleId::NameDirMismatch => "name-dir-mismatch",
-            RuleId::DescriptionMissing => "description-missing",
-            RuleId::DescriptionNotString => "description-not-string",
-            RuleId::DescriptionEmpty => "description-empty",
-            RuleId::DescriptionTooLong => "description-too-long",
-            RuleId::DescriptionXmlChars => "description-xml-chars",
-            RuleId::DescriptionNoTrigger => "description-no-trigger",
-            RuleId::CompatibilityNotString => "compatibility-not-string",
-            RuleId::CompatibilityEmpty => "compatibility-empty",
-            RuleId::CompatibilityTooLong => "compatibility-too-long",
-            RuleId::MetadataNotMapping => "metadata-not-mapping",
-            RuleId::MetadataValueNotString => "metadata-value-not-string",
-            RuleId::MetadataMinTierInvalid => "metadata-min-tier-invalid",
-            RuleId::MetadataToolsInvalid => "metadata-tools-invalid",
-            RuleId::AllowedToolsNotString => "allowed-tools-not-string",
-            RuleId::LicenseNotString => "license-not-string",
-            RuleId::UnknownField => "unknown-field",
-            RuleId::VendorField => "vendor-field",
-            RuleId::BodyEmpty => "body-empty",
-            RuleId::BodyTooLong => "body-too-long",
-            RuleId::BodyTooManyTokens => "body-too-many-tokens",
-            RuleId::ControlChars => "control-chars",
-            RuleId::LinkMissing => "link-missing",
-            RuleId::LinkOutsideSkill => "link-outside-skill",
-            RuleId::ReferenceTooDeep => "reference-too-deep",
-            RuleId::TooManyFiles => "too-many-files",
-            RuleId::SkillTooLarge => "skill-too-large",
-            RuleId::ToolsJsonInvalid => "tools-json-invalid",
-            RuleId::ToolNameInvalid => "tool-name-invalid",
-            RuleId::ToolSchemaInvalid => "tool-schema-invalid",
-            RuleId::ToolDuplicate => "tool-duplicate",
-            RuleId::ToolShadowsUniversal => "tool-shadows-universal",
-            RuleId::ToolReferenceUnknown => "tool-reference-unknown",
-            RuleId::ResourcesJsonInvalid => "resources-json-invalid",
-            RuleId::ResourceUriInvalid => "resource-uri-invalid",
-            RuleId::ResourceDuplicate => "resource-duplicate",
-            RuleId::ResourceMissing => "resource-missing",
-            RuleId::DuplicateName => "duplicate-name",
-        }
-    }
-
     /// The rule's registry entry.
     pub fn rule(self) -> &'static Rule {
         // The variants are declared in the order of RULES (a test holds them together), so
@@ -281,56 +161,6 @@ impl serde::Serialize for RuleId {
     }
 }
 
-impl From<Check> for RuleId {
-    fn from(check: Check) -> Self {
-        match check {
-            Check::FileTooLarge => RuleId::FileTooLarge,
-            Check::InvalidUtf8 => RuleId::InvalidUtf8,
-            Check::Utf8Bom => RuleId::Utf8Bom,
-            Check::FrontmatterMissing => RuleId::FrontmatterMissing,
-            Check::FrontmatterUnclosed => RuleId::FrontmatterUnclosed,
-            Check::FrontmatterNotMapping => RuleId::FrontmatterNotMapping,
-            Check::YamlInvalid => RuleId::YamlInvalid,
-            Check::YamlDuplicateKey => RuleId::YamlDuplicateKey,
-            Check::YamlTooComplex => RuleId::YamlTooComplex,
-            Check::NameMissing => RuleId::NameMissing,
-            Check::NameNotString => RuleId::NameNotString,
-            Check::NameEmpty => RuleId::NameEmpty,
-            Check::NameTooLong => RuleId::NameTooLong,
-            Check::NameNotLowercase => RuleId::NameNotLowercase,
-            Check::NameHyphenEdge => RuleId::NameHyphenEdge,
-            Check::NameConsecutiveHyphens => RuleId::NameConsecutiveHyphens,
-            Check::NameInvalidChars => RuleId::NameInvalidChars,
-            Check::NameNonAscii => RuleId::NameNonAscii,
-            Check::NameDirMismatch => RuleId::NameDirMismatch,
-            Check::DescriptionMissing => RuleId::DescriptionMissing,
-            Check::DescriptionNotString => RuleId::DescriptionNotString,
-            Check::DescriptionEmpty => RuleId::DescriptionEmpty,
-            Check::DescriptionTooLong => RuleId::DescriptionTooLong,
-            Check::DescriptionXmlChars => RuleId::DescriptionXmlChars,
-            Check::DescriptionNoTrigger => RuleId::DescriptionNoTrigger,
-            Check::CompatibilityNotString => RuleId::CompatibilityNotString,
-            Check::CompatibilityEmpty => RuleId::CompatibilityEmpty,
-            Check::CompatibilityTooLong => RuleId::CompatibilityTooLong,
-            Check::MetadataNotMapping => RuleId::MetadataNotMapping,
-            Check::MetadataValueNotString => RuleId::MetadataValueNotString,
-            Check::MetadataMinTierInvalid => RuleId::MetadataMinTierInvalid,
-            Check::MetadataToolsInvalid => RuleId::MetadataToolsInvalid,
-            Check::AllowedToolsNotString => RuleId::AllowedToolsNotString,
-            Check::LicenseNotString => RuleId::LicenseNotString,
-            Check::UnknownField => RuleId::UnknownField,
-            Check::VendorField => RuleId::VendorField,
-            Check::BodyEmpty => RuleId::BodyEmpty,
-            Check::BodyTooLong => RuleId::BodyTooLong,
-            Check::BodyTooManyTokens => RuleId::BodyTooManyTokens,
-            Check::ControlChars => RuleId::ControlChars,
-            // `Check` is non-exhaustive: a check added in skills-frontmatter without a rule
-            // here is caught by `every_check_has_a_rule`.
-            _ => RuleId::FileUnreadable,
-        }
-    }
-}
-
 /// A lint rule and its documentation.
 #[derive(Debug, Clone, Copy)]
 pub struct Rule {
@@ -391,18 +221,6 @@ pub static RULES: &[Rule] = &[
         good: "pdf-processing/\n  SKILL.md",
     },
     Rule {
-        id: RuleId::FileTooLarge,
-        label: "here",
-        default: Error,
-        scope: File,
-        summary: "`SKILL.md` is over 1 MiB and is not read.",
-        rationale: "A `SKILL.md` is loaded whole into a model's context; a file this size is a mistake or an attack, and reading it would cost memory for nothing.",
-        fix: "Keep `SKILL.md` short and move material into `references/` files.",
-        help: "keep `SKILL.md` short and move material into `references/` files",
-        bad: "SKILL.md (3 MiB of pasted logs)",
-        good: "SKILL.md (200 lines) + references/LOGS.md",
-    },
-    Rule {
         id: RuleId::FileUnreadable,
         label: "here",
         default: Error,
@@ -413,6 +231,18 @@ pub static RULES: &[Rule] = &[
         help: "make `SKILL.md` a readable regular file (`chmod a+r SKILL.md`)",
         bad: "-rw------- root SKILL.md",
         good: "-rw-r--r-- you SKILL.md",
+    },
+    Rule {
+        id: RuleId::FileTooLarge,
+        label: "here",
+        default: Error,
+        scope: File,
+        summary: "`SKILL.md` is over 1 MiB and is not read.",
+        rationale: "A `SKILL.md` is loaded whole into a model's context; a file this size is a mistake or an attack, and reading it would cost memory for nothing.",
+        fix: "Keep `SKILL.md` short and move material into `references/` files.",
+        help: "keep `SKILL.md` short and move material into `references/` files",
+        bad: "SKILL.md (3 MiB of pasted logs)",
+        good: "SKILL.md (200 lines) + references/LOGS.md",
     },
     Rule {
         id: RuleId::InvalidUtf8,
