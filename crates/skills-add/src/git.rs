@@ -5,8 +5,6 @@ use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use sha2::Digest as _;
-
 use crate::AddError;
 
 /// The transports `git` may use for a source: never `ext::` (it runs a command) or others a
@@ -64,7 +62,7 @@ pub fn fetch(
             ),
         });
     }
-    let digest = crate::hash::hex(&sha2::Sha256::digest(url.as_bytes()));
+    let digest = skills_core::digest::sha256_hex(url.as_bytes());
     let key = digest.get(..20).unwrap_or(&digest).to_string();
     let root = cache.join("git");
     std::fs::create_dir_all(&root).map_err(|e| AddError::io(&root, e))?;

@@ -125,7 +125,7 @@ impl Hasher {
     }
 
     fn finish(self) -> String {
-        format!("sha256:{}", hex(&self.sha.finalize()))
+        format!("sha256:{}", skills_core::digest::hex(&self.sha.finalize()))
     }
 }
 
@@ -163,14 +163,6 @@ pub(crate) fn is_digest(text: &str) -> bool {
     })
 }
 
-/// Lowercase hex.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    use std::fmt::Write as _;
-    bytes.iter().fold(String::new(), |mut s, b| {
-        let _ = write!(s, "{b:02x}");
-        s
-    })
-}
 
 #[cfg(test)]
 mod tests {

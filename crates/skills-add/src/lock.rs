@@ -363,11 +363,8 @@ pub struct LockGuard {
 ///
 /// [`AddError::Io`] when the lock file cannot be created or locked.
 pub fn hold(cache: &Path, lock: &Path) -> Result<LockGuard, AddError> {
-    use sha2::Digest as _;
     let absolute = std::path::absolute(lock).unwrap_or_else(|_| lock.to_path_buf());
-    let digest = crate::hash::hex(&sha2::Sha256::digest(
-        absolute.as_os_str().as_encoded_bytes(),
-    ));
+    let digest = skills_core::digest::sha256_hex(absolute.as_os_str().as_encoded_bytes());
     let dir = cache.join("projects");
     std::fs::create_dir_all(&dir).map_err(|e| AddError::io(&dir, e))?;
     let path = dir.join(format!("{}.lock", digest.get(..20).unwrap_or(&digest)));

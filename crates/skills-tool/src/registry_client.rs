@@ -265,11 +265,7 @@ pub(crate) fn fetch_skill_md(client: &Client, name: &str) -> Result<Vec<u8>, mie
 }
 
 fn check_digest(content: &[u8], expected: &str, name: &str) -> Result<(), miette::Report> {
-    use sha2::Digest;
-    let actual: String = sha2::Sha256::digest(content)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect();
+    let actual = skills_core::digest::sha256_hex(content);
     if expected.is_empty() || !actual.eq_ignore_ascii_case(expected) {
         return Err(errors::plain(
             format!(
