@@ -163,7 +163,6 @@ pub(crate) fn is_digest(text: &str) -> bool {
     })
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

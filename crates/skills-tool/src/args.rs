@@ -47,6 +47,17 @@ pub(crate) enum ColorChoice {
     Never,
 }
 
+impl ColorChoice {
+    /// What the printer takes: `Some` when forced, `None` to ask the terminal.
+    pub(crate) fn forced(self) -> Option<bool> {
+        match self {
+            Self::Auto => None,
+            Self::Always => Some(true),
+            Self::Never => Some(false),
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Check skills against the specification and its best practices.

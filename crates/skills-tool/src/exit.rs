@@ -40,6 +40,12 @@ pub(crate) enum Error {
     Report(miette::Report),
 }
 
+impl From<crate::printer::StdoutError> for Error {
+    fn from(e: crate::printer::StdoutError) -> Self {
+        Self::stdout(e.0)
+    }
+}
+
 impl Error {
     /// A failed write to stdout.
     pub(crate) fn stdout(e: std::io::Error) -> Self {
@@ -63,7 +69,7 @@ pub(crate) fn code(result: Result<ExitStatus, Error>, printer: &Printer) -> Exit
         Ok(status) => status.into(),
         Err(Error::BrokenPipe) => ExitStatus::Success.into(),
         Err(Error::Report(report)) => {
-            printer.error(report.as_ref());
+            crate::render::print_error(printer, report.as_ref());
             ExitStatus::Error.into()
         }
     }

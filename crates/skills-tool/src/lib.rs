@@ -33,6 +33,7 @@ mod printer;
 mod registry_client;
 mod render;
 mod settings;
+mod stage;
 
 use args::{Cli, Command};
 use printer::{Printer, Verbosity};
@@ -85,7 +86,7 @@ where
         (false, true) => Verbosity::Verbose,
         (false, false) => Verbosity::Normal,
     };
-    let printer = Printer::new(cli.color, verbosity);
+    let printer = Printer::new(cli.color.forced(), verbosity);
     let roots = || skills_discovery::Roots::from_env(&cli.skills_dirs);
     let p = &printer;
     let result = match &cli.command {

@@ -1,17 +1,20 @@
 //! The one place that writes to the terminal.
 //!
 //! Commands build text (with `render`) and hand it to a [`Printer`]; nothing else in the
-//! crate prints. So `-q`/`-v` mean the same in every command, a closed stdout is one
-//! [`Error::BrokenPipe`] for `lib.rs` to map to an exit status, and the terminal's settings
-//! (colors, width) are read once.
+//! crate prints. So `-q`/`-v` mean the same in every command, a failed write to stdout is
+//! one [`StdoutError`] for `exit` to map to an exit status, and the terminal's settings
+//! (colors, width) are read once. A leaf: it knows no other module of the crate (as uv's
+//! printer), so rendering and exit codes can change without touching it.
 
 // The one module allowed to touch stdout and stderr (clippy.toml disallows it elsewhere).
 #![allow(clippy::disallowed_methods)]
 
 use std::io::{IsTerminal as _, Write as _};
 
-use crate::args::ColorChoice;
-use crate::exit::Error;
+/// A write to stdout that failed; `exit` tells a reader that went away (not a failure)
+/// from a real error.
+#[derive(Debug)]
+pub(crate) struct StdoutError(pub(crate) std::io::Error);
 
 /// How much a command says besides its result (`-q`, `-v`). The same for every command:
 /// quiet drops summary lines, notes and progress; verbose adds detail on stderr. Findings,
@@ -65,14 +68,12 @@ pub(crate) struct Printer {
 }
 
 impl Printer {
-    pub(crate) fn new(color: ColorChoice, verbosity: Verbosity) -> Self {
+    /// `color` is `--color`: `Some(true)` always, `Some(false)` never, `None` when stdout is
+    /// a terminal and `NO_COLOR` is not set.
+    pub(crate) fn new(color: Option<bool>, verbosity: Verbosity) -> Self {
         let tty = std::io::stdout().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-        let color = match color {
-            ColorChoice::Always => true,
-            ColorChoice::Never => false,
-            ColorChoice::Auto => tty && !no_color,
-        };
+        let color = color.unwrap_or(tty && !no_color);
         let width = terminal_width(std::env::var("COLUMNS").ok().as_deref());
         Self {
             ui: Ui {
@@ -94,12 +95,12 @@ impl Printer {
     }
 
     /// Writes the command's result to stdout. A reader that went away (`skills lint | head`)
-    /// is [`Error::BrokenPipe`]: not a failure, but nothing more should be written.
-    pub(crate) fn out(&self, text: &str) -> Result<(), Error> {
+    /// is an error too: not a failure of the command, but nothing more should be written.
+    pub(crate) fn out(&self, text: &str) -> Result<(), StdoutError> {
         let mut out = std::io::stdout().lock();
         out.write_all(text.as_bytes())
             .and_then(|()| out.flush())
-            .map_err(Error::stdout)
+            .map_err(StdoutError)
     }
 
     /// A message on stderr, as given (it ends with its own newline when it needs one).
@@ -132,14 +133,6 @@ impl Printer {
         if self.ui.verbose() {
             self.err(text);
         }
-    }
-
-    /// An error of the command itself (not a finding), drawn as a diagnostic on stderr.
-    pub(crate) fn error(&self, report: &dyn miette::Diagnostic) {
-        self.err(&format!(
-            "{}\n",
-            crate::render::human::report_to_string(self.ui, report)
-        ));
     }
 }
 

@@ -4,6 +4,7 @@
 use std::path::PathBuf;
 
 use crate::errors;
+use crate::errors::plain as error;
 
 /// The nearest `skills.toml` from the current directory up, and its text; `None` when there
 /// is none.
@@ -18,11 +19,31 @@ pub(crate) fn nearest() -> Result<Option<(PathBuf, String)>, miette::Report> {
     else {
         return Ok(None);
     };
-    let text = std::fs::read_to_string(&path).map_err(|e| {
+    // Bounded, regular files only: a skills.toml that arrives with a clone can be a link to
+    // /dev/zero.
+    let bytes = skills_core::read_bounded(&path, 4 * 1024 * 1024).map_err(|e| {
         errors::plain(
             format!("{}: {e}", path.display()),
-            "check that the file is readable",
+            "make skills.toml a readable regular file",
+        )
+    })?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        errors::plain(
+            format!("{}: not UTF-8 text", path.display()),
+            "save skills.toml as UTF-8",
         )
     })?;
     Ok(Some((path, text)))
+}
+
+/// The project the current directory is in: the nearest ancestor with a `.git`, else the
+/// current directory.
+pub(crate) fn project_root() -> Result<PathBuf, miette::Report> {
+    let cwd = std::env::current_dir().map_err(|e| {
+        error(
+            format!("cannot read the current directory: {e}"),
+            "run it from a directory that exists and you can read",
+        )
+    })?;
+    Ok(skills_discovery::project_root(&cwd))
 }

@@ -161,7 +161,7 @@ pub(crate) fn run(
         chosen
     };
     let domains = domains()?;
-    let places = inventory::Places::here(super::install::project_root()?);
+    let places = inventory::Places::here(crate::settings::project_root()?);
     let mut inventory = inventory::build(&places, &skills_doctor::commands(&domains));
     for problem in &inventory.problems {
         printer.warn(problem);

@@ -120,7 +120,7 @@ impl<'a> Output<'a> {
         if self.closed || text.is_empty() {
             return;
         }
-        match self.printer.out(text) {
+        match self.printer.out(text).map_err(Error::from) {
             Ok(()) => {}
             // A closed stdout (`skills lint | head`) ends the output, not the verdict: the
             // findings still decide the exit code.

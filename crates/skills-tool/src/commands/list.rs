@@ -60,7 +60,7 @@ impl Installed {
     /// Reads the locks that exist; an unreadable lock is a warning, not a failure of `list`.
     fn read(printer: &Printer) -> Self {
         let mut out = Self::default();
-        let project = super::install::project_root().ok();
+        let project = crate::settings::project_root().ok();
         let home = std::env::home_dir().filter(|h| !h.as_os_str().is_empty());
         let candidates = [
             project.map(|p| {

@@ -21,7 +21,8 @@ pub(crate) fn run(
         }
         Err(Failure::NotFound(name)) => {
             // As `skills show`: an unknown skill is exit 1, not a failed command.
-            printer.error(
+            crate::render::print_error(
+            printer,
                 errors::plain(
                     format!("skill `{name}` not found"),
                     "`skills list` shows the installed skills; `skills prompt router` renders the router",

@@ -87,7 +87,10 @@ fn not_found(name: &str, roots: &Roots, printer: &Printer) -> ExitStatus {
     for r in roots {
         looked.push_str(&format!("\n  {} ({})", display_path(&r.path), r.scope));
     }
-    printer.error(errors::plain(format!("{message}\n{looked}"), help).as_ref());
+    crate::render::print_error(
+        printer,
+        errors::plain(format!("{message}\n{looked}"), help).as_ref(),
+    );
     ExitStatus::Failure
 }
 

@@ -13,6 +13,14 @@ pub(crate) mod snippet;
 pub(crate) mod statistics;
 pub(crate) mod stream;
 
+/// An error of the command itself (not a finding), drawn as a diagnostic on stderr.
+pub(crate) fn print_error(printer: &crate::printer::Printer, report: &dyn miette::Diagnostic) {
+    printer.err(&format!(
+        "{}\n",
+        human::report_to_string(printer.ui(), report)
+    ));
+}
+
 /// A path as printed: `/`-separated on every platform, so output and snapshots agree.
 pub(crate) fn path_str(path: &std::path::Path) -> String {
     let s = path.to_string_lossy();

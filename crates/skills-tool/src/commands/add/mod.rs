@@ -1,0 +1,437 @@
+//! `skills add`, `sync`, `check`, `update` and `remove`: skills from git repositories,
+//! directories and archives into the canonical `.agents/skills` and every agent's folder,
+//! recorded in `skills.lock` (`skills-add` does the parts; these modules put them together
+//! and report). This file is `add` and what the five share (where a run installs, the
+//! one-step install); `source` fetches and finds skills; `sync`, `update` (with `check`)
+//! and `remove` are the others.
+
+mod remove;
+mod source;
+mod sync;
+mod update;
+
+pub(crate) use remove::remove;
+pub(crate) use sync::sync;
+pub(crate) use update::{check, update};
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use skills_add::{AddError, Lock, Locked, Scope};
+
+use crate::args::AddArgs;
+use crate::errors::plain as error;
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render;
+use source::{Found, fetch, find};
+
+/// Where a run installs: the scope, its base (project root or home), the canonical root
+/// and the lock file.
+struct Target {
+    scope: Scope,
+    base: PathBuf,
+    canonical: PathBuf,
+    lock: PathBuf,
+}
+
+impl Target {
+    fn new(global: bool) -> Result<Self, miette::Report> {
+        let (scope, base) = if global {
+            (Scope::Global, home()?)
+        } else {
+            (Scope::Project, crate::settings::project_root()?)
+        };
+        let lock = match scope {
+            Scope::Project => base.join(skills_add::LOCK_FILE),
+            Scope::Global => skills_add::global_lock_path(&base),
+        };
+        Ok(Self {
+            scope,
+            canonical: base.join(skills_add::UNIVERSAL_DIR),
+            base,
+            lock,
+        })
+    }
+
+    fn read_lock(&self) -> Result<Lock, miette::Report> {
+        Lock::read(&self.lock).map_err(|e| add_error(&e))
+    }
+
+    /// Holds the lock file against other `skills` processes until dropped: taken before the
+    /// lock is read by a command that writes it.
+    fn hold(&self) -> Result<skills_add::LockGuard, miette::Report> {
+        skills_add::hold(&cache_dir()?, &self.lock).map_err(|e| add_error(&e))
+    }
+
+    /// The folder `agent` reads skills from, after checking that it stays in the project.
+    fn agent_dir(&self, agent: &skills_add::Agent) -> Result<PathBuf, miette::Report> {
+        let dir = agent.dir(self.scope, &self.base);
+        self.contain(&dir)?;
+        Ok(dir)
+    }
+
+    /// In a project, every folder written to must be inside it: a repository can commit
+    /// `.agents` or `.claude/skills` as a symbolic link to any folder of the user's, and
+    /// skills would then be written there.
+    fn contain(&self, dir: &Path) -> Result<(), miette::Report> {
+        if self.scope != Scope::Project {
+            return Ok(());
+        }
+        let Some(real) = dir.ancestors().find_map(|a| fs::canonicalize(a).ok()) else {
+            return Ok(());
+        };
+        let base = fs::canonicalize(&self.base).unwrap_or_else(|_| self.base.clone());
+        if real.starts_with(&base) {
+            return Ok(());
+        }
+        Err(error(
+            format!(
+                "{} leads outside the project, to {}: nothing was written",
+                render::relative(dir),
+                real.display()
+            ),
+            "a folder of the project is a symbolic link out of it (a repository can commit one); remove the link, or install for yourself with --global",
+        ))
+    }
+
+    fn write_lock(&self, lock: &Lock) -> Result<(), miette::Report> {
+        if let Some(parent) = self.lock.parent() {
+            fs::create_dir_all(parent).map_err(|e| {
+                add_error(&AddError::Io {
+                    path: parent.to_path_buf(),
+                    source: e,
+                })
+            })?;
+        }
+        lock.write(&self.lock).map_err(|e| add_error(&e))
+    }
+}
+
+fn home() -> Result<PathBuf, miette::Report> {
+    std::env::home_dir()
+        .filter(|h| !h.as_os_str().is_empty())
+        .ok_or_else(|| error("no home directory", "set HOME"))
+}
+
+/// The cache of fetched repositories: `SKILLS_CACHE_DIR`, else `$XDG_CACHE_HOME/skills`,
+/// else `~/.cache/skills`.
+fn cache_dir() -> Result<PathBuf, miette::Report> {
+    if let Some(dir) = std::env::var_os("SKILLS_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+    {
+        return Ok(dir.join("skills"));
+    }
+    Ok(home()?.join(".cache/skills"))
+}
+
+pub(crate) fn add_error(e: &AddError) -> miette::Report {
+    let help = match e {
+        AddError::GitMissing => "install git (https://git-scm.com), then run this again".to_string(),
+        AddError::Git { .. } => "check the repository URL and the ref, and that you can `git clone` it (private repositories use your git credentials)".to_string(),
+        AddError::Lock { .. } => "fix the lock file by hand, or delete it and add the skills again".to_string(),
+        AddError::Occupied { .. } => "it is not a skill `skills add` put there: move it away, or pass --force to replace it".to_string(),
+        _ => "check the path and its permissions".to_string(),
+    };
+    error(e.to_string(), help)
+}
+
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+fn errors_in(report: &skills_lint::SkillReport) -> usize {
+    report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == skills_lint::Severity::Error)
+        .count()
+}
+
+pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let target = Target::new(args.global)?;
+    let fetched = fetch(&args.source, None, None, printer, &args.download)?;
+    let found = find(&fetched.root, &fetched.tree)?;
+    if found.is_empty() {
+        return Err(error(
+            format!("no skills in {}", args.source),
+            "a skill is a directory with a SKILL.md; point at the repository or directory that holds them",
+        )
+        .into());
+    }
+    if args.list {
+        for skill in &found {
+            let state = if errors_in(&skill.report) > 0 {
+                "  (lint errors)"
+            } else {
+                ""
+            };
+            let path = if skill.path.is_empty() {
+                "."
+            } else {
+                &skill.path
+            };
+            printer.out(&format!(
+                "{}  {path}{state}\n    {}\n",
+                skill.name,
+                render::terminal_safe(skill.description.lines().next().unwrap_or_default())
+            ))?;
+        }
+        return Ok(ExitStatus::Success);
+    }
+    let mut wanted: BTreeSet<String> = args.skills.iter().map(|s| s.to_ascii_lowercase()).collect();
+    if let Some(skill) = &fetched.skill {
+        wanted.insert(skill.to_ascii_lowercase());
+    }
+    let selected: Vec<&Found> = if args.all || wanted.iter().any(|w| w == "*") {
+        found.iter().collect()
+    } else if wanted.is_empty() {
+        if found.len() > 1 {
+            let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+            return Err(error(
+                format!("{} has {} skills: {}", args.source, found.len(), names.join(", ")),
+                "pick with --skill NAME (repeatable) or take them all with --all; --list shows them",
+            )
+            .into());
+        }
+        found.iter().collect()
+    } else {
+        for w in &wanted {
+            if !found.iter().any(|f| f.name == *w) {
+                let names: Vec<&str> = found.iter().map(|f| f.name.as_str()).collect();
+                let hint = skills_core::suggest::closest(w, names.iter().copied())
+                    .first()
+                    .map(|c| format!("did you mean `{c}`? "))
+                    .unwrap_or_default();
+                return Err(error(
+                    format!("no skill `{w}` in {}", args.source),
+                    format!("{hint}the skills there: {}", names.join(", ")),
+                )
+                .into());
+            }
+        }
+        found.iter().filter(|f| wanted.contains(&f.name)).collect()
+    };
+    let agents = agents(args, &target)?;
+    target.contain(&target.canonical)?;
+    let _held = target.hold()?;
+    let mut lock = target.read_lock()?;
+    let mut failed = false;
+    for skill in selected {
+        if errors_in(&skill.report) > 0 {
+            let mut one = skills_lint::Report::default();
+            one.skills.push(skill.report.clone());
+            printer.err(&render::human::report(printer.ui(), &one, false));
+            printer.err(&format!(
+                "error: {} not added: the skill has lint errors\n",
+                skill.name
+            ));
+            failed = true;
+            continue;
+        }
+        let replace = args.force || lock.skills.contains_key(&skill.name);
+        let (installed, hash) = install(skill, &target, replace, None, printer)?;
+        let previous = lock.skills.get(&skill.name);
+        let mut linked = Vec::new();
+        for agent in &agents {
+            let dir = target.agent_dir(agent)?;
+            // A copy identical to what was installed is ours too: a run killed before it
+            // wrote the lock left it, and this run finishes the job.
+            let ours = previous.is_some_and(|p| p.agents.iter().any(|a| a == agent.id))
+                || (skills_add::state(&dir, &skill.name, &installed)
+                    == skills_add::AgentState::Dir
+                    && skills_add::tree_hash(&dir.join(&skill.name))
+                        .ok()
+                        .as_deref()
+                        == Some(hash.as_str()));
+            skills_add::place(&dir, &skill.name, &installed, args.copy, args.force || ours)
+                .map_err(|e| add_error(&e))?;
+            linked.push(agent.id.to_string());
+        }
+        let mut entry = Locked::new(
+            locked_source(&args.source, &target),
+            skill.path.clone(),
+            hash,
+        );
+        entry.url.clone_from(&fetched.url);
+        entry.reference.clone_from(&fetched.reference);
+        entry.commit.clone_from(&fetched.commit);
+        linked.sort();
+        entry.agents = linked;
+        let agents_text = if entry.agents.is_empty() {
+            String::new()
+        } else {
+            format!(" (linked into {})", entry.agents.join(", "))
+        };
+        lock.skills.insert(skill.name.clone(), entry);
+        // After each skill: a run stopped half-way leaves a lock of what is there.
+        target.write_lock(&lock)?;
+        printer.out(&format!(
+            "added {}{} -> {}{agents_text}\n",
+            skill.name,
+            fetched
+                .commit
+                .as_deref()
+                .map(|c| format!(" @ {}", short(c)))
+                .unwrap_or_default(),
+            render::relative(&installed)
+        ))?;
+    }
+    Ok(if failed {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}
+
+/// A local source as the lock keeps it: relative to the lock's directory when it is under
+/// it (a lock that moves with its repository still works), else as given.
+fn locked_source(source: &str, target: &Target) -> String {
+    let path = Path::new(source);
+    if path.is_absolute()
+        && let Ok(rel) = path.strip_prefix(&target.base)
+    {
+        return format!("./{}", rel.display());
+    }
+    source.to_string()
+}
+
+/// `--agent` (validated), else the agents detected under the target's base.
+fn agents(
+    args: &AddArgs,
+    target: &Target,
+) -> Result<Vec<&'static skills_add::Agent>, miette::Report> {
+    if args.agents.iter().any(|a| a == "*" || a == "all") {
+        return Ok(skills_add::AGENTS
+            .iter()
+            .filter(|a| !a.reads_universal(target.scope))
+            .collect());
+    }
+    if args.agents.is_empty() {
+        return Ok(skills_add::agents::detected(target.scope, &target.base));
+    }
+    let mut out = Vec::new();
+    for id in &args.agents {
+        let Some(agent) = skills_add::agents::by_id(id) else {
+            let ids: Vec<&str> = skills_add::AGENTS.iter().map(|a| a.id).collect();
+            return Err(error(
+                format!("unknown agent `{id}`"),
+                format!(
+                    "the agents: {} (docs/add.md lists their folders)",
+                    ids.join(", ")
+                ),
+            ));
+        };
+        if !agent.reads_universal(target.scope) && !out.contains(&agent) {
+            out.push(agent);
+        }
+    }
+    Ok(out)
+}
+
+/// Copies the skill into a staging directory in the canonical root, checks its digest
+/// there (against `expect`, the lock's, when given), then renames it into place, replacing
+/// what is there only when `replace` or when it is the same files (what a run killed before
+/// it wrote the lock left). Returns where it went and its digest.
+fn install(
+    skill: &Found,
+    target: &Target,
+    replace: bool,
+    expect: Option<&str>,
+    printer: &Printer,
+) -> Result<(PathBuf, String), miette::Report> {
+    // The name becomes a folder: one that is not a skill name (`..`, `a/b`, an absolute
+    // path) could name any folder. Lock names are checked when the lock is read; this holds
+    // for every other way a name arrives.
+    if !skills_frontmatter::is_valid_name(&skill.name) {
+        return Err(error(
+            format!(
+                "`{}` is not a skill name; nothing was installed",
+                render::terminal_safe(&skill.name)
+            ),
+            "a skill's name is lowercase letters, digits and single hyphens (at most 64 characters): fix the `name` in its SKILL.md",
+        ));
+    }
+    let root = &target.canonical;
+    fs::create_dir_all(root).map_err(|e| {
+        error(
+            format!(
+                "{}: cannot create the skills directory: {e}",
+                root.display()
+            ),
+            "check that the directory is writable",
+        )
+    })?;
+    let staging = crate::stage::staging_in(root)?;
+    crate::stage::stage_dir_as(&skill.dir, &skill.name, staging.path(), printer)?;
+    let staged = staging.path().join(&skill.name);
+    let hash = skills_add::tree_hash(&staged).map_err(|e| {
+        add_error(&AddError::Io {
+            path: staged.clone(),
+            source: e,
+        })
+    })?;
+    if let Some(expect) = expect
+        && hash != expect
+    {
+        return Err(error(
+            format!(
+                "{}: the source's files differ from the lock ({hash}, locked {expect}); nothing was installed",
+                skill.name
+            ),
+            "the source changed under the same commit or path; check it, then `skills add` it again to lock what it has now",
+        ));
+    }
+    let same = || {
+        skills_add::tree_hash(&root.join(&skill.name))
+            .ok()
+            .is_some_and(|there| there == hash)
+    };
+    let replace = replace || same();
+    let installed =
+        skills_package::install_dir(&staged, root, &skill.name, replace).map_err(|e| match e {
+            skills_package::PackageError::AlreadyInstalled { path } => error(
+                format!(
+                    "{}: a skill named {} is already installed, not by `skills add`",
+                    path.display(),
+                    skill.name
+                ),
+                "pass --force to replace it",
+            ),
+            other => crate::errors::package(&other),
+        })?;
+    Ok((installed, hash))
+}
+
+/// The locked skills `names` names (all of them when empty), or an error naming the first
+/// that is not locked.
+fn selected<'a>(
+    lock: &'a Lock,
+    names: &[String],
+    target: &Target,
+) -> Result<Vec<(&'a String, &'a Locked)>, miette::Report> {
+    if names.is_empty() {
+        return Ok(lock.skills.iter().collect());
+    }
+    let mut out = Vec::new();
+    for name in names {
+        let Some((key, entry)) = lock.skills.get_key_value(&name.to_ascii_lowercase()) else {
+            let locked: Vec<&str> = lock.skills.keys().map(String::as_str).collect();
+            let hint = skills_core::suggest::closest(name, locked.iter().copied())
+                .first()
+                .map(|c| format!("did you mean `{c}`? "))
+                .unwrap_or_default();
+            return Err(error(
+                format!("`{name}` is not in {}", render::relative(&target.lock)),
+                format!("{hint}`skills sync` lists what is locked; `skills add` installs"),
+            ));
+        };
+        out.push((key, entry));
+    }
+    Ok(out)
+}

@@ -1,0 +1,132 @@
+//! `skills check` and `skills update`: each locked skill against its source.
+
+use skills_add::Locked;
+
+use super::source::{locate, source_hash};
+use super::{Target, add_error, errors_in, install, selected, short};
+use crate::args::{CheckArgs, UpdateArgs};
+use crate::exit::{Error, ExitStatus};
+use crate::printer::Printer;
+use crate::render;
+
+/// How the installed copy of a locked skill compares with the lock.
+pub(super) fn local_state(target: &Target, name: &str, entry: &Locked) -> Option<&'static str> {
+    match skills_add::tree_hash(&target.canonical.join(name)) {
+        Ok(hash) if hash == entry.hash => None,
+        Ok(_) => Some("modified here"),
+        Err(_) => Some("missing"),
+    }
+}
+
+pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let target = Target::new(args.global)?;
+    let lock = target.read_lock()?;
+    let mut differs = 0usize;
+    for (name, entry) in selected(&lock, &args.names, &target)? {
+        let mut notes = Vec::new();
+        if let Some(state) = local_state(&target, name, entry) {
+            notes.push(state.to_string());
+        }
+        match locate(name, entry, &target, entry.reference.as_deref(), printer) {
+            Ok((fetched, skill)) => {
+                if source_hash(&skill)? != entry.hash {
+                    let commits = match (&entry.commit, &fetched.commit) {
+                        (Some(old), Some(new)) if old != new => {
+                            format!(" ({} -> {})", short(old), short(new))
+                        }
+                        _ => String::new(),
+                    };
+                    notes.push(format!("changed at the source{commits}"));
+                }
+            }
+            Err(e) => notes.push(format!("cannot check the source: {e}")),
+        }
+        if notes.is_empty() {
+            printer.out(&format!("{name}: up to date\n"))?;
+        } else {
+            differs += 1;
+            printer.out(&format!("{name}: {}\n", notes.join("; ")))?;
+        }
+    }
+    if differs > 0 {
+        printer.status(&format!(
+            "{differs} skill(s) differ: `skills update` installs the source's version, `skills sync` the locked one\n"
+        ));
+        return Ok(ExitStatus::Failure);
+    }
+    Ok(ExitStatus::Success)
+}
+
+pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let target = Target::new(args.global)?;
+    target.contain(&target.canonical)?;
+    let _held = target.hold()?;
+    let mut lock = target.read_lock()?;
+    let chosen: Vec<(String, Locked)> = selected(&lock, &args.names, &target)?
+        .into_iter()
+        .map(|(n, e)| (n.clone(), e.clone()))
+        .collect();
+    let mut failed = false;
+    for (name, entry) in chosen {
+        let (fetched, skill) =
+            match locate(&name, &entry, &target, entry.reference.as_deref(), printer) {
+                Ok(found) => found,
+                Err(e) => {
+                    crate::render::print_error(printer, e.as_ref());
+                    failed = true;
+                    continue;
+                }
+            };
+        if local_state(&target, &name, &entry) == Some("modified here") && !args.force {
+            // What a run killed between the install and the lock left is the new version,
+            // not a change of the user's.
+            let installed = skills_add::tree_hash(&target.canonical.join(&name)).ok();
+            if installed != Some(source_hash(&skill)?) {
+                printer.err(&format!(
+                    "error: {name} was modified here since it was installed; not updated (pass --force to replace the changes)\n"
+                ));
+                failed = true;
+                continue;
+            }
+        }
+        if errors_in(&skill.report) > 0 {
+            let mut one = skills_lint::Report::default();
+            one.skills.push(skill.report.clone());
+            printer.err(&render::human::report(printer.ui(), &one, false));
+            printer.err(&format!(
+                "error: {name} not updated: the new version has lint errors (the installed one stays)\n"
+            ));
+            failed = true;
+            continue;
+        }
+        let (installed, hash) = install(&skill, &target, true, None, printer)?;
+        for id in &entry.agents {
+            if let Some(agent) = skills_add::agents::by_id(id) {
+                let dir = target.agent_dir(agent)?;
+                let copy =
+                    skills_add::state(&dir, &name, &installed) == skills_add::AgentState::Dir;
+                skills_add::place(&dir, &name, &installed, copy, true)
+                    .map_err(|e| add_error(&e))?;
+            }
+        }
+        let changed = hash != entry.hash;
+        let mut updated = entry.clone();
+        updated.hash = hash;
+        updated.commit.clone_from(&fetched.commit);
+        lock.skills.insert(name.clone(), updated);
+        target.write_lock(&lock)?;
+        let line = match (changed, &entry.commit, &fetched.commit) {
+            (false, _, _) => format!("{name}: up to date\n"),
+            (true, Some(old), Some(new)) => {
+                format!("updated {name} {} -> {}\n", short(old), short(new))
+            }
+            (true, _, _) => format!("updated {name}\n"),
+        };
+        printer.out(&line)?;
+    }
+    Ok(if failed {
+        ExitStatus::Failure
+    } else {
+        ExitStatus::Success
+    })
+}

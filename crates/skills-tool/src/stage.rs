@@ -1,0 +1,322 @@
+//! Getting a skill's files from any source `install` and `add` take (an archive path or
+//! URL, a `SKILL.md` URL, a registry name, a directory) into a staging directory, under
+//! the packaging file policy, before anything is moved into place. Shared by commands, so
+//! it is not one (no command imports another).
+
+use std::fs;
+use std::io::Cursor;
+use std::path::Path;
+use std::time::Duration;
+
+use skills_core::durable::{self, INSTALL_PREFIX};
+use skills_package::Limits;
+
+use crate::args::DownloadArgs;
+use crate::errors::{self, plain as error};
+use crate::printer::Printer;
+use crate::render;
+
+/// Redirects followed, each checked against the trusted hosts.
+const MAX_REDIRECTS: usize = 5;
+
+/// The most bytes one download may have.
+const MAX_DOWNLOAD: u64 = 32 * 1024 * 1024;
+
+/// The whole request, connection to last byte, unless `SKILLS_HTTP_TIMEOUT` (seconds) says.
+const TIMEOUT: Duration = Duration::from_secs(30);
+
+/// [`TIMEOUT`], or `SKILLS_HTTP_TIMEOUT` seconds (as cargo has `CARGO_HTTP_TIMEOUT`: slow
+/// links want more, tests want less).
+fn timeout() -> Duration {
+    std::env::var("SKILLS_HTTP_TIMEOUT")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+        .filter(|&secs| secs > 0)
+        .map_or(TIMEOUT, Duration::from_secs)
+}
+
+/// What to do about a failed request: the advice depends on why it failed.
+fn network_help(e: &ureq::Error, timeout: Duration) -> String {
+    match e {
+        ureq::Error::Timeout(_) => format!(
+            "the download took longer than {} s; check the network, or allow more with SKILLS_HTTP_TIMEOUT=SECONDS",
+            timeout.as_secs()
+        ),
+        ureq::Error::BodyExceedsLimit(_) => format!(
+            "downloads are limited to {} MiB; download the archive yourself and run `skills install FILE`",
+            MAX_DOWNLOAD / (1024 * 1024)
+        ),
+        ureq::Error::HostNotFound => "check the host name and the network".to_string(),
+        _ => "check the URL and the network, then try again".to_string(),
+    }
+}
+
+/// A staging directory inside the skills root `root` (so the install is one rename), after
+/// clearing what a killed run left there (its staging or set-aside copy).
+pub(crate) fn staging_in(root: &Path) -> Result<tempfile::TempDir, miette::Report> {
+    let _ = durable::remove_stale(root, INSTALL_PREFIX);
+    tempfile::Builder::new()
+        .prefix(&durable::temp_prefix(INSTALL_PREFIX))
+        .tempdir_in(root)
+        .map_err(|e| {
+            error(
+                format!(
+                    "{}: cannot create a temporary directory: {e}",
+                    root.display()
+                ),
+                "check that the skills directory is writable",
+            )
+        })
+}
+
+/// Puts the skill from `source` (an archive path or URL, a `SKILL.md` URL, a registry
+/// name, a skill directory) into `staging/<id>` and returns the id: what `install` and
+/// `add` share.
+pub(crate) fn stage_source(
+    source: &str,
+    download: &DownloadArgs,
+    staging: &Path,
+    printer: &Printer,
+) -> Result<String, miette::Report> {
+    let lower = source.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        let (bytes, url) = fetch(source, &download.allow_hosts)?;
+        let name = last_segment(&url);
+        return if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
+            skills_package::unpack(
+                Cursor::new(bytes),
+                Path::new(&name),
+                staging,
+                &Limits::default(),
+            )
+            .map_err(|e| errors::package(&e))
+        } else {
+            stage_skill_md(&bytes, &url, staging)
+        };
+    }
+    if crate::registry_client::is_skill_name(source)
+        && let Some(client) =
+            crate::registry_client::Client::configured(download.registry.as_deref())?
+    {
+        let bytes = crate::registry_client::fetch_skill_md(&client, source)?;
+        let url = format!(
+            "{}/api/skills/{}/content",
+            client.base(),
+            crate::registry_client::encode(source)
+        );
+        return stage_skill_md(&bytes, &url, staging);
+    }
+    let path = Path::new(source);
+    let meta = fs::metadata(path).map_err(|e| {
+        error(
+            format!("{source}: {e}"),
+            "pass a .skill or .zip archive, a skill directory, an http(s) URL, or a skill's name with --registry URL (or SKILLS_REGISTRY)",
+        )
+    })?;
+    if meta.is_dir() {
+        return stage_dir(path, staging, printer);
+    }
+    let file = fs::File::open(path).map_err(|e| {
+        error(
+            format!("{source}: {e}"),
+            "check that the archive is readable",
+        )
+    })?;
+    skills_package::unpack(file, path, staging, &Limits::default()).map_err(|e| errors::package(&e))
+}
+
+/// Copies a skill directory as it would be packaged (same excludes, same symlink rules).
+fn stage_dir(dir: &Path, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
+    if !dir.join("SKILL.md").is_file() {
+        return Err(error(
+            format!("{}: not a skill directory (no SKILL.md)", dir.display()),
+            "pass the directory that holds the skill's SKILL.md",
+        ));
+    }
+    let id = skills_package::skill_id(dir).map_err(|e| errors::package(&e))?;
+    stage_dir_as(dir, &id, staging, printer)?;
+    Ok(id)
+}
+
+/// Copies the skill directory `dir` to `staging/<id>` as it would be packaged.
+pub(crate) fn stage_dir_as(
+    dir: &Path,
+    id: &str,
+    staging: &Path,
+    printer: &Printer,
+) -> Result<(), miette::Report> {
+    let collected = skills_package::collect_all(dir).map_err(|e| errors::package(&e))?;
+    for warning in render::skills::skipped_files(id, &collected.skipped) {
+        printer.warn(&warning);
+    }
+    let root = staging.join(id);
+    for entry in collected.entries {
+        let to = root.join(&entry.path);
+        let copied = to
+            .parent()
+            .map_or(Ok(()), fs::create_dir_all)
+            .and_then(|()| fs::copy(&entry.source, &to))
+            .and_then(|_| set_mode(&to, entry.executable));
+        copied.map_err(|e| {
+            error(
+                format!("{}: cannot copy: {e}", entry.source.display()),
+                "check that the skill is readable and the destination writable",
+            )
+        })?;
+    }
+    Ok(())
+}
+
+/// A downloaded SKILL.md: the id is its `name`, which must be one path component.
+fn stage_skill_md(bytes: &[u8], url: &str, staging: &Path) -> Result<String, miette::Report> {
+    let not_skill = || {
+        error(
+            format!("{url}: not a SKILL.md with a name, nor a ZIP archive"),
+            "pass the URL of a SKILL.md (or its blob page) or of a .skill archive",
+        )
+    };
+    let md = skills_frontmatter::SkillMd::parse(bytes).map_err(|_| not_skill())?;
+    let id = md.name().map(str::trim).unwrap_or_default().to_string();
+    let safe = !id.is_empty()
+        && id != "."
+        && id != ".."
+        && !id.contains(['/', '\\', '\0', ':'])
+        && !id.chars().any(char::is_control);
+    if !safe {
+        return Err(not_skill());
+    }
+    let dir = staging.join(&id);
+    fs::create_dir_all(&dir)
+        .and_then(|()| fs::write(dir.join("SKILL.md"), bytes))
+        .map_err(|e| {
+            error(
+                format!("{}: {e}", dir.display()),
+                "check that the destination is writable",
+            )
+        })?;
+    Ok(id)
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, executable: bool) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = if executable { 0o755 } else { 0o644 };
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_path: &Path, _executable: bool) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Downloads `url` (translated to raw first), checking it and every redirect against the
+/// trusted hosts. Returns the bytes and the final URL.
+fn fetch(input: &str, allow: &[String]) -> Result<(Vec<u8>, String), miette::Report> {
+    let mut url = skills_url::to_raw(input)
+        .map(|t| t.raw)
+        .map_err(|e| error(e.to_string(), "see docs/url.md for the URLs understood"))?;
+    let timeout = timeout();
+    let agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .new_agent();
+    for _ in 0..=MAX_REDIRECTS {
+        if !allowed(&url, allow) {
+            return Err(error(
+                format!("{url}: not a trusted host; refusing to download"),
+                format!(
+                    "trusted over https: {}; pass --allow-host HOST (or HOST:PORT) to trust another",
+                    skills_url::TRUSTED_HOSTS.join(", ")
+                ),
+            ));
+        }
+        let mut response = agent
+            .get(&url)
+            .call()
+            .map_err(|e| error(format!("{url}: {e}"), network_help(&e, timeout)))?;
+        let status = response.status().as_u16();
+        if (300..400).contains(&status) {
+            let location = response
+                .headers()
+                .get("location")
+                .and_then(|v| v.to_str().ok())
+                .ok_or_else(|| {
+                    error(
+                        format!("{url}: HTTP {status} without a Location"),
+                        "the server redirected nowhere".to_string(),
+                    )
+                })?;
+            url = skills_url::resolve_location(&url, location);
+            continue;
+        }
+        if !(200..300).contains(&status) {
+            return Err(error(
+                format!("{url}: HTTP {status}"),
+                "check the URL".to_string(),
+            ));
+        }
+        let bytes = response
+            .body_mut()
+            .with_config()
+            .limit(MAX_DOWNLOAD)
+            .read_to_vec()
+            .map_err(|e| error(format!("{url}: {e}"), network_help(&e, timeout)))?;
+        return Ok((bytes, url));
+    }
+    Err(error(
+        format!("{input}: more than {MAX_REDIRECTS} redirects"),
+        "pass the final URL".to_string(),
+    ))
+}
+
+/// https to a trusted or allowed host; plain http only to a host named with --allow-host.
+fn allowed(url: &str, allow: &[String]) -> bool {
+    let extra: Vec<&str> = allow.iter().map(String::as_str).collect();
+    let lower = url.to_ascii_lowercase();
+    if lower.starts_with("https://") {
+        return skills_url::is_trusted(url, &extra);
+    }
+    let Some(rest) = url
+        .get("http://".len()..)
+        .filter(|_| lower.starts_with("http://"))
+    else {
+        return false;
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let named = extra.iter().any(|h| {
+        let h = h.trim();
+        h.strip_suffix('.')
+            .unwrap_or(h)
+            .eq_ignore_ascii_case(authority)
+    });
+    // The https form is checked too, for the URL's well-formedness (no credentials, ...).
+    named && skills_url::is_trusted(&format!("https://{rest}"), &extra)
+}
+
+/// The last path segment of a URL (for the id of a flat archive).
+fn last_segment(url: &str) -> String {
+    let path = url.split(['?', '#']).next().unwrap_or_default();
+    path.rsplit('/').next().unwrap_or_default().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts() {
+        let allow = vec!["127.0.0.1:8080".to_string()];
+        assert!(allowed("http://127.0.0.1:8080/a", &allow));
+        assert!(!allowed("http://127.0.0.1:8081/a", &allow));
+        assert!(!allowed("http://raw.githubusercontent.com/a", &allow));
+        assert!(allowed(
+            "https://raw.githubusercontent.com/o/r/m/SKILL.md",
+            &[]
+        ));
+        assert!(!allowed("https://evil.example/SKILL.md", &allow));
+        assert!(!allowed("ftp://127.0.0.1:8080/a", &allow));
+    }
+}
