@@ -1,7 +1,9 @@
 //! `skills mcp --gateway` driven through rmcp's client, in front of real downstream MCP
 //! servers: this test binary itself, started by the gateway with `SKILLS_GATEWAY_FIXTURE`
 //! set, is a small server (`trino`: tools of every content type, a slow one that reports
-//! progress until cancelled, one that crashes the process; `fetch`: a universal tool).
+//! progress until cancelled, one that crashes the process; `fetch`: a universal tool;
+//! `stuck`: the hostile one, with a tool that never answers, one whose result is over 16 MiB,
+//! one that floods `tools/list_changed`, one after which `tools/list` pages forever).
 //! Hence its own harness (libtest-mimic): as a server it must print nothing but MCP.
 
 #![allow(
@@ -32,6 +34,8 @@ use serde_json::{Value, json};
 const FIXTURE: &str = "SKILLS_GATEWAY_FIXTURE";
 /// Where the `slow` tool writes when its call is cancelled.
 const MARKER: &str = "SKILLS_GATEWAY_MARKER";
+/// Where the `stuck` server writes how many `tools/list` requests it has answered.
+const COUNT: &str = "SKILLS_GATEWAY_COUNT";
 
 fn main() -> ExitCode {
     if let Ok(name) = std::env::var(FIXTURE) {
@@ -62,6 +66,13 @@ fn main() -> ExitCode {
         }),
         trial("a_server_that_does_not_start_is_reported", || {
             Box::pin(a_server_that_does_not_start_is_reported())
+        }),
+        trial(
+            "hanging_calls_leave_ping_other_servers_and_cancel_served",
+            || Box::pin(hanging_calls_leave_ping_other_servers_and_cancel_served()),
+        ),
+        trial("a_call_past_its_timeout_is_a_tool_error", || {
+            Box::pin(a_call_past_its_timeout_is_a_tool_error())
         }),
         libtest_mimic::Trial::test("lint_holds_references_to_the_gateway", || {
             lint_holds_references_to_the_gateway();
@@ -173,6 +184,85 @@ impl Setup {
     fn log(&self) -> String {
         std::fs::read_to_string(self.path("gateway.log")).unwrap()
     }
+
+    /// Adds the `stuck` server to the gateway file (universal, so that its tools are there
+    /// at Level 1), with `settings` merged into its entry.
+    fn add_stuck(&self, settings: Value) {
+        let exe = std::env::current_exe().unwrap();
+        let mut entry = json!({
+            "command": exe,
+            "env": {FIXTURE: "stuck", MARKER: self.path("stuck-cancelled"), COUNT: self.path("stuck-lists")},
+            "universal": true
+        });
+        if let Value::Object(more) = settings {
+            entry.as_object_mut().unwrap().extend(more);
+        }
+        let file = self.path("gateway.json");
+        let mut doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        doc["mcpServers"]["stuck"] = entry;
+        write(&file, doc.to_string());
+    }
+
+    /// Like [`Setup::start`], with the gateway's process: its stdin is closed when the
+    /// session ends.
+    async fn spawn(&self) -> (Session, Client, tokio::process::Child) {
+        let log = std::fs::File::create(self.path("gateway.log")).unwrap();
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+            .arg("mcp")
+            .arg("--skills-dir")
+            .arg(self.path("skills"))
+            .arg("--gateway")
+            .arg(self.path("gateway.json"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::from(log))
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let client = Client::default();
+        let session = client.clone().serve((stdout, stdin)).await.unwrap();
+        (session, client, child)
+    }
+
+    /// How many of the `stuck` server's calls were cancelled.
+    fn cancelled(&self) -> usize {
+        std::fs::read_to_string(self.path("stuck-cancelled"))
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    }
+}
+
+/// Sends a call of `tool` without waiting for its answer.
+async fn send_call(
+    session: &Session,
+    tool: &str,
+    args: Value,
+) -> rmcp::service::RequestHandle<RoleClient> {
+    let mut params = CallToolRequestParams::new(tool.to_string());
+    params.arguments = args.as_object().cloned();
+    session
+        .peer()
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap()
+}
+
+/// `ping`, answered within 10 s.
+async fn ping(session: &Session) {
+    let pinged = tokio::time::timeout(
+        Duration::from_secs(10),
+        session
+            .peer()
+            .send_request(ClientRequest::PingRequest(Default::default())),
+    )
+    .await;
+    assert!(matches!(pinged, Ok(Ok(_))), "no answer to ping: {pinged:?}");
 }
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) {
@@ -545,6 +635,88 @@ async fn a_server_that_does_not_start_is_reported() {
     );
 }
 
+/// With more calls hanging on a server than the gateway lets be in flight, the client is
+/// still read: the calls over the cap are refused at once, `ping` and another server's
+/// tools are answered, and `notifications/cancelled` reaches the hanging call downstream.
+async fn hanging_calls_leave_ping_other_servers_and_cancel_served() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client, _child) = setup.spawn().await;
+    let mut handles = Vec::new();
+    for _ in 0..70 {
+        handles.push(send_call(&session, "hang", json!({})).await);
+    }
+    ping(&session).await;
+    let fetched = tokio::time::timeout(
+        Duration::from_secs(10),
+        call(&session, "fetch", json!({"url": "https://example.net"})),
+    )
+    .await
+    .expect("another server's tool answers")
+    .unwrap();
+    assert_eq!(text(&fetched), "fetched https://example.net");
+    // The six over the cap are answered, with a tool error that says why.
+    let mut refused = Vec::new();
+    for _ in 0..200 {
+        for (i, handle) in handles.iter_mut().enumerate() {
+            if let Ok(answer) = handle.rx.try_recv() {
+                refused.push((i, answer));
+            }
+        }
+        if refused.len() >= 6 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(refused.len(), 6, "{refused:?}");
+    for (_, answer) in &refused {
+        let Ok(rmcp::model::ServerResult::CallToolResult(result)) = answer else {
+            panic!("{answer:?}");
+        };
+        assert_eq!(result.is_error, Some(true));
+        assert!(
+            text(result).contains("MCP server `stuck` has 64 calls in flight"),
+            "{}",
+            text(result)
+        );
+    }
+    let pending = (0..handles.len())
+        .find(|i| refused.iter().all(|(r, _)| r != i))
+        .unwrap();
+    handles
+        .swap_remove(pending)
+        .cancel(Some("the user gave up".to_string()))
+        .await
+        .unwrap();
+    eventually("the hanging call cancelled downstream", || {
+        setup.cancelled() >= 1
+    })
+    .await;
+    ping(&session).await;
+    session.cancel().await.unwrap();
+}
+
+/// A call that outlasts its server's `callTimeout` is a tool error that names the server,
+/// the tool and the limit, and is cancelled downstream.
+async fn a_call_past_its_timeout_is_a_tool_error() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({"callTimeout": 1}));
+    let (session, _client) = setup.start().await;
+    let result = tokio::time::timeout(Duration::from_secs(15), call(&session, "hang", json!({})))
+        .await
+        .expect("the call is answered")
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text(&result).contains("MCP server `stuck` did not answer the call of `hang` within 1 s"),
+        "{}",
+        text(&result)
+    );
+    eventually("the call cancelled downstream", || setup.cancelled() >= 1).await;
+    session.cancel().await.unwrap();
+    assert!(setup.log().contains("outcome=timeout"), "{}", setup.log());
+}
+
 /// `skills lint --gateway FILE` lists each server's tools as the gateway does and holds the
 /// references to them (`tool-reference-unknown`, with a did-you-mean); a server that cannot
 /// be listed is a warning, and is checked by name only.
@@ -669,8 +841,12 @@ mod fixture {
 
     pub(super) struct Fixture {
         name: String,
-        /// Set by `grow`: the server then has one tool more.
+        /// Set by `grow` and `flood`: the server then has one tool more.
         grown: std::sync::atomic::AtomicBool,
+        /// Set by `endless`: `tools/list` then answers `nextCursor` forever.
+        endless: std::sync::atomic::AtomicBool,
+        /// How many `tools/list` requests were answered.
+        lists: std::sync::atomic::AtomicUsize,
     }
 
     impl Fixture {
@@ -678,7 +854,22 @@ mod fixture {
             Self {
                 name: name.to_string(),
                 grown: std::sync::atomic::AtomicBool::new(false),
+                endless: std::sync::atomic::AtomicBool::new(false),
+                lists: std::sync::atomic::AtomicUsize::new(0),
             }
+        }
+    }
+
+    /// Appends a line to the file `MARKER` names.
+    fn mark(line: &str) {
+        use std::io::Write as _;
+        if let Ok(marker) = std::env::var(super::MARKER) {
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(marker)
+                .unwrap();
+            file.write_all(format!("{line}\n").as_bytes()).unwrap();
         }
     }
 
@@ -707,6 +898,17 @@ mod fixture {
                 Tool::new("slow", "Reports progress until cancelled.", none()),
                 Tool::new("crash", "Ends the server's process.", none()),
                 Tool::new("grow", "Adds the tool `extra` and says so.", none()),
+            ],
+            "stuck" => vec![
+                Tool::new("hang", "Never answers (until cancelled).", none()),
+                Tool::new("huge", "Answers with 17 MiB of text.", none()),
+                Tool::new("small", "Answers `small`.", none()),
+                Tool::new(
+                    "flood",
+                    "Sends `count` tools/list_changed, then adds `extra` and says so once more.",
+                    none(),
+                ),
+                Tool::new("endless", "From now on, tools/list pages forever.", none()),
             ],
             _ => vec![Tool::new(
                 "fetch",
@@ -758,9 +960,27 @@ mod fixture {
 
         async fn list_tools(
             &self,
-            _request: Option<PaginatedRequestParams>,
+            request: Option<PaginatedRequestParams>,
             _context: RequestContext<RoleServer>,
         ) -> Result<ListToolsResult, ErrorData> {
+            use std::sync::atomic::Ordering;
+            let lists = self.lists.fetch_add(1, Ordering::SeqCst) + 1;
+            if let Ok(count) = std::env::var(super::COUNT) {
+                std::fs::write(count, lists.to_string()).unwrap();
+            }
+            if self.endless.load(Ordering::SeqCst) {
+                let page: u64 = request
+                    .and_then(|r| r.cursor)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(0);
+                let mut result = ListToolsResult::with_all_items(vec![Tool::new(
+                    format!("page{page}"),
+                    "One more page.",
+                    schema(json!({"type": "object"})),
+                )]);
+                result.next_cursor = Some((page + 1).to_string());
+                return Ok(result);
+            }
             let mut all = tools(&self.name);
             if self.grown.load(std::sync::atomic::Ordering::SeqCst) {
                 all.push(Tool::new(
@@ -853,6 +1073,33 @@ mod fixture {
                     CallToolResult::success(vec![ContentBlock::text("grown")])
                 }
                 "extra" => CallToolResult::success(vec![ContentBlock::text("extra here")]),
+                "hang" => {
+                    context.ct.cancelled().await;
+                    mark("cancelled");
+                    CallToolResult::error(vec![ContentBlock::text("cancelled")])
+                }
+                "huge" => CallToolResult::success(vec![ContentBlock::text("x".repeat(17 << 20))]),
+                "small" => CallToolResult::success(vec![ContentBlock::text("small")]),
+                "flood" => {
+                    let count = request
+                        .arguments
+                        .as_ref()
+                        .and_then(|a| a.get("count"))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    for _ in 0..count {
+                        let _ = context.peer.notify_tool_list_changed().await;
+                    }
+                    self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
+                    let _ = context.peer.notify_tool_list_changed().await;
+                    CallToolResult::success(vec![ContentBlock::text("flooded")])
+                }
+                "endless" => {
+                    self.endless
+                        .store(true, std::sync::atomic::Ordering::SeqCst);
+                    let _ = context.peer.notify_tool_list_changed().await;
+                    CallToolResult::success(vec![ContentBlock::text("endless")])
+                }
                 other => {
                     return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
                 }

@@ -19,6 +19,16 @@ use super::file::{Downstream as Spec, Transport};
 /// How long a downstream server has to start and list its tools.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
 
+/// How many calls (and resource reads) may wait on one server at once. Each holds little
+/// while it waits, but its answer may be up to 16 MiB; and a server that never answers
+/// must not hold the gateway's other servers up, hence a cap per server. Calls over it are
+/// refused at once with a tool error.
+pub(crate) const MAX_CALLS: usize = 64;
+
+/// How long a cancellation may take to be handed to a server: one that does not read its
+/// input must not hold the call that is being given up.
+const CANCEL_SEND: Duration = Duration::from_secs(5);
+
 /// A downstream request's progress token, with its server's index (each server's session
 /// numbers its tokens from the same start).
 type Key = (usize, ProgressToken);
@@ -204,6 +214,8 @@ pub(crate) struct Server {
     tools: Arc<Mutex<Vec<Tool>>>,
     resources: Arc<Mutex<Vec<Resource>>>,
     sessions: Sessions,
+    /// The calls waiting on it ([`MAX_CALLS`]).
+    calls: Arc<tokio::sync::Semaphore>,
 }
 
 /// Every downstream server of the gateway file.
@@ -232,6 +244,7 @@ impl Servers {
                     tools: Arc::default(),
                     resources: Arc::default(),
                     sessions: Arc::clone(&sessions),
+                    calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
                 })
             })
             .collect();
@@ -278,6 +291,7 @@ pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
         tools: Arc::default(),
         resources: Arc::default(),
         sessions: Sessions::default(),
+        calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
     };
     let (live, tools, _) = server.connect().await?;
     let _ = live.session.cancel().await;
@@ -422,22 +436,54 @@ impl Server {
 
     /// Calls tool `name` with `arguments`: its result as the server gave it; a server that
     /// is down, or dies under the call (it is restarted once), is a tool error that says
-    /// so. Progress the agent asked for (`upstream`) is forwarded; `cancel` cancels the
-    /// call downstream.
+    /// so. Progress the agent asked for (`upstream`) is forwarded; `cancel` (the agent
+    /// cancelled) cancels the call downstream, and so does the server's `callTimeout`. Also what to log as the outcome when the result does not say it.
     pub(crate) async fn call(
         &self,
         name: &str,
         arguments: Option<rmcp::model::JsonObject>,
         upstream: Option<(Peer<RoleServer>, ProgressToken)>,
         cancel: impl std::future::Future<Output = ()>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let (peer, generation) = match self.current().await {
+    ) -> (Result<CallToolResult, ErrorData>, Option<&'static str>) {
+        let Ok(_slot) = Arc::clone(&self.calls).try_acquire_owned() else {
+            return (Ok(self.busy(name)), Some("busy"));
+        };
+        let limit = self.spec.call_timeout;
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut cancel = std::pin::pin!(cancel);
+        let timed_out = || {
+            tracing::warn!(
+                "[gateway] server={} tool={name}: no answer within {}; cancelled",
+                self.spec.name,
+                seconds(limit)
+            );
+            let text = format!(
+                "MCP server `{}` did not answer the call of `{name}` within {} (its `callTimeout` in the gateway file); the call was cancelled.",
+                self.spec.name,
+                seconds(limit)
+            );
+            (Ok(tool_error(text)), Some("timeout"))
+        };
+        let cancelled = || {
+            (
+                Ok(tool_error(format!("The call of `{name}` was cancelled."))),
+                Some("cancelled"),
+            )
+        };
+        // A restart holds the session for up to START_TIMEOUT: that too is waiting.
+        let current = tokio::select! {
+            current = self.current() => current,
+            () = &mut cancel => return cancelled(),
+            () = tokio::time::sleep_until(deadline) => return timed_out(),
+        };
+        let (peer, generation) = match current {
             Ok(current) => current,
             Err(why) => {
-                return Ok(tool_error(format!(
+                let text = format!(
                     "MCP server `{}` is not running ({why}); tool `{name}` cannot be called.",
                     self.spec.name
-                )));
+                );
+                return (Ok(tool_error(text)), None);
             }
         };
         let mut params = CallToolRequestParams::new(name.to_string());
@@ -448,7 +494,7 @@ impl Server {
             .await;
         let handle = match sent {
             Ok(handle) => handle,
-            Err(e) => return Ok(tool_error(self.died(name, generation, &e).await)),
+            Err(e) => return (Ok(tool_error(self.died(name, generation, &e).await)), None),
         };
         let key = (self.index, handle.progress_token.clone());
         if let Some(route) = upstream {
@@ -458,28 +504,51 @@ impl Server {
         }
         let id = handle.id.clone();
         let outcome = tokio::select! {
-            response = handle.await_response() => Some(response),
-            () = cancel => None,
+            response = handle.await_response() => Ok(response),
+            () = &mut cancel => Err("cancelled by the client"),
+            () = tokio::time::sleep_until(deadline) => Err("timed out"),
         };
         self.routes.remove(&key);
-        match outcome {
-            None => {
-                // The agent cancelled: so is the downstream call.
+        let response = match outcome {
+            Ok(response) => response,
+            Err(reason) => {
+                // Given up here: so is the downstream call (which also lets rmcp forget it).
                 let notice = rmcp::model::CancelledNotificationParam::new(
                     Some(id),
-                    Some("cancelled by the client".to_string()),
+                    Some(reason.to_string()),
                 );
-                let _ = peer.notify_cancelled(notice).await;
-                Ok(tool_error(format!("The call of `{name}` was cancelled.")))
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(CANCEL_SEND, peer.notify_cancelled(notice)).await;
+                });
+                return if reason == "timed out" {
+                    timed_out()
+                } else {
+                    cancelled()
+                };
             }
-            Some(Ok(ServerResult::CallToolResult(result))) => Ok(result),
-            Some(Ok(_)) => Ok(tool_error(format!(
+        };
+        let result = match response {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(_) => Ok(tool_error(format!(
                 "MCP server `{}` answered the call of `{name}` with something else than a tool result.",
                 self.spec.name
             ))),
-            Some(Err(ServiceError::McpError(e))) => Err(e),
-            Some(Err(e)) => Ok(tool_error(self.died(name, generation, &e).await)),
-        }
+            Err(ServiceError::McpError(e)) => Err(e),
+            Err(e) => Ok(tool_error(self.died(name, generation, &e).await)),
+        };
+        (result, None)
+    }
+
+    /// The refusal of a call over [`MAX_CALLS`].
+    fn busy(&self, name: &str) -> CallToolResult {
+        tracing::warn!(
+            "[gateway] server={} tool={name}: refused, {MAX_CALLS} calls in flight",
+            self.spec.name
+        );
+        tool_error(format!(
+            "MCP server `{}` has {MAX_CALLS} calls in flight, the most the gateway lets wait on one server; call `{name}` again once one has been answered.",
+            self.spec.name
+        ))
     }
 
     /// The live session's peer and the generation it belongs to, or why there is none.
@@ -496,18 +565,55 @@ impl Server {
     }
 
     /// Reads resource `uri` from the server: its contents as the server gave them; a server
-    /// that is down or dies under the read (restarted once) is an error that says so.
-    pub(crate) async fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        let (peer, generation) = self.current().await.map_err(|why| {
+    /// that is down or dies under the read (restarted once), or does not answer within its
+    /// `callTimeout`, is an error that says so.
+    pub(crate) async fn read(
+        &self,
+        uri: &str,
+        cancel: impl std::future::Future<Output = ()>,
+    ) -> Result<ReadResourceResult, ErrorData> {
+        let Ok(_slot) = Arc::clone(&self.calls).try_acquire_owned() else {
+            return Err(ErrorData::internal_error(
+                format!(
+                    "MCP server `{}` has {MAX_CALLS} requests in flight, the most the gateway allows; read the resource again once one has been answered",
+                    self.spec.name
+                ),
+                None,
+            ));
+        };
+        let limit = self.spec.call_timeout;
+        let timed_out = || {
+            ErrorData::internal_error(
+                format!(
+                    "MCP server `{}` did not answer the read of a resource within {} (its `callTimeout` in the gateway file)",
+                    self.spec.name,
+                    seconds(limit)
+                ),
+                None,
+            )
+        };
+        let cancelled = || ErrorData::internal_error("the read was cancelled", None);
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut cancel = std::pin::pin!(cancel);
+        let current = tokio::select! {
+            current = self.current() => current,
+            () = &mut cancel => return Err(cancelled()),
+            () = tokio::time::sleep_until(deadline) => return Err(timed_out()),
+        };
+        let (peer, generation) = current.map_err(|why| {
             ErrorData::internal_error(
                 format!("MCP server `{}` is not running ({why})", self.spec.name),
                 None,
             )
         })?;
-        match peer
-            .read_resource(ReadResourceRequestParams::new(uri.to_string()))
-            .await
-        {
+        // rmcp cancels the request downstream when its future is dropped. A restart (in
+        // `died`) is never dropped half-way: it would leave the server marked restarting.
+        let response = tokio::select! {
+            response = peer.read_resource(ReadResourceRequestParams::new(uri.to_string())) => response,
+            () = &mut cancel => return Err(cancelled()),
+            () = tokio::time::sleep_until(deadline) => return Err(timed_out()),
+        };
+        match response {
             Ok(result) => Ok(result),
             Err(ServiceError::McpError(e)) => Err(e),
             Err(e) => Err(ErrorData::internal_error(
@@ -540,6 +646,11 @@ impl Server {
             ),
         }
     }
+}
+
+/// `limit` as the gateway file gives it: `120 s`, `0.5 s`.
+fn seconds(limit: Duration) -> String {
+    format!("{} s", limit.as_secs_f64())
 }
 
 /// A tool result with `isError: true` and this text.
