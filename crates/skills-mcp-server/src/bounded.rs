@@ -40,6 +40,9 @@ struct Ids {
 struct Pending {
     ids: Mutex<Ids>,
     answered: Notify,
+    /// Set once the client's stream has ended.
+    closed: std::sync::atomic::AtomicBool,
+    closing: Notify,
 }
 
 impl Pending {
@@ -84,6 +87,18 @@ impl ReadAhead {
             ids.counted.insert(id.clone());
         }
     }
+
+    /// Resolves once the client's stream has ended (at once when it has).
+    pub(crate) async fn closed(&self) {
+        use std::sync::atomic::Ordering;
+        loop {
+            let closing = self.0.closing.notified();
+            if self.0.closed.load(Ordering::SeqCst) {
+                return;
+            }
+            closing.await;
+        }
+    }
 }
 
 /// A transport that reads no further while [`MAX_IN_FLIGHT`] requests are unanswered.
@@ -106,7 +121,7 @@ impl<T> Bounded<T> {
         }
     }
 
-    /// A handle for the server's handler, to park requests.
+    /// A handle for the server's handler: parking, and the end of the client's stream.
     pub(crate) fn read_ahead(&self) -> ReadAhead {
         ReadAhead(Arc::clone(&self.pending))
     }
@@ -145,7 +160,13 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Bounded<T> {
             }
             answered.await;
         }
-        let message = self.inner.receive().await?;
+        let Some(message) = self.inner.receive().await else {
+            self.pending
+                .closed
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            self.pending.closing.notify_waiters();
+            return None;
+        };
         match &message {
             JsonRpcMessage::Request(request) => {
                 self.pending.lock().counted.insert(request.id.clone());

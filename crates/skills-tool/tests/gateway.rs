@@ -74,6 +74,9 @@ fn main() -> ExitCode {
         trial("a_call_past_its_timeout_is_a_tool_error", || {
             Box::pin(a_call_past_its_timeout_is_a_tool_error())
         }),
+        trial("stdin_closed_with_calls_in_flight_exits_soon", || {
+            Box::pin(stdin_closed_with_calls_in_flight_exits_soon())
+        }),
         libtest_mimic::Trial::test("lint_holds_references_to_the_gateway", || {
             lint_holds_references_to_the_gateway();
             Ok(())
@@ -715,6 +718,34 @@ async fn a_call_past_its_timeout_is_a_tool_error() {
     eventually("the call cancelled downstream", || setup.cancelled() >= 1).await;
     session.cancel().await.unwrap();
     assert!(setup.log().contains("outcome=timeout"), "{}", setup.log());
+}
+
+/// When the client closes stdin with calls in flight (more than the read-ahead holds), the
+/// gateway gives them up within a few seconds and exits.
+async fn stdin_closed_with_calls_in_flight_exits_soon() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client, mut child) = setup.spawn().await;
+    let mut handles = Vec::new();
+    for _ in 0..70 {
+        handles.push(send_call(&session, "hang", json!({})).await);
+    }
+    // Answered after the calls were read.
+    ping(&session).await;
+    session.cancel().await.unwrap();
+    let started = std::time::Instant::now();
+    let exited = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    assert!(
+        matches!(exited, Ok(Ok(_))),
+        "still running {:?} after stdin closed",
+        started.elapsed()
+    );
+    // The gateway gives the calls 2 s; rmcp alone would wait 5 s for their answers.
+    assert!(
+        started.elapsed() < Duration::from_millis(4500),
+        "exited {:?} after stdin closed",
+        started.elapsed()
+    );
 }
 
 /// `skills lint --gateway FILE` lists each server's tools as the gateway does and holds the

@@ -437,7 +437,8 @@ impl Server {
     /// Calls tool `name` with `arguments`: its result as the server gave it; a server that
     /// is down, or dies under the call (it is restarted once), is a tool error that says
     /// so. Progress the agent asked for (`upstream`) is forwarded; `cancel` (the agent
-    /// cancelled) cancels the call downstream, and so does the server's `callTimeout`. Also what to log as the outcome when the result does not say it.
+    /// cancelled, or is gone) cancels the call downstream, and so does the server's
+    /// `callTimeout`. Also what to log as the outcome when the result does not say it.
     pub(crate) async fn call(
         &self,
         name: &str,

@@ -64,9 +64,14 @@ pub(crate) struct GatewayServer {
     active: Arc<Mutex<Option<String>>>,
     max_tier: Option<u32>,
     /// Over stdio, the read-ahead of the client's messages: a proxied call is parked
-    /// while it waits on its server.
+    /// while it waits on its server, and given up soon after the client's stream ends.
     read_ahead: Option<ReadAhead>,
 }
+
+/// After the client's stream ends, how long the calls in flight have to be answered
+/// before they are cancelled (downstream too) and the gateway exits. rmcp waits at most
+/// 5 s for the answers; a client that closed its side rarely reads them.
+const DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The tools of each server of `file`, by name, as the gateway would list them: each is
 /// started (or connected to) as the gateway does, within `timeout`, asked for its tools and
@@ -115,6 +120,24 @@ impl GatewayServer {
             active: Arc::new(Mutex::new(None)),
             max_tier: config.max_tier,
             read_ahead,
+        }
+    }
+
+    /// Resolves when the answer to a proxied request is no longer wanted: the client
+    /// cancelled it, or its stream ended [`DRAIN`] ago.
+    async fn given_up(&self, cancelled: impl std::future::Future<Output = ()>) {
+        let gone = async {
+            match &self.read_ahead {
+                Some(read_ahead) => {
+                    read_ahead.closed().await;
+                    tokio::time::sleep(DRAIN).await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = cancelled => {}
+            () = gone => {}
         }
     }
 
@@ -479,7 +502,10 @@ impl ServerHandler for GatewayServer {
         };
         let started = Instant::now();
         let result = self
-            .parked(&context.id, server.read(&uri, context.ct.cancelled()))
+            .parked(
+                &context.id,
+                server.read(&uri, self.given_up(context.ct.cancelled())),
+            )
             .await;
         tracing::info!(
             "[gateway] skill={} resource={} server={} duration={:.1}ms outcome={}",
@@ -576,7 +602,12 @@ impl ServerHandler for GatewayServer {
                 let (result, outcome) = self
                     .parked(
                         &context.id,
-                        server.call(&tool, request.arguments, upstream, context.ct.cancelled()),
+                        server.call(
+                            &tool,
+                            request.arguments,
+                            upstream,
+                            self.given_up(context.ct.cancelled()),
+                        ),
                     )
                     .await;
                 let outcome = match (&result, outcome) {
