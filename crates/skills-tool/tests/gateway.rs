@@ -74,6 +74,13 @@ fn main() -> ExitCode {
         trial("a_call_past_its_timeout_is_a_tool_error", || {
             Box::pin(a_call_past_its_timeout_is_a_tool_error())
         }),
+        trial("a_list_changed_flood_is_coalesced", || {
+            Box::pin(a_list_changed_flood_is_coalesced())
+        }),
+        trial(
+            "endless_pages_are_cut",
+            || Box::pin(endless_pages_are_cut()),
+        ),
         trial("stdin_closed_with_calls_in_flight_exits_soon", || {
             Box::pin(stdin_closed_with_calls_in_flight_exits_soon())
         }),
@@ -230,12 +237,29 @@ impl Setup {
         (session, client, child)
     }
 
+    /// How many times the `stuck` server was asked for its tools (pages included).
+    fn lists(&self) -> usize {
+        std::fs::read_to_string(self.path("stuck-lists"))
+            .map(|s| s.trim().parse().unwrap_or(0))
+            .unwrap_or(0)
+    }
+
     /// How many of the `stuck` server's calls were cancelled.
     fn cancelled(&self) -> usize {
         std::fs::read_to_string(self.path("stuck-cancelled"))
             .map(|s| s.lines().count())
             .unwrap_or(0)
     }
+}
+
+/// The resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
 }
 
 /// Sends a call of `tool` without waiting for its answer.
@@ -718,6 +742,77 @@ async fn a_call_past_its_timeout_is_a_tool_error() {
     eventually("the call cancelled downstream", || setup.cancelled() >= 1).await;
     session.cancel().await.unwrap();
     assert!(setup.log().contains("outcome=timeout"), "{}", setup.log());
+}
+
+/// Tens of thousands of `tools/list_changed` from one server cost a few re-lists, not one
+/// each: the gateway's memory stays small, and the last change is followed.
+async fn a_list_changed_flood_is_coalesced() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client, child) = setup.spawn().await;
+    let pid = child.id().unwrap();
+    let flooded = tokio::time::timeout(
+        Duration::from_secs(60),
+        call(&session, "flood", json!({"count": 20000})),
+    )
+    .await
+    .expect("the flood ends")
+    .unwrap();
+    assert_eq!(text(&flooded), "flooded");
+    for _ in 0..600 {
+        if names(&session).await.contains(&"extra".to_string()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(names(&session).await.contains(&"extra".to_string()));
+    let lists = setup.lists();
+    assert!(lists < 1000, "{lists} re-lists for 20,000 notifications");
+    let rss = rss_kib(pid);
+    assert!(rss < 400 * 1024, "the gateway holds {rss} KiB");
+    ping(&session).await;
+    session.cancel().await.unwrap();
+}
+
+/// A server whose `tools/list` answers `nextCursor` forever is listed up to the page cap,
+/// then left: the pages asked for stop growing, and the gateway still answers.
+async fn endless_pages_are_cut() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client, child) = setup.spawn().await;
+    let pid = child.id().unwrap();
+    let before = setup.lists();
+    call(&session, "endless", json!({})).await.unwrap();
+    let mut last = 0;
+    let mut steady = 0;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let now = setup.lists();
+        assert!(now < before + 1000, "{now} pages asked for, and counting");
+        if now == last && now > before {
+            steady += 1;
+            if steady == 5 {
+                break;
+            }
+        } else {
+            steady = 0;
+        }
+        last = now;
+    }
+    assert_eq!(steady, 5, "the listing never stopped ({last} pages)");
+    let rss = rss_kib(pid);
+    assert!(rss < 400 * 1024, "the gateway holds {rss} KiB");
+    ping(&session).await;
+    // What was listed before the cut is served.
+    assert!(names(&session).await.contains(&"page99".to_string()));
+    session.cancel().await.unwrap();
+    assert!(
+        setup
+            .log()
+            .contains("server=stuck: tools/list stopped after"),
+        "{}",
+        setup.log()
+    );
 }
 
 /// When the client closes stdin with calls in flight (more than the read-ahead holds), the

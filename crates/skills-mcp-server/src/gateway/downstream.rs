@@ -116,9 +116,70 @@ struct Forwarder {
     tools: Arc<Mutex<Vec<Tool>>>,
     resources: Arc<Mutex<Vec<Resource>>>,
     sessions: Sessions,
+    relists: Relists,
 }
 
 impl Forwarder {
+    /// Lists the server's tools (or resources) again while changes keep coming, one
+    /// listing at a time, and tells the agents' sessions after each.
+    async fn relist(&self, peer: Peer<RoleClient>, tools: bool) {
+        let relist = if tools {
+            &self.relists.tools
+        } else {
+            &self.relists.resources
+        };
+        loop {
+            while relist.take() {
+                // A pause gathers a burst of changes into one listing.
+                tokio::time::sleep(RELIST_PAUSE).await;
+                relist.take();
+                let listed = tokio::time::timeout(LIST_TIMEOUT, async {
+                    if tools {
+                        list_tools(&peer).await.map(|l| {
+                            let count = l.items.len();
+                            *self.tools.lock().unwrap_or_else(|e| e.into_inner()) = l.items;
+                            (count, l.cut)
+                        })
+                    } else {
+                        list_resources(&peer).await.map(|l| {
+                            let count = l.items.len();
+                            *self.resources.lock().unwrap_or_else(|e| e.into_inner()) = l.items;
+                            (count, l.cut)
+                        })
+                    }
+                })
+                .await;
+                let what = if tools { "tools" } else { "resources" };
+                match listed {
+                    Ok(Ok((count, cut))) => {
+                        if let Some(why) = cut {
+                            tracing::warn!(
+                                "[gateway] server={}: {what}/list stopped after {why}; {count} {what} kept",
+                                self.name
+                            );
+                        }
+                        tracing::info!(
+                            "[gateway] server={} {what} changed: {count} {what}",
+                            self.name
+                        );
+                        self.tell_sessions(tools).await;
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!("[gateway] server={}: {what}/list failed: {e}", self.name);
+                    }
+                    Err(_) => tracing::warn!(
+                        "[gateway] server={}: {what}/list took over {} s; the last list is kept",
+                        self.name,
+                        LIST_TIMEOUT.as_secs()
+                    ),
+                }
+            }
+            if relist.finish() {
+                break;
+            }
+        }
+    }
+
     /// Tells every agent session that its lists may have changed; forgets closed ones.
     async fn tell_sessions(&self, tools: bool) {
         let peers: Vec<Peer<RoleServer>> = self
@@ -151,38 +212,21 @@ impl Forwarder {
 
 impl ClientHandler for Forwarder {
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        // Coalesced: a server may announce changes far faster than it can be listed (a
+        // flood of them once grew the gateway to gigabytes, a listing per notification).
         // Listed on a task of its own: the session that delivers this notification is the
-        // one that must deliver the answer.
-        let this = self.clone();
-        tokio::spawn(async move {
-            match context.peer.list_all_tools().await {
-                Ok(tools) => {
-                    tracing::info!(
-                        "[gateway] server={} tools changed: {} tools",
-                        this.name,
-                        tools.len()
-                    );
-                    *this.tools.lock().unwrap_or_else(|e| e.into_inner()) = tools;
-                    this.tell_sessions(true).await;
-                }
-                Err(e) => tracing::warn!("[gateway] server={}: tools/list failed: {e}", this.name),
-            }
-        });
+        // one that must deliver the answers.
+        if self.relists.tools.changed() {
+            let this = self.clone();
+            tokio::spawn(async move { this.relist(context.peer, true).await });
+        }
     }
 
     async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let this = self.clone();
-        tokio::spawn(async move {
-            match context.peer.list_all_resources().await {
-                Ok(resources) => {
-                    *this.resources.lock().unwrap_or_else(|e| e.into_inner()) = resources;
-                    this.tell_sessions(false).await;
-                }
-                Err(e) => {
-                    tracing::warn!("[gateway] server={}: resources/list failed: {e}", this.name);
-                }
-            }
-        });
+        if self.relists.resources.changed() {
+            let this = self.clone();
+            tokio::spawn(async move { this.relist(context.peer, false).await });
+        }
     }
 
     async fn on_progress(
@@ -194,6 +238,118 @@ impl ClientHandler for Forwarder {
         if let Some(route) = self.routes.route(key, &params) {
             forward(&route, params).await;
         }
+    }
+}
+
+/// How long one listing of a server's tools or resources may take, after a change.
+const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most pages one listing reads: a server that answers `nextCursor` forever is cut.
+const MAX_PAGES: usize = 100;
+/// The most one listing keeps, as JSON: tool definitions are a few kilobytes each.
+const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
+/// How long a re-listing waits for more changes first.
+const RELIST_PAUSE: Duration = Duration::from_millis(50);
+
+/// What a listing read, and why it stopped early if it did.
+struct Listed<T> {
+    items: Vec<T>,
+    cut: Option<String>,
+}
+
+/// Reads pages (`page(cursor)` gives one page and the next cursor) up to [`MAX_PAGES`] and
+/// [`MAX_LIST_BYTES`].
+async fn list_pages<T, F, Fut>(mut page: F) -> Result<Listed<T>, ServiceError>
+where
+    T: serde::Serialize,
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
+{
+    let mut items = Vec::new();
+    let mut bytes = 0usize;
+    let mut cursor = None;
+    for _ in 0..MAX_PAGES {
+        let (got, next) = page(cursor.take()).await?;
+        for item in got {
+            bytes = bytes.saturating_add(serde_json::to_vec(&item).map_or(0, |v| v.len()));
+            if bytes > MAX_LIST_BYTES {
+                let cut = format!("{} MiB of definitions", MAX_LIST_BYTES >> 20);
+                return Ok(Listed {
+                    items,
+                    cut: Some(cut),
+                });
+            }
+            items.push(item);
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(Listed { items, cut: None }),
+        }
+    }
+    Ok(Listed {
+        items,
+        cut: Some(format!("{MAX_PAGES} pages")),
+    })
+}
+
+async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listed<Tool>, ServiceError> {
+    list_pages(|cursor| async move {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+        let page = peer.list_tools(Some(params)).await?;
+        Ok((page.tools, page.next_cursor))
+    })
+    .await
+}
+
+async fn list_resources(peer: &Peer<RoleClient>) -> Result<Listed<Resource>, ServiceError> {
+    list_pages(|cursor| async move {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+        let page = peer.list_resources(Some(params)).await?;
+        Ok((page.resources, page.next_cursor))
+    })
+    .await
+}
+
+/// A server's pending re-listings, of its tools and of its resources.
+#[derive(Clone, Default)]
+struct Relists {
+    tools: Arc<Relist>,
+    resources: Arc<Relist>,
+}
+
+/// At most one re-listing runs at a time; a change announced while it runs makes it list
+/// once more when it is done, however many changes there were.
+#[derive(Default)]
+struct Relist {
+    running: std::sync::atomic::AtomicBool,
+    changed: std::sync::atomic::AtomicBool,
+}
+
+impl Relist {
+    /// Notes a change; `true` when none runs and the caller is to start one.
+    fn changed(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.changed.store(true, SeqCst);
+        self.running
+            .compare_exchange(false, true, SeqCst, SeqCst)
+            .is_ok()
+    }
+
+    /// Takes the noted change: `true` when there is one to list.
+    fn take(&self) -> bool {
+        self.changed
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Ends the re-listing: `false` when a change came after the last [`Relist::take`]
+    /// and its notifier started nothing (this one ran), so the caller lists again.
+    fn finish(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.running.store(false, SeqCst);
+        !(self.changed.load(SeqCst)
+            && self
+                .running
+                .compare_exchange(false, true, SeqCst, SeqCst)
+                .is_ok())
     }
 }
 
@@ -216,6 +372,8 @@ pub(crate) struct Server {
     sessions: Sessions,
     /// The calls waiting on it ([`MAX_CALLS`]).
     calls: Arc<tokio::sync::Semaphore>,
+    /// The re-listing its list changes ask for.
+    relists: Relists,
 }
 
 /// Every downstream server of the gateway file.
@@ -245,6 +403,7 @@ impl Servers {
                     resources: Arc::default(),
                     sessions: Arc::clone(&sessions),
                     calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
+                    relists: Relists::default(),
                 })
             })
             .collect();
@@ -292,6 +451,7 @@ pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
         resources: Arc::default(),
         sessions: Sessions::default(),
         calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
+        relists: Relists::default(),
     };
     let (live, tools, _) = server.connect().await?;
     let _ = live.session.cancel().await;
@@ -356,6 +516,7 @@ impl Server {
             tools: Arc::clone(&self.tools),
             resources: Arc::clone(&self.resources),
             sessions: Arc::clone(&self.sessions),
+            relists: self.relists.clone(),
         };
         let (session, child) = match &self.spec.transport {
             Transport::Stdio {
@@ -409,21 +570,35 @@ impl Server {
                 (session, None)
             }
         };
-        let tools = session
-            .list_all_tools()
+        let tools = list_tools(session.peer())
             .await
             .map_err(|e| format!("tools/list failed: {e}"))?;
+        if let Some(why) = tools.cut {
+            tracing::warn!(
+                "[gateway] server={}: tools/list stopped after {why}; {} tools kept",
+                self.spec.name,
+                tools.items.len()
+            );
+        }
         let has_resources = session
             .peer_info()
             .is_some_and(|info| info.capabilities.resources.is_some());
         let resources = if has_resources {
-            session
-                .list_all_resources()
+            let listed = list_resources(session.peer())
                 .await
-                .map_err(|e| format!("resources/list failed: {e}"))?
+                .map_err(|e| format!("resources/list failed: {e}"))?;
+            if let Some(why) = listed.cut {
+                tracing::warn!(
+                    "[gateway] server={}: resources/list stopped after {why}; {} resources kept",
+                    self.spec.name,
+                    listed.items.len()
+                );
+            }
+            listed.items
         } else {
             Vec::new()
         };
+        let tools = tools.items;
         Ok((
             Live {
                 session,
@@ -668,6 +843,30 @@ mod tests {
             ProgressToken(rmcp::model::NumberOrString::Number(token)),
             step,
         )
+    }
+
+    /// One re-listing at a time: changes while it runs make it run once more, and a change
+    /// that comes as it ends is not lost.
+    #[test]
+    fn relists_are_coalesced() {
+        let relist = Relist::default();
+        assert!(relist.changed(), "the first change starts a re-listing");
+        assert!(!relist.changed(), "one runs already");
+        assert!(relist.take());
+        assert!(!relist.take());
+        // Changes during the listing: one more listing, however many there were.
+        assert!(!relist.changed());
+        assert!(!relist.changed());
+        assert!(relist.take());
+        assert!(!relist.take());
+        assert!(relist.finish(), "nothing changed since: done");
+        assert!(relist.changed(), "a later change starts another");
+        // A change that came after the last take, before the end: the runner goes on.
+        assert!(relist.take());
+        assert!(!relist.changed());
+        assert!(!relist.finish());
+        assert!(relist.take());
+        assert!(relist.finish());
     }
 
     /// Progress that comes before its route is recorded is delivered with it, in order; a
