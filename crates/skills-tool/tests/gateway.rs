@@ -81,6 +81,9 @@ fn main() -> ExitCode {
             "endless_pages_are_cut",
             || Box::pin(endless_pages_are_cut()),
         ),
+        trial("a_result_over_16_mib_is_a_tool_error", || {
+            Box::pin(a_result_over_16_mib_is_a_tool_error())
+        }),
         trial("stdin_closed_with_calls_in_flight_exits_soon", || {
             Box::pin(stdin_closed_with_calls_in_flight_exits_soon())
         }),
@@ -813,6 +816,28 @@ async fn endless_pages_are_cut() {
         "{}",
         setup.log()
     );
+}
+
+/// A result the gateway will not read (over 16 MiB) is a tool error, and the server's
+/// next answers are read as before.
+async fn a_result_over_16_mib_is_a_tool_error() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client) = setup.start().await;
+    let result = tokio::time::timeout(Duration::from_secs(30), call(&session, "huge", json!({})))
+        .await
+        .expect("the call is answered")
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text(&result)
+            .contains("MCP server `stuck` answered the call of `huge` with a message over 16 MiB"),
+        "{}",
+        text(&result)
+    );
+    let small = call(&session, "small", json!({})).await.unwrap();
+    assert_eq!(text(&small), "small");
+    session.cancel().await.unwrap();
 }
 
 /// When the client closes stdin with calls in flight (more than the read-ahead holds), the

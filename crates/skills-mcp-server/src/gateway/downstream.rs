@@ -15,6 +15,7 @@ use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningServic
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServiceError, ServiceExt as _};
 
 use super::file::{Downstream as Spec, Transport};
+use super::wire;
 
 /// How long a downstream server has to start and list its tools.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
@@ -543,7 +544,7 @@ impl Server {
                     return Err("no pipes to the server".to_string());
                 };
                 let session = handler
-                    .serve((stdout, stdin))
+                    .serve(wire::ChildLines::new(&self.spec.name, stdout, stdin))
                     .await
                     .map_err(|e| format!("the MCP session failed: {e}"))?;
                 (session, Some(child))
@@ -709,7 +710,14 @@ impl Server {
                 "MCP server `{}` answered the call of `{name}` with something else than a tool result.",
                 self.spec.name
             ))),
-            Err(ServiceError::McpError(e)) => Err(e),
+            Err(ServiceError::McpError(e)) => match wire::oversized(&e) {
+                Some(bytes) => Ok(tool_error(format!(
+                    "MCP server `{}` answered the call of `{name}` with a message over {} MiB ({bytes} bytes read), which the gateway does not read; ask for less (a narrower query, a page).",
+                    self.spec.name,
+                    wire::MAX_MESSAGE >> 20
+                ))),
+                None => Err(e),
+            },
             Err(e) => Ok(tool_error(self.died(name, generation, &e).await)),
         };
         (result, None)

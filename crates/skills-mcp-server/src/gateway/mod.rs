@@ -9,6 +9,7 @@
 
 mod downstream;
 mod file;
+mod wire;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
