@@ -310,7 +310,7 @@ async fn list_resources(peer: &Peer<RoleClient>) -> Result<Listed<Resource>, Ser
     .await
 }
 
-/// A server's pending re-listings, of its tools and of its resources.
+/// A session's pending re-listings, of its server's tools and of its resources.
 #[derive(Clone, Default)]
 struct Relists {
     tools: Arc<Relist>,
@@ -373,8 +373,6 @@ pub(crate) struct Server {
     sessions: Sessions,
     /// The calls waiting on it ([`MAX_CALLS`]).
     calls: Arc<tokio::sync::Semaphore>,
-    /// The re-listing its list changes ask for.
-    relists: Relists,
 }
 
 /// Every downstream server of the gateway file.
@@ -404,7 +402,6 @@ impl Servers {
                     resources: Arc::default(),
                     sessions: Arc::clone(&sessions),
                     calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
-                    relists: Relists::default(),
                 })
             })
             .collect();
@@ -452,7 +449,6 @@ pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
         resources: Arc::default(),
         sessions: Sessions::default(),
         calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
-        relists: Relists::default(),
     };
     let (live, tools, _) = server.connect().await?;
     let _ = live.session.cancel().await;
@@ -517,7 +513,9 @@ impl Server {
             tools: Arc::clone(&self.tools),
             resources: Arc::clone(&self.resources),
             sessions: Arc::clone(&self.sessions),
-            relists: self.relists.clone(),
+            // Per session: a re-listing still running on a session that died (it fails
+            // soon) must not hold up the next session's.
+            relists: Relists::default(),
         };
         let (session, child) = match &self.spec.transport {
             Transport::Stdio {
