@@ -32,7 +32,8 @@ use serde_json::{Value, json};
 
 /// Set to a server name, the binary is that downstream server.
 const FIXTURE: &str = "SKILLS_GATEWAY_FIXTURE";
-/// Where the `slow` tool writes when its call is cancelled.
+/// Where the `slow` and `hang` tools write when their call is cancelled (`chatty` when it
+/// is done).
 const MARKER: &str = "SKILLS_GATEWAY_MARKER";
 /// Where the `stuck` server writes how many `tools/list` requests it has answered.
 const COUNT: &str = "SKILLS_GATEWAY_COUNT";
@@ -84,6 +85,10 @@ fn main() -> ExitCode {
         trial("a_result_over_16_mib_is_a_tool_error", || {
             Box::pin(a_result_over_16_mib_is_a_tool_error())
         }),
+        trial(
+            "a_progress_flood_to_a_client_that_does_not_read_stays_small",
+            || Box::pin(a_progress_flood_to_a_client_that_does_not_read_stays_small()),
+        ),
         trial("stdin_closed_with_calls_in_flight_exits_soon", || {
             Box::pin(stdin_closed_with_calls_in_flight_exits_soon())
         }),
@@ -840,6 +845,64 @@ async fn a_result_over_16_mib_is_a_tool_error() {
     session.cancel().await.unwrap();
 }
 
+/// A server that floods progress to a client that reads nothing: the progress the gateway
+/// cannot deliver is dropped, not queued, and its memory stays small.
+async fn a_progress_flood_to_a_client_that_does_not_read_stays_small() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let log = std::fs::File::create(setup.path("gateway.log")).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("mcp")
+        .arg("--skills-dir")
+        .arg(setup.path("skills"))
+        .arg("--gateway")
+        .arg(setup.path("gateway.json"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::from(log))
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let pid = child.id().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}});
+    stdin
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut line = String::new();
+    tokio::time::timeout(Duration::from_secs(30), stdout.read_line(&mut line))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(line.contains("\"id\":1"), "{line}");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "chatty", "arguments": {"count": 30000}, "_meta": {"progressToken": "p"}}});
+    stdin
+        .write_all(format!("{initialized}\n{call}\n").as_bytes())
+        .await
+        .unwrap();
+    // stdout is not read from here on.
+    let marker = setup.path("stuck-cancelled");
+    for _ in 0..1200 {
+        if std::fs::read_to_string(&marker).is_ok_and(|m| m.contains("done")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        std::fs::read_to_string(&marker).is_ok_and(|m| m.contains("done")),
+        "the server never finished its progress"
+    );
+    let rss = rss_kib(pid);
+    assert!(rss < 100 * 1024, "the gateway holds {rss} KiB");
+}
+
 /// When the client closes stdin with calls in flight (more than the read-ahead holds), the
 /// gateway gives them up within a few seconds and exits.
 async fn stdin_closed_with_calls_in_flight_exits_soon() {
@@ -1060,6 +1123,11 @@ mod fixture {
                     none(),
                 ),
                 Tool::new("endless", "From now on, tools/list pages forever.", none()),
+                Tool::new(
+                    "chatty",
+                    "Sends `count` progress notifications, then says `done` in MARKER.",
+                    none(),
+                ),
             ],
             _ => vec![Tool::new(
                 "fetch",
@@ -1244,6 +1312,27 @@ mod fixture {
                     self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
                     let _ = context.peer.notify_tool_list_changed().await;
                     CallToolResult::success(vec![ContentBlock::text("flooded")])
+                }
+                "chatty" => {
+                    let count = request
+                        .arguments
+                        .as_ref()
+                        .and_then(|a| a.get("count"))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    if let Some(token) = context.meta.get_progress_token() {
+                        for step in 0..count {
+                            let _ = context
+                                .peer
+                                .notify_progress(ProgressNotificationParam::new(
+                                    token.clone(),
+                                    step as f64,
+                                ))
+                                .await;
+                        }
+                    }
+                    mark("done");
+                    CallToolResult::success(vec![ContentBlock::text("chatty")])
                 }
                 "endless" => {
                     self.endless

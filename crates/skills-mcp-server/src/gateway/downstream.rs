@@ -118,6 +118,8 @@ struct Forwarder {
     resources: Arc<Mutex<Vec<Resource>>>,
     sessions: Sessions,
     relists: Relists,
+    /// Progress notifications being written to the agent ([`MAX_FORWARDING`]).
+    forwarding: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Forwarder {
@@ -237,8 +239,41 @@ impl ClientHandler for Forwarder {
     ) {
         let key = (self.index, params.progress_token.clone());
         if let Some(route) = self.routes.route(key, &params) {
+            // rmcp runs each notification on a task of its own, and a forward waits until
+            // the agent's side has written it: with an agent that reads slowly (or not at
+            // all), a server's flood of progress was queued without end (100,000 took
+            // the gateway to 700 MB). Progress is advisory: past a few in flight, drop it.
+            let Some(_forwarding) = Forwarding::start(&self.forwarding) else {
+                tracing::debug!(
+                    "[gateway] server={}: progress dropped, the agent is not keeping up",
+                    self.name
+                );
+                return;
+            };
             forward(&route, params).await;
         }
+    }
+}
+
+/// How many progress notifications of one session may wait to be written to the agent.
+const MAX_FORWARDING: usize = 64;
+
+/// One progress notification on its way to the agent, counted while it is.
+struct Forwarding(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Forwarding {
+    fn start(count: &Arc<std::sync::atomic::AtomicUsize>) -> Option<Self> {
+        use std::sync::atomic::Ordering::SeqCst;
+        count
+            .fetch_update(SeqCst, SeqCst, |n| (n < MAX_FORWARDING).then_some(n + 1))
+            .ok()
+            .map(|_| Self(Arc::clone(count)))
+    }
+}
+
+impl Drop for Forwarding {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -516,6 +551,7 @@ impl Server {
             // Per session: a re-listing still running on a session that died (it fails
             // soon) must not hold up the next session's.
             relists: Relists::default(),
+            forwarding: Arc::default(),
         };
         let (session, child) = match &self.spec.transport {
             Transport::Stdio {
