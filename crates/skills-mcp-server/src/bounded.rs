@@ -7,6 +7,12 @@
 //! `get_skill` calls peaked at about 250 MB. This wrapper stops reading while too many
 //! requests wait for their answers; the kernel's pipe buffer then pushes back on the client.
 //! Memory is bounded by the limit, not by the client.
+//!
+//! A request that waits on something else than this server (the gateway's call of a
+//! downstream tool, which may never answer) is *parked* ([`ReadAhead::park`]) and stops
+//! counting until its answer is ready: otherwise 64 such calls would stop the reading of
+//! everything else, `ping` and `notifications/cancelled` included. What bounds the parked
+//! requests is the gateway's own cap on calls in flight.
 
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
@@ -23,19 +29,74 @@ pub(crate) const MAX_IN_FLIGHT: usize = 64;
 
 /// The requests read and not yet answered.
 #[derive(Debug, Default)]
+struct Ids {
+    /// Those that count against the limit.
+    counted: HashSet<RequestId>,
+    /// Those waiting on something else than this server (see [`ReadAhead::park`]).
+    parked: HashSet<RequestId>,
+}
+
+#[derive(Debug, Default)]
 struct Pending {
-    ids: Mutex<HashSet<RequestId>>,
+    ids: Mutex<Ids>,
     answered: Notify,
+    /// Set once the client's stream has ended.
+    closed: std::sync::atomic::AtomicBool,
+    closing: Notify,
 }
 
 impl Pending {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<RequestId>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Ids> {
         self.ids.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// Forgets `id`: answered, or cancelled (a cancelled request may never be answered).
     fn release(&self, id: &RequestId) {
-        if self.lock().remove(id) {
+        let mut ids = self.lock();
+        let counted = ids.counted.remove(id);
+        ids.parked.remove(id);
+        drop(ids);
+        if counted {
             self.answered.notify_one();
+        }
+    }
+}
+
+/// The handler's side of a [`Bounded`] transport.
+#[derive(Debug, Clone)]
+pub(crate) struct ReadAhead(Arc<Pending>);
+
+impl ReadAhead {
+    /// Stops counting request `id` against the read-ahead while it waits on something that
+    /// may take long (a downstream server), so that its wait does not stop the reading.
+    pub(crate) fn park(&self, id: &RequestId) {
+        let mut ids = self.0.lock();
+        if ids.counted.remove(id) {
+            ids.parked.insert(id.clone());
+            drop(ids);
+            self.0.answered.notify_one();
+        }
+    }
+
+    /// Counts request `id` again, once its answer is ready: an answer the client does not
+    /// read takes memory here, and that is what the read-ahead bounds. Nothing when the
+    /// request was cancelled (or answered) meanwhile, so nothing is counted forever.
+    pub(crate) fn unpark(&self, id: &RequestId) {
+        let mut ids = self.0.lock();
+        if ids.parked.remove(id) {
+            ids.counted.insert(id.clone());
+        }
+    }
+
+    /// Resolves once the client's stream has ended (at once when it has).
+    pub(crate) async fn closed(&self) {
+        use std::sync::atomic::Ordering;
+        loop {
+            let closing = self.0.closing.notified();
+            if self.0.closed.load(Ordering::SeqCst) {
+                return;
+            }
+            closing.await;
         }
     }
 }
@@ -58,6 +119,11 @@ impl<T> Bounded<T> {
             pending: Arc::default(),
             limit: limit.max(1),
         }
+    }
+
+    /// A handle for the server's handler: parking, and the end of the client's stream.
+    pub(crate) fn read_ahead(&self) -> ReadAhead {
+        ReadAhead(Arc::clone(&self.pending))
     }
 }
 
@@ -89,15 +155,21 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Bounded<T> {
         loop {
             // Registered before the check, so an answer sent in between still wakes us.
             let answered = self.pending.answered.notified();
-            if self.pending.lock().len() < self.limit {
+            if self.pending.lock().counted.len() < self.limit {
                 break;
             }
             answered.await;
         }
-        let message = self.inner.receive().await?;
+        let Some(message) = self.inner.receive().await else {
+            self.pending
+                .closed
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+            self.pending.closing.notify_waiters();
+            return None;
+        };
         match &message {
             JsonRpcMessage::Request(request) => {
-                self.pending.lock().insert(request.id.clone());
+                self.pending.lock().counted.insert(request.id.clone());
             }
             // A cancelled request may never be answered: stop waiting for it.
             JsonRpcMessage::Notification(notification) => {
@@ -188,5 +260,31 @@ mod tests {
         t.send(answer(2)).await.unwrap();
         assert!(ready(&mut t).await);
         assert!(!ready(&mut t).await);
+    }
+
+    /// A parked request frees its slot until it is unparked; one cancelled while parked
+    /// is never counted again.
+    #[tokio::test(flavor = "current_thread")]
+    async fn parked_requests_do_not_stop_the_reading() {
+        let mut t = Bounded::with_limit(Script { next: 0, n: 10 }, 2);
+        let handle = t.read_ahead();
+        assert!(ready(&mut t).await);
+        assert!(ready(&mut t).await);
+        assert!(!ready(&mut t).await);
+        handle.park(&RequestId::Number(1));
+        handle.park(&RequestId::Number(2));
+        assert!(ready(&mut t).await);
+        assert!(ready(&mut t).await);
+        assert!(!ready(&mut t).await, "read past the limit");
+        // Answered (released) while parked: unparking it counts nothing.
+        t.send(answer(1)).await.unwrap();
+        handle.unpark(&RequestId::Number(1));
+        assert!(!ready(&mut t).await);
+        // Unparked: it counts again until its answer is written.
+        handle.unpark(&RequestId::Number(2));
+        t.send(answer(3)).await.unwrap();
+        assert!(!ready(&mut t).await);
+        t.send(answer(2)).await.unwrap();
+        assert!(ready(&mut t).await);
     }
 }

@@ -85,7 +85,13 @@ pub async fn serve_http(
         Some(file) => {
             let servers = crate::gateway::start(file).await;
             router_with(
-                move || Ok(crate::gateway::GatewayServer::new(&config, servers.clone())),
+                move || {
+                    Ok(crate::gateway::GatewayServer::new(
+                        &config,
+                        servers.clone(),
+                        None,
+                    ))
+                },
                 options,
             )
         }

@@ -361,7 +361,8 @@ where
     let ended = match &config.gateway {
         Some(file) => {
             let servers = gateway::start(file).await;
-            gateway::GatewayServer::new(&config, servers)
+            let read_ahead = transport.read_ahead();
+            gateway::GatewayServer::new(&config, servers, Some(read_ahead))
                 .serve(transport)
                 .await
                 .map_err(session)?

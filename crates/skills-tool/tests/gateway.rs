@@ -1,7 +1,9 @@
 //! `skills mcp --gateway` driven through rmcp's client, in front of real downstream MCP
 //! servers: this test binary itself, started by the gateway with `SKILLS_GATEWAY_FIXTURE`
 //! set, is a small server (`trino`: tools of every content type, a slow one that reports
-//! progress until cancelled, one that crashes the process; `fetch`: a universal tool).
+//! progress until cancelled, one that crashes the process; `fetch`: a universal tool;
+//! `stuck`: the hostile one, with a tool that never answers, one whose result is over 16 MiB,
+//! one that floods `tools/list_changed`, one after which `tools/list` pages forever).
 //! Hence its own harness (libtest-mimic): as a server it must print nothing but MCP.
 
 #![allow(
@@ -30,8 +32,11 @@ use serde_json::{Value, json};
 
 /// Set to a server name, the binary is that downstream server.
 const FIXTURE: &str = "SKILLS_GATEWAY_FIXTURE";
-/// Where the `slow` tool writes when its call is cancelled.
+/// Where the `slow` and `hang` tools write when their call is cancelled (`chatty` when it
+/// is done).
 const MARKER: &str = "SKILLS_GATEWAY_MARKER";
+/// Where the `stuck` server writes how many `tools/list` requests it has answered.
+const COUNT: &str = "SKILLS_GATEWAY_COUNT";
 
 fn main() -> ExitCode {
     if let Ok(name) = std::env::var(FIXTURE) {
@@ -62,6 +67,30 @@ fn main() -> ExitCode {
         }),
         trial("a_server_that_does_not_start_is_reported", || {
             Box::pin(a_server_that_does_not_start_is_reported())
+        }),
+        trial(
+            "hanging_calls_leave_ping_other_servers_and_cancel_served",
+            || Box::pin(hanging_calls_leave_ping_other_servers_and_cancel_served()),
+        ),
+        trial("a_call_past_its_timeout_is_a_tool_error", || {
+            Box::pin(a_call_past_its_timeout_is_a_tool_error())
+        }),
+        trial("a_list_changed_flood_is_coalesced", || {
+            Box::pin(a_list_changed_flood_is_coalesced())
+        }),
+        trial(
+            "endless_pages_are_cut",
+            || Box::pin(endless_pages_are_cut()),
+        ),
+        trial("a_result_over_16_mib_is_a_tool_error", || {
+            Box::pin(a_result_over_16_mib_is_a_tool_error())
+        }),
+        trial(
+            "a_progress_flood_to_a_client_that_does_not_read_stays_small",
+            || Box::pin(a_progress_flood_to_a_client_that_does_not_read_stays_small()),
+        ),
+        trial("stdin_closed_with_calls_in_flight_exits_soon", || {
+            Box::pin(stdin_closed_with_calls_in_flight_exits_soon())
         }),
         libtest_mimic::Trial::test("lint_holds_references_to_the_gateway", || {
             lint_holds_references_to_the_gateway();
@@ -173,6 +202,102 @@ impl Setup {
     fn log(&self) -> String {
         std::fs::read_to_string(self.path("gateway.log")).unwrap()
     }
+
+    /// Adds the `stuck` server to the gateway file (universal, so that its tools are there
+    /// at Level 1), with `settings` merged into its entry.
+    fn add_stuck(&self, settings: Value) {
+        let exe = std::env::current_exe().unwrap();
+        let mut entry = json!({
+            "command": exe,
+            "env": {FIXTURE: "stuck", MARKER: self.path("stuck-cancelled"), COUNT: self.path("stuck-lists")},
+            "universal": true
+        });
+        if let Value::Object(more) = settings {
+            entry.as_object_mut().unwrap().extend(more);
+        }
+        let file = self.path("gateway.json");
+        let mut doc: Value =
+            serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        doc["mcpServers"]["stuck"] = entry;
+        write(&file, doc.to_string());
+    }
+
+    /// Like [`Setup::start`], with the gateway's process: its stdin is closed when the
+    /// session ends.
+    async fn spawn(&self) -> (Session, Client, tokio::process::Child) {
+        let log = std::fs::File::create(self.path("gateway.log")).unwrap();
+        let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+            .arg("mcp")
+            .arg("--skills-dir")
+            .arg(self.path("skills"))
+            .arg("--gateway")
+            .arg(self.path("gateway.json"))
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::from(log))
+            .kill_on_drop(true)
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let client = Client::default();
+        let session = client.clone().serve((stdout, stdin)).await.unwrap();
+        (session, client, child)
+    }
+
+    /// How many times the `stuck` server was asked for its tools (pages included).
+    fn lists(&self) -> usize {
+        std::fs::read_to_string(self.path("stuck-lists"))
+            .map(|s| s.trim().parse().unwrap_or(0))
+            .unwrap_or(0)
+    }
+
+    /// How many of the `stuck` server's calls were cancelled.
+    fn cancelled(&self) -> usize {
+        std::fs::read_to_string(self.path("stuck-cancelled"))
+            .map(|s| s.lines().count())
+            .unwrap_or(0)
+    }
+}
+
+/// The resident memory of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap()
+}
+
+/// Sends a call of `tool` without waiting for its answer.
+async fn send_call(
+    session: &Session,
+    tool: &str,
+    args: Value,
+) -> rmcp::service::RequestHandle<RoleClient> {
+    let mut params = CallToolRequestParams::new(tool.to_string());
+    params.arguments = args.as_object().cloned();
+    session
+        .peer()
+        .send_request_with_option(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap()
+}
+
+/// `ping`, answered within 10 s.
+async fn ping(session: &Session) {
+    let pinged = tokio::time::timeout(
+        Duration::from_secs(10),
+        session
+            .peer()
+            .send_request(ClientRequest::PingRequest(Default::default())),
+    )
+    .await;
+    assert!(matches!(pinged, Ok(Ok(_))), "no answer to ping: {pinged:?}");
 }
 
 fn write(path: &Path, bytes: impl AsRef<[u8]>) {
@@ -545,6 +670,267 @@ async fn a_server_that_does_not_start_is_reported() {
     );
 }
 
+/// With more calls hanging on a server than the gateway lets be in flight, the client is
+/// still read: the calls over the cap are refused at once, `ping` and another server's
+/// tools are answered, and `notifications/cancelled` reaches the hanging call downstream.
+async fn hanging_calls_leave_ping_other_servers_and_cancel_served() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client, _child) = setup.spawn().await;
+    let mut handles = Vec::new();
+    for _ in 0..70 {
+        handles.push(send_call(&session, "hang", json!({})).await);
+    }
+    ping(&session).await;
+    let fetched = tokio::time::timeout(
+        Duration::from_secs(10),
+        call(&session, "fetch", json!({"url": "https://example.net"})),
+    )
+    .await
+    .expect("another server's tool answers")
+    .unwrap();
+    assert_eq!(text(&fetched), "fetched https://example.net");
+    // The six over the cap are answered, with a tool error that says why.
+    let mut refused = Vec::new();
+    for _ in 0..200 {
+        for (i, handle) in handles.iter_mut().enumerate() {
+            if let Ok(answer) = handle.rx.try_recv() {
+                refused.push((i, answer));
+            }
+        }
+        if refused.len() >= 6 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!(refused.len(), 6, "{refused:?}");
+    for (_, answer) in &refused {
+        let Ok(rmcp::model::ServerResult::CallToolResult(result)) = answer else {
+            panic!("{answer:?}");
+        };
+        assert_eq!(result.is_error, Some(true));
+        assert!(
+            text(result).contains("MCP server `stuck` has 64 calls in flight"),
+            "{}",
+            text(result)
+        );
+    }
+    let pending = (0..handles.len())
+        .find(|i| refused.iter().all(|(r, _)| r != i))
+        .unwrap();
+    handles
+        .swap_remove(pending)
+        .cancel(Some("the user gave up".to_string()))
+        .await
+        .unwrap();
+    eventually("the hanging call cancelled downstream", || {
+        setup.cancelled() >= 1
+    })
+    .await;
+    ping(&session).await;
+    session.cancel().await.unwrap();
+}
+
+/// A call that outlasts its server's `callTimeout` is a tool error that names the server,
+/// the tool and the limit, and is cancelled downstream.
+async fn a_call_past_its_timeout_is_a_tool_error() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({"callTimeout": 1}));
+    let (session, _client) = setup.start().await;
+    let result = tokio::time::timeout(Duration::from_secs(15), call(&session, "hang", json!({})))
+        .await
+        .expect("the call is answered")
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text(&result).contains("MCP server `stuck` did not answer the call of `hang` within 1 s"),
+        "{}",
+        text(&result)
+    );
+    eventually("the call cancelled downstream", || setup.cancelled() >= 1).await;
+    session.cancel().await.unwrap();
+    assert!(setup.log().contains("outcome=timeout"), "{}", setup.log());
+}
+
+/// Tens of thousands of `tools/list_changed` from one server cost a few re-lists, not one
+/// each: the gateway's memory stays small, and the last change is followed.
+async fn a_list_changed_flood_is_coalesced() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client, child) = setup.spawn().await;
+    let pid = child.id().unwrap();
+    let flooded = tokio::time::timeout(
+        Duration::from_secs(60),
+        call(&session, "flood", json!({"count": 20000})),
+    )
+    .await
+    .expect("the flood ends")
+    .unwrap();
+    assert_eq!(text(&flooded), "flooded");
+    for _ in 0..600 {
+        if names(&session).await.contains(&"extra".to_string()) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(names(&session).await.contains(&"extra".to_string()));
+    let lists = setup.lists();
+    assert!(lists < 1000, "{lists} re-lists for 20,000 notifications");
+    let rss = rss_kib(pid);
+    assert!(rss < 400 * 1024, "the gateway holds {rss} KiB");
+    ping(&session).await;
+    session.cancel().await.unwrap();
+}
+
+/// A server whose `tools/list` answers `nextCursor` forever is listed up to the page cap,
+/// then left: the pages asked for stop growing, and the gateway still answers.
+async fn endless_pages_are_cut() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client, child) = setup.spawn().await;
+    let pid = child.id().unwrap();
+    let before = setup.lists();
+    call(&session, "endless", json!({})).await.unwrap();
+    let mut last = 0;
+    let mut steady = 0;
+    for _ in 0..100 {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let now = setup.lists();
+        assert!(now < before + 1000, "{now} pages asked for, and counting");
+        if now == last && now > before {
+            steady += 1;
+            if steady == 5 {
+                break;
+            }
+        } else {
+            steady = 0;
+        }
+        last = now;
+    }
+    assert_eq!(steady, 5, "the listing never stopped ({last} pages)");
+    let rss = rss_kib(pid);
+    assert!(rss < 400 * 1024, "the gateway holds {rss} KiB");
+    ping(&session).await;
+    // What was listed before the cut is served.
+    assert!(names(&session).await.contains(&"page99".to_string()));
+    session.cancel().await.unwrap();
+    assert!(
+        setup
+            .log()
+            .contains("server=stuck: tools/list stopped after"),
+        "{}",
+        setup.log()
+    );
+}
+
+/// A result the gateway will not read (over 16 MiB) is a tool error, and the server's
+/// next answers are read as before.
+async fn a_result_over_16_mib_is_a_tool_error() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client) = setup.start().await;
+    let result = tokio::time::timeout(Duration::from_secs(30), call(&session, "huge", json!({})))
+        .await
+        .expect("the call is answered")
+        .unwrap();
+    assert_eq!(result.is_error, Some(true));
+    assert!(
+        text(&result)
+            .contains("MCP server `stuck` answered the call of `huge` with a message over 16 MiB"),
+        "{}",
+        text(&result)
+    );
+    let small = call(&session, "small", json!({})).await.unwrap();
+    assert_eq!(text(&small), "small");
+    session.cancel().await.unwrap();
+}
+
+/// A server that floods progress to a client that reads nothing: the progress the gateway
+/// cannot deliver is dropped, not queued, and its memory stays small.
+async fn a_progress_flood_to_a_client_that_does_not_read_stays_small() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let log = std::fs::File::create(setup.path("gateway.log")).unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("mcp")
+        .arg("--skills-dir")
+        .arg(setup.path("skills"))
+        .arg("--gateway")
+        .arg(setup.path("gateway.json"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::from(log))
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let pid = child.id().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "t", "version": "0"}}});
+    stdin
+        .write_all(format!("{init}\n").as_bytes())
+        .await
+        .unwrap();
+    let mut line = String::new();
+    tokio::time::timeout(Duration::from_secs(30), stdout.read_line(&mut line))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(line.contains("\"id\":1"), "{line}");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "chatty", "arguments": {"count": 30000}, "_meta": {"progressToken": "p"}}});
+    stdin
+        .write_all(format!("{initialized}\n{call}\n").as_bytes())
+        .await
+        .unwrap();
+    // stdout is not read from here on.
+    let marker = setup.path("stuck-cancelled");
+    for _ in 0..1200 {
+        if std::fs::read_to_string(&marker).is_ok_and(|m| m.contains("done")) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        std::fs::read_to_string(&marker).is_ok_and(|m| m.contains("done")),
+        "the server never finished its progress"
+    );
+    let rss = rss_kib(pid);
+    assert!(rss < 100 * 1024, "the gateway holds {rss} KiB");
+}
+
+/// When the client closes stdin with calls in flight (more than the read-ahead holds), the
+/// gateway gives them up within a few seconds and exits.
+async fn stdin_closed_with_calls_in_flight_exits_soon() {
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let (session, _client, mut child) = setup.spawn().await;
+    let mut handles = Vec::new();
+    for _ in 0..70 {
+        handles.push(send_call(&session, "hang", json!({})).await);
+    }
+    // Answered after the calls were read.
+    ping(&session).await;
+    session.cancel().await.unwrap();
+    let started = std::time::Instant::now();
+    let exited = tokio::time::timeout(Duration::from_secs(10), child.wait()).await;
+    assert!(
+        matches!(exited, Ok(Ok(_))),
+        "still running {:?} after stdin closed",
+        started.elapsed()
+    );
+    // The gateway gives the calls 2 s; rmcp alone would wait 5 s for their answers.
+    assert!(
+        started.elapsed() < Duration::from_millis(4500),
+        "exited {:?} after stdin closed",
+        started.elapsed()
+    );
+}
+
 /// `skills lint --gateway FILE` lists each server's tools as the gateway does and holds the
 /// references to them (`tool-reference-unknown`, with a did-you-mean); a server that cannot
 /// be listed is a warning, and is checked by name only.
@@ -669,8 +1055,12 @@ mod fixture {
 
     pub(super) struct Fixture {
         name: String,
-        /// Set by `grow`: the server then has one tool more.
+        /// Set by `grow` and `flood`: the server then has one tool more.
         grown: std::sync::atomic::AtomicBool,
+        /// Set by `endless`: `tools/list` then answers `nextCursor` forever.
+        endless: std::sync::atomic::AtomicBool,
+        /// How many `tools/list` requests were answered.
+        lists: std::sync::atomic::AtomicUsize,
     }
 
     impl Fixture {
@@ -678,7 +1068,22 @@ mod fixture {
             Self {
                 name: name.to_string(),
                 grown: std::sync::atomic::AtomicBool::new(false),
+                endless: std::sync::atomic::AtomicBool::new(false),
+                lists: std::sync::atomic::AtomicUsize::new(0),
             }
+        }
+    }
+
+    /// Appends a line to the file `MARKER` names.
+    fn mark(line: &str) {
+        use std::io::Write as _;
+        if let Ok(marker) = std::env::var(super::MARKER) {
+            let mut file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(marker)
+                .unwrap();
+            file.write_all(format!("{line}\n").as_bytes()).unwrap();
         }
     }
 
@@ -707,6 +1112,22 @@ mod fixture {
                 Tool::new("slow", "Reports progress until cancelled.", none()),
                 Tool::new("crash", "Ends the server's process.", none()),
                 Tool::new("grow", "Adds the tool `extra` and says so.", none()),
+            ],
+            "stuck" => vec![
+                Tool::new("hang", "Never answers (until cancelled).", none()),
+                Tool::new("huge", "Answers with 17 MiB of text.", none()),
+                Tool::new("small", "Answers `small`.", none()),
+                Tool::new(
+                    "flood",
+                    "Sends `count` tools/list_changed, then adds `extra` and says so once more.",
+                    none(),
+                ),
+                Tool::new("endless", "From now on, tools/list pages forever.", none()),
+                Tool::new(
+                    "chatty",
+                    "Sends `count` progress notifications, then says `done` in MARKER.",
+                    none(),
+                ),
             ],
             _ => vec![Tool::new(
                 "fetch",
@@ -758,9 +1179,27 @@ mod fixture {
 
         async fn list_tools(
             &self,
-            _request: Option<PaginatedRequestParams>,
+            request: Option<PaginatedRequestParams>,
             _context: RequestContext<RoleServer>,
         ) -> Result<ListToolsResult, ErrorData> {
+            use std::sync::atomic::Ordering;
+            let lists = self.lists.fetch_add(1, Ordering::SeqCst) + 1;
+            if let Ok(count) = std::env::var(super::COUNT) {
+                std::fs::write(count, lists.to_string()).unwrap();
+            }
+            if self.endless.load(Ordering::SeqCst) {
+                let page: u64 = request
+                    .and_then(|r| r.cursor)
+                    .and_then(|c| c.parse().ok())
+                    .unwrap_or(0);
+                let mut result = ListToolsResult::with_all_items(vec![Tool::new(
+                    format!("page{page}"),
+                    "One more page.",
+                    schema(json!({"type": "object"})),
+                )]);
+                result.next_cursor = Some((page + 1).to_string());
+                return Ok(result);
+            }
             let mut all = tools(&self.name);
             if self.grown.load(std::sync::atomic::Ordering::SeqCst) {
                 all.push(Tool::new(
@@ -853,6 +1292,54 @@ mod fixture {
                     CallToolResult::success(vec![ContentBlock::text("grown")])
                 }
                 "extra" => CallToolResult::success(vec![ContentBlock::text("extra here")]),
+                "hang" => {
+                    context.ct.cancelled().await;
+                    mark("cancelled");
+                    CallToolResult::error(vec![ContentBlock::text("cancelled")])
+                }
+                "huge" => CallToolResult::success(vec![ContentBlock::text("x".repeat(17 << 20))]),
+                "small" => CallToolResult::success(vec![ContentBlock::text("small")]),
+                "flood" => {
+                    let count = request
+                        .arguments
+                        .as_ref()
+                        .and_then(|a| a.get("count"))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    for _ in 0..count {
+                        let _ = context.peer.notify_tool_list_changed().await;
+                    }
+                    self.grown.store(true, std::sync::atomic::Ordering::SeqCst);
+                    let _ = context.peer.notify_tool_list_changed().await;
+                    CallToolResult::success(vec![ContentBlock::text("flooded")])
+                }
+                "chatty" => {
+                    let count = request
+                        .arguments
+                        .as_ref()
+                        .and_then(|a| a.get("count"))
+                        .and_then(Value::as_u64)
+                        .unwrap_or(0);
+                    if let Some(token) = context.meta.get_progress_token() {
+                        for step in 0..count {
+                            let _ = context
+                                .peer
+                                .notify_progress(ProgressNotificationParam::new(
+                                    token.clone(),
+                                    step as f64,
+                                ))
+                                .await;
+                        }
+                    }
+                    mark("done");
+                    CallToolResult::success(vec![ContentBlock::text("chatty")])
+                }
+                "endless" => {
+                    self.endless
+                        .store(true, std::sync::atomic::Ordering::SeqCst);
+                    let _ = context.peer.notify_tool_list_changed().await;
+                    CallToolResult::success(vec![ContentBlock::text("endless")])
+                }
                 other => {
                     return Err(ErrorData::invalid_params(format!("no tool {other}"), None));
                 }

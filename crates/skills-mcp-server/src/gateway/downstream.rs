@@ -15,9 +15,20 @@ use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningServic
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServiceError, ServiceExt as _};
 
 use super::file::{Downstream as Spec, Transport};
+use super::wire;
 
 /// How long a downstream server has to start and list its tools.
 const START_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// How many calls (and resource reads) may wait on one server at once. Each holds little
+/// while it waits, but its answer may be up to 16 MiB; and a server that never answers
+/// must not hold the gateway's other servers up, hence a cap per server. Calls over it are
+/// refused at once with a tool error.
+pub(crate) const MAX_CALLS: usize = 64;
+
+/// How long a cancellation may take to be handed to a server: one that does not read its
+/// input must not hold the call that is being given up.
+const CANCEL_SEND: Duration = Duration::from_secs(5);
 
 /// A downstream request's progress token, with its server's index (each server's session
 /// numbers its tokens from the same start).
@@ -106,9 +117,72 @@ struct Forwarder {
     tools: Arc<Mutex<Vec<Tool>>>,
     resources: Arc<Mutex<Vec<Resource>>>,
     sessions: Sessions,
+    relists: Relists,
+    /// Progress notifications being written to the agent ([`MAX_FORWARDING`]).
+    forwarding: Arc<std::sync::atomic::AtomicUsize>,
 }
 
 impl Forwarder {
+    /// Lists the server's tools (or resources) again while changes keep coming, one
+    /// listing at a time, and tells the agents' sessions after each.
+    async fn relist(&self, peer: Peer<RoleClient>, tools: bool) {
+        let relist = if tools {
+            &self.relists.tools
+        } else {
+            &self.relists.resources
+        };
+        loop {
+            while relist.take() {
+                // A pause gathers a burst of changes into one listing.
+                tokio::time::sleep(RELIST_PAUSE).await;
+                relist.take();
+                let listed = tokio::time::timeout(LIST_TIMEOUT, async {
+                    if tools {
+                        list_tools(&peer).await.map(|l| {
+                            let count = l.items.len();
+                            *self.tools.lock().unwrap_or_else(|e| e.into_inner()) = l.items;
+                            (count, l.cut)
+                        })
+                    } else {
+                        list_resources(&peer).await.map(|l| {
+                            let count = l.items.len();
+                            *self.resources.lock().unwrap_or_else(|e| e.into_inner()) = l.items;
+                            (count, l.cut)
+                        })
+                    }
+                })
+                .await;
+                let what = if tools { "tools" } else { "resources" };
+                match listed {
+                    Ok(Ok((count, cut))) => {
+                        if let Some(why) = cut {
+                            tracing::warn!(
+                                "[gateway] server={}: {what}/list stopped after {why}; {count} {what} kept",
+                                self.name
+                            );
+                        }
+                        tracing::info!(
+                            "[gateway] server={} {what} changed: {count} {what}",
+                            self.name
+                        );
+                        self.tell_sessions(tools).await;
+                    }
+                    Ok(Err(e)) => {
+                        tracing::warn!("[gateway] server={}: {what}/list failed: {e}", self.name);
+                    }
+                    Err(_) => tracing::warn!(
+                        "[gateway] server={}: {what}/list took over {} s; the last list is kept",
+                        self.name,
+                        LIST_TIMEOUT.as_secs()
+                    ),
+                }
+            }
+            if relist.finish() {
+                break;
+            }
+        }
+    }
+
     /// Tells every agent session that its lists may have changed; forgets closed ones.
     async fn tell_sessions(&self, tools: bool) {
         let peers: Vec<Peer<RoleServer>> = self
@@ -141,38 +215,21 @@ impl Forwarder {
 
 impl ClientHandler for Forwarder {
     async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
+        // Coalesced: a server may announce changes far faster than it can be listed (a
+        // flood of them once grew the gateway to gigabytes, a listing per notification).
         // Listed on a task of its own: the session that delivers this notification is the
-        // one that must deliver the answer.
-        let this = self.clone();
-        tokio::spawn(async move {
-            match context.peer.list_all_tools().await {
-                Ok(tools) => {
-                    tracing::info!(
-                        "[gateway] server={} tools changed: {} tools",
-                        this.name,
-                        tools.len()
-                    );
-                    *this.tools.lock().unwrap_or_else(|e| e.into_inner()) = tools;
-                    this.tell_sessions(true).await;
-                }
-                Err(e) => tracing::warn!("[gateway] server={}: tools/list failed: {e}", this.name),
-            }
-        });
+        // one that must deliver the answers.
+        if self.relists.tools.changed() {
+            let this = self.clone();
+            tokio::spawn(async move { this.relist(context.peer, true).await });
+        }
     }
 
     async fn on_resource_list_changed(&self, context: NotificationContext<RoleClient>) {
-        let this = self.clone();
-        tokio::spawn(async move {
-            match context.peer.list_all_resources().await {
-                Ok(resources) => {
-                    *this.resources.lock().unwrap_or_else(|e| e.into_inner()) = resources;
-                    this.tell_sessions(false).await;
-                }
-                Err(e) => {
-                    tracing::warn!("[gateway] server={}: resources/list failed: {e}", this.name);
-                }
-            }
-        });
+        if self.relists.resources.changed() {
+            let this = self.clone();
+            tokio::spawn(async move { this.relist(context.peer, false).await });
+        }
     }
 
     async fn on_progress(
@@ -182,8 +239,153 @@ impl ClientHandler for Forwarder {
     ) {
         let key = (self.index, params.progress_token.clone());
         if let Some(route) = self.routes.route(key, &params) {
+            // rmcp runs each notification on a task of its own, and a forward waits until
+            // the agent's side has written it: with an agent that reads slowly (or not at
+            // all), a server's flood of progress was queued without end (100,000 took
+            // the gateway to 700 MB). Progress is advisory: past a few in flight, drop it.
+            let Some(_forwarding) = Forwarding::start(&self.forwarding) else {
+                tracing::debug!(
+                    "[gateway] server={}: progress dropped, the agent is not keeping up",
+                    self.name
+                );
+                return;
+            };
             forward(&route, params).await;
         }
+    }
+}
+
+/// How many progress notifications of one session may wait to be written to the agent.
+const MAX_FORWARDING: usize = 64;
+
+/// One progress notification on its way to the agent, counted while it is.
+struct Forwarding(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Forwarding {
+    fn start(count: &Arc<std::sync::atomic::AtomicUsize>) -> Option<Self> {
+        use std::sync::atomic::Ordering::SeqCst;
+        count
+            .fetch_update(SeqCst, SeqCst, |n| (n < MAX_FORWARDING).then_some(n + 1))
+            .ok()
+            .map(|_| Self(Arc::clone(count)))
+    }
+}
+
+impl Drop for Forwarding {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// How long one listing of a server's tools or resources may take, after a change.
+const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+/// The most pages one listing reads: a server that answers `nextCursor` forever is cut.
+const MAX_PAGES: usize = 100;
+/// The most one listing keeps, as JSON: tool definitions are a few kilobytes each.
+const MAX_LIST_BYTES: usize = 16 * 1024 * 1024;
+/// How long a re-listing waits for more changes first.
+const RELIST_PAUSE: Duration = Duration::from_millis(50);
+
+/// What a listing read, and why it stopped early if it did.
+struct Listed<T> {
+    items: Vec<T>,
+    cut: Option<String>,
+}
+
+/// Reads pages (`page(cursor)` gives one page and the next cursor) up to [`MAX_PAGES`] and
+/// [`MAX_LIST_BYTES`].
+async fn list_pages<T, F, Fut>(mut page: F) -> Result<Listed<T>, ServiceError>
+where
+    T: serde::Serialize,
+    F: FnMut(Option<String>) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), ServiceError>>,
+{
+    let mut items = Vec::new();
+    let mut bytes = 0usize;
+    let mut cursor = None;
+    for _ in 0..MAX_PAGES {
+        let (got, next) = page(cursor.take()).await?;
+        for item in got {
+            bytes = bytes.saturating_add(serde_json::to_vec(&item).map_or(0, |v| v.len()));
+            if bytes > MAX_LIST_BYTES {
+                let cut = format!("{} MiB of definitions", MAX_LIST_BYTES >> 20);
+                return Ok(Listed {
+                    items,
+                    cut: Some(cut),
+                });
+            }
+            items.push(item);
+        }
+        match next {
+            Some(next) => cursor = Some(next),
+            None => return Ok(Listed { items, cut: None }),
+        }
+    }
+    Ok(Listed {
+        items,
+        cut: Some(format!("{MAX_PAGES} pages")),
+    })
+}
+
+async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listed<Tool>, ServiceError> {
+    list_pages(|cursor| async move {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+        let page = peer.list_tools(Some(params)).await?;
+        Ok((page.tools, page.next_cursor))
+    })
+    .await
+}
+
+async fn list_resources(peer: &Peer<RoleClient>) -> Result<Listed<Resource>, ServiceError> {
+    list_pages(|cursor| async move {
+        let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+        let page = peer.list_resources(Some(params)).await?;
+        Ok((page.resources, page.next_cursor))
+    })
+    .await
+}
+
+/// A session's pending re-listings, of its server's tools and of its resources.
+#[derive(Clone, Default)]
+struct Relists {
+    tools: Arc<Relist>,
+    resources: Arc<Relist>,
+}
+
+/// At most one re-listing runs at a time; a change announced while it runs makes it list
+/// once more when it is done, however many changes there were.
+#[derive(Default)]
+struct Relist {
+    running: std::sync::atomic::AtomicBool,
+    changed: std::sync::atomic::AtomicBool,
+}
+
+impl Relist {
+    /// Notes a change; `true` when none runs and the caller is to start one.
+    fn changed(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.changed.store(true, SeqCst);
+        self.running
+            .compare_exchange(false, true, SeqCst, SeqCst)
+            .is_ok()
+    }
+
+    /// Takes the noted change: `true` when there is one to list.
+    fn take(&self) -> bool {
+        self.changed
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Ends the re-listing: `false` when a change came after the last [`Relist::take`]
+    /// and its notifier started nothing (this one ran), so the caller lists again.
+    fn finish(&self) -> bool {
+        use std::sync::atomic::Ordering::SeqCst;
+        self.running.store(false, SeqCst);
+        !(self.changed.load(SeqCst)
+            && self
+                .running
+                .compare_exchange(false, true, SeqCst, SeqCst)
+                .is_ok())
     }
 }
 
@@ -204,6 +406,8 @@ pub(crate) struct Server {
     tools: Arc<Mutex<Vec<Tool>>>,
     resources: Arc<Mutex<Vec<Resource>>>,
     sessions: Sessions,
+    /// The calls waiting on it ([`MAX_CALLS`]).
+    calls: Arc<tokio::sync::Semaphore>,
 }
 
 /// Every downstream server of the gateway file.
@@ -232,6 +436,7 @@ impl Servers {
                     tools: Arc::default(),
                     resources: Arc::default(),
                     sessions: Arc::clone(&sessions),
+                    calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
                 })
             })
             .collect();
@@ -278,6 +483,7 @@ pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
         tools: Arc::default(),
         resources: Arc::default(),
         sessions: Sessions::default(),
+        calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
     };
     let (live, tools, _) = server.connect().await?;
     let _ = live.session.cancel().await;
@@ -342,6 +548,10 @@ impl Server {
             tools: Arc::clone(&self.tools),
             resources: Arc::clone(&self.resources),
             sessions: Arc::clone(&self.sessions),
+            // Per session: a re-listing still running on a session that died (it fails
+            // soon) must not hold up the next session's.
+            relists: Relists::default(),
+            forwarding: Arc::default(),
         };
         let (session, child) = match &self.spec.transport {
             Transport::Stdio {
@@ -368,7 +578,7 @@ impl Server {
                     return Err("no pipes to the server".to_string());
                 };
                 let session = handler
-                    .serve((stdout, stdin))
+                    .serve(wire::ChildLines::new(&self.spec.name, stdout, stdin))
                     .await
                     .map_err(|e| format!("the MCP session failed: {e}"))?;
                 (session, Some(child))
@@ -395,21 +605,35 @@ impl Server {
                 (session, None)
             }
         };
-        let tools = session
-            .list_all_tools()
+        let tools = list_tools(session.peer())
             .await
             .map_err(|e| format!("tools/list failed: {e}"))?;
+        if let Some(why) = tools.cut {
+            tracing::warn!(
+                "[gateway] server={}: tools/list stopped after {why}; {} tools kept",
+                self.spec.name,
+                tools.items.len()
+            );
+        }
         let has_resources = session
             .peer_info()
             .is_some_and(|info| info.capabilities.resources.is_some());
         let resources = if has_resources {
-            session
-                .list_all_resources()
+            let listed = list_resources(session.peer())
                 .await
-                .map_err(|e| format!("resources/list failed: {e}"))?
+                .map_err(|e| format!("resources/list failed: {e}"))?;
+            if let Some(why) = listed.cut {
+                tracing::warn!(
+                    "[gateway] server={}: resources/list stopped after {why}; {} resources kept",
+                    self.spec.name,
+                    listed.items.len()
+                );
+            }
+            listed.items
         } else {
             Vec::new()
         };
+        let tools = tools.items;
         Ok((
             Live {
                 session,
@@ -422,22 +646,55 @@ impl Server {
 
     /// Calls tool `name` with `arguments`: its result as the server gave it; a server that
     /// is down, or dies under the call (it is restarted once), is a tool error that says
-    /// so. Progress the agent asked for (`upstream`) is forwarded; `cancel` cancels the
-    /// call downstream.
+    /// so. Progress the agent asked for (`upstream`) is forwarded; `cancel` (the agent
+    /// cancelled, or is gone) cancels the call downstream, and so does the server's
+    /// `callTimeout`. Also what to log as the outcome when the result does not say it.
     pub(crate) async fn call(
         &self,
         name: &str,
         arguments: Option<rmcp::model::JsonObject>,
         upstream: Option<(Peer<RoleServer>, ProgressToken)>,
         cancel: impl std::future::Future<Output = ()>,
-    ) -> Result<CallToolResult, ErrorData> {
-        let (peer, generation) = match self.current().await {
+    ) -> (Result<CallToolResult, ErrorData>, Option<&'static str>) {
+        let Ok(_slot) = Arc::clone(&self.calls).try_acquire_owned() else {
+            return (Ok(self.busy(name)), Some("busy"));
+        };
+        let limit = self.spec.call_timeout;
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut cancel = std::pin::pin!(cancel);
+        let timed_out = || {
+            tracing::warn!(
+                "[gateway] server={} tool={name}: no answer within {}; cancelled",
+                self.spec.name,
+                seconds(limit)
+            );
+            let text = format!(
+                "MCP server `{}` did not answer the call of `{name}` within {} (its `callTimeout` in the gateway file); the call was cancelled.",
+                self.spec.name,
+                seconds(limit)
+            );
+            (Ok(tool_error(text)), Some("timeout"))
+        };
+        let cancelled = || {
+            (
+                Ok(tool_error(format!("The call of `{name}` was cancelled."))),
+                Some("cancelled"),
+            )
+        };
+        // A restart holds the session for up to START_TIMEOUT: that too is waiting.
+        let current = tokio::select! {
+            current = self.current() => current,
+            () = &mut cancel => return cancelled(),
+            () = tokio::time::sleep_until(deadline) => return timed_out(),
+        };
+        let (peer, generation) = match current {
             Ok(current) => current,
             Err(why) => {
-                return Ok(tool_error(format!(
+                let text = format!(
                     "MCP server `{}` is not running ({why}); tool `{name}` cannot be called.",
                     self.spec.name
-                )));
+                );
+                return (Ok(tool_error(text)), None);
             }
         };
         let mut params = CallToolRequestParams::new(name.to_string());
@@ -448,7 +705,7 @@ impl Server {
             .await;
         let handle = match sent {
             Ok(handle) => handle,
-            Err(e) => return Ok(tool_error(self.died(name, generation, &e).await)),
+            Err(e) => return (Ok(tool_error(self.died(name, generation, &e).await)), None),
         };
         let key = (self.index, handle.progress_token.clone());
         if let Some(route) = upstream {
@@ -458,28 +715,58 @@ impl Server {
         }
         let id = handle.id.clone();
         let outcome = tokio::select! {
-            response = handle.await_response() => Some(response),
-            () = cancel => None,
+            response = handle.await_response() => Ok(response),
+            () = &mut cancel => Err("cancelled by the client"),
+            () = tokio::time::sleep_until(deadline) => Err("timed out"),
         };
         self.routes.remove(&key);
-        match outcome {
-            None => {
-                // The agent cancelled: so is the downstream call.
+        let response = match outcome {
+            Ok(response) => response,
+            Err(reason) => {
+                // Given up here: so is the downstream call (which also lets rmcp forget it).
                 let notice = rmcp::model::CancelledNotificationParam::new(
                     Some(id),
-                    Some("cancelled by the client".to_string()),
+                    Some(reason.to_string()),
                 );
-                let _ = peer.notify_cancelled(notice).await;
-                Ok(tool_error(format!("The call of `{name}` was cancelled.")))
+                tokio::spawn(async move {
+                    let _ = tokio::time::timeout(CANCEL_SEND, peer.notify_cancelled(notice)).await;
+                });
+                return if reason == "timed out" {
+                    timed_out()
+                } else {
+                    cancelled()
+                };
             }
-            Some(Ok(ServerResult::CallToolResult(result))) => Ok(result),
-            Some(Ok(_)) => Ok(tool_error(format!(
+        };
+        let result = match response {
+            Ok(ServerResult::CallToolResult(result)) => Ok(result),
+            Ok(_) => Ok(tool_error(format!(
                 "MCP server `{}` answered the call of `{name}` with something else than a tool result.",
                 self.spec.name
             ))),
-            Some(Err(ServiceError::McpError(e))) => Err(e),
-            Some(Err(e)) => Ok(tool_error(self.died(name, generation, &e).await)),
-        }
+            Err(ServiceError::McpError(e)) => match wire::oversized(&e) {
+                Some(bytes) => Ok(tool_error(format!(
+                    "MCP server `{}` answered the call of `{name}` with a message over {} MiB ({bytes} bytes read), which the gateway does not read; ask for less (a narrower query, a page).",
+                    self.spec.name,
+                    wire::MAX_MESSAGE >> 20
+                ))),
+                None => Err(e),
+            },
+            Err(e) => Ok(tool_error(self.died(name, generation, &e).await)),
+        };
+        (result, None)
+    }
+
+    /// The refusal of a call over [`MAX_CALLS`].
+    fn busy(&self, name: &str) -> CallToolResult {
+        tracing::warn!(
+            "[gateway] server={} tool={name}: refused, {MAX_CALLS} calls in flight",
+            self.spec.name
+        );
+        tool_error(format!(
+            "MCP server `{}` has {MAX_CALLS} calls in flight, the most the gateway lets wait on one server; call `{name}` again once one has been answered.",
+            self.spec.name
+        ))
     }
 
     /// The live session's peer and the generation it belongs to, or why there is none.
@@ -496,18 +783,55 @@ impl Server {
     }
 
     /// Reads resource `uri` from the server: its contents as the server gave them; a server
-    /// that is down or dies under the read (restarted once) is an error that says so.
-    pub(crate) async fn read(&self, uri: &str) -> Result<ReadResourceResult, ErrorData> {
-        let (peer, generation) = self.current().await.map_err(|why| {
+    /// that is down or dies under the read (restarted once), or does not answer within its
+    /// `callTimeout`, is an error that says so.
+    pub(crate) async fn read(
+        &self,
+        uri: &str,
+        cancel: impl std::future::Future<Output = ()>,
+    ) -> Result<ReadResourceResult, ErrorData> {
+        let Ok(_slot) = Arc::clone(&self.calls).try_acquire_owned() else {
+            return Err(ErrorData::internal_error(
+                format!(
+                    "MCP server `{}` has {MAX_CALLS} requests in flight, the most the gateway allows; read the resource again once one has been answered",
+                    self.spec.name
+                ),
+                None,
+            ));
+        };
+        let limit = self.spec.call_timeout;
+        let timed_out = || {
+            ErrorData::internal_error(
+                format!(
+                    "MCP server `{}` did not answer the read of a resource within {} (its `callTimeout` in the gateway file)",
+                    self.spec.name,
+                    seconds(limit)
+                ),
+                None,
+            )
+        };
+        let cancelled = || ErrorData::internal_error("the read was cancelled", None);
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut cancel = std::pin::pin!(cancel);
+        let current = tokio::select! {
+            current = self.current() => current,
+            () = &mut cancel => return Err(cancelled()),
+            () = tokio::time::sleep_until(deadline) => return Err(timed_out()),
+        };
+        let (peer, generation) = current.map_err(|why| {
             ErrorData::internal_error(
                 format!("MCP server `{}` is not running ({why})", self.spec.name),
                 None,
             )
         })?;
-        match peer
-            .read_resource(ReadResourceRequestParams::new(uri.to_string()))
-            .await
-        {
+        // rmcp cancels the request downstream when its future is dropped. A restart (in
+        // `died`) is never dropped half-way: it would leave the server marked restarting.
+        let response = tokio::select! {
+            response = peer.read_resource(ReadResourceRequestParams::new(uri.to_string())) => response,
+            () = &mut cancel => return Err(cancelled()),
+            () = tokio::time::sleep_until(deadline) => return Err(timed_out()),
+        };
+        match response {
             Ok(result) => Ok(result),
             Err(ServiceError::McpError(e)) => Err(e),
             Err(e) => Err(ErrorData::internal_error(
@@ -542,6 +866,11 @@ impl Server {
     }
 }
 
+/// `limit` as the gateway file gives it: `120 s`, `0.5 s`.
+fn seconds(limit: Duration) -> String {
+    format!("{} s", limit.as_secs_f64())
+}
+
 /// A tool result with `isError: true` and this text.
 pub(crate) fn tool_error(text: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text)])
@@ -556,6 +885,30 @@ mod tests {
             ProgressToken(rmcp::model::NumberOrString::Number(token)),
             step,
         )
+    }
+
+    /// One re-listing at a time: changes while it runs make it run once more, and a change
+    /// that comes as it ends is not lost.
+    #[test]
+    fn relists_are_coalesced() {
+        let relist = Relist::default();
+        assert!(relist.changed(), "the first change starts a re-listing");
+        assert!(!relist.changed(), "one runs already");
+        assert!(relist.take());
+        assert!(!relist.take());
+        // Changes during the listing: one more listing, however many there were.
+        assert!(!relist.changed());
+        assert!(!relist.changed());
+        assert!(relist.take());
+        assert!(!relist.take());
+        assert!(relist.finish(), "nothing changed since: done");
+        assert!(relist.changed(), "a later change starts another");
+        // A change that came after the last take, before the end: the runner goes on.
+        assert!(relist.take());
+        assert!(!relist.changed());
+        assert!(!relist.finish());
+        assert!(relist.take());
+        assert!(relist.finish());
     }
 
     /// Progress that comes before its route is recorded is delivered with it, in order; a

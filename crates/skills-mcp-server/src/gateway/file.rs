@@ -1,9 +1,10 @@
 //! The gateway file: the downstream MCP servers, in the format agents already use
 //! (`{"mcpServers": {NAME: {command, args, env} | {url, headers}}}`, as `.mcp.json`), plus
-//! one key of ours, `universal`.
+//! two keys of ours, `universal` and `callTimeout`.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -30,7 +31,16 @@ pub struct Downstream {
     pub transport: Transport,
     /// Which of its tools every scope has (Level 1 included).
     pub universal: Universal,
+    /// How long a call of one of its tools (or a read of one of its resources) may wait
+    /// for the answer (`callTimeout`, in seconds; [`DEFAULT_CALL_TIMEOUT`] when unset).
+    pub call_timeout: Duration,
 }
+
+/// How long a call waits for its server's answer when the gateway file does not say.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The longest `callTimeout`: a day.
+const MAX_CALL_TIMEOUT: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How a downstream server is reached.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -281,10 +291,28 @@ impl GatewayFile {
                     ));
                 }
             };
+            let call_timeout = match spec.get("callTimeout") {
+                None | Some(Value::Null) => DEFAULT_CALL_TIMEOUT,
+                Some(value) => value
+                    .as_f64()
+                    .and_then(|secs| Duration::try_from_secs_f64(secs).ok())
+                    .filter(|limit| !limit.is_zero() && *limit <= MAX_CALL_TIMEOUT)
+                    .ok_or_else(|| {
+                        at(
+                            &key,
+                            format!(
+                                "`callTimeout` of server `{name}` must be a number of seconds above 0, at most {}",
+                                MAX_CALL_TIMEOUT.as_secs()
+                            ),
+                            "write \"callTimeout\": 300 for five minutes (the default is 120)",
+                        )
+                    })?,
+            };
             out.push(Downstream {
                 name: name.clone(),
                 transport,
                 universal,
+                call_timeout,
             });
         }
         Ok(Self {
@@ -341,6 +369,9 @@ mod tests {
         assert!(
             matches!(&file.servers[0].transport, Transport::Stdio { env, .. } if env["TRINO_HOST"] == "db")
         );
+        assert_eq!(file.servers[0].call_timeout, DEFAULT_CALL_TIMEOUT);
+        let file = parse(r#"{"mcpServers": {"a": {"command": "x", "callTimeout": 0.5}}}"#).unwrap();
+        assert_eq!(file.servers[0].call_timeout, Duration::from_millis(500));
     }
 
     #[test]
@@ -356,6 +387,13 @@ mod tests {
         let e = parse("{\"mcpServers\": {\n,}}").unwrap_err();
         assert_eq!(e.line, 2);
         assert!(e.to_string().starts_with("gateway.json:2:"), "{e}");
+        for bad in ["0", "-1", "\"60\"", "1e9", "true"] {
+            let e = parse(&format!(
+                "{{\"mcpServers\": {{\"a\": {{\"command\": \"x\", \"callTimeout\": {bad}}}}}}}"
+            ))
+            .unwrap_err();
+            assert!(e.message.contains("callTimeout"), "{bad}: {e}");
+        }
         let e = parse("{\"servers\": {}}").unwrap_err();
         assert!(e.message.contains("mcpServers"), "{e}");
     }

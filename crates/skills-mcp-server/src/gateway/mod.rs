@@ -9,6 +9,7 @@
 
 mod downstream;
 mod file;
+mod wire;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -23,8 +24,11 @@ use rmcp::{ErrorData, RoleServer, ServerHandler};
 use serde_json::json;
 use skills_discovery::{Index, Skill};
 
-pub use file::{Downstream, GatewayFile, GatewayFileError, Transport, Universal};
+pub use file::{
+    DEFAULT_CALL_TIMEOUT, Downstream, GatewayFile, GatewayFileError, Transport, Universal,
+};
 
+use crate::bounded::ReadAhead;
 use crate::server::Res;
 use crate::state::Shared;
 use crate::tools::{self, Refused};
@@ -60,7 +64,15 @@ pub(crate) struct GatewayServer {
     /// The id of the session's active skill.
     active: Arc<Mutex<Option<String>>>,
     max_tier: Option<u32>,
+    /// Over stdio, the read-ahead of the client's messages: a proxied call is parked
+    /// while it waits on its server, and given up soon after the client's stream ends.
+    read_ahead: Option<ReadAhead>,
 }
+
+/// After the client's stream ends, how long the calls in flight have to be answered
+/// before they are cancelled (downstream too) and the gateway exits. rmcp waits at most
+/// 5 s for the answers; a client that closed its side rarely reads them.
+const DRAIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// The tools of each server of `file`, by name, as the gateway would list them: each is
 /// started (or connected to) as the gateway does, within `timeout`, asked for its tools and
@@ -97,14 +109,54 @@ pub(crate) async fn start(file: &GatewayFile) -> Arc<Servers> {
 }
 
 impl GatewayServer {
-    pub(crate) fn new(config: &crate::Config, servers: Arc<Servers>) -> Self {
+    pub(crate) fn new(
+        config: &crate::Config,
+        servers: Arc<Servers>,
+        read_ahead: Option<ReadAhead>,
+    ) -> Self {
         Self {
             state: Shared::scan(&config.roots, config.max_tier),
             globals: Arc::new(config.globals.clone()),
             servers,
             active: Arc::new(Mutex::new(None)),
             max_tier: config.max_tier,
+            read_ahead,
         }
+    }
+
+    /// Resolves when the answer to a proxied request is no longer wanted: the client
+    /// cancelled it, or its stream ended [`DRAIN`] ago.
+    async fn given_up(&self, cancelled: impl std::future::Future<Output = ()>) {
+        let gone = async {
+            match &self.read_ahead {
+                Some(read_ahead) => {
+                    read_ahead.closed().await;
+                    tokio::time::sleep(DRAIN).await;
+                }
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = cancelled => {}
+            () = gone => {}
+        }
+    }
+
+    /// Runs `proxied`, a request that waits on a downstream server, parked: its wait
+    /// does not stop the reading of the client (see [`crate::bounded`]).
+    async fn parked<T>(
+        &self,
+        id: &rmcp::model::RequestId,
+        proxied: impl std::future::Future<Output = T>,
+    ) -> T {
+        if let Some(read_ahead) = &self.read_ahead {
+            read_ahead.park(id);
+        }
+        let out = proxied.await;
+        if let Some(read_ahead) = &self.read_ahead {
+            read_ahead.unpark(id);
+        }
+        out
     }
 
     fn active(&self) -> Option<String> {
@@ -450,7 +502,12 @@ impl ServerHandler for GatewayServer {
             });
         };
         let started = Instant::now();
-        let result = server.read(&uri).await;
+        let result = self
+            .parked(
+                &context.id,
+                server.read(&uri, self.given_up(context.ct.cancelled())),
+            )
+            .await;
         tracing::info!(
             "[gateway] skill={} resource={} server={} duration={:.1}ms outcome={}",
             self.active().as_deref().unwrap_or("-"),
@@ -543,13 +600,22 @@ impl ServerHandler for GatewayServer {
                     .meta
                     .get_progress_token()
                     .map(|token| (context.peer.clone(), token));
-                let result = server
-                    .call(&tool, request.arguments, upstream, context.ct.cancelled())
+                let (result, outcome) = self
+                    .parked(
+                        &context.id,
+                        server.call(
+                            &tool,
+                            request.arguments,
+                            upstream,
+                            self.given_up(context.ct.cancelled()),
+                        ),
+                    )
                     .await;
-                let outcome = match &result {
-                    Ok(r) if r.is_error == Some(true) => "tool-error",
-                    Ok(_) => "ok",
-                    Err(_) => "error",
+                let outcome = match (&result, outcome) {
+                    (_, Some(outcome)) => outcome,
+                    (Ok(r), None) if r.is_error == Some(true) => "tool-error",
+                    (Ok(_), None) => "ok",
+                    (Err(_), None) => "error",
                 };
                 tracing::info!(
                     "[gateway] skill={} tool={tool} server={} duration={:.1}ms outcome={outcome}",
