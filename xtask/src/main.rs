@@ -44,6 +44,8 @@ tasks:
   public-api [--bless]             compare each library's public API with docs/public-api/
                                    (or rewrite the listings)
   package-check [--offline]        `cargo package` every published crate, verified together
+  tidy [--bless]                   the docs' code map, crate graph, crate and dependency
+                                   tables, and command imports (or write the crate graph)
 ";
 
 fn main() -> ExitCode {
@@ -75,6 +77,7 @@ fn run(args: &[String]) -> Result<()> {
         "seed-templates" => seed_templates::run(rest),
         "public-api" => public_api::run(rest),
         "package-check" => package_check::run(rest),
+        "tidy" => tidy::run(rest),
         "help" | "-h" | "--help" => {
             print!("{USAGE}");
             Ok(())

@@ -1,10 +1,17 @@
-//! Keeping the docs honest: every file the code map of `docs/ARCHITECTURE.md` names exists.
+//! Keeping the docs honest, and the shape of the code what the docs say it is.
 //!
-//! The code map is what a newcomer reads first; a renamed or deleted file it still names sends
-//! them looking for something that is gone. Each `### \`crates/NAME\`` (or `### \`xtask\``)
-//! section names files in backticks (`walk.rs`, `render/snippet.rs`, `tests/it/fit.rs`);
-//! each must resolve inside that crate: as written from the crate's directory or its `src/`,
-//! or, for a bare file name, as a file of that name anywhere in the crate.
+//! - Every file the code map of `docs/ARCHITECTURE.md` names exists. The code map is what a
+//!   newcomer reads first; a renamed or deleted file it still names sends them looking for
+//!   something that is gone. Each `### \`crates/NAME\`` (or `### \`xtask\``) section names
+//!   files in backticks (`walk.rs`, `render/snippet.rs`, `tests/it/fit.rs`); each must
+//!   resolve inside that crate: as written from the crate's directory or its `src/`, or, for a
+//!   bare file name, as a file of that name anywhere in the crate.
+//! - The crate graph in `docs/ARCHITECTURE.md` is the one `cargo metadata` reports
+//!   (`cargo xtask tidy --bless` writes it).
+//! - The README's crate table names every published crate, and only those.
+//! - The dependency table names every `[workspace.dependencies]` entry, and each crate it
+//!   says uses one does.
+//! - No command of `skills-tool` imports another (what they share lives outside `commands/`).
 
 use std::path::{Path, PathBuf};
 
@@ -13,12 +20,48 @@ use anyhow::{Context, Result, bail};
 /// The file extensions a code-map token with a directory must have to be taken for a path.
 const EXTENSIONS: [&str; 6] = [".rs", ".toml", ".md", ".yaml", ".yml", ".json"];
 
-/// Checks the code map of `root/docs/ARCHITECTURE.md`.
+/// `cargo xtask tidy [--bless]`: the checks, or (`--bless`) the crate graph written first.
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    let root = crate::workspace_root();
+    match args {
+        [] => check(&root),
+        [flag] if flag == "--bless" => {
+            let path = root.join("docs/ARCHITECTURE.md");
+            let text = std::fs::read_to_string(&path)?;
+            let graph = crate_graph(&metadata()?);
+            std::fs::write(&path, with_graph(&text, &graph)?)?;
+            check(&root)
+        }
+        [other, ..] => bail!("unknown argument `{other}` (expected --bless)"),
+    }
+}
+
+/// Every check of this module.
 pub(crate) fn check(root: &Path) -> Result<()> {
     let path = root.join("docs/ARCHITECTURE.md");
     let text = std::fs::read_to_string(&path)
         .with_context(|| format!("cannot read {}", path.display()))?;
-    let missing = missing_paths(root, &text);
+    let meta = metadata()?;
+    let mut problems = Vec::new();
+    let graph = crate_graph(&meta);
+    if with_graph(&text, &graph)? != text {
+        problems.push(
+            "docs/ARCHITECTURE.md's crate graph is not the workspace's: run `cargo xtask tidy --bless`"
+                .to_string(),
+        );
+    }
+    problems.extend(readme_crates(root, &meta)?);
+    problems.extend(dependency_table(root, &text, &meta)?);
+    problems.extend(commands_import_no_command(root)?);
+    if !problems.is_empty() {
+        bail!("{}", problems.join("\n"));
+    }
+    code_map(root, &text)
+}
+
+/// The code map's files exist.
+fn code_map(root: &Path, text: &str) -> Result<()> {
+    let missing = missing_paths(root, text);
     if !missing.is_empty() {
         let list: Vec<String> = missing
             .iter()
@@ -29,6 +72,317 @@ pub(crate) fn check(root: &Path) -> Result<()> {
              fix the names (or the map) in the same commit that moves the files",
             list.join("\n")
         );
+    }
+    Ok(())
+}
+
+/// A workspace package as `cargo metadata --no-deps` tells it.
+#[derive(Debug, serde::Deserialize)]
+struct Package {
+    name: String,
+    manifest_path: PathBuf,
+    #[serde(default)]
+    publish: Option<Vec<String>>,
+    dependencies: Vec<Dependency>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Dependency {
+    name: String,
+    /// `null` for normal dependencies, `dev` or `build`.
+    kind: Option<String>,
+    #[serde(default)]
+    path: Option<PathBuf>,
+}
+
+#[derive(Debug, serde::Deserialize)]
+struct Metadata {
+    packages: Vec<Package>,
+}
+
+fn metadata() -> Result<Metadata> {
+    let out = crate::cargo([
+        "metadata",
+        "--format-version",
+        "1",
+        "--no-deps",
+        "--offline",
+    ])
+    .stderr(std::process::Stdio::inherit())
+    .output()
+    .context("cannot run cargo metadata")?;
+    if !out.status.success() {
+        bail!("cargo metadata failed");
+    }
+    serde_json::from_slice(&out.stdout).context("cargo metadata's JSON")
+}
+
+/// The library and binary crates under `crates/`, by name.
+fn crates(meta: &Metadata) -> Vec<&Package> {
+    let mut out: Vec<&Package> = meta
+        .packages
+        .iter()
+        .filter(|p| {
+            p.manifest_path
+                .parent()
+                .and_then(Path::parent)
+                .is_some_and(|d| d.ends_with("crates"))
+        })
+        .collect();
+    out.sort_by(|a, b| a.name.cmp(&b.name));
+    out
+}
+
+/// One line per crate: its name and the workspace crates it depends on (normal
+/// dependencies), fewest dependencies first, so each line names only crates above it.
+fn crate_graph(meta: &Metadata) -> String {
+    let all = crates(meta);
+    let internal = |p: &Package| -> Vec<String> {
+        let mut deps: Vec<String> = p
+            .dependencies
+            .iter()
+            .filter(|d| d.kind.is_none() && d.path.is_some())
+            .map(|d| d.name.clone())
+            .collect();
+        deps.sort();
+        deps.dedup();
+        deps
+    };
+    // Depth in the graph: a crate comes after everything it depends on.
+    let mut placed: Vec<(String, Vec<String>)> = Vec::new();
+    let mut left: Vec<(String, Vec<String>)> =
+        all.iter().map(|p| (p.name.clone(), internal(p))).collect();
+    while !left.is_empty() {
+        let (ready, rest): (Vec<_>, Vec<_>) = left
+            .into_iter()
+            .partition(|(_, deps)| deps.iter().all(|d| placed.iter().any(|(n, _)| n == d)));
+        if ready.is_empty() {
+            // A cycle cannot build; shown as it is rather than looping.
+            placed.extend(rest);
+            break;
+        }
+        placed.extend(ready);
+        left = rest;
+    }
+    let width = placed.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+    let mut out = String::from("```text\n");
+    for (name, deps) in &placed {
+        let line = if deps.is_empty() {
+            format!("{name}\n")
+        } else {
+            format!("{name:width$} → {}\n", deps.join(", "))
+        };
+        out.push_str(&line);
+    }
+    out.push_str("```\n");
+    out
+}
+
+const GRAPH_BEGIN: &str =
+    "<!-- crate-graph:begin: `cargo xtask tidy --bless` writes this from cargo metadata -->\n";
+const GRAPH_END: &str = "<!-- crate-graph:end -->";
+
+/// `text` with the graph between its markers replaced by `graph`.
+fn with_graph(text: &str, graph: &str) -> Result<String> {
+    let (Some(begin), Some(end)) = (text.find(GRAPH_BEGIN), text.find(GRAPH_END)) else {
+        bail!("docs/ARCHITECTURE.md has no crate graph markers ({GRAPH_END} and its begin line)");
+    };
+    let start = begin + GRAPH_BEGIN.len();
+    if end < start {
+        bail!("docs/ARCHITECTURE.md's crate graph markers are out of order");
+    }
+    Ok(format!("{}{graph}{}", &text[..start], &text[end..]))
+}
+
+/// The README's crate table against the published crates.
+fn readme_crates(root: &Path, meta: &Metadata) -> Result<Vec<String>> {
+    let text = std::fs::read_to_string(root.join("README.md"))?;
+    let listed: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("| [`"))
+        .filter_map(|l| l.split('`').next())
+        .collect();
+    let mut problems = Vec::new();
+    for p in crates(meta) {
+        let published = p
+            .publish
+            .as_ref()
+            .is_none_or(|registries| !registries.is_empty());
+        match (published, listed.contains(&p.name.as_str())) {
+            (true, false) => problems.push(format!(
+                "README.md's crate table does not list {}, a published crate",
+                p.name
+            )),
+            (false, true) => problems.push(format!(
+                "README.md's crate table lists {}, which is not published",
+                p.name
+            )),
+            _ => {}
+        }
+    }
+    for name in listed {
+        if !crates(meta).iter().any(|p| p.name == name) {
+            problems.push(format!(
+                "README.md's crate table lists {name}, which is no crate"
+            ));
+        }
+    }
+    Ok(problems)
+}
+
+/// The dependency table (`## Dependencies and why`): every workspace dependency has a row,
+/// and a crate a row says uses it does (directly, as a normal, dev or build dependency).
+fn dependency_table(root: &Path, text: &str, meta: &Metadata) -> Result<Vec<String>> {
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml"))?;
+    let external: Vec<&str> = manifest
+        .split("[workspace.dependencies]")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n[")
+        .next()
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("skills-"))
+        .filter_map(|l| l.split_once('=').map(|(name, _)| name.trim()))
+        .filter(|name| !name.is_empty())
+        .collect();
+    let section = text
+        .split("## Dependencies and why")
+        .nth(1)
+        .unwrap_or_default()
+        .split("\n## ")
+        .next()
+        .unwrap_or_default();
+    let rows: Vec<(Vec<String>, Vec<String>)> = section
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| crate") && !l.starts_with("| ---"))
+        .filter_map(|l| {
+            let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+            let deps = cells
+                .get(1)?
+                .split(',')
+                .filter_map(|d| d.split_whitespace().next())
+                .map(str::to_string)
+                .collect();
+            let users = cells
+                .get(2)?
+                .split([',', '(', ')'])
+                .filter_map(|u| u.split_whitespace().next())
+                .map(str::to_string)
+                .collect();
+            Some((deps, users))
+        })
+        .collect();
+    let mut problems = Vec::new();
+    for dep in &external {
+        if !rows.iter().any(|(deps, _)| deps.iter().any(|d| d == dep)) {
+            problems.push(format!(
+                "docs/ARCHITECTURE.md's dependency table has no row for `{dep}` ([workspace.dependencies]): say why it is there"
+            ));
+        }
+    }
+    let crates = crates(meta);
+    let known = |dep: &str| {
+        external.contains(&dep)
+            || meta
+                .packages
+                .iter()
+                .any(|p| p.dependencies.iter().any(|d| d.name == dep))
+    };
+    for (deps, users) in &rows {
+        // Rows of no crate (`(none new)`, `git (the executable)`) say nothing to check.
+        if !deps.iter().any(|d| known(d)) {
+            continue;
+        }
+        for user in users {
+            let Some(krate) = crates.iter().find(|p| {
+                p.name == format!("skills-{user}") || (user == "tool" && p.name == "skills-tool")
+            }) else {
+                continue;
+            };
+            let uses = krate
+                .dependencies
+                .iter()
+                .any(|d| deps.contains(&d.name));
+            if !uses {
+                problems.push(format!(
+                    "docs/ARCHITECTURE.md's dependency table says {} uses {}, which it does not depend on",
+                    krate.name,
+                    deps.join(", ")
+                ));
+            }
+        }
+    }
+    Ok(problems)
+}
+
+/// A command module of `skills-tool` that names another: `super::<command>::` from a file
+/// of `commands/`, or `crate::commands::` anywhere in it.
+fn commands_import_no_command(root: &Path) -> Result<Vec<String>> {
+    let dir = root.join("crates/skills-tool/src/commands");
+    let mut commands = Vec::new();
+    for entry in std::fs::read_dir(&dir)? {
+        let path = entry?.path();
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        if stem != "mod" {
+            commands.push(stem.to_string());
+        }
+    }
+    let mut problems = Vec::new();
+    let mut files = Vec::new();
+    collect_rs(&dir, &mut files)?;
+    for file in files {
+        let text = std::fs::read_to_string(&file)?;
+        let rel = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .display()
+            .to_string();
+        // A file directly in `commands/` (or a command directory's mod.rs) reaches its
+        // siblings through `super::`; a file deeper in, through `super::super::`.
+        let depth = file
+            .strip_prefix(&dir)
+            .map(|r| r.components().count())
+            .unwrap_or(1);
+        let is_mod = file.file_name().is_some_and(|n| n == "mod.rs");
+        let sibling_prefix = if depth == 1 || (depth == 2 && is_mod) {
+            "super::"
+        } else {
+            "super::super::"
+        };
+        for command in &commands {
+            let own = file
+                .strip_prefix(&dir)
+                .ok()
+                .and_then(|r| r.components().next())
+                .and_then(|c| Path::new(c.as_os_str()).file_stem().map(|s| s.to_owned()))
+                .is_some_and(|s| s == command.as_str());
+            let needle = format!("{sibling_prefix}{command}::");
+            if !own && text.contains(&needle) {
+                problems.push(format!(
+                    "{rel} imports the command `{command}` (`{needle}`): move what they share out of commands/"
+                ));
+            }
+        }
+        if text.contains("crate::commands::") {
+            problems.push(format!(
+                "{rel} names `crate::commands::`: a command imports no other"
+            ));
+        }
+    }
+    Ok(problems)
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            collect_rs(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
     }
     Ok(())
 }
@@ -141,5 +495,54 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn the_workspace_is_tidy() {
+        check(&repo()).unwrap();
+    }
+
+    #[test]
+    fn a_stale_graph_table_or_import_is_found() {
+        let meta = metadata().unwrap();
+        let graph = crate_graph(&meta);
+        assert!(
+            graph.contains("skills-lint        → skills-core, skills-frontmatter\n"),
+            "{graph}"
+        );
+        // Crates come after what they depend on.
+        let at = |name: &str| graph.find(&format!("\n{name}")).unwrap();
+        assert!(at("skills-core") < at("skills-lint"));
+        assert!(at("skills-lint") < at("skills-tool"));
+        // A table row that names a crate as a user of something it does not depend on.
+        let text = "## Dependencies and why\n\n| crate | used by | why |\n| --- | --- | --- |\n| zip | url | no |\n";
+        let problems = dependency_table(&repo(), text, &meta).unwrap();
+        assert!(
+            problems.iter().any(|p| p.contains("skills-url uses zip")),
+            "{problems:?}"
+        );
+        assert!(
+            problems.iter().any(|p| p.contains("no row for `serde`")),
+            "{problems:?}"
+        );
+        // A command that reaches into another.
+        let t = tempfile_dir();
+        let commands = t.join("crates/skills-tool/src/commands");
+        std::fs::create_dir_all(commands.join("add")).unwrap();
+        std::fs::write(commands.join("lint.rs"), "").unwrap();
+        std::fs::write(commands.join("add/mod.rs"), "use super::lint::x;").unwrap();
+        std::fs::write(commands.join("add/sync.rs"), "use super::Target;").unwrap();
+        std::fs::write(commands.join("list.rs"), "use crate::commands::lint;").unwrap();
+        let problems = commands_import_no_command(&t).unwrap();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        std::fs::remove_dir_all(&t).unwrap();
+    }
+
+    /// A fresh directory under the target dir's temporary area (xtask has no tempfile).
+    fn tempfile_dir() -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("xtask-tidy-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
     }
 }
