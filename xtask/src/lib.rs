@@ -101,20 +101,22 @@ pub fn build_skills_dev() -> Result<PathBuf> {
     built_skills("debug")
 }
 
-/// Builds the release `skills` binary and returns its path (for benchmarks).
+/// Builds the `skills` binary of the `dist` profile (what releases ship: whole-program
+/// LTO) and returns its path (for benchmarks).
 pub fn build_skills() -> Result<PathBuf> {
-    eprintln!("building the release `skills` binary...");
+    eprintln!("building the `skills` binary of the dist profile...");
     // Only the binary the benchmarks run: `skills-mcp` is another whole-program LTO link,
     // as long again on a 2-core machine.
     run_checked(&mut cargo([
         "build",
-        "--release",
+        "--profile",
+        "dist",
         "-p",
         "skills-tool",
         "--bin",
         "skills",
     ]))?;
-    built_skills("release")
+    built_skills("dist")
 }
 
 /// The `skills` binary cargo just built into the target directory's `profile` folder.

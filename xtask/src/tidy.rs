@@ -300,10 +300,7 @@ fn dependency_table(root: &Path, text: &str, meta: &Metadata) -> Result<Vec<Stri
             }) else {
                 continue;
             };
-            let uses = krate
-                .dependencies
-                .iter()
-                .any(|d| deps.contains(&d.name));
+            let uses = krate.dependencies.iter().any(|d| deps.contains(&d.name));
             if !uses {
                 problems.push(format!(
                     "docs/ARCHITECTURE.md's dependency table says {} uses {}, which it does not depend on",

@@ -631,6 +631,11 @@ pub(crate) struct SyncArgs {
     #[arg(long)]
     pub(crate) frozen: bool,
 
+    /// Replace skills (and agents' copies) edited here with the locked version; without it
+    /// an edited skill is left alone and named, as `update` does.
+    #[arg(long, short = 'f', conflicts_with = "frozen")]
+    pub(crate) force: bool,
+
     /// The user's skills (~/.agents/skills and the global lock) instead of the project's.
     #[arg(long, short = 'g')]
     pub(crate) global: bool,

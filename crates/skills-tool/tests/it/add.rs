@@ -364,17 +364,29 @@ fn sync_restores_what_the_lock_says_and_frozen_only_reports() {
     );
     assert_eq!(std::fs::read_to_string(&pdf_md).unwrap(), "tampered");
 
-    // sync puts back the locked version (not the source's newer one) and the link.
-    let fixed = w.run(&["sync"]);
+    // sync puts back the link, but not over hand edits: it names the edited files and
+    // leaves them (it overwrote them without a word before), as `update` does.
+    let kept = w.run(&["sync"]);
+    kept.assert_code(1);
+    assert!(
+        kept.stderr.contains(
+            "error: pdf was modified here (SKILL.md); not restored (pass --force to replace the changes)"
+        ),
+        "{}",
+        kept.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&pdf_md).unwrap(), "tampered");
+    assert_eq!(
+        link(&w.project.join(".claude/skills/docx")),
+        Path::new("../../.agents/skills/docx")
+    );
+    // --force puts back the locked version (not the source's newer one).
+    let fixed = w.run(&["sync", "--force"]);
     fixed.assert_code(0);
     assert!(
         std::fs::read_to_string(&pdf_md)
             .unwrap()
             .contains("Version one.")
-    );
-    assert_eq!(
-        link(&w.project.join(".claude/skills/docx")),
-        Path::new("../../.agents/skills/docx")
     );
     w.run(&["sync", "--frozen"]).assert_code(0);
 
@@ -1050,4 +1062,89 @@ fn an_add_killed_before_its_lock_is_finished_by_the_next_run() {
     let mine = w.run(&["add", &w.url(), "--skill", "pdf"]);
     mine.assert_code(2);
     assert!(mine.stderr.contains("--force"), "{}", mine.stderr);
+}
+
+/// A hand edit in an agent's copy (`--copy`): `sync --frozen` and `check` both say it is
+/// modified (one said "not in the folder", the other "up to date"); `sync` names the file
+/// and keeps it unless --force.
+#[cfg(unix)]
+#[test]
+fn an_edited_agent_copy_is_modified_for_sync_and_check_alike() {
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    w.run(&[
+        "add",
+        &w.url(),
+        "--skill",
+        "pdf",
+        "--copy",
+        "--agent",
+        "claude-code",
+    ])
+    .assert_code(0);
+    let copy = w.project.join(".claude/skills/pdf/scripts/fill.py");
+    std::fs::write(&copy, "print('mine')\n").unwrap();
+    let frozen = w.run(&["sync", "--frozen"]);
+    frozen.assert_code(1);
+    assert!(
+        frozen
+            .stderr
+            .contains("drift: pdf: modified in Claude Code's folder (.claude/skills/pdf)"),
+        "{}",
+        frozen.stderr
+    );
+    let check = w.run(&["check"]);
+    check.assert_code(1);
+    assert_eq!(check.stdout, "pdf: modified in Claude Code's folder\n");
+    let sync = w.run(&["sync"]);
+    sync.assert_code(1);
+    assert!(
+        sync.stderr.contains("scripts/fill.py") && sync.stderr.contains("--force"),
+        "{}",
+        sync.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), "print('mine')\n");
+    w.run(&["sync", "--force"]).assert_code(0);
+    assert_eq!(std::fs::read_to_string(&copy).unwrap(), "print('fill')\n");
+    w.run(&["check"]).assert_code(0);
+}
+
+/// `check`, `update` and `sync` of many skills from one repository fetch it once (check of
+/// 511 skills printed 511 `fetching` lines and took 8 minutes).
+#[cfg(unix)]
+#[test]
+fn many_skills_from_one_source_are_fetched_once_a_run() {
+    let w = World::new();
+    for i in 0..30 {
+        write(
+            &w.repo.join(format!("many/s{i:02}/SKILL.md")),
+            &skill_md(&format!("s{i:02}"), "Many."),
+        );
+    }
+    w.commit("many");
+    w.run(&["add", &w.url(), "--all"]).assert_code(1); // broken is refused
+    for args in [vec!["check"], vec!["update"]] {
+        let run = w.run(&args);
+        run.assert_code(0);
+        assert_eq!(
+            run.stderr.matches("fetching ").count(),
+            1,
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    std::fs::remove_dir_all(w.project.join(".agents")).unwrap();
+    let sync = w.run(&["sync"]);
+    sync.assert_code(0);
+    assert_eq!(
+        sync.stderr.matches("fetching ").count(),
+        1,
+        "{}",
+        sync.stderr
+    );
+    assert!(
+        sync.stdout.starts_with("32 skill(s) match"),
+        "{}",
+        sync.stdout
+    );
 }

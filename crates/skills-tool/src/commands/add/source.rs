@@ -203,23 +203,13 @@ pub(super) fn locked_origin(entry: &Locked, target: &Target) -> String {
     entry.source.clone()
 }
 
-/// Fetches `entry`'s source at `reference` and finds the skill `name` at its locked path.
-pub(super) fn locate(
+/// The skill `name` at `entry`'s locked path in a fetched source.
+fn find_locked(
+    fetched: &Fetched,
     name: &str,
     entry: &Locked,
-    target: &Target,
-    reference: Option<&str>,
-    printer: &Printer,
-) -> Result<(Fetched, Found), miette::Report> {
-    let source = locked_origin(entry, target);
-    let sparse = Some(entry.path.as_str()).filter(|p| !p.is_empty());
-    let fetched = fetch(
-        &source,
-        reference,
-        sparse,
-        printer,
-        &DownloadArgs::default(),
-    )?;
+    source: &str,
+) -> Result<Found, miette::Report> {
     let dir = if entry.path.is_empty() {
         fetched.tree.clone()
     } else {
@@ -241,7 +231,94 @@ pub(super) fn locate(
     // Installed under the locked name, whatever the source calls it now (lint says when
     // the two disagree).
     skill.name = name.to_string();
-    Ok((fetched, skill))
+    Ok(skill)
+}
+
+/// Where a locked skill is fetched from: its source and the ref asked for.
+type SourceKey = (String, Option<String>);
+
+/// Locked skills fetched source by source: each source (and ref) once per run, however many
+/// skills come from it (`check` of 511 skills from one repository fetched it 511 times).
+/// One checkout is held at a time (a second fetch of the same repository would wait on the
+/// first's cache lock), so [`Sources::order`] puts the skills of one source together.
+pub(super) struct Sources {
+    /// How many skills of the run each source has: one is fetched sparsely (its directory
+    /// alone), more as a whole tree.
+    counts: std::collections::HashMap<SourceKey, usize>,
+    current: Option<(SourceKey, Result<Fetched, String>)>,
+}
+
+impl Sources {
+    /// `entries` in fetching order (by source and ref, then by name), and the cache to fetch
+    /// them through. `reference` is the ref each is fetched at (`check` and `update` ask for
+    /// the locked ref, `sync` for the locked commit).
+    pub(super) fn order<'a>(
+        entries: impl IntoIterator<Item = (&'a String, &'a Locked)>,
+        target: &Target,
+        reference: fn(&Locked) -> Option<&str>,
+    ) -> (Vec<(&'a String, &'a Locked)>, Self) {
+        let key = |entry: &Locked| -> SourceKey {
+            (
+                locked_origin(entry, target),
+                reference(entry).map(str::to_string),
+            )
+        };
+        let mut keyed: Vec<(SourceKey, (&String, &Locked))> =
+            entries.into_iter().map(|e| (key(e.1), e)).collect();
+        keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.0.cmp(b.1.0)));
+        let mut counts = std::collections::HashMap::new();
+        for (k, _) in &keyed {
+            *counts.entry(k.clone()).or_insert(0) += 1;
+        }
+        let ordered = keyed.into_iter().map(|(_, e)| e).collect();
+        (
+            ordered,
+            Self {
+                counts,
+                current: None,
+            },
+        )
+    }
+
+    /// The skill `name` of `entry`, from its source fetched at `reference` (once for all the
+    /// skills of that source in a row).
+    pub(super) fn locate(
+        &mut self,
+        name: &str,
+        entry: &Locked,
+        target: &Target,
+        reference: Option<&str>,
+        printer: &Printer,
+    ) -> Result<(&Fetched, Found), miette::Report> {
+        let source = locked_origin(entry, target);
+        let key: SourceKey = (source.clone(), reference.map(str::to_string));
+        if self.current.as_ref().is_none_or(|(k, _)| *k != key) {
+            // The previous checkout is released before the next fetch.
+            self.current = None;
+            let many = self.counts.get(&key).copied().unwrap_or(1) > 1;
+            let sparse = Some(entry.path.as_str()).filter(|p| !p.is_empty() && !many);
+            let fetched = fetch(
+                &source,
+                reference,
+                sparse,
+                printer,
+                &DownloadArgs::default(),
+            )
+            .map_err(|e| format!("{e}"));
+            self.current = Some((key, fetched));
+        }
+        match self.current.as_ref().map(|(_, f)| f) {
+            Some(Ok(fetched)) => {
+                let skill = find_locked(fetched, name, entry, &source)?;
+                Ok((fetched, skill))
+            }
+            Some(Err(message)) => Err(error(
+                message.clone(),
+                "check the source in the lock, and that you can reach it",
+            )),
+            None => Err(error("the source was not fetched", "report this bug")),
+        }
+    }
 }
 
 /// The digest `skill` would have installed, computed from its files where they are (the

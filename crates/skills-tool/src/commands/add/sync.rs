@@ -2,7 +2,7 @@
 
 use skills_add::Locked;
 
-use super::source::locate;
+use super::source::Sources;
 use super::{Target, add_error, errors_in, install};
 use crate::args::SyncArgs;
 use crate::errors::plain as error;
@@ -27,34 +27,50 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
     }
     let mut drift = Vec::new();
     let mut fixed = 0usize;
-    for (name, entry) in &lock.skills {
+    let mut refused = 0usize;
+    // The canonical copies first, source by source (each fetched once).
+    let (ordered, mut sources) = Sources::order(&lock.skills, &target, |e| e.commit.as_deref());
+    for (name, entry) in ordered {
         let installed = target.canonical.join(name);
         let hash = skills_add::tree_hash(&installed).ok();
-        if hash.as_deref() != Some(entry.hash.as_str()) {
-            let why = if hash.is_none() {
-                "missing"
-            } else {
-                "modified"
-            };
-            if args.frozen {
-                drift.push(format!("{name}: {why} ({})", render::relative(&installed)));
-            } else {
-                restore(name, entry, &target, printer)?;
-                fixed += 1;
-            }
+        if hash.as_deref() == Some(entry.hash.as_str()) {
+            continue;
         }
+        let modified = hash.is_some();
+        if args.frozen {
+            let why = if modified { "modified" } else { "missing" };
+            drift.push(format!("{name}: {why} ({})", render::relative(&installed)));
+            continue;
+        }
+        let (_, skill) = sources.locate(name, entry, &target, entry.commit.as_deref(), printer)?;
+        if modified && !args.force {
+            // Hand edits are the user's: named and kept, as `update` keeps them.
+            printer.err(&format!(
+                "error: {name} was modified here ({}); not restored (pass --force to replace the changes)\n",
+                changed_files(&installed, &skill.dir)
+            ));
+            refused += 1;
+            continue;
+        }
+        restore(name, entry, &skill, &target, printer)?;
+        fixed += 1;
+    }
+    // Then each agent's link or copy.
+    for (name, entry) in &lock.skills {
+        let installed = target.canonical.join(name);
         for id in &entry.agents {
             let Some(agent) = skills_add::agents::by_id(id) else {
                 drift.push(format!("{name}: unknown agent `{id}` in the lock"));
                 continue;
             };
             let dir = target.agent_dir(agent)?;
+            let there = dir.join(name);
             let state = skills_add::state(&dir, name, &installed);
+            let copy = state == skills_add::AgentState::Dir;
             let fine = match state {
                 skills_add::AgentState::Linked => true,
                 skills_add::AgentState::Dir => {
-                    skills_add::tree_hash(&dir.join(name)).ok().as_deref()
-                        == Some(entry.hash.as_str())
+                    skills_add::tree_hash(&there).ok().as_deref() == Some(entry.hash.as_str())
                 }
                 _ => false,
             };
@@ -62,14 +78,25 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
                 continue;
             }
             if args.frozen {
-                drift.push(format!(
-                    "{name}: not in {}'s folder ({})",
-                    agent.name,
-                    render::relative(&dir.join(name))
-                ));
+                let what = if copy {
+                    format!("modified in {}'s folder", agent.name)
+                } else {
+                    format!("not in {}'s folder", agent.name)
+                };
+                drift.push(format!("{name}: {what} ({})", render::relative(&there)));
                 continue;
             }
-            skills_add::place(&dir, name, &installed, false, true).map_err(|e| add_error(&e))?;
+            if copy && !args.force {
+                printer.err(&format!(
+                    "error: {name} was modified in {}'s folder ({}; {}); not restored (pass --force to replace the changes)\n",
+                    agent.name,
+                    render::relative(&there),
+                    changed_files(&there, &installed)
+                ));
+                refused += 1;
+                continue;
+            }
+            skills_add::place(&dir, name, &installed, copy, true).map_err(|e| add_error(&e))?;
             fixed += 1;
         }
     }
@@ -82,6 +109,9 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
             render::relative(&target.lock),
             drift.len()
         ));
+        return Ok(ExitStatus::Failure);
+    }
+    if refused > 0 {
         return Ok(ExitStatus::Failure);
     }
     printer.out(&format!(
@@ -97,14 +127,15 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
     Ok(ExitStatus::Success)
 }
 
-/// Installs `name` again from its locked source and commit; its digest must be the lock's.
-pub(super) fn restore(
+/// Installs the locked version of `name` again (`skill`, found in its source at the locked
+/// commit); its digest must be the lock's.
+fn restore(
     name: &str,
     entry: &Locked,
+    skill: &super::source::Found,
     target: &Target,
     printer: &Printer,
 ) -> Result<(), miette::Report> {
-    let (_fetched, skill) = locate(name, entry, target, entry.commit.as_deref(), printer)?;
     if errors_in(&skill.report) > 0 {
         return Err(error(
             format!("{name}: the locked version has lint errors"),
@@ -112,7 +143,54 @@ pub(super) fn restore(
         ));
     }
     target.contain(&target.canonical)?;
-    install(&skill, target, true, Some(&entry.hash), printer)?;
+    install(skill, target, true, Some(&entry.hash), printer)?;
     printer.status(&format!("restored {name}\n"));
     Ok(())
+}
+
+/// The files of `here` that are not as in `reference` (changed, added or gone), for a
+/// message: at most five named, then how many more.
+pub(super) fn changed_files(here: &std::path::Path, reference: &std::path::Path) -> String {
+    let listing = |dir: &std::path::Path| {
+        skills_package::collect_all(dir)
+            .map(|c| {
+                c.entries
+                    .into_iter()
+                    .map(|e| (e.path, e.source))
+                    .collect::<std::collections::BTreeMap<_, _>>()
+            })
+            .unwrap_or_default()
+    };
+    let (ours, theirs) = (listing(here), listing(reference));
+    let mut changed: Vec<&str> = Vec::new();
+    for (path, source) in &ours {
+        let same = theirs
+            .get(path)
+            .is_some_and(|other| std::fs::read(source).ok() == std::fs::read(other).ok());
+        if !same {
+            changed.push(path);
+        }
+    }
+    changed.extend(
+        theirs
+            .keys()
+            .filter(|p| !ours.contains_key(*p))
+            .map(String::as_str),
+    );
+    changed.sort_unstable();
+    changed.dedup();
+    if changed.is_empty() {
+        return "its files".to_string();
+    }
+    let more = changed.len().saturating_sub(5);
+    let mut text = changed
+        .iter()
+        .take(5)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
 }

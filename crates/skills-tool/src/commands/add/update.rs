@@ -2,7 +2,7 @@
 
 use skills_add::Locked;
 
-use super::source::{locate, source_hash};
+use super::source::{Sources, source_hash};
 use super::{Target, add_error, errors_in, install, selected, short};
 use crate::args::{CheckArgs, UpdateArgs};
 use crate::exit::{Error, ExitStatus};
@@ -22,12 +22,33 @@ pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, E
     let target = Target::new(args.global)?;
     let lock = target.read_lock()?;
     let mut differs = 0usize;
-    for (name, entry) in selected(&lock, &args.names, &target)? {
+    let (chosen, mut sources) =
+        Sources::order(selected(&lock, &args.names, &target)?, &target, |e| {
+            e.reference.as_deref()
+        });
+    // Fetched source by source, reported in name order.
+    let mut lines = std::collections::BTreeMap::new();
+    for (name, entry) in chosen {
         let mut notes = Vec::new();
         if let Some(state) = local_state(&target, name, entry) {
             notes.push(state.to_string());
         }
-        match locate(name, entry, &target, entry.reference.as_deref(), printer) {
+        // Agents' copies are installed files too (links follow the canonical copy).
+        for agent in entry
+            .agents
+            .iter()
+            .filter_map(|id| skills_add::agents::by_id(id))
+        {
+            let dir = agent.dir(target.scope, &target.base);
+            let installed = target.canonical.join(name);
+            if skills_add::state(&dir, name, &installed) == skills_add::AgentState::Dir
+                && skills_add::tree_hash(&dir.join(name)).ok().as_deref()
+                    != Some(entry.hash.as_str())
+            {
+                notes.push(format!("modified in {}'s folder", agent.name));
+            }
+        }
+        match sources.locate(name, entry, &target, entry.reference.as_deref(), printer) {
             Ok((fetched, skill)) => {
                 if source_hash(&skill)? != entry.hash {
                     let commits = match (&entry.commit, &fetched.commit) {
@@ -42,12 +63,13 @@ pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, E
             Err(e) => notes.push(format!("cannot check the source: {e}")),
         }
         if notes.is_empty() {
-            printer.out(&format!("{name}: up to date\n"))?;
+            lines.insert(name, format!("{name}: up to date\n"));
         } else {
             differs += 1;
-            printer.out(&format!("{name}: {}\n", notes.join("; ")))?;
+            lines.insert(name, format!("{name}: {}\n", notes.join("; ")));
         }
     }
+    printer.out(&lines.into_values().collect::<String>())?;
     if differs > 0 {
         printer.status(&format!(
             "{differs} skill(s) differ: `skills update` installs the source's version, `skills sync` the locked one\n"
@@ -66,11 +88,15 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
         .into_iter()
         .map(|(n, e)| (n.clone(), e.clone()))
         .collect();
+    let (chosen, mut sources) = Sources::order(chosen.iter().map(|(n, e)| (n, e)), &target, |e| {
+        e.reference.as_deref()
+    });
     let mut failed = false;
     for (name, entry) in chosen {
+        let (name, entry) = (name.clone(), entry.clone());
         let (fetched, skill) =
-            match locate(&name, &entry, &target, entry.reference.as_deref(), printer) {
-                Ok(found) => found,
+            match sources.locate(&name, &entry, &target, entry.reference.as_deref(), printer) {
+                Ok((fetched, skill)) => (fetched.commit.clone(), skill),
                 Err(e) => {
                     crate::render::print_error(printer, e.as_ref());
                     failed = true;
@@ -112,10 +138,10 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
         let changed = hash != entry.hash;
         let mut updated = entry.clone();
         updated.hash = hash;
-        updated.commit.clone_from(&fetched.commit);
+        updated.commit.clone_from(&fetched);
         lock.skills.insert(name.clone(), updated);
         target.write_lock(&lock)?;
-        let line = match (changed, &entry.commit, &fetched.commit) {
+        let line = match (changed, &entry.commit, &fetched) {
             (false, _, _) => format!("{name}: up to date\n"),
             (true, Some(old), Some(new)) => {
                 format!("updated {name} {} -> {}\n", short(old), short(new))
