@@ -165,6 +165,52 @@ pub fn list(dir: &Path) -> io::Result<Listing> {
     Lister::new().list(dir)
 }
 
+/// Whether the skill directories `a` and `b` are one skill: the same directory (one reached
+/// through a symbolic link, as `skills add` links agents' folders to `.agents/skills`), or
+/// copies with the same files, byte for byte (`skills add --copy`). Lint, discovery and
+/// everything built on them ask this one question before calling two skills of one name a
+/// duplicate or one the shadow of the other.
+///
+/// Meant for the rare skills that share a name: it reads both skills' files when the
+/// directories differ.
+///
+/// ```
+/// let t = tempfile::tempdir()?;
+/// let (a, b) = (t.path().join("a/pdf"), t.path().join("b/pdf"));
+/// for dir in [&a, &b] {
+///     std::fs::create_dir_all(dir)?;
+///     std::fs::write(dir.join("SKILL.md"), "---\nname: pdf\n---\n")?;
+/// }
+/// assert!(skills_core::files::same_skill(&a, &b));
+/// std::fs::write(b.join("notes.md"), "mine")?;
+/// assert!(!skills_core::files::same_skill(&a, &b));
+/// # Ok::<(), std::io::Error>(())
+/// ```
+#[must_use]
+pub fn same_skill(a: &Path, b: &Path) -> bool {
+    if let (Ok(ra), Ok(rb)) = (fs::canonicalize(a), fs::canonicalize(b))
+        && ra == rb
+    {
+        return true;
+    }
+    let (Ok(la), Ok(lb)) = (list(a), list(b)) else {
+        return false;
+    };
+    let total: u64 = la.files.iter().map(|f| f.size).sum();
+    if la.files.len() != lb.files.len() || total > crate::layout::MAX_SKILL_BYTES {
+        return false;
+    }
+    let shapes_match = la
+        .files
+        .iter()
+        .zip(&lb.files)
+        .all(|(x, y)| x.path == y.path && x.size == y.size);
+    shapes_match
+        && la.files.iter().zip(&lb.files).all(
+            |(x, y)| matches!((fs::read(&x.real), fs::read(&y.real)), (Ok(p), Ok(q)) if p == q),
+        )
+}
+
 /// Lists many skills in one run, sharing what skills side by side have in common: where
 /// their parent directory really is, and the repository rules above it. `skills lint` lists
 /// every skill of a tree with one `Lister`; without it each listing resolves its path

@@ -8,7 +8,7 @@ use crate::meta::skill_id;
 use crate::roots::Roots;
 use crate::walk::{Entry, RootWalk, WalkStats};
 use crate::watch::Watch;
-use crate::{Skill, Skipped, Warning};
+use crate::{Scope, Skill, Skipped, Warning};
 use skills_core::Identity;
 
 /// Whether a [`Index::refresh`] changed the list of active skills.
@@ -316,8 +316,8 @@ impl Index {
         let mut skipped = Vec::new();
         let mut warnings = Vec::new();
         let mut seen: HashSet<&Identity> = HashSet::new();
-        // Lower-case id to the winning skill's file.
-        let mut winners: HashMap<String, &Path> = HashMap::new();
+        // Lower-case id to the winning skill's file and scope.
+        let mut winners: HashMap<String, (&Path, Scope)> = HashMap::new();
         for (root, walk) in self.roots.as_slice().iter().zip(&self.walks) {
             warnings.extend(walk.warnings(&root.path));
             let mut entries: Vec<(String, String, &PathBuf, &Entry)> = walk
@@ -351,7 +351,19 @@ impl Index {
                         skipped.push(s);
                     }
                     Ok(meta) => {
-                        let shadowed_by = winners.get(&key).map(|by| by.to_path_buf());
+                        let winner = winners.get(&key).copied();
+                        // The same skill again in the same scope (an agent's copy that
+                        // `skills add --copy` made, identical to the one that wins) is that
+                        // skill, not its shadow; links to it were dropped above by identity.
+                        // A project's copy of a global skill stays the global one's shadow.
+                        if let Some((by, scope)) = winner
+                            && scope == root.scope
+                            && !entry.flat
+                            && skills_core::files::same_skill(Entry::dir(by), Entry::dir(path))
+                        {
+                            continue;
+                        }
+                        let shadowed_by = winner.map(|(by, _)| by.to_path_buf());
                         if let Some(by) = &shadowed_by {
                             warnings.push(Warning::Shadowed {
                                 id: id.clone(),
@@ -359,7 +371,7 @@ impl Index {
                                 by: by.clone(),
                             });
                         } else {
-                            winners.insert(key, path);
+                            winners.insert(key, (path, root.scope));
                         }
                         let skill = Skill {
                             id,

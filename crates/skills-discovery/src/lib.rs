@@ -61,6 +61,8 @@
 //! assert_eq!(ids, ["pdf", "git"]); // the project's first
 //! assert_eq!(index.get("PDF").map(|s| s.scope), Some(Scope::Project));
 //! assert_eq!(index.all().count(), 3); // the global `pdf` is kept, marked shadowed
+//! // (an identical copy in the same scope, as `skills add --copy` makes, would be the one
+//! // skill, listed once)
 //! assert_eq!(index.suggest("gti"), ["git"]);
 //!
 //! // The body is read on demand.

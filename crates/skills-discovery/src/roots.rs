@@ -420,7 +420,10 @@ mod tests {
         write(&repo.join(".git"), "gitdir: /elsewhere\n");
         skill(&outer.join(".agents/skills/outside"));
         skill(&repo.join(".agents/skills/top"));
-        skill(&repo.join(".claude/skills/shared"));
+        write(
+            &repo.join(".claude/skills/shared/SKILL.md"),
+            "---\nname: shared\ndescription: The repository's. Use when sharing.\n---\nBody.\n",
+        );
         skill(&cwd.join(".claude/skills/shared"));
         skill(&cwd.join(".claude/skills/deep"));
         let roots = Roots::default_for(&cwd, None);

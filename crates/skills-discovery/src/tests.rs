@@ -377,7 +377,11 @@ fn refresh_sees_roots_appear_and_disappear() {
         skill(&second.join("tool"));
         let mut index = scan(&custom(&[&first, &second]), watch);
         assert_eq!(index.get("tool").unwrap().root, second);
-        skill(&first.join("tool"));
+        // Another skill of that name (an identical copy would be the same skill).
+        write(
+            &first.join("tool/SKILL.md"),
+            &md("tool", "The first root's."),
+        );
         assert_eq!(index.refresh(), Changed::Yes);
         assert_eq!(index.get("tool").unwrap().root, first);
         assert_eq!(index.all().count(), 2);
@@ -547,6 +551,36 @@ fn watched_refreshes_follow_symlinked_skill_files() {
         index.get("tool").unwrap().description,
         "Shared tool, edited."
     );
+}
+
+/// `skills add --copy` puts identical copies in agents' folders, and `skills add` links
+/// them: either is the one skill, listed once and never as its own shadow.
+#[test]
+#[cfg(unix)]
+fn a_link_or_an_identical_copy_is_the_same_skill_not_its_shadow() {
+    let t = tmp();
+    let project = t.path().join("project");
+    let canonical = project.join(".agents/skills");
+    skill(&canonical.join("pdf"));
+    fs::create_dir_all(project.join(".claude/skills")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../.agents/skills/pdf",
+        project.join(".claude/skills/pdf"),
+    )
+    .unwrap();
+    skill(&project.join(".windsurf/skills/pdf"));
+    let roots = custom(&[
+        &canonical,
+        &project.join(".claude/skills"),
+        &project.join(".windsurf/skills"),
+    ]);
+    let index = Index::scan(&roots);
+    assert_eq!(ids(index.skills()), ["pdf"]);
+    assert_eq!(index.all().count(), 1, "{:?}", index.warnings());
+    // A copy edited since is another skill of that name: shadowed.
+    write(&project.join(".windsurf/skills/pdf/notes.md"), "mine\n");
+    let index = Index::scan(&roots);
+    assert_eq!(index.all().count(), 2);
 }
 
 #[test]

@@ -198,16 +198,18 @@ impl Linter {
         queue.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
         let lister = skills_core::files::Lister::new();
         // The first skill of each name, in the report's order, for `duplicate-name`.
-        let mut first_of_name: HashMap<String, PathBuf> = HashMap::new();
+        let mut first_of_name: HashMap<String, (PathBuf, PathBuf)> = HashMap::new();
         for batch in queue.chunks(BATCH) {
             let mut linted = self.lint_batch(batch, &lister, &mut seen);
             // A nested skill sorts right after the skill it is in, inside this batch.
             linted.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
+            // A skill that is one already reported (reached again through a link, or an
+            // identical copy in another agent's folder) is left out, not reported twice.
             let reports = linted
                 .into_iter()
-                .map(|(mut report, named)| {
-                    checks::duplicate_names::check(self, &mut report, named, &mut first_of_name);
-                    report
+                .filter_map(|(mut report, named)| {
+                    checks::duplicate_names::check(self, &mut report, named, &mut first_of_name)
+                        .then_some(report)
                 })
                 .collect();
             each(reports);
@@ -409,7 +411,7 @@ mod tests {
     fn duplicate_names_and_misspelt_file() {
         let t = tempfile::tempdir().unwrap();
         skill(&t.path().join("one"), "x", "body\n");
-        skill(&t.path().join("two"), "x", "body\n");
+        skill(&t.path().join("two"), "x", "another body\n");
         write(
             t.path(),
             "three/y/Skill.md",

@@ -1148,3 +1148,39 @@ fn many_skills_from_one_source_are_fetched_once_a_run() {
         sync.stdout
     );
 }
+
+/// What `skills add` lays out (the canonical copy, a link for one agent, a copy for another)
+/// is one skill to every command: `lint --strict` passes and counts it once (it reported
+/// `duplicate-name` and exited 1), `list --all` shows it once, not shadowed by itself.
+#[cfg(unix)]
+#[test]
+fn what_add_lays_out_is_one_skill_to_lint_and_list() {
+    let w = World::new();
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    w.run(&["add", &w.url(), "--skill", "pdf", "--agent", "claude-code"])
+        .assert_code(0);
+    w.run(&[
+        "add",
+        &w.url(),
+        "--skill",
+        "pdf",
+        "--copy",
+        "--agent",
+        "windsurf",
+    ])
+    .assert_code(0);
+    let lint = w.run(&["lint", "--strict"]);
+    lint.assert_code(0);
+    assert!(
+        lint.stdout
+            .contains("checked 1 skill: 0 errors, 0 warnings"),
+        "{}{}",
+        lint.stdout,
+        lint.stderr
+    );
+    let list = w.run(&["list", "--all", "--format", "json"]);
+    list.assert_code(0);
+    let doc: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
+    let skills = doc["skills"].as_array().unwrap();
+    assert_eq!(skills.len(), 1, "{}", list.stdout);
+}

@@ -400,7 +400,10 @@ fn a_duplicate_name_points_at_the_other_skill_as_paths_are_shown() {
         std::fs::create_dir(t.path().join(dir)).unwrap();
         std::fs::write(
             t.path().join(dir).join("SKILL.md"),
-            "---\nname: same\ndescription: Does it. Use when asked.\n---\nBody.\n",
+            // Two skills of one name, not one skill twice: their bodies differ.
+            format!(
+                "---\nname: same\ndescription: Does it. Use when asked.\n---\nBody of {dir}.\n"
+            ),
         )
         .unwrap();
     }
