@@ -360,8 +360,7 @@ impl<S: Store> FromRequestParts<Arc<Registry<S>>> for Auth {
         let token = value
             .to_str()
             .ok()
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
+            .and_then(bearer_token)
             .filter(|t| !t.is_empty())
             .ok_or_else(|| Problem::from(RegistryError::Unauthorized))?;
         match registry.authenticate(token).await? {
@@ -371,6 +370,13 @@ impl<S: Store> FromRequestParts<Arc<Registry<S>>> for Auth {
             }
         }
     }
+}
+
+/// The token of an `Authorization` value `Bearer <token>`. The scheme is matched in any
+/// case (RFC 7235 §2.1: `bearer` and `BEARER` are the same scheme), and the token trimmed.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("Bearer").then(|| token.trim())
 }
 
 async fn list_page<S: Store>(

@@ -257,6 +257,20 @@ impl Harness {
         Client::with_token(self, &token)
     }
 
+    /// A new token for `user`, as sent after `Bearer `.
+    pub fn token(&self, user: &str, groups: &[&str], admin: bool) -> String {
+        let groups = groups.iter().map(|g| g.to_string()).collect();
+        self.runtime
+            .block_on(self.registry.create_token(user, groups, admin))
+            .unwrap()
+            .0
+    }
+
+    /// The registry's base URL (`http://127.0.0.1:PORT`).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
     /// A client with a new token for `user`, and the token's id.
     pub fn client_and_id(&self, user: &str) -> (Client, String) {
         let (token, record) = self
