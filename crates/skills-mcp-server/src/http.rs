@@ -3,7 +3,8 @@
 //! server. The `Host` header must name a loopback host (or one allowed), so a DNS
 //! rebinding page cannot reach it; a browser's `Origin` must be a loopback one (or one
 //! allowed); a request body is bounded; a session idle for longer than
-//! [`HttpOptions::session_idle`] ends.
+//! [`HttpOptions::session_idle`] ends; connections are served within
+//! [`ConnectionLimits`] (`listen.rs`).
 
 use std::future::Future;
 use std::time::Duration;
@@ -11,6 +12,7 @@ use std::time::Duration;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 
+use crate::listen::ConnectionLimits;
 use crate::{Config, ServeError, server};
 
 /// The loopback origins a browser on this machine sends, any port.
@@ -29,6 +31,8 @@ pub struct HttpOptions {
     pub session_idle: Duration,
     /// The largest request body.
     pub max_body_bytes: usize,
+    /// How connections are bounded by [`serve_http`].
+    pub connections: ConnectionLimits,
 }
 
 impl Default for HttpOptions {
@@ -38,7 +42,48 @@ impl Default for HttpOptions {
             allowed_origins: Vec::new(),
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: 1024 * 1024,
+            connections: ConnectionLimits::default(),
         }
+    }
+}
+
+/// The environment variables [`HttpOptions::with_env_limits`] reads.
+const LIMIT_VARIABLES: [&str; 2] = [
+    "SKILLS_MCP_MAX_CONNECTIONS",
+    "SKILLS_MCP_HEADER_TIMEOUT_SECS",
+];
+
+impl HttpOptions {
+    /// These options with the limits `lookup` (the environment, say) sets:
+    /// `SKILLS_MCP_MAX_CONNECTIONS` and `SKILLS_MCP_HEADER_TIMEOUT_SECS`, each a whole
+    /// number (0 counts as 1); unset or empty keeps the value. What `skills mcp --http`
+    /// reads, so an operator (or a test) can move a limit without a flag for each.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Io`] (`InvalidInput`) naming the variable whose value is not a whole
+    /// number.
+    pub fn with_env_limits(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ServeError> {
+        for name in LIMIT_VARIABLES {
+            let Some(text) = lookup(name).filter(|v| !v.trim().is_empty()) else {
+                continue;
+            };
+            let value: u64 = text.trim().parse().map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{name}={text:?} is not a whole number"),
+                )
+            })?;
+            let count = usize::try_from(value).unwrap_or(usize::MAX).max(1);
+            match name {
+                "SKILLS_MCP_MAX_CONNECTIONS" => self.connections.max_connections = count,
+                _ => self.connections.header_timeout = Duration::from_secs(value.max(1)),
+            }
+        }
+        Ok(self)
     }
 }
 
@@ -86,24 +131,24 @@ pub async fn serve_http(
             let servers = crate::gateway::start(file).await;
             router_with(
                 move || Ok(crate::gateway::GatewayServer::new(&config, servers.clone())),
-                options,
+                options.clone(),
             )
         }
-        None => http_router(config, options),
+        None => http_router(config, options.clone()),
     };
     let app = axum::Router::new().nest_service("/mcp", endpoint);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    crate::listen::serve_router(listener, app, &options.connections, shutdown).await?;
     Ok(())
 }
 
 /// Binds `address`, reports it to `listening`, and serves until Ctrl-C or SIGTERM: what
-/// `skills mcp --http ADDR` runs. Logging is set up as for stdio.
+/// `skills mcp --http ADDR` runs. Logging is set up as for stdio, and the limits the
+/// environment sets override `options` ([`HttpOptions::with_env_limits`]).
 ///
 /// # Errors
 ///
-/// [`ServeError::Io`] when the runtime cannot start or `address` cannot be bound.
+/// [`ServeError::Io`] when a limit in the environment is not a number, the runtime cannot
+/// start or `address` cannot be bound.
 pub fn serve_http_until_signal(
     config: Config,
     address: &str,
@@ -111,6 +156,7 @@ pub fn serve_http_until_signal(
     listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), ServeError> {
     let _log = crate::init_logging(config.log_level);
+    let options = options.with_env_limits(|name| std::env::var(name).ok())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

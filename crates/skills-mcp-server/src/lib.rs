@@ -52,6 +52,7 @@ mod framing;
 pub mod gateway;
 mod http;
 mod inventory;
+mod listen;
 mod log;
 mod probe;
 mod prompts;
@@ -300,6 +301,7 @@ and resources):
 Tools, prompt and methods, with examples: docs/mcp.md.";
 
 pub use http::{HttpOptions, http_router, serve_http, serve_http_until_signal, stop_signal};
+pub use listen::{ConnectionLimits, serve_router};
 pub use probe::{ProbeError, ProbeTarget, probe_tools};
 
 /// Serves `config` over stdin and stdout until the client closes the connection.

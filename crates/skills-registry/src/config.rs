@@ -10,6 +10,8 @@
 //! health_ttl_secs = 300
 //! health_interval_secs = 60          # background checks of skills older than the TTL (0: off)
 //! health_concurrency = 8             # HEAD requests the background checker has in flight
+//! header_timeout_secs = 10           # to send a request's headers, or idle between requests
+//! max_connections = 1024             # at once (lowered below the open-file limit)
 //!
 //! [[servers]]                        # MCP servers, for GET /api/skills/{name}/tools
 //! path = "/servers/github"
@@ -78,6 +80,12 @@ pub struct ConfigFile {
     pub sync_interval_secs: Option<u64>,
     /// How `/mcp` answers.
     pub mcp: Option<McpConfig>,
+    /// How long a client may take to send a request's headers, and leave a keep-alive
+    /// connection idle (default 10).
+    pub header_timeout_secs: Option<u64>,
+    /// The most connections served at once (default 1024), lowered below the open-file
+    /// limit.
+    pub max_connections: Option<usize>,
 }
 
 /// The `[mcp]` table: how the registry's `/mcp` answers.

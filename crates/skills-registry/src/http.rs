@@ -726,7 +726,12 @@ async fn rate<S: Store>(
     Ok(Json(rating_json(&card)))
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves; requests in flight finish first.
+/// Serves `router` on `listener` within `limits` (a registry's are
+/// [`RegistryConfig::connections`](crate::RegistryConfig::connections)) until `shutdown`
+/// resolves; requests in flight finish first. A client that takes longer than the header
+/// timeout to send its headers, or leaves a keep-alive connection idle that long, is
+/// disconnected; past the most connections, new ones wait to be accepted, so the server
+/// never runs out of file descriptors ([`skills_mcp_server::serve_router`]).
 ///
 /// # Errors
 ///
@@ -734,11 +739,10 @@ async fn rate<S: Store>(
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
+    limits: &skills_mcp_server::ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+    skills_mcp_server::serve_router(listener, router, limits, shutdown).await
 }
 
 #[cfg(test)]

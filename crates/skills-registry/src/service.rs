@@ -40,8 +40,12 @@ pub struct RegistryConfig {
     /// The federation peers whose exported skills are imported.
     pub peers: Vec<crate::federation::Peer>,
     /// How `/mcp` answers: the hosts and browser origins it accepts beside loopback ones,
-    /// the session timeout, the largest request.
+    /// the session timeout, the largest request. Its `connections` are not used:
+    /// the server's are [`RegistryConfig::connections`].
     pub mcp: skills_mcp_server::HttpOptions,
+    /// How the server bounds connections ([`http::serve`](crate::http::serve)): the
+    /// header-read (and keep-alive idle) timeout, the most connections at once.
+    pub connections: skills_mcp_server::ConnectionLimits,
 }
 
 /// An MCP server the registry knows (`[[servers]]` in its config), and its tools.
@@ -105,6 +109,7 @@ impl Default for RegistryConfig {
             oidc: None,
             peers: Vec::new(),
             mcp: skills_mcp_server::HttpOptions::default(),
+            connections: skills_mcp_server::ConnectionLimits::default(),
         }
     }
 }

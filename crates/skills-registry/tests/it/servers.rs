@@ -1,7 +1,11 @@
 //! What the registry's server holds against clients that misbehave: the bearer scheme in
-//! any case, hidden and missing skills alike.
+//! any case; connections that stall or idle, too many connections.
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
+
+use std::io::{Read as _, Write as _};
+use std::net::TcpStream;
+use std::time::{Duration, Instant};
 
 use crate::support;
 
@@ -27,4 +31,99 @@ fn the_bearer_scheme_is_case_insensitive() {
         let reply = anonymous.get_with("/api/skills", &[("authorization", &refused)]);
         assert_eq!(reply.status, 401, "{refused}: {}", reply.body);
     }
+}
+
+/// A connection that sends part of its headers and then nothing, or stays idle after an
+/// answer, is closed once the header timeout has passed (1 s here), not held open.
+#[test]
+fn stalled_and_idle_connections_are_closed() {
+    let h = Harness::start_with(&Backend::Sqlite, |config, _| {
+        config.connections.header_timeout = Duration::from_secs(1);
+    });
+    let address = h.base().trim_start_matches("http://").to_string();
+    let mut partial = TcpStream::connect(&address).unwrap();
+    partial
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+        .unwrap();
+    let mut idle = TcpStream::connect(&address).unwrap();
+    idle.write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        .unwrap();
+    let silent = TcpStream::connect(&address).unwrap();
+    for (what, stream) in [
+        ("partial headers", partial),
+        ("idle keep-alive", idle),
+        ("no bytes", silent),
+    ] {
+        let closed = closed_within(stream, Duration::from_secs(15));
+        assert!(closed.is_some(), "{what}: still open after 15 s");
+    }
+}
+
+/// Past the most connections (2 here), a new connection is not served until one closes:
+/// the server never holds more descriptors than its limit, whatever clients do.
+#[test]
+fn connections_past_the_limit_wait_for_a_free_one() {
+    let h = Harness::start_with(&Backend::Sqlite, |config, _| {
+        config.connections.max_connections = 2;
+        config.connections.header_timeout = Duration::from_secs(60);
+    });
+    let address = h.base().trim_start_matches("http://").to_string();
+    let held: Vec<TcpStream> = (0..2)
+        .map(|_| {
+            let mut stream = TcpStream::connect(&address).unwrap();
+            stream.write_all(b"GET /healthz HTTP/1.1\r\n").unwrap();
+            stream
+        })
+        .collect();
+    // Accepted by the kernel (the listen backlog), not by the server.
+    let mut third = TcpStream::connect(&address).unwrap();
+    third
+        .write_all(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    third
+        .set_read_timeout(Some(Duration::from_millis(1500)))
+        .unwrap();
+    let mut first = [0u8; 1];
+    assert!(
+        third.read(&mut first).is_err(),
+        "a third connection was served beside two"
+    );
+    drop(held);
+    third
+        .set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let mut answer = Vec::new();
+    third.read_to_end(&mut answer).unwrap();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
+/// How long `stream` took to be closed by the server (EOF or reset), if it was within
+/// `bound`; whatever the server answered first is read and dropped.
+fn closed_within(mut stream: TcpStream, bound: Duration) -> Option<Duration> {
+    let started = Instant::now();
+    let mut buffer = [0u8; 4096];
+    while started.elapsed() < bound {
+        stream
+            .set_read_timeout(Some(
+                bound
+                    .saturating_sub(started.elapsed())
+                    .max(Duration::from_millis(10)),
+            ))
+            .unwrap();
+        match stream.read(&mut buffer) {
+            Ok(0) => return Some(started.elapsed()),
+            Ok(_) => {}
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return None;
+            }
+            Err(_) => return Some(started.elapsed()),
+        }
+    }
+    None
 }

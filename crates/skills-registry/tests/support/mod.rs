@@ -145,8 +145,9 @@ impl Harness {
             .unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let router = skills_registry::http::router(Arc::clone(&registry));
+        let limits = registry.config().connections.clone();
         runtime.spawn(async move {
-            skills_registry::http::serve(listener, router, std::future::pending()).await
+            skills_registry::http::serve(listener, router, &limits, std::future::pending()).await
         });
         Self {
             runtime,
@@ -398,6 +399,11 @@ impl Client {
             body: response.body_mut().read_to_string().unwrap_or_default(),
             headers,
         }
+    }
+
+    /// POSTs `body` as JSON with `headers` beside the token (MCP's, say).
+    pub fn post_with(&self, path: &str, headers: &[(&str, &str)], body: &Value) -> Reply {
+        self.send("POST", path, headers, Some(body))
     }
 
     pub fn get(&self, path: &str) -> Reply {

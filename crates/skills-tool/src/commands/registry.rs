@@ -154,6 +154,12 @@ fn registry_config(
     if let Some(mcp) = &file.mcp {
         config.mcp = mcp.apply(config.mcp);
     }
+    if let Some(secs) = file.header_timeout_secs {
+        config.connections.header_timeout = std::time::Duration::from_secs(secs.max(1));
+    }
+    if let Some(max) = file.max_connections {
+        config.connections.max_connections = max.max(1);
+    }
     Ok(config)
 }
 
@@ -288,7 +294,8 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         );
     }
     let router = skills_registry::http::router(std::sync::Arc::clone(&registry));
-    skills_registry::http::serve(listener, router, stop)
+    let limits = registry.config().connections.clone();
+    skills_registry::http::serve(listener, router, &limits, stop)
         .await
         .map_err(|e| errors::plain(format!("the server stopped: {e}"), ""))?;
     registry.store().close().await;

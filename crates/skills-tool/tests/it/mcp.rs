@@ -968,6 +968,123 @@ async fn over_streamable_http() {
     }
 }
 
+/// `skills mcp --http 127.0.0.1:0` on the test tree with `env` set; the child and its URL.
+async fn start_http(env: &[(&str, &str)]) -> (tokio::process::Child, String, tempfile::TempDir) {
+    use tokio::io::AsyncBufReadExt as _;
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args([
+            "mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--log-level",
+            "off",
+            "--skills-dir",
+        ])
+        .arg(&root)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line
+        .split_once("Streamable HTTP at ")
+        .map(|(_, url)| url.trim().to_string())
+        .unwrap_or_else(|| panic!("no address announced: {line}"));
+    (child, url, dir)
+}
+
+/// `skills mcp --http`: a connection that sends half its headers, or idles after an
+/// answer, is closed after the header timeout (1 s here); past the most connections (2),
+/// a new one is served only when another closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_connections_are_timed_out_and_bounded() {
+    use std::io::{Read as _, Write as _};
+    let address = |url: &str| {
+        url.trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_string()
+    };
+    let (_timed, url, _dir) = start_http(&[("SKILLS_MCP_HEADER_TIMEOUT_SECS", "1")]).await;
+    let timed = address(&url);
+    // The default header timeout (10 s) here: held connections stay held.
+    let (_bounded, url, _dir) = start_http(&[("SKILLS_MCP_MAX_CONNECTIONS", "2")]).await;
+    let bounded = address(&url);
+    tokio::task::spawn_blocking(move || {
+        let connect = || std::net::TcpStream::connect(&timed).unwrap();
+        // Closed: EOF or a reset, after whatever the server answered.
+        let closed_within = |mut stream: std::net::TcpStream, bound: Duration| {
+            let started = std::time::Instant::now();
+            stream.set_read_timeout(Some(bound)).unwrap();
+            let mut buffer = [0u8; 4096];
+            loop {
+                match stream.read(&mut buffer) {
+                    Ok(0) => return true,
+                    Ok(_) if started.elapsed() < bound => {}
+                    Ok(_) => return false,
+                    Err(e) => {
+                        return !matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        );
+                    }
+                }
+            }
+        };
+        let mut partial = connect();
+        partial
+            .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .unwrap();
+        assert!(
+            closed_within(partial, Duration::from_secs(15)),
+            "partial headers"
+        );
+        let mut idle = connect();
+        idle.write_all(b"GET /other HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            .unwrap();
+        assert!(
+            closed_within(idle, Duration::from_secs(15)),
+            "idle keep-alive"
+        );
+
+        let connect = || std::net::TcpStream::connect(&bounded).unwrap();
+        let held: Vec<_> = (0..2)
+            .map(|_| {
+                let mut stream = connect();
+                stream.write_all(b"GET /mcp HTTP/1.1\r\n").unwrap();
+                stream
+            })
+            .collect();
+        let mut third = connect();
+        third
+            .write_all(b"GET /other HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        third
+            .set_read_timeout(Some(Duration::from_millis(1500)))
+            .unwrap();
+        let mut byte = [0u8; 1];
+        assert!(third.read(&mut byte).is_err(), "served beside two");
+        drop(held);
+        third
+            .set_read_timeout(Some(Duration::from_secs(15)))
+            .unwrap();
+        let mut answer = Vec::new();
+        third.read_to_end(&mut answer).unwrap();
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    })
+    .await
+    .unwrap();
+}
+
 /// `tool_inventory`: seed 004's phase 1 in one call, from the agents' files under HOME and
 /// the CLIs on PATH; built once per session, again on `refresh: true`.
 #[tokio::test]
