@@ -10,6 +10,7 @@
 //! costs the process no descriptor.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -159,6 +160,14 @@ fn is_connection_error(error: &std::io::Error) -> bool {
             | std::io::ErrorKind::ConnectionAborted
             | std::io::ErrorKind::ConnectionReset
     )
+}
+
+/// The address of the client a request came from, when the server recorded it.
+pub(crate) fn peer(request: &axum::extract::Request) -> Option<SocketAddr> {
+    request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(address)| *address)
 }
 
 #[cfg(test)]

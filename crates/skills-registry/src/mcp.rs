@@ -39,6 +39,8 @@ const SWEEP_EVERY: Duration = Duration::from_secs(60);
 #[derive(Debug)]
 pub(crate) struct Views {
     options: skills_mcp_server::HttpOptions,
+    /// The session caps, shared by every view's endpoint: per user, and in all.
+    sessions: skills_mcp_server::SessionLimits,
     inner: Mutex<Inner>,
 }
 
@@ -75,6 +77,10 @@ struct Synced {
 impl Views {
     pub(crate) fn new(options: skills_mcp_server::HttpOptions) -> Self {
         Self {
+            sessions: skills_mcp_server::SessionLimits::new(
+                options.max_sessions_per_caller,
+                options.max_sessions,
+            ),
             options,
             inner: Mutex::new(Inner::default()),
         }
@@ -118,7 +124,18 @@ impl Views {
             .locations(skills_mcp_server::Locations::Uris)
             .tool_inventory(false);
         let view = Arc::new(View {
-            endpoint: skills_mcp_server::http_router(config, self.options.clone()),
+            endpoint: skills_mcp_server::http_router_for(
+                config,
+                self.options.clone(),
+                &self.sessions,
+                // A user's sessions count against them, whatever their token's groups;
+                // anonymous readers share a view, and are told apart by address.
+                caller
+                    .user
+                    .as_ref()
+                    .map(|user| format!("user {user}"))
+                    .as_deref(),
+            ),
             dir,
             staging,
             synced: tokio::sync::Mutex::default(),

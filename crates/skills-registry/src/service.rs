@@ -40,7 +40,7 @@ pub struct RegistryConfig {
     /// The federation peers whose exported skills are imported.
     pub peers: Vec<crate::federation::Peer>,
     /// How `/mcp` answers: the hosts and browser origins it accepts beside loopback ones,
-    /// the session timeout, the largest request. Its `connections` are not used:
+    /// the session timeout and caps, the largest request. Its `connections` are not used:
     /// the server's are [`RegistryConfig::connections`].
     pub mcp: skills_mcp_server::HttpOptions,
     /// How the server bounds connections ([`http::serve`](crate::http::serve)): the

@@ -1,11 +1,13 @@
 //! What the registry's server holds against clients that misbehave: the bearer scheme in
-//! any case; connections that stall or idle, too many connections.
+//! any case; connections that stall or idle, too many connections, too many MCP sessions.
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, clippy::panic)]
 
 use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
 
 use crate::support;
 
@@ -126,4 +128,77 @@ fn closed_within(mut stream: TcpStream, bound: Duration) -> Option<Duration> {
         }
     }
     None
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}"#;
+
+/// MCP's headers, with the session when there is one.
+fn mcp_headers(session: Option<&str>) -> Vec<(&str, &str)> {
+    let mut headers = vec![
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2025-06-18"),
+    ];
+    if let Some(session) = session {
+        headers.push(("mcp-session-id", session));
+    }
+    headers
+}
+
+/// A new MCP session of `client` at `/mcp`, initialized; its id.
+fn mcp_session(client: &Client) -> String {
+    let initialize: Value = serde_json::from_str(INITIALIZE).unwrap();
+    let reply = client.post_with("/mcp", &mcp_headers(None), &initialize);
+    assert_eq!(reply.status, 200, "{}", reply.body);
+    let id = reply.header("mcp-session-id");
+    assert!(!id.is_empty(), "no session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    let reply = client.post_with("/mcp", &mcp_headers(Some(&id)), &initialized);
+    assert_eq!(reply.status, 202, "{}", reply.body);
+    id
+}
+
+/// The HTTP status of a `ping` in `session`: 200 while it lives, 404 once ended.
+fn mcp_ping(client: &Client, session: &str) -> u16 {
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    client
+        .post_with("/mcp", &mcp_headers(Some(session)), &ping)
+        .status
+}
+
+/// Sessions are capped per user (4 here) and in all (6): a new one past a cap ends the
+/// least recently used (the user's, then anyone's), whose next request is a `404` (the
+/// transport's answer for an ended session), while the others go on.
+#[test]
+fn mcp_sessions_are_capped_per_user_and_in_all() {
+    let h = Harness::start_with(&Backend::Sqlite, |config, _| {
+        config.mcp.max_sessions_per_caller = 4;
+        config.mcp.max_sessions = 6;
+    });
+    let alice = h.client("alice", &[], false);
+    let a: Vec<String> = (0..4).map(|_| mcp_session(&alice)).collect();
+    // a[0] used again: a[1] is now alice's least recently used.
+    assert_eq!(mcp_ping(&alice, &a[0]), 200);
+    let a4 = mcp_session(&alice);
+    assert_eq!(mcp_ping(&alice, &a[1]), 404, "alice's least recently used");
+    for live in [&a[0], &a[2], &a[3], &a4] {
+        assert_eq!(mcp_ping(&alice, live), 200);
+    }
+    // Another token of the same user (another view: other groups) counts against the
+    // same cap: alice's least recently used, a[0], goes.
+    let alice_again = h.client("alice", &["team"], false);
+    let a5 = mcp_session(&alice_again);
+    assert_eq!(mcp_ping(&alice, &a[0]), 404, "alice's, whatever the token");
+    assert_eq!(mcp_ping(&alice_again, &a5), 200);
+    // Bob's third session takes the total past 6: the least recently used of anyone's
+    // goes, alice's a[2].
+    let bob = h.client("bob", &[], false);
+    let b: Vec<String> = (0..3).map(|_| mcp_session(&bob)).collect();
+    assert_eq!(mcp_ping(&alice, &a[2]), 404, "the oldest of all");
+    for live in [&a[3], &a4] {
+        assert_eq!(mcp_ping(&alice, live), 200);
+    }
+    assert_eq!(mcp_ping(&alice_again, &a5), 200);
+    for live in &b {
+        assert_eq!(mcp_ping(&bob, live), 200);
+    }
 }

@@ -1002,6 +1002,78 @@ async fn start_http(env: &[(&str, &str)]) -> (tokio::process::Child, String, tem
     (child, url, dir)
 }
 
+/// POSTs an MCP message to `url` (in `session` when given): the status and the session id
+/// the server answered with.
+fn mcp_post(url: &str, session: Option<&str>, body: &Value) -> (u16, String) {
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .new_agent();
+    let mut request = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18");
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    let mut response = request.send(body.to_string()).unwrap();
+    let id = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let _ = response.body_mut().read_to_string();
+    (response.status().as_u16(), id)
+}
+
+/// A new initialized session at `url`; its id.
+fn http_session(url: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}});
+    let (status, id) = mcp_post(url, None, &initialize);
+    assert_eq!(status, 200);
+    assert!(!id.is_empty(), "no session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(mcp_post(url, Some(&id), &initialized).0, 202);
+    id
+}
+
+/// A `ping` in `session`: 200 while it lives, 404 once ended.
+fn http_ping(url: &str, session: &str) -> u16 {
+    mcp_post(
+        url,
+        Some(session),
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .0
+}
+
+/// `skills mcp --http`: sessions are capped per client address (4 here, through
+/// `SKILLS_MCP_MAX_SESSIONS_PER_CLIENT`): a fifth `initialize` ends the least recently
+/// used session, whose next request is a `404`; the others go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_sessions_are_capped_and_the_least_recently_used_ends() {
+    let (_child, url, _dir) = start_http(&[("SKILLS_MCP_MAX_SESSIONS_PER_CLIENT", "4")]).await;
+    tokio::task::spawn_blocking(move || {
+        let sessions: Vec<String> = (0..4).map(|_| http_session(&url)).collect();
+        assert_eq!(http_ping(&url, &sessions[0]), 200);
+        let fifth = http_session(&url);
+        assert_eq!(
+            http_ping(&url, &sessions[1]),
+            404,
+            "the least recently used"
+        );
+        for live in [&sessions[0], &sessions[2], &sessions[3], &fifth] {
+            assert_eq!(http_ping(&url, live), 200);
+        }
+    })
+    .await
+    .unwrap();
+}
+
 /// `skills mcp --http`: a connection that sends half its headers, or idles after an
 /// answer, is closed after the header timeout (1 s here); past the most connections (2),
 /// a new one is served only when another closes.
