@@ -10,6 +10,7 @@
 //! health_ttl_secs = 300
 //! health_interval_secs = 60          # background checks of skills older than the TTL (0: off)
 //! health_concurrency = 8             # HEAD requests the background checker has in flight
+//! state_dir = "skills-registry.db.state" # 0700; /mcp's per-caller views, emptied at start
 //! header_timeout_secs = 10           # to send a request's headers, or idle between requests
 //! max_connections = 1024             # at once (lowered below the open-file limit)
 //!
@@ -82,6 +83,9 @@ pub struct ConfigFile {
     pub sync_interval_secs: Option<u64>,
     /// How `/mcp` answers.
     pub mcp: Option<McpConfig>,
+    /// The registry's own directory (`/mcp`'s per-caller views); default: beside a SQLite
+    /// database file, `<file>.state`, else `skills-registry.state`.
+    pub state_dir: Option<PathBuf>,
     /// How long a client may take to send a request's headers, and leave a keep-alive
     /// connection idle (default 10).
     pub header_timeout_secs: Option<u64>,

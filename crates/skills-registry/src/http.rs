@@ -81,9 +81,39 @@ fn routes<S: Store>() -> Routes<S> {
     ]
 }
 
-/// The router for `registry`: every endpoint, `/healthz` and `/readyz`.
+/// The router for `registry`: every endpoint, `/healthz` and `/readyz`. When the state
+/// directory cannot be prepared (see [`try_router`]), the error is logged and each `/mcp`
+/// request answers it (`500`).
 pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
-    let views = Arc::new(crate::mcp::Views::new(registry.config().mcp.clone()));
+    let config = registry.config();
+    let views = crate::mcp::Views::open_or_broken(config.mcp.clone(), config.state_dir.as_deref());
+    routes_with(registry, views)
+}
+
+/// As [`router`], failing when the state directory
+/// ([`RegistryConfig::state_dir`](crate::RegistryConfig::state_dir)) cannot be prepared:
+/// made, locked, and its MCP views left by an earlier run removed.
+///
+/// # Errors
+///
+/// [`RegistryError::Internal`] naming the directory and the cause: it cannot be made or
+/// emptied, or another server holds it.
+pub fn try_router<S: Store>(
+    registry: Arc<Registry<S>>,
+) -> std::result::Result<Router, RegistryError> {
+    let config = registry.config();
+    let state_dir = config.state_dir.as_deref();
+    let views = crate::mcp::Views::open(config.mcp.clone(), state_dir).map_err(|e| {
+        let dir = state_dir
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        RegistryError::Internal(format!("state directory {dir}: {e}"))
+    })?;
+    Ok(routes_with(registry, views))
+}
+
+fn routes_with<S: Store>(registry: Arc<Registry<S>>, views: crate::mcp::Views) -> Router {
+    let views = Arc::new(views);
     routes::<S>()
         .into_iter()
         // Methods of one path are merged by axum (and a method routed twice panics).

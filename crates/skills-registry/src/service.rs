@@ -43,6 +43,11 @@ pub struct RegistryConfig {
     /// the session timeout and caps, the largest request. Its `connections` are not used:
     /// the server's are [`RegistryConfig::connections`].
     pub mcp: skills_mcp_server::HttpOptions,
+    /// The registry's own directory: `/mcp` writes each caller's view of the skills (their
+    /// private and group `SKILL.md` too) under `mcp-views/` there, 0700, emptied when the
+    /// router is made; one server per directory (a lock says so). `None`: a private
+    /// directory in the system's temporary directory, made on first use.
+    pub state_dir: Option<std::path::PathBuf>,
     /// How the server bounds connections ([`http::serve`](crate::http::serve)): the
     /// header-read (and keep-alive idle) timeout, the most connections at once.
     pub connections: skills_mcp_server::ConnectionLimits,
@@ -110,6 +115,7 @@ impl Default for RegistryConfig {
             peers: Vec::new(),
             mcp: skills_mcp_server::HttpOptions::default(),
             connections: skills_mcp_server::ConnectionLimits::default(),
+            state_dir: None,
         }
     }
 }

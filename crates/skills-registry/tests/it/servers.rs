@@ -202,3 +202,105 @@ fn mcp_sessions_are_capped_per_user_and_in_all() {
         assert_eq!(mcp_ping(&bob, live), 200);
     }
 }
+
+/// Every file and directory under `dir`, with its mode.
+#[cfg(unix)]
+fn modes(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u32, bool)> {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        found.push((
+            path.clone(),
+            meta.permissions().mode() & 0o777,
+            meta.is_dir(),
+        ));
+        if meta.is_dir() {
+            found.extend(modes(&path));
+        }
+    }
+    found
+}
+
+/// The entries of the system's temporary directory named like the views' old home.
+fn temporary_views() -> std::collections::BTreeSet<std::ffi::OsString> {
+    std::fs::read_dir(std::env::temp_dir())
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.file_name()))
+        .filter(|name| name.to_string_lossy().starts_with("skills-mcp-"))
+        .collect()
+}
+
+/// `/mcp`'s per-caller views hold private skills: they live under the state directory's
+/// `mcp-views/`, emptied at start (a killed server's leftovers go), in 0700 directories
+/// with 0600 files; nothing goes to the system's temporary directory; a second server
+/// cannot take (and empty) the same state directory.
+#[cfg(unix)]
+#[test]
+fn mcp_views_are_private_and_under_the_state_directory() {
+    let state = tempfile::tempdir().unwrap();
+    let views = state.path().join("mcp-views");
+    std::fs::create_dir_all(views.join("7/left-over")).unwrap();
+    std::fs::write(views.join("7/left-over/SKILL.md"), "private").unwrap();
+    let before = temporary_views();
+    let dir = state.path().to_path_buf();
+    let h = Harness::start_with(&Backend::Sqlite, |config, _| {
+        config.state_dir = Some(dir);
+    });
+    assert!(
+        !views.join("7").exists(),
+        "what a killed server left is gone"
+    );
+    let alice = h.client("alice", &[], false);
+    let path = "/o/r/main/secret-notes/SKILL.md";
+    h.serve(
+        path,
+        &support::skill_md("secret-notes", "Private. Use when asked.", ""),
+    );
+    let reply = alice.post(
+        "/api/skills",
+        &json!({"skill_md_url": h.url(path), "visibility": "private"}),
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    let session = mcp_session(&alice);
+    assert_eq!(mcp_ping(&alice, &session), 200);
+
+    let found = modes(&views);
+    assert!(
+        found
+            .iter()
+            .any(|(p, _, _)| p.ends_with("secret-notes/SKILL.md")),
+        "{found:?}"
+    );
+    use std::os::unix::fs::PermissionsExt as _;
+    let top = std::fs::metadata(&views).unwrap().permissions().mode() & 0o777;
+    assert_eq!(top, 0o700, "mcp-views/");
+    for (path, mode, is_dir) in &found {
+        let want = if *is_dir { 0o700 } else { 0o600 };
+        assert_eq!(*mode, want, "{}", path.display());
+    }
+    assert_eq!(
+        temporary_views(),
+        before,
+        "nothing in the temporary directory"
+    );
+
+    // A second server on the same state directory is refused, and empties nothing.
+    let mut config = skills_registry::RegistryConfig::default();
+    config.state_dir = Some(state.path().to_path_buf());
+    let second = h.block_on(async {
+        let store = skills_registry::AnyStore::open("sqlite::memory:")
+            .await
+            .unwrap();
+        skills_registry::Registry::new(store, config)
+    });
+    let refused = skills_registry::http::try_router(second).unwrap_err();
+    assert!(refused.to_string().contains("another server"), "{refused}");
+    assert!(
+        modes(&views)
+            .iter()
+            .any(|(p, _, _)| p.ends_with("secret-notes/SKILL.md")),
+        "the running server's views are still there"
+    );
+}

@@ -116,6 +116,8 @@ impl Harness {
         config.name = "test-registry".to_string();
         config.fetch.trust_hosts = vec![format!("127.0.0.1:{fixture_port}")];
         config.fetch.allow_loopback = true;
+        // Nothing in the system's temporary directory but the harness's own.
+        config.state_dir = Some(dir.path().join("state"));
         configure(&mut config, fixture_port);
         let url = match backend {
             Backend::Sqlite => format!("sqlite://{}", dir.path().join("registry.db").display()),
