@@ -250,32 +250,6 @@ impl<S: Store> Registry<S> {
         &self.responses
     }
 
-    /// Whether `caller` may see `card` (a skill they may not see is "not found").
-    fn may_see(&self, caller: &Caller, card: &SkillCard) -> bool {
-        if caller.admin {
-            return true;
-        }
-        let Some(user) = &caller.user else {
-            return self.config.public_read
-                && card.visibility == Visibility::Public
-                && card.is_enabled;
-        };
-        if *user == card.owner {
-            return true;
-        }
-        if !card.is_enabled {
-            return false;
-        }
-        match card.visibility {
-            Visibility::Public => true,
-            Visibility::Private => false,
-            Visibility::Group => card
-                .allowed_groups
-                .iter()
-                .any(|g| caller.groups.contains(g)),
-        }
-    }
-
     fn readable(&self, caller: &Caller) -> Result<(), RegistryError> {
         if caller.user.is_none() && !caller.admin && !self.config.public_read {
             return Err(RegistryError::Unauthorized);
@@ -290,10 +264,12 @@ impl<S: Store> Registry<S> {
     /// [`RegistryError::NotFound`] when there is none or the caller may not see it.
     pub async fn get(&self, caller: &Caller, name: &str) -> Result<SkillCard, RegistryError> {
         self.readable(caller)?;
-        match self.store.get(name).await? {
-            Some(card) if self.may_see(caller, &card) => Ok(card),
-            _ => Err(RegistryError::NotFound(name.to_string())),
-        }
+        // The rule is applied by the query: a hidden skill is read no more than a missing
+        // one, so how long the 404 takes does not say which it is.
+        self.store
+            .get_visible(name, caller)
+            .await?
+            .ok_or_else(|| RegistryError::NotFound(name.to_string()))
     }
 
     /// The skill `name` with every rating (`GET …/rating`).

@@ -304,3 +304,65 @@ fn mcp_views_are_private_and_under_the_state_directory() {
         "the running server's views are still there"
     );
 }
+
+/// The median time of a `GET` of `{skill}/content` by `bob`, for a skill he may not see and
+/// one that does not exist, taken in turns: (hidden, missing).
+fn content_medians(bob: &Client, rounds: usize) -> (Duration, Duration) {
+    let mut hidden = Vec::with_capacity(rounds);
+    let mut missing = Vec::with_capacity(rounds);
+    for _ in 0..rounds {
+        for (path, times) in [
+            ("/api/skills/alices-secret/content", &mut hidden),
+            ("/api/skills/no-such-skill/content", &mut missing),
+        ] {
+            let started = Instant::now();
+            let reply = bob.get(path);
+            times.push(started.elapsed());
+            assert_eq!(reply.status, 404, "{path}");
+            assert!(reply.body.contains("not-found"), "{}", reply.body);
+        }
+    }
+    hidden.sort();
+    missing.sort();
+    (hidden[rounds / 2], missing[rounds / 2])
+}
+
+/// A skill the caller may not see answers `404` as one that is not there, and as fast:
+/// the visibility rule is in the query, so the hidden skill is not read. Its 8,000 ratings
+/// make reading it slow (their average is part of a card): read and then refused, as
+/// before the fix, it answered 1.5 to 2 ms behind the missing one in a debug build, while
+/// the medians of answers taken in turns differ by some tens of microseconds now, well
+/// inside the 0.5 ms bound.
+#[test]
+fn a_hidden_skill_answers_as_fast_as_a_missing_one() {
+    let h = Harness::start(&Backend::Sqlite);
+    let alice = h.client("alice", &[], false);
+    let path = "/o/r/main/alices-secret/SKILL.md";
+    h.serve(
+        path,
+        &support::skill_md("alices-secret", "Private. Use when asked.", ""),
+    );
+    let reply = alice.post(
+        "/api/skills",
+        &json!({"skill_md_url": h.url(path), "visibility": "private"}),
+    );
+    assert_eq!(reply.status, 201, "{}", reply.body);
+    h.block_on(async {
+        use skills_registry::Store as _;
+        for i in 0..8000u32 {
+            let user = format!("rater-{i}");
+            h.registry
+                .store()
+                .rate("alices-secret", &user, u8::try_from(i % 5 + 1).unwrap())
+                .await
+                .unwrap();
+        }
+    });
+    let bob = h.client("bob", &[], false);
+    content_medians(&bob, 50);
+    let (hidden, missing) = content_medians(&bob, 400);
+    assert!(
+        hidden < missing + Duration::from_micros(500),
+        "hidden {hidden:?}, missing {missing:?}"
+    );
+}
