@@ -223,13 +223,23 @@ fn modes(dir: &std::path::Path) -> Vec<(std::path::PathBuf, u32, bool)> {
     found
 }
 
-/// The entries of the system's temporary directory named like the views' old home.
-fn temporary_views() -> std::collections::BTreeSet<std::ffi::OsString> {
+/// Whether a directory named like the views' old home (`skills-mcp-*`) in the system's
+/// temporary directory holds a skill named `name`. Other processes' directories may be
+/// there (the machine is shared), so what is looked for is this test's skill.
+#[cfg(unix)]
+fn in_temporary_views(name: &str) -> bool {
     std::fs::read_dir(std::env::temp_dir())
         .unwrap()
-        .filter_map(|e| e.ok().map(|e| e.file_name()))
-        .filter(|name| name.to_string_lossy().starts_with("skills-mcp-"))
-        .collect()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().starts_with("skills-mcp-"))
+        .filter(|e| e.path().is_dir())
+        .any(|e| {
+            std::fs::read_dir(e.path())
+                .into_iter()
+                .flatten()
+                .filter_map(Result::ok)
+                .any(|view| view.path().join(name).exists())
+        })
 }
 
 /// `/mcp`'s per-caller views hold private skills: they live under the state directory's
@@ -243,7 +253,6 @@ fn mcp_views_are_private_and_under_the_state_directory() {
     let views = state.path().join("mcp-views");
     std::fs::create_dir_all(views.join("7/left-over")).unwrap();
     std::fs::write(views.join("7/left-over/SKILL.md"), "private").unwrap();
-    let before = temporary_views();
     let dir = state.path().to_path_buf();
     let h = Harness::start_with(&Backend::Sqlite, |config, _| {
         config.state_dir = Some(dir);
@@ -253,24 +262,29 @@ fn mcp_views_are_private_and_under_the_state_directory() {
         "what a killed server left is gone"
     );
     let alice = h.client("alice", &[], false);
-    let path = "/o/r/main/secret-notes/SKILL.md";
+    // A name no other process uses, to look for in the temporary directory.
+    let name = format!("secret-{}", std::process::id());
+    let path = format!("/o/r/main/{name}/SKILL.md");
     h.serve(
-        path,
-        &support::skill_md("secret-notes", "Private. Use when asked.", ""),
+        &path,
+        &support::skill_md(&name, "Private. Use when asked.", ""),
     );
     let reply = alice.post(
         "/api/skills",
-        &json!({"skill_md_url": h.url(path), "visibility": "private"}),
+        &json!({"skill_md_url": h.url(&path), "visibility": "private"}),
     );
     assert_eq!(reply.status, 201, "{}", reply.body);
     let session = mcp_session(&alice);
     assert_eq!(mcp_ping(&alice, &session), 200);
+    assert!(
+        !in_temporary_views(&name),
+        "nothing in the temporary directory"
+    );
 
+    let file = format!("{name}/SKILL.md");
     let found = modes(&views);
     assert!(
-        found
-            .iter()
-            .any(|(p, _, _)| p.ends_with("secret-notes/SKILL.md")),
+        found.iter().any(|(p, _, _)| p.ends_with(&file)),
         "{found:?}"
     );
     use std::os::unix::fs::PermissionsExt as _;
@@ -280,11 +294,6 @@ fn mcp_views_are_private_and_under_the_state_directory() {
         let want = if *is_dir { 0o700 } else { 0o600 };
         assert_eq!(*mode, want, "{}", path.display());
     }
-    assert_eq!(
-        temporary_views(),
-        before,
-        "nothing in the temporary directory"
-    );
 
     // A second server on the same state directory is refused, and empties nothing.
     let mut config = skills_registry::RegistryConfig::default();
@@ -298,9 +307,7 @@ fn mcp_views_are_private_and_under_the_state_directory() {
     let refused = skills_registry::http::try_router(second).unwrap_err();
     assert!(refused.to_string().contains("another server"), "{refused}");
     assert!(
-        modes(&views)
-            .iter()
-            .any(|(p, _, _)| p.ends_with("secret-notes/SKILL.md")),
+        modes(&views).iter().any(|(p, _, _)| p.ends_with(&file)),
         "the running server's views are still there"
     );
 }
