@@ -59,17 +59,19 @@ impl Default for HttpOptions {
 }
 
 /// The environment variables [`HttpOptions::with_env_limits`] reads.
-const LIMIT_VARIABLES: [&str; 4] = [
+const LIMIT_VARIABLES: [&str; 5] = [
     "SKILLS_MCP_MAX_SESSIONS",
     "SKILLS_MCP_MAX_SESSIONS_PER_CLIENT",
     "SKILLS_MCP_MAX_CONNECTIONS",
     "SKILLS_MCP_HEADER_TIMEOUT_SECS",
+    "SKILLS_MCP_BODY_TIMEOUT_SECS",
 ];
 
 impl HttpOptions {
     /// These options with the limits `lookup` (the environment, say) sets:
     /// `SKILLS_MCP_MAX_SESSIONS`, `SKILLS_MCP_MAX_SESSIONS_PER_CLIENT`,
-    /// `SKILLS_MCP_MAX_CONNECTIONS` and `SKILLS_MCP_HEADER_TIMEOUT_SECS`, each a whole
+    /// `SKILLS_MCP_MAX_CONNECTIONS`, `SKILLS_MCP_HEADER_TIMEOUT_SECS` and
+    /// `SKILLS_MCP_BODY_TIMEOUT_SECS`, each a whole
     /// number (0 counts as 1); unset or empty keeps the value. What `skills mcp --http`
     /// reads, so an operator (or a test) can move a limit without a flag for each.
     ///
@@ -96,7 +98,10 @@ impl HttpOptions {
                 "SKILLS_MCP_MAX_SESSIONS" => self.max_sessions = count,
                 "SKILLS_MCP_MAX_SESSIONS_PER_CLIENT" => self.max_sessions_per_caller = count,
                 "SKILLS_MCP_MAX_CONNECTIONS" => self.connections.max_connections = count,
-                _ => self.connections.header_timeout = Duration::from_secs(value.max(1)),
+                "SKILLS_MCP_HEADER_TIMEOUT_SECS" => {
+                    self.connections.header_timeout = Duration::from_secs(value.max(1));
+                }
+                _ => self.connections.body_timeout = Duration::from_secs(value.max(1)),
             }
         }
         Ok(self)

@@ -1,17 +1,21 @@
 //! Serving a router over TCP with bounds a client cannot lift: how long it may take to send
-//! a request's headers (or keep an idle connection open), and how many connections are
-//! served at once. Shared by `skills mcp --http` and `skills registry serve`.
+//! a request's headers (or keep an idle connection open) and its body, and how many
+//! connections are served at once. Shared by `skills mcp --http` and `skills registry
+//! serve`.
 //!
 //! `axum::serve` sets neither: without a timer hyper waits for headers forever, and each
 //! accepted connection is a file descriptor, so a few hundred clients sending half a
 //! request exhaust the open-file limit and every later request fails. Here hyper's HTTP/1
-//! connection gets a header-read timeout, and a semaphore bounds the connections below the
-//! open-file limit: past it, new connections wait in the kernel's listen backlog, which
-//! costs the process no descriptor.
+//! connection gets a header-read timeout, each request's body a deadline (a body sent a
+//! byte at a time would hold the connection as long as half-sent headers did), and a
+//! semaphore bounds the connections below the open-file limit: past it, new connections
+//! wait in the kernel's listen backlog, which costs the process no descriptor.
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use axum::extract::ConnectInfo;
@@ -38,6 +42,10 @@ pub struct ConnectionLimits {
     /// keep-alive connections too (hyper runs one timer for both). A connection past it is
     /// closed.
     pub header_timeout: Duration,
+    /// The longest a request's body may take to arrive, counted from the end of its
+    /// headers. Past it reading the body fails (`std::io::ErrorKind::TimedOut`), the
+    /// answer is an error, and the connection is closed.
+    pub body_timeout: Duration,
     /// The most connections served at once. It is lowered to the process's open-file
     /// limit less a reserve ([`ConnectionLimits::effective_max_connections`]); connections
     /// past it wait to be accepted.
@@ -48,6 +56,7 @@ impl Default for ConnectionLimits {
     fn default() -> Self {
         Self {
             header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
             max_connections: 1024,
         }
     }
@@ -129,12 +138,19 @@ pub async fn serve_router(
             () = &mut shutdown => break,
         };
         let _ = stream.set_nodelay(true);
-        let service = router
-            .clone()
-            .map_request(move |mut request: axum::extract::Request<_>| {
-                request.extensions_mut().insert(ConnectInfo(peer));
-                request
-            });
+        let body_timeout = limits.body_timeout;
+        let service =
+            router
+                .clone()
+                .map_request(move |request: hyper::Request<hyper::body::Incoming>| {
+                    let (mut parts, body) = request.into_parts();
+                    parts.extensions.insert(ConnectInfo(peer));
+                    let body = Deadline {
+                        inner: Box::pin(body),
+                        deadline: Box::pin(tokio::time::sleep(body_timeout)),
+                    };
+                    axum::extract::Request::from_parts(parts, axum::body::Body::new(body))
+                });
         let connection =
             http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
         let connection = graceful.watch(connection);
@@ -149,6 +165,46 @@ pub async fn serve_router(
     drop(listener);
     graceful.shutdown().await;
     Ok(())
+}
+
+/// A request body that fails once its deadline has passed.
+struct Deadline<B> {
+    inner: Pin<Box<B>>,
+    deadline: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl<B> http_body::Body for Deadline<B>
+where
+    B: http_body::Body<Data = axum::body::Bytes>,
+    B::Error: Into<axum::BoxError>,
+{
+    type Data = axum::body::Bytes;
+    type Error = axum::BoxError;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        if let Poll::Ready(frame) = self.inner.as_mut().poll_frame(cx) {
+            return Poll::Ready(frame.map(|f| f.map_err(Into::into)));
+        }
+        if self.deadline.as_mut().poll(cx).is_ready() {
+            let late = std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the request body did not arrive in time",
+            );
+            return Poll::Ready(Some(Err(late.into())));
+        }
+        Poll::Pending
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
 }
 
 /// An `accept` error about the one connection, not the listener (as hyper and axum sort

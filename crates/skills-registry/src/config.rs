@@ -12,6 +12,7 @@
 //! health_concurrency = 8             # HEAD requests the background checker has in flight
 //! state_dir = "skills-registry.db.state" # 0700; /mcp's per-caller views, emptied at start
 //! header_timeout_secs = 10           # to send a request's headers, or idle between requests
+//! body_timeout_secs = 30            # to send a request's body, from the end of its headers
 //! max_connections = 1024             # at once (lowered below the open-file limit)
 //!
 //! [[servers]]                        # MCP servers, for GET /api/skills/{name}/tools
@@ -89,6 +90,8 @@ pub struct ConfigFile {
     /// How long a client may take to send a request's headers, and leave a keep-alive
     /// connection idle (default 10).
     pub header_timeout_secs: Option<u64>,
+    /// How long a client may take to send a request's body (default 30).
+    pub body_timeout_secs: Option<u64>,
     /// The most connections served at once (default 1024), lowered below the open-file
     /// limit.
     pub max_connections: Option<usize>,

@@ -169,6 +169,16 @@ async fn read_whole_body(
             ))
             .await
         }
+        // The deadline of serve_router (skills-mcp-server's listen.rs): a client sending
+        // its body too slowly.
+        Err(error) if timed_out(&error) => Problem {
+            status: StatusCode::REQUEST_TIMEOUT,
+            kind: "timeout",
+            title: "Request body too slow",
+            detail: "the request body did not arrive in time".to_string(),
+            extra: None,
+        }
+        .into_response(),
         Err(_) => Problem {
             status: StatusCode::PAYLOAD_TOO_LARGE,
             kind: "too-large",
@@ -186,6 +196,20 @@ async fn read_whole_body(
         started.elapsed().as_secs_f64() * 1000.0
     );
     response
+}
+
+/// Whether reading a body failed on its deadline (a `TimedOut` I/O error in the chain).
+fn timed_out(error: &axum::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
+    while let Some(e) = cause {
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }
 
 /// An RFC 9457 problem.

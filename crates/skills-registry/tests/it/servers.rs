@@ -61,6 +61,31 @@ fn stalled_and_idle_connections_are_closed() {
     }
 }
 
+/// A body sent too slowly (half of it, then nothing) is refused once the body timeout (1 s
+/// here) has passed, with a `408` problem, and the connection is closed.
+#[test]
+fn a_body_sent_too_slowly_is_refused_and_its_connection_closed() {
+    let h = Harness::start_with(&Backend::Sqlite, |config, _| {
+        config.connections.body_timeout = Duration::from_secs(1);
+    });
+    let token = h.token("alice", &[], false);
+    let address = h.base().trim_start_matches("http://").to_string();
+    let mut slow = TcpStream::connect(&address).unwrap();
+    let head = format!(
+        "POST /api/skills HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"skill_md_url\": "
+    );
+    slow.write_all(head.as_bytes()).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let mut answer = Vec::new();
+    // To the end: the server closes the connection after its answer.
+    let _ = slow.read_to_end(&mut answer);
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
+    assert!(answer.contains("/problems/timeout"), "{answer}");
+}
+
 /// Past the most connections (2 here), a new connection is not served until one closes:
 /// the server never holds more descriptors than its limit, whatever clients do.
 #[test]

@@ -171,6 +171,9 @@ fn registry_config(
     if let Some(secs) = file.header_timeout_secs {
         config.connections.header_timeout = std::time::Duration::from_secs(secs.max(1));
     }
+    if let Some(secs) = file.body_timeout_secs {
+        config.connections.body_timeout = std::time::Duration::from_secs(secs.max(1));
+    }
     if let Some(max) = file.max_connections {
         config.connections.max_connections = max.max(1);
     }

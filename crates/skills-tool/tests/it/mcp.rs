@@ -1075,7 +1075,8 @@ async fn over_http_sessions_are_capped_and_the_least_recently_used_ends() {
 }
 
 /// `skills mcp --http`: a connection that sends half its headers, or idles after an
-/// answer, is closed after the header timeout (1 s here); past the most connections (2),
+/// answer, is closed after the header timeout (1 s here), and one that sends half its
+/// body after the body timeout (1 s); past the most connections (2),
 /// a new one is served only when another closes.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn over_http_connections_are_timed_out_and_bounded() {
@@ -1085,7 +1086,11 @@ async fn over_http_connections_are_timed_out_and_bounded() {
             .trim_end_matches("/mcp")
             .to_string()
     };
-    let (_timed, url, _dir) = start_http(&[("SKILLS_MCP_HEADER_TIMEOUT_SECS", "1")]).await;
+    let (_timed, url, _dir) = start_http(&[
+        ("SKILLS_MCP_HEADER_TIMEOUT_SECS", "1"),
+        ("SKILLS_MCP_BODY_TIMEOUT_SECS", "1"),
+    ])
+    .await;
     let timed = address(&url);
     // The default header timeout (10 s) here: held connections stay held.
     let (_bounded, url, _dir) = start_http(&[("SKILLS_MCP_MAX_CONNECTIONS", "2")]).await;
@@ -1125,6 +1130,17 @@ async fn over_http_connections_are_timed_out_and_bounded() {
         assert!(
             closed_within(idle, Duration::from_secs(15)),
             "idle keep-alive"
+        );
+        let mut slow_body = connect();
+        slow_body
+            .write_all(
+                b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                  Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{",
+            )
+            .unwrap();
+        assert!(
+            closed_within(slow_body, Duration::from_secs(15)),
+            "a slow body"
         );
 
         let connect = || std::net::TcpStream::connect(&bounded).unwrap();
