@@ -3,14 +3,19 @@
 //! server. The `Host` header must name a loopback host (or one allowed), so a DNS
 //! rebinding page cannot reach it; a browser's `Origin` must be a loopback one (or one
 //! allowed); a request body is bounded; a session idle for longer than
-//! [`HttpOptions::session_idle`] ends.
+//! [`HttpOptions::session_idle`] ends, and sessions are capped per caller and in all
+//! (`sessions.rs`); connections are served within [`ConnectionLimits`] (`listen.rs`).
 
 use std::future::Future;
+use std::sync::Arc;
 use std::time::Duration;
 
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
+use tower::ServiceExt as _;
 
+use crate::listen::ConnectionLimits;
+use crate::sessions::{BoundedSessions, CALLER, SessionLimits};
 use crate::{Config, ServeError, server};
 
 /// The loopback origins a browser on this machine sends, any port.
@@ -29,6 +34,14 @@ pub struct HttpOptions {
     pub session_idle: Duration,
     /// The largest request body.
     pub max_body_bytes: usize,
+    /// The most sessions one caller keeps: a new one past it ends their least recently
+    /// used. A caller is the client's IP address for [`serve_http`], the registry's
+    /// authenticated user for its `/mcp`.
+    pub max_sessions_per_caller: usize,
+    /// The most sessions in all: a new one past it ends the least recently used of anyone.
+    pub max_sessions: usize,
+    /// How connections are bounded by [`serve_http`].
+    pub connections: ConnectionLimits,
 }
 
 impl Default for HttpOptions {
@@ -38,22 +51,103 @@ impl Default for HttpOptions {
             allowed_origins: Vec::new(),
             session_idle: Duration::from_secs(30 * 60),
             max_body_bytes: 1024 * 1024,
+            max_sessions_per_caller: 100,
+            max_sessions: 1000,
+            connections: ConnectionLimits::default(),
         }
+    }
+}
+
+/// The environment variables [`HttpOptions::with_env_limits`] reads.
+const LIMIT_VARIABLES: [&str; 5] = [
+    "SKILLS_MCP_MAX_SESSIONS",
+    "SKILLS_MCP_MAX_SESSIONS_PER_CLIENT",
+    "SKILLS_MCP_MAX_CONNECTIONS",
+    "SKILLS_MCP_HEADER_TIMEOUT_SECS",
+    "SKILLS_MCP_BODY_TIMEOUT_SECS",
+];
+
+impl HttpOptions {
+    /// These options with the limits `lookup` (the environment, say) sets:
+    /// `SKILLS_MCP_MAX_SESSIONS`, `SKILLS_MCP_MAX_SESSIONS_PER_CLIENT`,
+    /// `SKILLS_MCP_MAX_CONNECTIONS`, `SKILLS_MCP_HEADER_TIMEOUT_SECS` and
+    /// `SKILLS_MCP_BODY_TIMEOUT_SECS`, each a whole
+    /// number (0 counts as 1); unset or empty keeps the value. What `skills mcp --http`
+    /// reads, so an operator (or a test) can move a limit without a flag for each.
+    ///
+    /// # Errors
+    ///
+    /// [`ServeError::Io`] (`InvalidInput`) naming the variable whose value is not a whole
+    /// number.
+    pub fn with_env_limits(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<Self, ServeError> {
+        for name in LIMIT_VARIABLES {
+            let Some(text) = lookup(name).filter(|v| !v.trim().is_empty()) else {
+                continue;
+            };
+            let value: u64 = text.trim().parse().map_err(|_| {
+                std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!("{name}={text:?} is not a whole number"),
+                )
+            })?;
+            let count = usize::try_from(value).unwrap_or(usize::MAX).max(1);
+            match name {
+                "SKILLS_MCP_MAX_SESSIONS" => self.max_sessions = count,
+                "SKILLS_MCP_MAX_SESSIONS_PER_CLIENT" => self.max_sessions_per_caller = count,
+                "SKILLS_MCP_MAX_CONNECTIONS" => self.connections.max_connections = count,
+                "SKILLS_MCP_HEADER_TIMEOUT_SECS" => {
+                    self.connections.header_timeout = Duration::from_secs(value.max(1));
+                }
+                _ => self.connections.body_timeout = Duration::from_secs(value.max(1)),
+            }
+        }
+        Ok(self)
     }
 }
 
 /// The MCP endpoint as an axum router that answers at any path (nest it where it should
 /// be): what [`serve_http`] serves at `/mcp`, for a program that serves other routes
 /// beside it, or picks a server per caller (the registry's `/mcp`). Each MCP session gets
-/// a server of its own over `config`.
+/// a server of its own over `config`. Sessions are capped as `options` says, a caller
+/// being the client's IP address (axum's `ConnectInfo<SocketAddr>`, which
+/// [`serve_router`](crate::serve_router) sets), or one for all without it.
 pub fn http_router(config: Config, options: HttpOptions) -> axum::Router {
-    router_with(move || Ok(server::SkillsServer::new(&config)), options)
+    let limits = SessionLimits::new(options.max_sessions_per_caller, options.max_sessions);
+    router_with(
+        move || Ok(server::SkillsServer::new(&config)),
+        options,
+        limits,
+        None,
+    )
+}
+
+/// As [`http_router`], for one endpoint of several (the registry's per-caller views): its
+/// sessions count against `sessions`, shared with the other endpoints, whose caps apply
+/// instead of those of `options`; each against `caller`, or the client's IP address when
+/// `None`.
+pub fn http_router_for(
+    config: Config,
+    options: HttpOptions,
+    sessions: &SessionLimits,
+    caller: Option<&str>,
+) -> axum::Router {
+    router_with(
+        move || Ok(server::SkillsServer::new(&config)),
+        options,
+        sessions.clone(),
+        caller.map(Arc::from),
+    )
 }
 
 /// The endpoint over servers made by `factory`, one per session.
 fn router_with<S: rmcp::ServerHandler>(
     factory: impl Fn() -> Result<S, std::io::Error> + Send + Sync + 'static,
     options: HttpOptions,
+    limits: SessionLimits,
+    caller: Option<Arc<str>>,
 ) -> axum::Router {
     let mut transport = StreamableHttpServerConfig::default().enforce_origin_validation();
     transport.allowed_hosts.extend(options.allowed_hosts);
@@ -65,8 +159,22 @@ fn router_with<S: rmcp::ServerHandler>(
     transport.max_request_body_bytes = options.max_body_bytes;
     let mut sessions = LocalSessionManager::default();
     sessions.session_config.keep_alive = Some(options.session_idle);
+    let sessions = BoundedSessions::new(sessions, limits, caller);
     let service = StreamableHttpService::new(factory, sessions.into(), transport);
-    axum::Router::new().fallback_service(service)
+    axum::Router::new().fallback(move |request: axum::extract::Request| {
+        let caller = crate::listen::peer(&request).map(|a| Arc::<str>::from(a.ip().to_string()));
+        let call = service.clone().oneshot(request);
+        async move {
+            let response = match caller {
+                Some(caller) => CALLER.scope(caller, call).await,
+                None => call.await,
+            };
+            match response {
+                Ok(response) => response.map(axum::body::Body::new),
+                Err(never) => match never {},
+            }
+        }
+    })
 }
 
 /// Serves `config` at `/mcp` on `listener` until `shutdown` resolves.
@@ -84,6 +192,7 @@ pub async fn serve_http(
         // The downstream servers are started once, and shared by the sessions.
         Some(file) => {
             let servers = crate::gateway::start(file).await;
+            let limits = SessionLimits::new(options.max_sessions_per_caller, options.max_sessions);
             router_with(
                 move || {
                     Ok(crate::gateway::GatewayServer::new(
@@ -92,24 +201,26 @@ pub async fn serve_http(
                         None,
                     ))
                 },
-                options,
+                options.clone(),
+                limits,
+                None,
             )
         }
-        None => http_router(config, options),
+        None => http_router(config, options.clone()),
     };
     let app = axum::Router::new().nest_service("/mcp", endpoint);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
-        .await?;
+    crate::listen::serve_router(listener, app, &options.connections, shutdown).await?;
     Ok(())
 }
 
 /// Binds `address`, reports it to `listening`, and serves until Ctrl-C or SIGTERM: what
-/// `skills mcp --http ADDR` runs. Logging is set up as for stdio.
+/// `skills mcp --http ADDR` runs. Logging is set up as for stdio, and the limits the
+/// environment sets override `options` ([`HttpOptions::with_env_limits`]).
 ///
 /// # Errors
 ///
-/// [`ServeError::Io`] when the runtime cannot start or `address` cannot be bound.
+/// [`ServeError::Io`] when a limit in the environment is not a number, the runtime cannot
+/// start or `address` cannot be bound.
 pub fn serve_http_until_signal(
     config: Config,
     address: &str,
@@ -117,6 +228,7 @@ pub fn serve_http_until_signal(
     listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), ServeError> {
     let _log = crate::init_logging(config.log_level);
+    let options = options.with_env_limits(|name| std::env::var(name).ok())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()

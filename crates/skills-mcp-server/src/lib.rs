@@ -52,10 +52,12 @@ mod framing;
 pub mod gateway;
 mod http;
 mod inventory;
+mod listen;
 mod log;
 mod probe;
 mod prompts;
 mod server;
+mod sessions;
 mod state;
 mod text;
 mod tier;
@@ -299,8 +301,12 @@ and resources):
 
 Tools, prompt and methods, with examples: docs/mcp.md.";
 
-pub use http::{HttpOptions, http_router, serve_http, serve_http_until_signal, stop_signal};
+pub use http::{
+    HttpOptions, http_router, http_router_for, serve_http, serve_http_until_signal, stop_signal,
+};
+pub use listen::{ConnectionLimits, serve_router};
 pub use probe::{ProbeError, ProbeTarget, probe_tools};
+pub use sessions::SessionLimits;
 
 /// Serves `config` over stdin and stdout until the client closes the connection.
 ///

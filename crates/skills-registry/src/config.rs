@@ -10,6 +10,10 @@
 //! health_ttl_secs = 300
 //! health_interval_secs = 60          # background checks of skills older than the TTL (0: off)
 //! health_concurrency = 8             # HEAD requests the background checker has in flight
+//! state_dir = "skills-registry.db.state" # 0700; /mcp's per-caller views, emptied at start
+//! header_timeout_secs = 10           # to send a request's headers, or idle between requests
+//! body_timeout_secs = 30            # to send a request's body, from the end of its headers
+//! max_connections = 1024             # at once (lowered below the open-file limit)
 //!
 //! [[servers]]                        # MCP servers, for GET /api/skills/{name}/tools
 //! path = "/servers/github"
@@ -26,6 +30,8 @@
 //! allowed_hosts = ["skills.acme.com"] # the Host the registry is reached by (a proxy's)
 //! allowed_origins = ["https://agent.acme.com"] # browsers that may call it
 //! session_idle_secs = 1800
+//! max_sessions_per_caller = 100      # a new one past it ends the caller's least recently used
+//! max_sessions = 1000                # in all; a new one past it ends the least recently used
 //!
 //! [oidc]                             # JWTs of an identity provider, beside API tokens
 //! issuer = "https://login.microsoftonline.com/TENANT/v2.0"
@@ -78,6 +84,17 @@ pub struct ConfigFile {
     pub sync_interval_secs: Option<u64>,
     /// How `/mcp` answers.
     pub mcp: Option<McpConfig>,
+    /// The registry's own directory (`/mcp`'s per-caller views); default: beside a SQLite
+    /// database file, `<file>.state`, else `skills-registry.state`.
+    pub state_dir: Option<PathBuf>,
+    /// How long a client may take to send a request's headers, and leave a keep-alive
+    /// connection idle (default 10).
+    pub header_timeout_secs: Option<u64>,
+    /// How long a client may take to send a request's body (default 30).
+    pub body_timeout_secs: Option<u64>,
+    /// The most connections served at once (default 1024), lowered below the open-file
+    /// limit.
+    pub max_connections: Option<usize>,
 }
 
 /// The `[mcp]` table: how the registry's `/mcp` answers.
@@ -94,6 +111,10 @@ pub struct McpConfig {
     pub allowed_origins: Vec<String>,
     /// A session without a request for this long ends (default 1800).
     pub session_idle_secs: Option<u64>,
+    /// The most sessions of one user (anonymous readers: of one address) (default 100).
+    pub max_sessions_per_caller: Option<usize>,
+    /// The most sessions in all (default 1000).
+    pub max_sessions: Option<usize>,
 }
 
 impl McpConfig {
@@ -111,6 +132,12 @@ impl McpConfig {
             .extend(self.allowed_origins.iter().cloned());
         if let Some(secs) = self.session_idle_secs {
             options.session_idle = std::time::Duration::from_secs(secs.max(1));
+        }
+        if let Some(max) = self.max_sessions_per_caller {
+            options.max_sessions_per_caller = max.max(1);
+        }
+        if let Some(max) = self.max_sessions {
+            options.max_sessions = max.max(1);
         }
         options
     }
@@ -186,7 +213,7 @@ mod tests {
         let mut expected = crate::OidcConfig::new("https://idp.example.com", "skills");
         expected.groups_claim = "cognito:groups".to_string();
         assert_eq!(config.oidc, Some(expected));
-        let mcp = "[mcp]\nallowed_hosts = [\"skills.acme.com\"]\nsession_idle_secs = 60\n";
+        let mcp = "[mcp]\nallowed_hosts = [\"skills.acme.com\"]\nsession_idle_secs = 60\nmax_sessions_per_caller = 4\nmax_sessions = 0\n";
         let config = ConfigFile::parse(mcp, Path::new("r.toml")).unwrap();
         let options = config
             .mcp
@@ -194,6 +221,8 @@ mod tests {
             .apply(skills_mcp_server::HttpOptions::default());
         assert_eq!(options.allowed_hosts, ["skills.acme.com"]);
         assert_eq!(options.session_idle, std::time::Duration::from_secs(60));
+        assert_eq!(options.max_sessions_per_caller, 4);
+        assert_eq!(options.max_sessions, 1, "at least one");
         let e =
             ConfigFile::parse("[oidc]\nissuer = \"https://x\"\n", Path::new("r.toml")).unwrap_err();
         assert!(e.to_string().contains("missing field `audience`"), "{e}");

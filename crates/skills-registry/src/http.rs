@@ -81,9 +81,39 @@ fn routes<S: Store>() -> Routes<S> {
     ]
 }
 
-/// The router for `registry`: every endpoint, `/healthz` and `/readyz`.
+/// The router for `registry`: every endpoint, `/healthz` and `/readyz`. When the state
+/// directory cannot be prepared (see [`try_router`]), the error is logged and each `/mcp`
+/// request answers it (`500`).
 pub fn router<S: Store>(registry: Arc<Registry<S>>) -> Router {
-    let views = Arc::new(crate::mcp::Views::new(registry.config().mcp.clone()));
+    let config = registry.config();
+    let views = crate::mcp::Views::open_or_broken(config.mcp.clone(), config.state_dir.as_deref());
+    routes_with(registry, views)
+}
+
+/// As [`router`], failing when the state directory
+/// ([`RegistryConfig::state_dir`](crate::RegistryConfig::state_dir)) cannot be prepared:
+/// made, locked, and its MCP views left by an earlier run removed.
+///
+/// # Errors
+///
+/// [`RegistryError::Internal`] naming the directory and the cause: it cannot be made or
+/// emptied, or another server holds it.
+pub fn try_router<S: Store>(
+    registry: Arc<Registry<S>>,
+) -> std::result::Result<Router, RegistryError> {
+    let config = registry.config();
+    let state_dir = config.state_dir.as_deref();
+    let views = crate::mcp::Views::open(config.mcp.clone(), state_dir).map_err(|e| {
+        let dir = state_dir
+            .map(|d| d.display().to_string())
+            .unwrap_or_default();
+        RegistryError::Internal(format!("state directory {dir}: {e}"))
+    })?;
+    Ok(routes_with(registry, views))
+}
+
+fn routes_with<S: Store>(registry: Arc<Registry<S>>, views: crate::mcp::Views) -> Router {
+    let views = Arc::new(views);
     routes::<S>()
         .into_iter()
         // Methods of one path are merged by axum (and a method routed twice panics).
@@ -139,6 +169,16 @@ async fn read_whole_body(
             ))
             .await
         }
+        // The deadline of serve_router (skills-mcp-server's listen.rs): a client sending
+        // its body too slowly.
+        Err(error) if timed_out(&error) => Problem {
+            status: StatusCode::REQUEST_TIMEOUT,
+            kind: "timeout",
+            title: "Request body too slow",
+            detail: "the request body did not arrive in time".to_string(),
+            extra: None,
+        }
+        .into_response(),
         Err(_) => Problem {
             status: StatusCode::PAYLOAD_TOO_LARGE,
             kind: "too-large",
@@ -156,6 +196,20 @@ async fn read_whole_body(
         started.elapsed().as_secs_f64() * 1000.0
     );
     response
+}
+
+/// Whether reading a body failed on its deadline (a `TimedOut` I/O error in the chain).
+fn timed_out(error: &axum::Error) -> bool {
+    let mut cause: Option<&(dyn std::error::Error + 'static)> = std::error::Error::source(error);
+    while let Some(e) = cause {
+        if e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut)
+        {
+            return true;
+        }
+        cause = e.source();
+    }
+    false
 }
 
 /// An RFC 9457 problem.
@@ -360,8 +414,7 @@ impl<S: Store> FromRequestParts<Arc<Registry<S>>> for Auth {
         let token = value
             .to_str()
             .ok()
-            .and_then(|v| v.strip_prefix("Bearer "))
-            .map(str::trim)
+            .and_then(bearer_token)
             .filter(|t| !t.is_empty())
             .ok_or_else(|| Problem::from(RegistryError::Unauthorized))?;
         match registry.authenticate(token).await? {
@@ -371,6 +424,13 @@ impl<S: Store> FromRequestParts<Arc<Registry<S>>> for Auth {
             }
         }
     }
+}
+
+/// The token of an `Authorization` value `Bearer <token>`. The scheme is matched in any
+/// case (RFC 7235 §2.1: `bearer` and `BEARER` are the same scheme), and the token trimmed.
+fn bearer_token(value: &str) -> Option<&str> {
+    let (scheme, token) = value.split_once(' ')?;
+    scheme.eq_ignore_ascii_case("Bearer").then(|| token.trim())
 }
 
 async fn list_page<S: Store>(
@@ -720,7 +780,12 @@ async fn rate<S: Store>(
     Ok(Json(rating_json(&card)))
 }
 
-/// Serves `router` on `listener` until `shutdown` resolves; requests in flight finish first.
+/// Serves `router` on `listener` within `limits` (a registry's are
+/// [`RegistryConfig::connections`](crate::RegistryConfig::connections)) until `shutdown`
+/// resolves; requests in flight finish first. A client that takes longer than the header
+/// timeout to send its headers, or leaves a keep-alive connection idle that long, is
+/// disconnected; past the most connections, new ones wait to be accepted, so the server
+/// never runs out of file descriptors ([`skills_mcp_server::serve_router`]).
 ///
 /// # Errors
 ///
@@ -728,11 +793,10 @@ async fn rate<S: Store>(
 pub async fn serve(
     listener: tokio::net::TcpListener,
     router: Router,
+    limits: &skills_mcp_server::ConnectionLimits,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(listener, router)
-        .with_graceful_shutdown(shutdown)
-        .await
+    skills_mcp_server::serve_router(listener, router, limits, shutdown).await
 }
 
 #[cfg(test)]

@@ -32,7 +32,9 @@
 //! let registry = Registry::new(store, RegistryConfig::default());
 //! let listener = tokio::net::TcpListener::bind("127.0.0.1:8470").await?;
 //! let shutdown = async { let _ = tokio::signal::ctrl_c().await; };
-//! skills_registry::http::serve(listener, skills_registry::http::router(registry), shutdown).await?;
+//! let limits = registry.config().connections.clone();
+//! let router = skills_registry::http::router(registry);
+//! skills_registry::http::serve(listener, router, &limits, shutdown).await?;
 //! # Ok(())
 //! # }
 //! ```

@@ -15,8 +15,19 @@
 //! the view whole, an update renames a new `SKILL.md` over the old one, a removal renames
 //! the directory out before deleting it. Views idle for longer than the session timeout
 //! are dropped with their sessions.
+//!
+//! The views hold private and group skills, so no one else may read them: every directory
+//! is made 0700 and every file 0600 (the umask would leave them world-readable), under
+//! `mcp-views/` in the registry's state directory ([`RegistryConfig::state_dir`]), which
+//! is emptied when the router is made, so what a killed server left is gone at the next
+//! start. A lock file beside it keeps a second server from emptying the views of a running
+//! one. Without a state directory (a library caller's default) they go to a private
+//! directory in the system's temporary directory, removed when the views are dropped.
+//!
+//! [`RegistryConfig::state_dir`]: crate::RegistryConfig::state_dir
 
 use std::collections::HashMap;
+use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -35,17 +46,36 @@ const PAGE: u32 = 500;
 /// How often idle views are looked for.
 const SWEEP_EVERY: Duration = Duration::from_secs(60);
 
+/// The directory of the views under the state directory, and its lock file.
+const VIEWS_DIR: &str = "mcp-views";
+const VIEWS_LOCK: &str = "mcp-views.lock";
+
 /// Every caller's view, and where they live.
 #[derive(Debug)]
 pub(crate) struct Views {
     options: skills_mcp_server::HttpOptions,
+    /// The session caps, shared by every view's endpoint: per user, and in all.
+    sessions: skills_mcp_server::SessionLimits,
+    place: Place,
     inner: Mutex<Inner>,
+}
+
+/// Where the views are written.
+#[derive(Debug)]
+enum Place {
+    /// `mcp-views/` of the state directory, emptied at start; the lock is held while the
+    /// views live.
+    State { dir: PathBuf, _lock: File },
+    /// A private temporary directory, made on first use (`Inner::temp`).
+    Temp,
+    /// The state directory could not be prepared: why, for each MCP request's log.
+    Broken(String),
 }
 
 #[derive(Debug, Default)]
 struct Inner {
     /// Made on first use: a registry that is never asked over MCP writes nothing.
-    root: Option<tempfile::TempDir>,
+    temp: Option<tempfile::TempDir>,
     views: HashMap<Caller, Arc<View>>,
     next_id: u64,
     swept: Option<Instant>,
@@ -73,9 +103,49 @@ struct Synced {
 }
 
 impl Views {
-    pub(crate) fn new(options: skills_mcp_server::HttpOptions) -> Self {
+    /// The views of a registry with `state_dir`, whose `mcp-views/` is locked and emptied
+    /// now.
+    ///
+    /// # Errors
+    ///
+    /// The state directory cannot be made, locked (another server uses it) or emptied.
+    pub(crate) fn open(
+        options: skills_mcp_server::HttpOptions,
+        state_dir: Option<&Path>,
+    ) -> std::io::Result<Self> {
+        let place = match state_dir {
+            Some(state) => {
+                let (dir, lock) = prepare(state)?;
+                Place::State { dir, _lock: lock }
+            }
+            None => Place::Temp,
+        };
+        Ok(Self::with_place(options, place))
+    }
+
+    /// As [`Views::open`], answering each MCP request with the error when it fails.
+    pub(crate) fn open_or_broken(
+        options: skills_mcp_server::HttpOptions,
+        state_dir: Option<&Path>,
+    ) -> Self {
+        match Self::open(options.clone(), state_dir) {
+            Ok(views) => views,
+            Err(error) => {
+                let why = state_error(state_dir, &error);
+                tracing::error!("MCP is unavailable: {why}");
+                Self::with_place(options, Place::Broken(why))
+            }
+        }
+    }
+
+    fn with_place(options: skills_mcp_server::HttpOptions, place: Place) -> Self {
         Self {
+            sessions: skills_mcp_server::SessionLimits::new(
+                options.max_sessions_per_caller,
+                options.max_sessions,
+            ),
             options,
+            place,
             inner: Mutex::new(Inner::default()),
         }
     }
@@ -103,22 +173,41 @@ impl Views {
             *view.touched() = now;
             return Ok(Arc::clone(view));
         }
-        if inner.root.is_none() {
-            inner.root = Some(tempfile::Builder::new().prefix("skills-mcp-").tempdir()?);
-        }
-        let root = inner.root.as_ref().map(|r| r.path().to_path_buf());
-        let root = root.ok_or_else(|| std::io::Error::other("no view directory"))?;
+        let root = match &self.place {
+            Place::State { dir, .. } => dir.clone(),
+            Place::Broken(why) => return Err(std::io::Error::other(why.clone())),
+            Place::Temp => match &inner.temp {
+                Some(temp) => temp.path().to_path_buf(),
+                None => {
+                    let temp = private_builder().prefix("skills-mcp-").tempdir()?;
+                    let path = temp.path().to_path_buf();
+                    inner.temp = Some(temp);
+                    path
+                }
+            },
+        };
         inner.next_id += 1;
         let dir = root.join(inner.next_id.to_string());
         let staging = root.join(format!("{}.staging", inner.next_id));
-        std::fs::create_dir(&dir)?;
-        std::fs::create_dir(&staging)?;
+        create_private_dir(&dir)?;
+        create_private_dir(&staging)?;
         // A remote caller learns nothing of the server's machine: no tool inventory.
         let config = skills_mcp_server::Config::new(skills_discovery::Roots::custom([&dir]))
             .locations(skills_mcp_server::Locations::Uris)
             .tool_inventory(false);
         let view = Arc::new(View {
-            endpoint: skills_mcp_server::http_router(config, self.options.clone()),
+            endpoint: skills_mcp_server::http_router_for(
+                config,
+                self.options.clone(),
+                &self.sessions,
+                // A user's sessions count against them, whatever their token's groups;
+                // anonymous readers share a view, and are told apart by address.
+                caller
+                    .user
+                    .as_ref()
+                    .map(|user| format!("user {user}"))
+                    .as_deref(),
+            ),
             dir,
             staging,
             synced: tokio::sync::Mutex::default(),
@@ -171,6 +260,71 @@ pub(crate) async fn handle<S: Store>(
         );
     }
     Ok(response)
+}
+
+/// Makes `state` (0700 when new), takes the lock beside `mcp-views/`, and empties it:
+/// `mcp-views/`'s path and the held lock.
+fn prepare(state: &Path) -> std::io::Result<(PathBuf, File)> {
+    if !state.is_dir() {
+        let mut builder = std::fs::DirBuilder::new();
+        builder.recursive(true);
+        #[cfg(unix)]
+        std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+        builder.create(state)?;
+    }
+    let lock = private_file_options()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(state.join(VIEWS_LOCK))?;
+    lock.try_lock().map_err(|e| match e {
+        std::fs::TryLockError::WouldBlock => std::io::Error::new(
+            std::io::ErrorKind::ResourceBusy,
+            "another server uses it (each server needs a state directory of its own)",
+        ),
+        std::fs::TryLockError::Error(e) => e,
+    })?;
+    let dir = state.join(VIEWS_DIR);
+    match std::fs::remove_dir_all(&dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    create_private_dir(&dir)?;
+    Ok((dir, lock))
+}
+
+/// Why the views under `state_dir` cannot be prepared, naming the directory.
+fn state_error(state_dir: Option<&Path>, error: &std::io::Error) -> String {
+    let dir = state_dir
+        .map(|d| d.display().to_string())
+        .unwrap_or_default();
+    format!("state directory {dir}: {error}")
+}
+
+/// A directory only its owner may enter.
+fn create_private_dir(path: &Path) -> std::io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    #[cfg(unix)]
+    std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+    builder.create(path)
+}
+
+/// A temporary directory (or file) builder whose directories only their owner may enter.
+fn private_builder<'a, 'b>() -> tempfile::Builder<'a, 'b> {
+    let mut builder = tempfile::Builder::new();
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o700));
+    builder
+}
+
+/// Files only their owner may read.
+fn private_file_options() -> std::fs::OpenOptions {
+    let mut options = std::fs::OpenOptions::new();
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
 }
 
 fn unavailable(error: std::io::Error) -> RegistryError {
@@ -255,7 +409,7 @@ fn apply(
     for name in removals {
         let target = dir.join(name);
         if target.exists() {
-            let aside = tempfile::Builder::new().tempdir_in(staging)?;
+            let aside = private_builder().tempdir_in(staging)?;
             let moved = aside.path().join(name);
             std::fs::rename(&target, &moved)?;
             drop(aside);
@@ -268,8 +422,12 @@ fn apply(
             std::io::Write::write_all(&mut file, content.as_bytes())?;
             file.persist(target.join("SKILL.md")).map_err(|e| e.error)?;
         } else {
-            let fresh = tempfile::Builder::new().tempdir_in(staging)?;
-            std::fs::write(fresh.path().join("SKILL.md"), content)?;
+            let fresh = private_builder().tempdir_in(staging)?;
+            let mut file = private_file_options()
+                .write(true)
+                .create_new(true)
+                .open(fresh.path().join("SKILL.md"))?;
+            std::io::Write::write_all(&mut file, content.as_bytes())?;
             std::fs::rename(fresh.keep(), &target)?;
         }
     }

@@ -40,8 +40,17 @@ pub struct RegistryConfig {
     /// The federation peers whose exported skills are imported.
     pub peers: Vec<crate::federation::Peer>,
     /// How `/mcp` answers: the hosts and browser origins it accepts beside loopback ones,
-    /// the session timeout, the largest request.
+    /// the session timeout and caps, the largest request. Its `connections` are not used:
+    /// the server's are [`RegistryConfig::connections`].
     pub mcp: skills_mcp_server::HttpOptions,
+    /// The registry's own directory: `/mcp` writes each caller's view of the skills (their
+    /// private and group `SKILL.md` too) under `mcp-views/` there, 0700, emptied when the
+    /// router is made; one server per directory (a lock says so). `None`: a private
+    /// directory in the system's temporary directory, made on first use.
+    pub state_dir: Option<std::path::PathBuf>,
+    /// How the server bounds connections ([`http::serve`](crate::http::serve)): the
+    /// header-read (and keep-alive idle) timeout, the most connections at once.
+    pub connections: skills_mcp_server::ConnectionLimits,
 }
 
 /// An MCP server the registry knows (`[[servers]]` in its config), and its tools.
@@ -105,6 +114,8 @@ impl Default for RegistryConfig {
             oidc: None,
             peers: Vec::new(),
             mcp: skills_mcp_server::HttpOptions::default(),
+            connections: skills_mcp_server::ConnectionLimits::default(),
+            state_dir: None,
         }
     }
 }
@@ -239,32 +250,6 @@ impl<S: Store> Registry<S> {
         &self.responses
     }
 
-    /// Whether `caller` may see `card` (a skill they may not see is "not found").
-    fn may_see(&self, caller: &Caller, card: &SkillCard) -> bool {
-        if caller.admin {
-            return true;
-        }
-        let Some(user) = &caller.user else {
-            return self.config.public_read
-                && card.visibility == Visibility::Public
-                && card.is_enabled;
-        };
-        if *user == card.owner {
-            return true;
-        }
-        if !card.is_enabled {
-            return false;
-        }
-        match card.visibility {
-            Visibility::Public => true,
-            Visibility::Private => false,
-            Visibility::Group => card
-                .allowed_groups
-                .iter()
-                .any(|g| caller.groups.contains(g)),
-        }
-    }
-
     fn readable(&self, caller: &Caller) -> Result<(), RegistryError> {
         if caller.user.is_none() && !caller.admin && !self.config.public_read {
             return Err(RegistryError::Unauthorized);
@@ -279,10 +264,12 @@ impl<S: Store> Registry<S> {
     /// [`RegistryError::NotFound`] when there is none or the caller may not see it.
     pub async fn get(&self, caller: &Caller, name: &str) -> Result<SkillCard, RegistryError> {
         self.readable(caller)?;
-        match self.store.get(name).await? {
-            Some(card) if self.may_see(caller, &card) => Ok(card),
-            _ => Err(RegistryError::NotFound(name.to_string())),
-        }
+        // The rule is applied by the query: a hidden skill is read no more than a missing
+        // one, so how long the 404 takes does not say which it is.
+        self.store
+            .get_visible(name, caller)
+            .await?
+            .ok_or_else(|| RegistryError::NotFound(name.to_string()))
     }
 
     /// The skill `name` with every rating (`GET …/rating`).

@@ -130,6 +130,17 @@ pub trait Store: Send + Sync + 'static {
     /// The skill, with its average rating (not every rating: see [`Store::ratings`]).
     fn get(&self, name: &str)
     -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send;
+    /// As [`Store::get`], when `caller` may see the skill: an admin any; anyone else an
+    /// enabled public one, and a user also their own (even disabled) and the enabled group
+    /// ones of their groups. Whether the caller may read at all (anonymous reads) is not
+    /// its business. The rule is in the query, so a skill that is there but hidden costs
+    /// the same as one that is not there: neither is read, and the time of the answer does
+    /// not tell them apart.
+    fn get_visible(
+        &self,
+        name: &str,
+        caller: &Caller,
+    ) -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send;
     /// Every rating of the skill, by user.
     fn ratings(
         &self,
@@ -523,6 +534,50 @@ macro_rules! sql_store {
                     .fetch_optional(&self.pool)
                     .await?
                 else {
+                    return Ok(None);
+                };
+                Self::card(&row).map(Some)
+            }
+
+            async fn get_visible(
+                &self,
+                name: &str,
+                caller: &Caller,
+            ) -> Result<Option<SkillCard>, StoreError> {
+                let mut sql = sqlx::QueryBuilder::<$db>::new(concat!(
+                    "SELECT ",
+                    card_columns!(),
+                    ", (SELECT CAST(AVG(r.stars) AS DOUBLE PRECISION) FROM ratings r \
+                     WHERE r.skill = s.name) AS num_stars FROM skills s WHERE s.name = "
+                ));
+                sql.push_bind(name.to_string());
+                if !caller.admin {
+                    match &caller.user {
+                        None => {
+                            sql.push(" AND s.is_enabled = TRUE AND s.visibility = 'public'");
+                        }
+                        Some(user) => {
+                            sql.push(" AND (s.owner = ");
+                            sql.push_bind(user.clone());
+                            sql.push(" OR (s.is_enabled = TRUE AND (s.visibility = 'public'");
+                            if !caller.groups.is_empty() {
+                                sql.push(
+                                    " OR (s.visibility = 'group' AND EXISTS (SELECT 1 FROM \
+                                     skill_groups g WHERE g.skill = s.name AND g.grp IN (",
+                                );
+                                let mut groups = sql.separated(", ");
+                                for group in &caller.groups {
+                                    groups.push_bind(group.clone());
+                                }
+                                // Closes IN, EXISTS and the group alternative.
+                                sql.push(")))");
+                            }
+                            // Closes the visibilities, the enabled alternative, the whole.
+                            sql.push(")))");
+                        }
+                    }
+                }
+                let Some(row) = sql.build().fetch_optional(&self.pool).await? else {
                     return Ok(None);
                 };
                 Self::card(&row).map(Some)
@@ -969,6 +1024,13 @@ impl Store for AnyStore {
     }
     async fn get(&self, name: &str) -> Result<Option<SkillCard>, StoreError> {
         delegate!(self.get(name))
+    }
+    async fn get_visible(
+        &self,
+        name: &str,
+        caller: &Caller,
+    ) -> Result<Option<SkillCard>, StoreError> {
+        delegate!(self.get_visible(name, caller))
     }
     async fn ratings(&self, name: &str) -> Result<Vec<RatingDetail>, StoreError> {
         delegate!(self.ratings(name))

@@ -116,6 +116,8 @@ impl Harness {
         config.name = "test-registry".to_string();
         config.fetch.trust_hosts = vec![format!("127.0.0.1:{fixture_port}")];
         config.fetch.allow_loopback = true;
+        // Nothing in the system's temporary directory but the harness's own.
+        config.state_dir = Some(dir.path().join("state"));
         configure(&mut config, fixture_port);
         let url = match backend {
             Backend::Sqlite => format!("sqlite://{}", dir.path().join("registry.db").display()),
@@ -145,8 +147,9 @@ impl Harness {
             .unwrap();
         let base = format!("http://{}", listener.local_addr().unwrap());
         let router = skills_registry::http::router(Arc::clone(&registry));
+        let limits = registry.config().connections.clone();
         runtime.spawn(async move {
-            skills_registry::http::serve(listener, router, std::future::pending()).await
+            skills_registry::http::serve(listener, router, &limits, std::future::pending()).await
         });
         Self {
             runtime,
@@ -255,6 +258,20 @@ impl Harness {
             .block_on(self.registry.create_token(user, groups, admin))
             .unwrap();
         Client::with_token(self, &token)
+    }
+
+    /// A new token for `user`, as sent after `Bearer `.
+    pub fn token(&self, user: &str, groups: &[&str], admin: bool) -> String {
+        let groups = groups.iter().map(|g| g.to_string()).collect();
+        self.runtime
+            .block_on(self.registry.create_token(user, groups, admin))
+            .unwrap()
+            .0
+    }
+
+    /// The registry's base URL (`http://127.0.0.1:PORT`).
+    pub fn base(&self) -> &str {
+        &self.base
     }
 
     /// A client with a new token for `user`, and the token's id.
@@ -384,6 +401,11 @@ impl Client {
             body: response.body_mut().read_to_string().unwrap_or_default(),
             headers,
         }
+    }
+
+    /// POSTs `body` as JSON with `headers` beside the token (MCP's, say).
+    pub fn post_with(&self, path: &str, headers: &[(&str, &str)], body: &Value) -> Reply {
+        self.send("POST", path, headers, Some(body))
     }
 
     pub fn get(&self, path: &str) -> Reply {

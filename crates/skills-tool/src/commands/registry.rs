@@ -57,6 +57,20 @@ fn store_error(e: &StoreError, url: &str) -> Error {
     errors::plain(format!("{}: {e}", redact(url)), help).into()
 }
 
+/// The state directory without `state_dir`: `<file>.state` beside a SQLite database file,
+/// so that each database (one server each) has its own; else `skills-registry.state` here.
+fn default_state_dir(url: &str) -> std::path::PathBuf {
+    let file = url
+        .strip_prefix("sqlite://")
+        .or_else(|| url.strip_prefix("sqlite:"))
+        .map(|rest| rest.split('?').next().unwrap_or_default())
+        .filter(|path| !path.is_empty() && !path.starts_with(":memory:"));
+    match file {
+        Some(path) => std::path::PathBuf::from(format!("{path}.state")),
+        None => std::path::PathBuf::from("skills-registry.state"),
+    }
+}
+
 /// A database URL without its password, for messages.
 fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
@@ -154,6 +168,15 @@ fn registry_config(
     if let Some(mcp) = &file.mcp {
         config.mcp = mcp.apply(config.mcp);
     }
+    if let Some(secs) = file.header_timeout_secs {
+        config.connections.header_timeout = std::time::Duration::from_secs(secs.max(1));
+    }
+    if let Some(secs) = file.body_timeout_secs {
+        config.connections.body_timeout = std::time::Duration::from_secs(secs.max(1));
+    }
+    if let Some(max) = file.max_connections {
+        config.connections.max_connections = max.max(1);
+    }
     Ok(config)
 }
 
@@ -222,6 +245,11 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         args.allow_loopback,
     )?;
     config.public_read = args.public_read || file.public_read.unwrap_or(false);
+    config.state_dir = Some(
+        file.state_dir
+            .clone()
+            .unwrap_or_else(|| default_state_dir(&url)),
+    );
     // One server per SQLite file: every change goes through it, and cached reads need no
     // short expiry. PostgreSQL may be shared by several servers.
     if matches!(store, AnyStore::Sqlite(_)) {
@@ -287,8 +315,15 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
                 .run_health_checker(std::time::Duration::from_secs(interval)),
         );
     }
-    let router = skills_registry::http::router(std::sync::Arc::clone(&registry));
-    skills_registry::http::serve(listener, router, stop)
+    let router =
+        skills_registry::http::try_router(std::sync::Arc::clone(&registry)).map_err(|e| {
+            errors::plain(
+                e.to_string(),
+                "set state_dir in the configuration file to a directory of this server's own",
+            )
+        })?;
+    let limits = registry.config().connections.clone();
+    skills_registry::http::serve(listener, router, &limits, stop)
         .await
         .map_err(|e| errors::plain(format!("the server stopped: {e}"), ""))?;
     registry.store().close().await;
@@ -450,5 +485,20 @@ mod tests {
         assert!(
             std::path::Path::new(DEFAULT_DATABASE.trim_start_matches("sqlite://")).is_relative()
         );
+    }
+
+    #[test]
+    fn the_state_directory_is_beside_a_sqlite_file() {
+        let state = |url| default_state_dir(url).display().to_string();
+        assert_eq!(
+            state("sqlite://skills-registry.db"),
+            "skills-registry.db.state"
+        );
+        assert_eq!(
+            state("sqlite:///var/lib/r/r.db?mode=rwc"),
+            "/var/lib/r/r.db.state"
+        );
+        assert_eq!(state("sqlite::memory:"), "skills-registry.state");
+        assert_eq!(state("postgres://u:p@db/skills"), "skills-registry.state");
     }
 }

@@ -968,6 +968,211 @@ async fn over_streamable_http() {
     }
 }
 
+/// `skills mcp --http 127.0.0.1:0` on the test tree with `env` set; the child and its URL.
+async fn start_http(env: &[(&str, &str)]) -> (tokio::process::Child, String, tempfile::TempDir) {
+    use tokio::io::AsyncBufReadExt as _;
+    let dir = tree();
+    let root = dir.path().canonicalize().unwrap();
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args([
+            "mcp",
+            "--http",
+            "127.0.0.1:0",
+            "--log-level",
+            "off",
+            "--skills-dir",
+        ])
+        .arg(&root)
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+        .await
+        .unwrap()
+        .unwrap()
+        .unwrap();
+    let url = line
+        .split_once("Streamable HTTP at ")
+        .map(|(_, url)| url.trim().to_string())
+        .unwrap_or_else(|| panic!("no address announced: {line}"));
+    (child, url, dir)
+}
+
+/// POSTs an MCP message to `url` (in `session` when given): the status and the session id
+/// the server answered with.
+fn mcp_post(url: &str, session: Option<&str>, body: &Value) -> (u16, String) {
+    let agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .build()
+        .new_agent();
+    let mut request = agent
+        .post(url)
+        .header("Content-Type", "application/json")
+        .header("Accept", "application/json, text/event-stream")
+        .header("MCP-Protocol-Version", "2025-06-18");
+    if let Some(session) = session {
+        request = request.header("Mcp-Session-Id", session);
+    }
+    let mut response = request.send(body.to_string()).unwrap();
+    let id = response
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    let _ = response.body_mut().read_to_string();
+    (response.status().as_u16(), id)
+}
+
+/// A new initialized session at `url`; its id.
+fn http_session(url: &str) -> String {
+    let initialize = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "1"}}});
+    let (status, id) = mcp_post(url, None, &initialize);
+    assert_eq!(status, 200);
+    assert!(!id.is_empty(), "no session id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(mcp_post(url, Some(&id), &initialized).0, 202);
+    id
+}
+
+/// A `ping` in `session`: 200 while it lives, 404 once ended.
+fn http_ping(url: &str, session: &str) -> u16 {
+    mcp_post(
+        url,
+        Some(session),
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    )
+    .0
+}
+
+/// `skills mcp --http`: sessions are capped per client address (4 here, through
+/// `SKILLS_MCP_MAX_SESSIONS_PER_CLIENT`): a fifth `initialize` ends the least recently
+/// used session, whose next request is a `404`; the others go on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_sessions_are_capped_and_the_least_recently_used_ends() {
+    let (_child, url, _dir) = start_http(&[("SKILLS_MCP_MAX_SESSIONS_PER_CLIENT", "4")]).await;
+    tokio::task::spawn_blocking(move || {
+        let sessions: Vec<String> = (0..4).map(|_| http_session(&url)).collect();
+        assert_eq!(http_ping(&url, &sessions[0]), 200);
+        let fifth = http_session(&url);
+        assert_eq!(
+            http_ping(&url, &sessions[1]),
+            404,
+            "the least recently used"
+        );
+        for live in [&sessions[0], &sessions[2], &sessions[3], &fifth] {
+            assert_eq!(http_ping(&url, live), 200);
+        }
+    })
+    .await
+    .unwrap();
+}
+
+/// `skills mcp --http`: a connection that sends half its headers, or idles after an
+/// answer, is closed after the header timeout (1 s here), and one that sends half its
+/// body after the body timeout (1 s); past the most connections (2),
+/// a new one is served only when another closes.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_connections_are_timed_out_and_bounded() {
+    use std::io::{Read as _, Write as _};
+    let address = |url: &str| {
+        url.trim_start_matches("http://")
+            .trim_end_matches("/mcp")
+            .to_string()
+    };
+    let (_timed, url, _dir) = start_http(&[
+        ("SKILLS_MCP_HEADER_TIMEOUT_SECS", "1"),
+        ("SKILLS_MCP_BODY_TIMEOUT_SECS", "1"),
+    ])
+    .await;
+    let timed = address(&url);
+    // The default header timeout (10 s) here: held connections stay held.
+    let (_bounded, url, _dir) = start_http(&[("SKILLS_MCP_MAX_CONNECTIONS", "2")]).await;
+    let bounded = address(&url);
+    tokio::task::spawn_blocking(move || {
+        let connect = || std::net::TcpStream::connect(&timed).unwrap();
+        // Closed: EOF or a reset, after whatever the server answered.
+        let closed_within = |mut stream: std::net::TcpStream, bound: Duration| {
+            let started = std::time::Instant::now();
+            stream.set_read_timeout(Some(bound)).unwrap();
+            let mut buffer = [0u8; 4096];
+            loop {
+                match stream.read(&mut buffer) {
+                    Ok(0) => return true,
+                    Ok(_) if started.elapsed() < bound => {}
+                    Ok(_) => return false,
+                    Err(e) => {
+                        return !matches!(
+                            e.kind(),
+                            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                        );
+                    }
+                }
+            }
+        };
+        let mut partial = connect();
+        partial
+            .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            .unwrap();
+        assert!(
+            closed_within(partial, Duration::from_secs(15)),
+            "partial headers"
+        );
+        let mut idle = connect();
+        idle.write_all(b"GET /other HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            .unwrap();
+        assert!(
+            closed_within(idle, Duration::from_secs(15)),
+            "idle keep-alive"
+        );
+        let mut slow_body = connect();
+        slow_body
+            .write_all(
+                b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n\
+                  Accept: application/json, text/event-stream\r\nContent-Length: 100\r\n\r\n{",
+            )
+            .unwrap();
+        assert!(
+            closed_within(slow_body, Duration::from_secs(15)),
+            "a slow body"
+        );
+
+        let connect = || std::net::TcpStream::connect(&bounded).unwrap();
+        let held: Vec<_> = (0..2)
+            .map(|_| {
+                let mut stream = connect();
+                stream.write_all(b"GET /mcp HTTP/1.1\r\n").unwrap();
+                stream
+            })
+            .collect();
+        let mut third = connect();
+        third
+            .write_all(b"GET /other HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        third
+            .set_read_timeout(Some(Duration::from_millis(1500)))
+            .unwrap();
+        let mut byte = [0u8; 1];
+        assert!(third.read(&mut byte).is_err(), "served beside two");
+        drop(held);
+        third
+            .set_read_timeout(Some(Duration::from_secs(15)))
+            .unwrap();
+        let mut answer = Vec::new();
+        third.read_to_end(&mut answer).unwrap();
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    })
+    .await
+    .unwrap();
+}
+
 /// `tool_inventory`: seed 004's phase 1 in one call, from the agents' files under HOME and
 /// the CLIs on PATH; built once per session, again on `refresh: true`.
 #[tokio::test]
