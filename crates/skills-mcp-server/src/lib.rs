@@ -52,6 +52,7 @@ mod framing;
 pub mod gateway;
 mod http;
 mod inventory;
+pub mod launch;
 mod listen;
 mod log;
 mod probe;

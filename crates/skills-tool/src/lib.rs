@@ -110,7 +110,7 @@ where
         Command::Search(args) => commands::client::search(args, p),
         Command::Publish(args) => commands::client::publish(args, p),
         Command::Rate(args) => commands::client::rate(args, p),
-        Command::Mcp(args) => commands::mcp::run(args, &cli.skills_dirs, roots(), p),
+        Command::Mcp(args) => commands::mcp::run(args, &cli.skills_dirs, p),
         Command::Registry(args) => commands::registry::run(args, p),
         Command::Completions(args) => commands::generate::completions(args, p),
         Command::Man(args) => commands::generate::man(args, p),

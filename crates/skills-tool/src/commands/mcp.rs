@@ -1,7 +1,8 @@
-//! `skills mcp`: the MCP server on stdin/stdout (all the work is in `skills-mcp-server`).
+//! `skills mcp`: the MCP server (all the work is in `skills-mcp-server`, whose `launch`
+//! module is the one start-up of `skills mcp` and the `skills-mcp` binary alike).
 
-use skills_mcp_server::{Config, LogLevel};
-use skills_prompt::Globals;
+use skills_mcp_server::LogLevel;
+use skills_mcp_server::launch::Launch;
 
 use crate::args::McpArgs;
 use crate::errors;
@@ -14,80 +15,40 @@ use crate::printer::{Printer, Ui};
 pub(crate) fn run(
     args: &McpArgs,
     skills_dirs: &[std::path::PathBuf],
-    roots: skills_discovery::Roots,
     printer: &Printer,
 ) -> Result<ExitStatus, Error> {
-    let level = log_level(args, printer.ui());
-    // A bad gateway file is refused before the client connects, with the file and line.
-    let gateway = args
-        .gateway
-        .as_deref()
-        .map(skills_mcp_server::gateway::GatewayFile::load)
-        .transpose()
-        .map_err(|e| errors::plain(e.to_string(), e.help))?;
+    let mut launch = Launch::default();
+    launch.skills_dirs = skills_dirs.to_vec();
+    launch.log_level = Some(log_level(args, printer.ui()));
+    launch.tools.clone_from(&args.tools);
+    launch.resources.clone_from(&args.resources);
+    launch.http.clone_from(&args.http);
+    launch.allow_hosts.clone_from(&args.allow_hosts);
+    launch.allow_origins.clone_from(&args.allow_origins);
+    launch.tier = args.tier;
+    launch.gateway.clone_from(&args.gateway);
+    // Bad files (tools, resources, a gateway file) are refused before the client connects,
+    // with the file and line, whichever process then serves.
+    let config = launch
+        .config()
+        .map_err(|e| errors::plain(e.message, e.help))?;
     #[cfg(unix)]
     if let Some(server) = sibling() {
         use std::os::unix::process::CommandExt as _;
-        let mut command = std::process::Command::new(&server);
-        for dir in skills_dirs {
-            command.arg("--skills-dir").arg(dir);
-        }
-        command.args(["--log-level", level.as_str()]);
-        if let Some(tools) = &args.tools {
-            command.arg("--tools").arg(tools);
-        }
-        if let Some(resources) = &args.resources {
-            command.arg("--resources").arg(resources);
-        }
-        if let Some(http) = &args.http {
-            command.arg("--http").arg(http);
-        }
-        for host in &args.allow_hosts {
-            command.arg("--allow-host").arg(host);
-        }
-        for origin in &args.allow_origins {
-            command.arg("--allow-origin").arg(origin);
-        }
-        if let Some(tier) = args.tier {
-            command.arg("--tier").arg(tier.to_string());
-        }
-        if let Some(file) = &args.gateway {
-            command.arg("--gateway").arg(file);
-        }
         // Only returns on failure; then serve here instead.
-        let error = command.exec();
+        let error = std::process::Command::new(&server)
+            .args(launch.to_args())
+            .exec();
         printer.note(&format!(
             "cannot run {}: {error}; serving from skills itself",
             server.display()
         ));
     }
-    #[cfg(not(unix))]
-    let _ = skills_dirs;
-    // Bad global files are refused before the client connects, with the file and line.
-    let globals = Globals::load(args.tools.as_deref(), args.resources.as_deref())
-        .map_err(|e| errors::prompt(&e))?;
-    let config = Config::new(roots)
-        .log_level(level)
-        .globals(globals)
-        .max_tier(args.tier)
-        .gateway(gateway);
-    match &args.http {
-        Some(address) => {
-            let mut options = skills_mcp_server::HttpOptions::default();
-            options.allowed_hosts.clone_from(&args.allow_hosts);
-            options.allowed_origins.clone_from(&args.allow_origins);
-            skills_mcp_server::serve_http_until_signal(config, address, options, |at| {
-                printer.status(&format!("skills mcp: Streamable HTTP at http://{at}/mcp\n"));
-            })
-            .map_err(|e| {
-                errors::plain(
-                    format!("skills mcp --http {address}: {e}"),
-                    "pass another --http ADDR (host:port; port 0 picks a free one)",
-                )
-            })?;
-        }
-        None => serve(config).map_err(|e| errors::plain(e, ""))?,
-    }
+    launch
+        .serve(config, |at| {
+            printer.status(&format!("skills mcp: Streamable HTTP at http://{at}/mcp\n"));
+        })
+        .map_err(|e| errors::plain(e.message, e.help))?;
     Ok(ExitStatus::Success)
 }
 
@@ -115,9 +76,4 @@ fn log_level(args: &McpArgs, ui: Ui) -> LogLevel {
     } else {
         default
     })
-}
-
-/// Runs the server in this process until the client disconnects.
-fn serve(config: Config) -> Result<(), String> {
-    skills_mcp_server::serve_stdio(config).map_err(|e| format!("skills mcp: {e}"))
 }
