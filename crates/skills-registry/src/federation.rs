@@ -307,7 +307,7 @@ impl<S: Store> Registry<S> {
         let body = fetch_blocking(url, peer.token.clone(), policy.clone())
             .await
             .map_err(|e| e.to_string())?;
-        if crate::service::sha256_hex(&body) != card.content_version {
+        if skills_core::digest::sha256_hex(&body) != card.content_version {
             return Err("its SKILL.md does not match the peer's content_version".to_string());
         }
         let text = String::from_utf8(body).map_err(|_| "its SKILL.md is not UTF-8".to_string())?;

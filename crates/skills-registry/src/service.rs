@@ -5,7 +5,6 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 
 use crate::error::RegistryError;
 use crate::fetch::{self, FetchPolicy};
@@ -722,7 +721,7 @@ impl<S: Store> Registry<S> {
             last_checked_time: Some(now.clone()),
             num_stars: 0.0,
             rating_details: Vec::new(),
-            content_version: sha256_hex(text.as_bytes()),
+            content_version: skills_core::digest::sha256_hex(text.as_bytes()),
             content_updated_at: now.clone(),
             created_at: now.clone(),
             updated_at: now,
@@ -884,17 +883,6 @@ fn split_list(text: &str) -> Vec<String> {
         if !out.iter().any(|o| o == item) {
             out.push(item.to_string());
         }
-    }
-    out
-}
-
-/// SHA-256 of `bytes`, lowercase hex.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    use std::fmt::Write;
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest {
-        let _ = write!(out, "{b:02x}");
     }
     out
 }

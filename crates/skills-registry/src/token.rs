@@ -23,7 +23,7 @@ pub(crate) fn generate() -> Result<(String, String), RegistryError> {
 
 /// The stored form of `token`.
 pub(crate) fn hash(token: &str) -> String {
-    crate::service::sha256_hex(token.as_bytes())
+    skills_core::digest::sha256_hex(token.as_bytes())
 }
 
 #[cfg(test)]

@@ -8,8 +8,6 @@ use sha2::{Digest, Sha256};
 use skills_discovery::{DiscoveryError, Skill};
 use skills_frontmatter::SkillMd;
 
-use super::uri::hex_digit;
-
 /// Most files one skill may have to be served (the extension's limit, `SKILL.md` counted).
 const MAX_FILES: usize = skills_core::layout::MAX_SKILL_FILES;
 /// Most bytes one skill may have to be served (the extension's limit).
@@ -207,13 +205,7 @@ pub(crate) type Sha = [u8; 32];
 
 /// `sha256:<hex>`, as the extension writes a digest.
 pub(crate) fn digest_text(hash: &Sha) -> String {
-    let mut out = String::with_capacity(7 + 64);
-    out.push_str("sha256:");
-    for byte in hash {
-        out.push(char::from(hex_digit(byte >> 4, false)));
-        out.push(char::from(hex_digit(*byte, false)));
-    }
-    out
+    format!("sha256:{}", skills_core::digest::hex(hash))
 }
 
 /// `sha256:<hex>` of some bytes.
