@@ -1184,3 +1184,48 @@ fn what_add_lays_out_is_one_skill_to_lint_and_list() {
     let skills = doc["skills"].as_array().unwrap();
     assert_eq!(skills.len(), 1, "{}", list.stdout);
 }
+
+/// `--copy` says the agents got copies (it said "linked into"); a misspelt `--agent` is
+/// refused before the fetch, with a did-you-mean; `./repo@skill` picks one skill of a local
+/// directory as `owner/repo@skill` does (it was "No such file or directory").
+#[cfg(unix)]
+#[test]
+fn copies_are_called_copies_agents_are_checked_first_and_local_at_skill_works() {
+    let w = World::new();
+    let copied = w.run(&[
+        "add",
+        &w.url(),
+        "--skill",
+        "pdf",
+        "--copy",
+        "--agent",
+        "claude-code",
+        "--agent",
+        "windsurf",
+    ]);
+    copied.assert_code(0);
+    assert!(
+        copied
+            .stdout
+            .contains("(copied into claude-code, windsurf)"),
+        "{}",
+        copied.stdout
+    );
+    let misspelt = w.run(&["add", &w.url(), "--skill", "docx", "--agent", "claud-code"]);
+    misspelt.assert_code(2);
+    assert!(
+        misspelt.stderr.contains("did you mean `claude-code`?")
+            && !misspelt.stderr.contains("fetching"),
+        "{}",
+        misspelt.stderr
+    );
+    let local = format!("{}@docx", w.repo.join("skills").display());
+    let added = w.run(&["add", &local]);
+    added.assert_code(0);
+    assert!(
+        added.stdout.starts_with("added docx -> "),
+        "{}",
+        added.stdout
+    );
+    assert!(w.project.join(".agents/skills/docx/SKILL.md").is_file());
+}

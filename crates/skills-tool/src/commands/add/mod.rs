@@ -155,6 +155,8 @@ fn errors_in(report: &skills_lint::SkillReport) -> usize {
 
 pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
+    // A misspelt --agent is refused before anything is fetched.
+    let agents = agents(args, &target)?;
     let fetched = fetch(&args.source, None, None, printer, &args.download)?;
     let found = find(&fetched.root, &fetched.tree)?;
     if found.is_empty() {
@@ -217,7 +219,6 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         }
         found.iter().filter(|f| wanted.contains(&f.name)).collect()
     };
-    let agents = agents(args, &target)?;
     target.contain(&target.canonical)?;
     let _held = target.hold()?;
     let mut lock = target.read_lock()?;
@@ -238,6 +239,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         let (installed, hash) = install(skill, &target, replace, None, printer)?;
         let previous = lock.skills.get(&skill.name);
         let mut linked = Vec::new();
+        let (mut links, mut copies) = (Vec::new(), Vec::new());
         for agent in &agents {
             let dir = target.agent_dir(agent)?;
             // A copy identical to what was installed is ours too: a run killed before it
@@ -249,8 +251,15 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                         .ok()
                         .as_deref()
                         == Some(hash.as_str()));
-            skills_add::place(&dir, &skill.name, &installed, args.copy, args.force || ours)
-                .map_err(|e| add_error(&e))?;
+            let placed =
+                skills_add::place(&dir, &skill.name, &installed, args.copy, args.force || ours)
+                    .map_err(|e| add_error(&e))?;
+            // A link the file system refused became a copy: say what was made.
+            if placed == skills_add::Placed::Copy {
+                copies.push(agent.id);
+            } else {
+                links.push(agent.id);
+            }
             linked.push(agent.id.to_string());
         }
         let mut entry = Locked::new(
@@ -263,10 +272,17 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         entry.commit.clone_from(&fetched.commit);
         linked.sort();
         entry.agents = linked;
-        let agents_text = if entry.agents.is_empty() {
-            String::new()
-        } else {
-            format!(" (linked into {})", entry.agents.join(", "))
+        links.sort_unstable();
+        copies.sort_unstable();
+        let agents_text = match (links.is_empty(), copies.is_empty()) {
+            (true, true) => String::new(),
+            (false, true) => format!(" (linked into {})", links.join(", ")),
+            (true, false) => format!(" (copied into {})", copies.join(", ")),
+            (false, false) => format!(
+                " (linked into {}; copied into {})",
+                links.join(", "),
+                copies.join(", ")
+            ),
         };
         lock.skills.insert(skill.name.clone(), entry);
         // After each skill: a run stopped half-way leaves a lock of what is there.
@@ -319,10 +335,14 @@ fn agents(
     for id in &args.agents {
         let Some(agent) = skills_add::agents::by_id(id) else {
             let ids: Vec<&str> = skills_add::AGENTS.iter().map(|a| a.id).collect();
+            let hint = skills_core::suggest::closest(id, ids.iter().copied())
+                .first()
+                .map(|c| format!("did you mean `{c}`? "))
+                .unwrap_or_default();
             return Err(error(
                 format!("unknown agent `{id}`"),
                 format!(
-                    "the agents: {} (docs/add.md lists their folders)",
+                    "{hint}the agents: {} (docs/add.md lists their folders)",
                     ids.join(", ")
                 ),
             ));

@@ -53,6 +53,19 @@ pub(super) fn fetch(
     printer: &Printer,
     download: &DownloadArgs,
 ) -> Result<Fetched, miette::Report> {
+    // `./repo@skill` names one skill of a local directory, as `owner/repo@skill` does of a
+    // GitHub repository (the whole string is tried as a path first).
+    if let Some((dir, skill)) = local_with_skill(source) {
+        return Ok(Fetched {
+            tree: dir.clone(),
+            root: dir,
+            url: None,
+            reference: None,
+            commit: None,
+            skill: Some(skill.to_string()),
+            _hold: Hold::None,
+        });
+    }
     match skills_add::parse_source(source) {
         Source::Dir(dir) => Ok(Fetched {
             tree: dir.clone(),
@@ -338,4 +351,17 @@ pub(super) fn source_hash(skill: &Found) -> Result<String, miette::Report> {
             source: e,
         })
     })
+}
+
+/// `DIR@skill` for a local directory: the directory and the skill's name, when `source` is
+/// not itself a path that exists, `DIR` is a directory and `skill` a skill name.
+fn local_with_skill(source: &str) -> Option<(PathBuf, &str)> {
+    let (dir, skill) = source.rsplit_once('@')?;
+    if Path::new(source).exists() || !skills_frontmatter::is_valid_name(skill) {
+        return None;
+    }
+    let Source::Dir(dir) = skills_add::parse_source(dir) else {
+        return None;
+    };
+    Some((dir, skill))
 }
