@@ -441,10 +441,28 @@ fn check_name(skill: &SkillMd, dir_name: Option<&str>, out: &mut Vec<Finding>) {
                 format!("`name` `{name}` does not match the directory name `{dir}`"),
                 Some(span),
             )
-            .help(format!(
-                "rename the directory to `{name}`, or set `name: {dir}`"
-            )),
+            .help(mismatch_help(&name, dir)),
         );
+    }
+}
+
+/// What to do about a name and a directory that differ, offering only valid names: the
+/// directory renamed to the name, the name set to the directory's, or, when neither is a
+/// valid name, one made from them (`Active Directory Attacks` → `active-directory-attacks`).
+fn mismatch_help(name: &str, dir: &str) -> String {
+    match (is_valid_name(name), is_valid_name(dir)) {
+        (true, true) => format!("rename the directory to `{name}`, or set `name: {dir}`"),
+        (true, false) => format!("rename the directory to `{name}`"),
+        (false, true) => format!("set `name: {dir}`"),
+        (false, false) => {
+            let made = [suggest_name(name), suggest_name(dir)]
+                .into_iter()
+                .find(|s| is_valid_name(s));
+            match made {
+                Some(s) => format!("set `name: {s}` and rename the directory to `{s}`"),
+                None => "give the skill a valid name (lowercase letters, digits and single hyphens) and its directory the same".to_string(),
+            }
+        }
     }
 }
 
@@ -899,6 +917,28 @@ impl TrimCr for usize {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_mismatch_suggests_only_valid_names() {
+        assert_eq!(
+            mismatch_help("pdf", "pdf-tools"),
+            "rename the directory to `pdf`, or set `name: pdf-tools`"
+        );
+        assert_eq!(
+            mismatch_help("Active Directory Attacks", "active-directory"),
+            "set `name: active-directory`"
+        );
+        assert_eq!(
+            mismatch_help("Active Directory Attacks", "Active Directory Attacks"),
+            "set `name: active-directory-attacks` and rename the directory to `active-directory-attacks`"
+        );
+        assert_eq!(
+            mismatch_help("pdf", "Download (1)"),
+            "rename the directory to `pdf`"
+        );
+        assert!(mismatch_help("!!!", "???").starts_with("give the skill a valid name"));
+    }
+
     use super::*;
 
     fn checks_of(name: &str, dir: &str) -> Vec<Check> {
