@@ -116,7 +116,36 @@ pub(crate) fn stage_source(
     if meta.is_dir() {
         return stage_dir(path, staging, printer);
     }
-    let file = fs::File::open(path).map_err(|e| {
+    // A skill's own SKILL.md stands for its directory.
+    if path
+        .file_name()
+        .is_some_and(skills_core::layout::is_skill_md)
+        && let Some(dir) = path.parent().filter(|d| d.is_dir())
+    {
+        let dir = if dir.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            dir
+        };
+        return stage_dir(dir, staging, printer);
+    }
+    let mut file = fs::File::open(path).map_err(|e| {
+        error(
+            format!("{source}: {e}"),
+            "check that the archive is readable",
+        )
+    })?;
+    // A ZIP archive starts with a local file header (or, empty, with its end record): say
+    // what else it is rather than the reader's "Could not find EOCD".
+    let mut magic = [0u8; 4];
+    let read = std::io::Read::read(&mut file, &mut magic).unwrap_or(0);
+    if !matches!(magic.get(..read), Some(b"PK\x03\x04" | b"PK\x05\x06")) {
+        return Err(error(
+            format!("{source}: not a .skill or .zip archive"),
+            "pass an archive made by `skills package` (or any ZIP of a skill), a skill directory or its SKILL.md, or a SKILL.md URL",
+        ));
+    }
+    std::io::Seek::rewind(&mut file).map_err(|e| {
         error(
             format!("{source}: {e}"),
             "check that the archive is readable",

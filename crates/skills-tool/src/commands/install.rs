@@ -52,6 +52,18 @@ fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<Ex
         ));
         return Ok(ExitStatus::Failure);
     }
+    // The same skill again is done already: nothing to replace, nothing to refuse.
+    let there = root.join(&id);
+    if !args.force
+        && there.is_dir()
+        && skills_add::tree_hash(&there).ok() == skills_add::tree_hash(&staged).ok()
+    {
+        printer.out(&format!(
+            "{id} is installed already, unchanged -> {}\n",
+            render::path_str(&there)
+        ))?;
+        return Ok(ExitStatus::Success);
+    }
     let target = skills_package::install_dir(&staged, &root, &id, args.force)
         .map_err(|e| errors::package(&e))?;
     drop(staging);

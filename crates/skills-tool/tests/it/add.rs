@@ -581,7 +581,9 @@ fn check_update_and_remove() {
     let unknown = w.run(&["remove", "pfd"]);
     unknown.assert_code(2);
     assert!(
-        unknown.stderr.contains("`pfd` is not in skills.lock"),
+        unknown
+            .stderr
+            .contains("no skill `pfd` in skills.lock or .agents/skills"),
         "{}",
         unknown.stderr
     );
@@ -1228,4 +1230,30 @@ fn copies_are_called_copies_agents_are_checked_first_and_local_at_skill_works() 
         added.stdout
     );
     assert!(w.project.join(".agents/skills/docx/SKILL.md").is_file());
+}
+
+/// A skill `skills install` put in `.agents/skills` has no lock entry: `skills remove` takes
+/// it away all the same (it said "not in skills.lock", and nothing else could); an unknown
+/// name still gets a did-you-mean.
+#[cfg(unix)]
+#[test]
+fn remove_takes_away_a_skill_install_put_there() {
+    let w = World::new();
+    let docx = w.repo.join("skills/docx").display().to_string();
+    w.run(&["install", &docx]).assert_code(0);
+    assert!(w.project.join(".agents/skills/docx/SKILL.md").is_file());
+    let typo = w.run(&["remove", "dcx"]);
+    typo.assert_code(2);
+    assert!(
+        typo.stderr.contains("did you mean `docx`?"),
+        "{}",
+        typo.stderr
+    );
+    let removed = w.run(&["remove", "docx"]);
+    removed.assert_code(0);
+    assert_eq!(
+        removed.stdout,
+        "removed docx from .agents/skills (it was not in the lock)\n"
+    );
+    assert!(!w.project.join(".agents/skills/docx").exists());
 }

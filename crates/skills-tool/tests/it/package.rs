@@ -320,6 +320,14 @@ fn install_from_archive_and_overwrite_only_with_force() {
     assert_eq!(run.stdout, "installed demo -> skills/demo\n");
     assert!(t.path().join("skills/demo/references/REF.md").is_file());
 
+    // The same skill again is done already: exit 0 (it was 2, "already installed").
+    let again = skills(t.path(), &["install", "dist/demo.skill", "--to", "skills"]);
+    again.assert_code(0);
+    assert_eq!(
+        again.stdout,
+        "demo is installed already, unchanged -> skills/demo\n"
+    );
+
     fs::write(t.path().join("skills/demo/local.md"), "mine").unwrap();
     let run = skills(t.path(), &["install", "dist/demo.skill", "--to", "skills"]);
     run.assert_code(2);
@@ -584,4 +592,25 @@ fn a_slow_or_oversized_download_is_named_for_what_it_is() {
     let stderr = install(&big, "30");
     assert!(stderr.contains("limited to 32 MiB"), "{stderr}");
     assert!(!t.path().join("out").exists());
+}
+
+/// A file that is not an archive is named for what it is (it was "Could not find EOCD",
+/// with help about paths); a skill's SKILL.md stands for its directory.
+#[test]
+fn install_says_what_is_not_an_archive_and_takes_a_skill_md() {
+    let t = tempfile::tempdir().unwrap();
+    fs::write(t.path().join("notes.txt"), "just text\n").unwrap();
+    let run = skills(t.path(), &["install", "notes.txt", "--to", "skills"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr
+            .contains("notes.txt: not a .skill or .zip archive")
+            && !run.stderr.contains("EOCD"),
+        "{}",
+        run.stderr
+    );
+    make_skill(t.path(), "demo");
+    let run = skills(t.path(), &["install", "demo/SKILL.md", "--to", "skills"]);
+    run.assert_code(0);
+    assert!(t.path().join("skills/demo/scripts/run.sh").is_file());
 }
