@@ -30,6 +30,9 @@ pub struct Server {
     pub tools: Option<Vec<String>>,
     /// Why a probe got no answer, when one did not.
     pub probe_error: Option<String>,
+    /// Why `--probe` did not start it (a project's file the user has not trusted): it is
+    /// then taken at its word, as without `--probe`.
+    pub not_started: Option<String>,
 }
 
 /// How a server is reached.
@@ -311,6 +314,7 @@ fn servers_of(
             transport,
             tools: None,
             probe_error: None,
+            not_started: None,
         });
     }
     out
@@ -395,6 +399,7 @@ fn read_codex(file: &Path) -> Result<Vec<Server>, DoctorError> {
             transport,
             tools: None,
             probe_error: None,
+            not_started: None,
         });
     }
     Ok(out)

@@ -97,10 +97,13 @@ impl Inventory {
         let servers: Vec<String> = self
             .servers
             .iter()
-            .map(|s| match (&s.tools, &s.probe_error) {
-                (Some(tools), _) => format!("{} ({}, {} tools)", s.name, s.agent, tools.len()),
-                (None, Some(_)) => format!("{} ({}, no answer)", s.name, s.agent),
-                (None, None) => format!("{} ({})", s.name, s.agent),
+            .map(|s| match (&s.tools, &s.probe_error, &s.not_started) {
+                (Some(tools), _, _) => {
+                    format!("{} ({}, {} tools)", s.name, s.agent, tools.len())
+                }
+                (None, Some(_), _) => format!("{} ({}, no answer)", s.name, s.agent),
+                (None, None, Some(_)) => format!("{} ({}, not started)", s.name, s.agent),
+                (None, None, None) => format!("{} ({})", s.name, s.agent),
             })
             .collect();
         let clis: Vec<String> = self

@@ -307,6 +307,7 @@ mod tests {
                 },
                 tools: tools.map(|t| t.iter().map(|s| (*s).to_string()).collect()),
                 probe_error: None,
+                not_started: None,
             });
         }
         for cli in clis {

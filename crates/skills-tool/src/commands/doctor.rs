@@ -108,8 +108,8 @@ fn probe(
         .map_err(|e| error(format!("cannot start the async runtime: {e}"), ""))?;
     for server in &mut inventory.servers {
         if server.project && !trusted.contains(&server.file) {
-            server.probe_error = Some(
-                "not started: configured by the project, which you have not trusted (--trust-project)"
+            server.not_started = Some(
+                "configured by the project, whose file you have not trusted (--trust-project)"
                     .to_string(),
             );
             continue;

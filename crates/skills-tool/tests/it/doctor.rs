@@ -393,10 +393,18 @@ fn a_projects_servers_start_only_once_the_user_trusts_the_file_as_it_is() {
         .to_string()
     };
     m.write(&m.project.join(".mcp.json"), &config(&marker));
-    m.doctor(&["--probe", "--probe-timeout", "2"]);
+    let untrusted = m.doctor(&["--probe", "--probe-timeout", "2"]);
     assert!(
         !marker.exists(),
         "an untrusted project's server was started"
+    );
+    // Taken at its word, as without --probe: not "no answer".
+    assert!(
+        untrusted
+            .stdout
+            .starts_with("MCP servers: docker (claude-code, not started)\n"),
+        "{}",
+        untrusted.stdout
     );
     m.doctor(&["--probe", "--probe-timeout", "2", "--trust-project"]);
     assert!(marker.exists());
