@@ -296,8 +296,14 @@ fn table(
         .map(|r| r.2.chars().count())
         .max()
         .unwrap_or(6)
-        .clamp(6, 60);
-    let layout = Layout::fit(width, id_w, src_w);
+        .max(6);
+    let desc_w = rows
+        .iter()
+        .map(|r| r.1.lines().next().unwrap_or_default().chars().count())
+        .max()
+        .unwrap_or(11)
+        .max("DESCRIPTION".len());
+    let layout = Layout::fit(width, id_w, desc_w, src_w);
     let mut out = layout.row("ID", "DESCRIPTION", "SOURCE");
     for (id, desc, src) in rows {
         out.push_str(&layout.row(&id, &desc, &src));
@@ -306,9 +312,10 @@ fn table(
 }
 
 /// The widths of the columns, so that no line is wider than the terminal (as `ls` keeps
-/// to it): the description takes what is left, down to [`MIN_DESC`]; below that the source
-/// is cut from its start (`…` then the end of the path), and when even that does not fit it
-/// is left out.
+/// to it): the source is shown whole when it fits beside at least [`MIN_DESC`] columns of
+/// description, and the description takes the rest (never padded past its longest line);
+/// only below that is the source cut from its start (`…` then the end of the path), and when
+/// even that does not fit it is left out.
 struct Layout {
     id: usize,
     desc: usize,
@@ -322,13 +329,14 @@ const MIN_DESC: usize = 20;
 const MIN_SRC: usize = 12;
 
 impl Layout {
-    fn fit(width: usize, id: usize, src: usize) -> Self {
+    /// `desc` and `src` are the widest description and source of the rows.
+    fn fit(width: usize, id: usize, desc: usize, src: usize) -> Self {
         // Two spaces between columns.
         let left = width.saturating_sub(id + 2);
         if left >= MIN_DESC + 2 + src {
             return Self {
                 id,
-                desc: left - 2 - src,
+                desc: (left - 2 - src).min(desc),
                 src: Some(src),
             };
         }
@@ -378,7 +386,7 @@ mod tests {
     fn no_row_is_wider_than_the_terminal() {
         let source = "project /home/someone/work/a-rather-long-project/.agents/skills";
         for width in 40..=140 {
-            let layout = Layout::fit(width, 22, source.chars().count());
+            let layout = Layout::fit(width, 22, 200, source.chars().count());
             for row in [
                 layout.row("ID", "DESCRIPTION", "SOURCE"),
                 layout.row(
@@ -393,6 +401,27 @@ mod tests {
         }
         assert_eq!(cut_start("project /a/b/skills", 12), "…/a/b/skills");
         assert_eq!(cut_start("short", 12), "short");
+    }
+
+    /// At 160 columns a 60-character source was cut from its start while the description
+    /// was padded: the source now comes whole, and the description is never padded past
+    /// its longest line.
+    #[test]
+    fn the_source_is_whole_when_the_description_has_room_and_nothing_is_padded() {
+        let source = "project /home/someone/work/a-rather-long-project-name/.agents/skills";
+        let layout = Layout::fit(160, 10, 40, source.chars().count());
+        assert_eq!(
+            (layout.desc, layout.src),
+            (40, Some(source.chars().count()))
+        );
+        let row = layout.row("pdf", "Fills PDF forms.", source);
+        assert!(row.trim_end().ends_with(source), "{row:?}");
+        // Long descriptions give way to the source down to 20 columns, then the source is cut.
+        let layout = Layout::fit(110, 10, 300, source.chars().count());
+        assert_eq!(layout.src, Some(source.chars().count()));
+        let layout = Layout::fit(80, 10, 300, source.chars().count());
+        assert_eq!(layout.desc, 20);
+        assert!(layout.src.is_some_and(|w| w < source.chars().count()));
     }
 
     #[test]
