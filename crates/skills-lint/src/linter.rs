@@ -442,10 +442,11 @@ mod tests {
         for i in 0..BATCH + 10 {
             skill(t.path(), &format!("s{i:05}"), "body\n");
         }
+        // Another skill of that name (an identical copy would be the same skill).
         write(
             t.path(),
             "s99999-dup/SKILL.md",
-            &(FM.replace("NAME", "s00000") + "body\n"),
+            &(FM.replace("NAME", "s00000") + "another body\n"),
         );
         // A skill nested in the last skill of the first batch.
         let last_of_first = format!("s{:05}", BATCH - 1);
