@@ -67,6 +67,15 @@ pub struct Locked {
     /// The agents it is linked into beside the canonical folder, by id.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub agents: Vec<String>,
+    /// How many lint errors the user accepted when it was installed (`--allow-lint-errors`);
+    /// `sync` installs this version again without asking.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub lint_errors: u32,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if takes a reference.
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 impl Locked {
@@ -85,6 +94,7 @@ impl Locked {
             path: path.into(),
             hash: hash.into(),
             agents: Vec::new(),
+            lint_errors: 0,
         }
     }
 }

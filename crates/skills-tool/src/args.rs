@@ -565,6 +565,11 @@ pub(crate) struct InstallArgs {
     #[arg(long)]
     pub(crate) force: bool,
 
+    /// Install a skill that has lint errors (under the destination's skills.toml settings):
+    /// the errors are shown and counted.
+    #[arg(long)]
+    pub(crate) allow_lint_errors: bool,
+
     #[command(flatten)]
     pub(crate) download: DownloadArgs,
 }
@@ -619,6 +624,11 @@ pub(crate) struct AddArgs {
     /// Replace a skill of the same name that `skills add` did not install.
     #[arg(long)]
     pub(crate) force: bool,
+
+    /// Install skills that have lint errors (under the project's skills.toml settings): the
+    /// errors are shown and counted, and the lock records how many were accepted.
+    #[arg(long)]
+    pub(crate) allow_lint_errors: bool,
 
     #[command(flatten)]
     pub(crate) download: DownloadArgs,

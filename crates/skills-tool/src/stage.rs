@@ -91,7 +91,7 @@ pub(crate) fn stage_source(
             )
             .map_err(|e| errors::package(&e))
         } else {
-            stage_skill_md(&bytes, &url, staging)
+            stage_skill_md(&bytes, &url, staging, printer)
         };
     }
     if crate::registry_client::is_skill_name(source)
@@ -104,7 +104,7 @@ pub(crate) fn stage_source(
             client.base(),
             crate::registry_client::encode(source)
         );
-        return stage_skill_md(&bytes, &url, staging);
+        return stage_skill_md(&bytes, &url, staging, printer);
     }
     let path = Path::new(source);
     let meta = fs::metadata(path).map_err(|e| {
@@ -197,7 +197,12 @@ pub(crate) fn stage_dir_as(
 }
 
 /// A downloaded SKILL.md: the id is its `name`, which must be one path component.
-fn stage_skill_md(bytes: &[u8], url: &str, staging: &Path) -> Result<String, miette::Report> {
+fn stage_skill_md(
+    bytes: &[u8],
+    url: &str,
+    staging: &Path,
+    printer: &Printer,
+) -> Result<String, miette::Report> {
     let not_skill = || {
         error(
             format!("{url}: not a SKILL.md with a name, nor a ZIP archive"),
@@ -213,6 +218,31 @@ fn stage_skill_md(bytes: &[u8], url: &str, staging: &Path) -> Result<String, mie
         && !id.chars().any(char::is_control);
     if !safe {
         return Err(not_skill());
+    }
+    // Only this file could be had: say which files it names are not here (a real skill had
+    // 18, and the install said nothing).
+    let mut missing: Vec<String> = md
+        .references()
+        .into_iter()
+        .filter_map(|r| r.resolved)
+        .filter(|r| !r.is_empty() && !r.eq_ignore_ascii_case("SKILL.md"))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    if !missing.is_empty() {
+        let more = missing.len().saturating_sub(10);
+        let mut named = missing
+            .iter()
+            .take(10)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ");
+        if more > 0 {
+            named.push_str(&format!(" and {more} more"));
+        }
+        printer.warn(&format!(
+            "{id}: only SKILL.md was fetched from {url}; the files it names are not installed: {named}\n"
+        ));
     }
     let dir = staging.join(&id);
     fs::create_dir_all(&dir)

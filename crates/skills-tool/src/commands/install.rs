@@ -42,15 +42,23 @@ fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<Ex
     let id = stage(args, staging.path(), printer)?;
     let staged = staging.path().join(&id);
 
-    let report = Linter::new(Config::default())
+    // The destination project's `[lint]` settings say what an error is.
+    let config = Config::discover(&root).map_err(errors::config)?;
+    let report = Linter::new(config)
         .lint_paths(std::slice::from_ref(&staged))
         .map_err(|e| error(e.to_string(), "the staged skill could not be read"))?;
     if report.errors() > 0 {
         printer.err(&render::human::report(printer.ui(), &report, false));
-        printer.err(&format!(
-            "error: {id} not installed: the skill has lint errors\n"
+        if !args.allow_lint_errors {
+            printer.err(&format!(
+                "error: {id} not installed: the skill has lint errors (--allow-lint-errors installs it all the same)\n"
+            ));
+            return Ok(ExitStatus::Failure);
+        }
+        printer.warn(&format!(
+            "{id} has {} lint error(s); installed as --allow-lint-errors asks\n",
+            report.errors()
         ));
-        return Ok(ExitStatus::Failure);
     }
     // The same skill again is done already: nothing to replace, nothing to refuse.
     let there = root.join(&id);

@@ -137,9 +137,14 @@ fn add_from_a_repository_into_every_agent_and_lock_it() {
     // --list shows what is there and installs nothing.
     let listed = w.run(&["add", &url, "--list"]);
     listed.assert_code(0);
+    let (first, rest) = listed.stdout.split_once('\n').unwrap();
+    assert!(
+        first.starts_with("broken  skills/broken  (refused: lint errors: name-"),
+        "{first}"
+    );
     assert_eq!(
-        listed.stdout,
-        "broken  skills/broken  (lint errors)\n    x\n\
+        rest,
+        "    x\n\
          docx  skills/docx\n    Does docx work. Use when docx is asked for.\n\
          pdf  skills/pdf\n    Does pdf work. Use when pdf is asked for.\n"
     );
@@ -1256,4 +1261,66 @@ fn remove_takes_away_a_skill_install_put_there() {
         "removed docx from .agents/skills (it was not in the lock)\n"
     );
     assert!(!w.project.join(".agents/skills/docx").exists());
+}
+
+/// 45 of 559 real skills could not be added at all: the project's `[lint]` settings now
+/// apply (what it allows is no error), `--list` says which skills would be refused and why,
+/// and `--allow-lint-errors` installs one with its errors counted and locked, so `sync`
+/// puts that version back without asking.
+#[cfg(unix)]
+#[test]
+fn lint_errors_follow_the_projects_settings_and_can_be_accepted() {
+    let w = World::new();
+    let listed = w.run(&["add", &w.url(), "--list"]);
+    listed.assert_code(0);
+    assert!(
+        listed
+            .stdout
+            .starts_with("broken  skills/broken  (refused: lint errors: "),
+        "{}",
+        listed.stdout
+    );
+    let refused = w.run(&["add", &w.url(), "--skill", "broken"]);
+    refused.assert_code(1);
+    assert!(
+        refused.stderr.contains("--allow-lint-errors"),
+        "{}",
+        refused.stderr
+    );
+    let accepted = w.run(&["add", &w.url(), "--skill", "broken", "--allow-lint-errors"]);
+    accepted.assert_code(0);
+    assert!(
+        accepted
+            .stderr
+            .contains("lint error(s); added as --allow-lint-errors asks"),
+        "{}",
+        accepted.stderr
+    );
+    assert!(w.lock().contains("lint_errors = "), "{}", w.lock());
+    std::fs::remove_dir_all(w.project.join(".agents")).unwrap();
+    w.run(&["sync"]).assert_code(0);
+    assert!(w.project.join(".agents/skills/broken/SKILL.md").is_file());
+
+    // A project that allows what the skill breaks takes it without the flag.
+    let other = World::new();
+    let rules: Vec<String> = listed
+        .stdout
+        .lines()
+        .next()
+        .unwrap()
+        .split("lint errors: ")
+        .nth(1)
+        .unwrap()
+        .trim_end_matches(')')
+        .split(", ")
+        .map(|r| format!("\"{r}\""))
+        .collect();
+    std::fs::write(
+        other.project.join("skills.toml"),
+        format!("[lint]\nallow = [{}]\n", rules.join(", ")),
+    )
+    .unwrap();
+    other
+        .run(&["add", &other.url(), "--skill", "broken"])
+        .assert_code(0);
 }

@@ -614,3 +614,38 @@ fn install_says_what_is_not_an_archive_and_takes_a_skill_md() {
     run.assert_code(0);
     assert!(t.path().join("skills/demo/scripts/run.sh").is_file());
 }
+
+/// A `SKILL.md` URL brings that file alone: the install says which files it names were not
+/// fetched (it said nothing, and a real skill had 18).
+#[test]
+fn a_skill_md_alone_names_the_files_it_could_not_bring() {
+    let t = tempfile::tempdir().unwrap();
+    let body = "---\nname: demo\ndescription: Fill forms. Use when a form is sent.\n---\n\nRun [the script](scripts/fill.py), read `references/forms.md`.\n";
+    let mut routes = Routes::new();
+    route(
+        &mut routes,
+        "/skills/demo/SKILL.md",
+        200,
+        &[],
+        body.as_bytes(),
+    );
+    let host = serve(routes);
+    let run = skills(
+        t.path(),
+        &[
+            "install",
+            &format!("http://{host}/skills/demo/SKILL.md"),
+            "--to",
+            "skills",
+            "--allow-host",
+            &host,
+        ],
+    );
+    run.assert_code(0);
+    assert!(
+        crate::unwrapped(&run.stderr)
+            .contains("the files it names are not installed: references/forms.md, scripts/fill.py"),
+        "{}",
+        run.stderr
+    );
+}

@@ -34,6 +34,9 @@ struct Target {
     base: PathBuf,
     canonical: PathBuf,
     lock: PathBuf,
+    /// The project's `[lint]` settings (its nearest skills.toml), which decide what a lint
+    /// error is for what is installed there; the defaults for `--global`.
+    lint: skills_lint::Config,
 }
 
 impl Target {
@@ -47,11 +50,18 @@ impl Target {
             Scope::Project => base.join(skills_add::LOCK_FILE),
             Scope::Global => skills_add::global_lock_path(&base),
         };
+        let lint = match scope {
+            Scope::Project => {
+                skills_lint::Config::discover(&base).map_err(crate::errors::config)?
+            }
+            Scope::Global => skills_lint::Config::default(),
+        };
         Ok(Self {
             scope,
             canonical: base.join(skills_add::UNIVERSAL_DIR),
             base,
             lock,
+            lint,
         })
     }
 
@@ -145,6 +155,19 @@ fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
 }
 
+/// The rules of a report's errors, once each, for a line that says why a skill is refused.
+fn error_rules(report: &skills_lint::SkillReport) -> Vec<&'static str> {
+    let mut rules: Vec<&'static str> = report
+        .diagnostics
+        .iter()
+        .filter(|d| d.severity == skills_lint::Severity::Error)
+        .map(|d| d.rule.as_str())
+        .collect();
+    rules.sort_unstable();
+    rules.dedup();
+    rules
+}
+
 fn errors_in(report: &skills_lint::SkillReport) -> usize {
     report
         .diagnostics
@@ -158,7 +181,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
     // A misspelt --agent is refused before anything is fetched.
     let agents = agents(args, &target)?;
     let fetched = fetch(&args.source, None, None, printer, &args.download)?;
-    let found = find(&fetched.root, &fetched.tree)?;
+    let found = find(&fetched.root, &fetched.tree, &target.lint)?;
     if found.is_empty() {
         return Err(error(
             format!("no skills in {}", args.source),
@@ -168,10 +191,9 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
     }
     if args.list {
         for skill in &found {
-            let state = if errors_in(&skill.report) > 0 {
-                "  (lint errors)"
-            } else {
-                ""
+            let state = match error_rules(&skill.report) {
+                rules if rules.is_empty() => String::new(),
+                rules => format!("  (refused: lint errors: {})", rules.join(", ")),
             };
             let path = if skill.path.is_empty() {
                 "."
@@ -224,16 +246,23 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
     let mut lock = target.read_lock()?;
     let mut failed = false;
     for skill in selected {
-        if errors_in(&skill.report) > 0 {
+        let lint_errors = errors_in(&skill.report);
+        if lint_errors > 0 {
             let mut one = skills_lint::Report::default();
             one.skills.push(skill.report.clone());
             printer.err(&render::human::report(printer.ui(), &one, false));
-            printer.err(&format!(
-                "error: {} not added: the skill has lint errors\n",
+            if !args.allow_lint_errors {
+                printer.err(&format!(
+                    "error: {} not added: the skill has lint errors (--allow-lint-errors installs it all the same)\n",
+                    skill.name
+                ));
+                failed = true;
+                continue;
+            }
+            printer.warn(&format!(
+                "{} has {lint_errors} lint error(s); added as --allow-lint-errors asks, and locked with them\n",
                 skill.name
             ));
-            failed = true;
-            continue;
         }
         let replace = args.force || lock.skills.contains_key(&skill.name);
         let (installed, hash) = install(skill, &target, replace, None, printer)?;
@@ -272,6 +301,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         entry.commit.clone_from(&fetched.commit);
         linked.sort();
         entry.agents = linked;
+        entry.lint_errors = u32::try_from(lint_errors).unwrap_or(u32::MAX);
         links.sort_unstable();
         copies.sort_unstable();
         let agents_text = match (links.is_empty(), copies.is_empty()) {

@@ -141,7 +141,11 @@ pub(super) fn fetch(
 
 /// The skills under `root`, linted, as `skills lint` walks, and those its
 /// `.claude-plugin` manifests name; their paths relative to `tree`.
-pub(super) fn find(root: &Path, tree: &Path) -> Result<Vec<Found>, miette::Report> {
+pub(super) fn find(
+    root: &Path,
+    tree: &Path,
+    config: &Config,
+) -> Result<Vec<Found>, miette::Report> {
     // Plugin manifests may name skills in hidden directories, which the walk skips.
     let mut paths = vec![root.to_path_buf()];
     paths.extend(skills_add::plugin_skill_dirs(root).map_err(|e| {
@@ -150,7 +154,7 @@ pub(super) fn find(root: &Path, tree: &Path) -> Result<Vec<Found>, miette::Repor
             "fix the manifest's JSON (or point at a directory of the repository without it)",
         )
     })?);
-    let report = Linter::new(Config::default())
+    let report = Linter::new(config.clone())
         .lint_paths(&paths)
         .map_err(|e| error(e.to_string(), "the source could not be read"))?;
     let mut found: Vec<Found> = Vec::new();
@@ -222,6 +226,7 @@ fn find_locked(
     name: &str,
     entry: &Locked,
     source: &str,
+    config: &Config,
 ) -> Result<Found, miette::Report> {
     let dir = if entry.path.is_empty() {
         fetched.tree.clone()
@@ -237,7 +242,7 @@ fn find_locked(
     if !dir.is_dir() {
         return Err(gone());
     }
-    let mut skill = find(&dir, &fetched.tree)?
+    let mut skill = find(&dir, &fetched.tree, config)?
         .into_iter()
         .find(|f| f.dir == dir)
         .ok_or_else(gone)?;
@@ -322,7 +327,7 @@ impl Sources {
         }
         match self.current.as_ref().map(|(_, f)| f) {
             Some(Ok(fetched)) => {
-                let skill = find_locked(fetched, name, entry, &source)?;
+                let skill = find_locked(fetched, name, entry, &source, &target.lint)?;
                 Ok((fetched, skill))
             }
             Some(Err(message)) => Err(error(

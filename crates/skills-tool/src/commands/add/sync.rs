@@ -136,10 +136,11 @@ fn restore(
     target: &Target,
     printer: &Printer,
 ) -> Result<(), miette::Report> {
-    if errors_in(&skill.report) > 0 {
+    // Errors the user accepted when it was added are the locked version's own.
+    if errors_in(&skill.report) > 0 && entry.lint_errors == 0 {
         return Err(error(
             format!("{name}: the locked version has lint errors"),
-            "`skills add` a fixed version",
+            "`skills add` a fixed version (or add this one again with --allow-lint-errors)",
         ));
     }
     target.contain(&target.canonical)?;

@@ -115,7 +115,8 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
                 continue;
             }
         }
-        if errors_in(&skill.report) > 0 {
+        let lint_errors = errors_in(&skill.report);
+        if lint_errors > 0 && entry.lint_errors == 0 {
             let mut one = skills_lint::Report::default();
             one.skills.push(skill.report.clone());
             printer.err(&render::human::report(printer.ui(), &one, false));
@@ -139,6 +140,9 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
         let mut updated = entry.clone();
         updated.hash = hash;
         updated.commit.clone_from(&fetched);
+        if entry.lint_errors > 0 {
+            updated.lint_errors = u32::try_from(lint_errors).unwrap_or(u32::MAX);
+        }
         lock.skills.insert(name.clone(), updated);
         target.write_lock(&lock)?;
         let line = match (changed, &entry.commit, &fetched) {
