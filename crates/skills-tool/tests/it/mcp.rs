@@ -686,9 +686,11 @@ async fn view_skill_broken_package() {
     assert_eq!(listed.is_error, Some(false));
     session.cancel().await.unwrap();
 
+    // Printed wide: the message holds the checkout's path, whose length is the machine's.
     let output = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
         .args(["mcp", "--tools"])
         .arg(testdata("context/broken/skills/bad-json/tools.json"))
+        .env("COLUMNS", "400")
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
