@@ -54,7 +54,9 @@ pub(crate) fn run() -> Result<()> {
                 public_api::run(&[])?;
             }
             Step::CodeMap => {
-                eprintln!("==> the code map of docs/ARCHITECTURE.md");
+                eprintln!(
+                    "==> cargo xtask tidy (the code map, crate graph and tables of the docs; command imports)"
+                );
                 tidy::check(&workspace_root())?;
             }
             Step::PackageContents => {
