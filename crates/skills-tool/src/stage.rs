@@ -361,6 +361,43 @@ fn last_segment(url: &str) -> String {
     path.rsplit('/').next().unwrap_or_default().to_string()
 }
 
+/// Writes the paths of `report` under `from` as `to` makes them from the rest: a staged
+/// copy's findings name the skill where it is going (`.agents/skills/pdf/SKILL.md`) or where
+/// it came from (`owner/repo:skills/pdf/SKILL.md`), not a staging directory or the
+/// repository cache. Renderers take the source text from the findings, so the new paths
+/// need not exist.
+pub(crate) fn rebase_report(
+    report: &mut skills_lint::Report,
+    from: &Path,
+    to: &dyn Fn(&Path) -> std::path::PathBuf,
+) {
+    let rebase = |path: &mut std::path::PathBuf| {
+        if let Ok(rest) = path.strip_prefix(from) {
+            *path = to(rest);
+        }
+    };
+    for skill in &mut report.skills {
+        rebase(&mut skill.dir);
+        rebase(&mut skill.skill_md);
+        for d in &mut skill.diagnostics {
+            rebase(&mut d.path);
+        }
+    }
+    for d in &mut report.other {
+        rebase(&mut d.path);
+    }
+}
+
+/// `label:rest` (`owner/repo:skills/pdf/SKILL.md`), for [`rebase_report`].
+pub(crate) fn labelled(label: &str, rest: &Path) -> std::path::PathBuf {
+    let rest = rest
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .collect::<Vec<_>>()
+        .join("/");
+    std::path::PathBuf::from(format!("{label}:{rest}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

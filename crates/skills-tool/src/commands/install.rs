@@ -44,9 +44,12 @@ fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<Ex
 
     // The destination project's `[lint]` settings say what an error is.
     let config = Config::discover(&root).map_err(errors::config)?;
-    let report = Linter::new(config)
+    let mut report = Linter::new(config)
         .lint_paths(std::slice::from_ref(&staged))
         .map_err(|e| error(e.to_string(), "the staged skill could not be read"))?;
+    // Findings name the skill where it is going, not the staging directory.
+    let target = root.join(&id);
+    crate::stage::rebase_report(&mut report, &staged, &|rest| target.join(rest));
     if report.errors() > 0 {
         printer.err(&render::human::report(printer.ui(), &report, false));
         if !args.allow_lint_errors {

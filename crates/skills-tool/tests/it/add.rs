@@ -1287,6 +1287,14 @@ fn lint_errors_follow_the_projects_settings_and_can_be_accepted() {
         "{}",
         refused.stderr
     );
+    // Named in the source, not in the repository cache.
+    let unwrapped = crate::unwrapped(&refused.stderr);
+    assert!(
+        unwrapped.contains(&format!("{}:skills/broken/SKILL.md", w.url()))
+            && !unwrapped.contains(&w.cache.display().to_string()),
+        "{}",
+        refused.stderr
+    );
     let accepted = w.run(&["add", &w.url(), "--skill", "broken", "--allow-lint-errors"]);
     accepted.assert_code(0);
     assert!(

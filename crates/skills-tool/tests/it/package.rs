@@ -439,6 +439,12 @@ fn install_refuses_a_skill_with_lint_errors() {
     let run = skills(t.path(), &["install", "demo.zip", "--to", "skills"]);
     run.assert_code(1);
     assert!(run.stderr.contains("not installed"), "{}", run.stderr);
+    // Findings name the skill where it would go, not the staging directory.
+    assert!(
+        run.stderr.contains("skills/demo/SKILL.md") && !run.stderr.contains(".skills-install-"),
+        "{}",
+        run.stderr
+    );
     assert_eq!(names(&t.path().join("skills")), Vec::<String>::new());
 }
 

@@ -250,6 +250,13 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         if lint_errors > 0 {
             let mut one = skills_lint::Report::default();
             one.skills.push(skill.report.clone());
+            // Named in the source (`owner/repo:skills/x/SKILL.md`), not in the repository
+            // cache or a temporary directory; a local directory is named as given.
+            if !matches!(fetched._hold, source::Hold::None) {
+                crate::stage::rebase_report(&mut one, &fetched.tree, &|rest| {
+                    crate::stage::labelled(&args.source, rest)
+                });
+            }
             printer.err(&render::human::report(printer.ui(), &one, false));
             if !args.allow_lint_errors {
                 printer.err(&format!(
