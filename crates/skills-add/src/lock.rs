@@ -387,12 +387,7 @@ pub fn hold(cache: &Path, lock: &Path) -> Result<LockGuard, AddError> {
 /// else `~/.local/state/skills/skills.lock`.
 #[must_use]
 pub fn global_lock_path(home: &Path) -> PathBuf {
-    std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| home.join(".local/state"))
-        .join("skills")
-        .join(LOCK_FILE)
+    skills_core::fs::state_dir(home).join(LOCK_FILE)
 }
 
 #[cfg(test)]

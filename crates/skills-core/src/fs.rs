@@ -50,6 +50,25 @@ pub fn join(base: &Path, name: impl AsRef<Path>) -> PathBuf {
     path
 }
 
+/// The user's state directory for `skills`: `$XDG_STATE_HOME/skills` (when absolute), else
+/// `~/.local/state/skills`. What the user's own lock and trust decisions live in: state, not
+/// configuration, and never the project's.
+///
+/// ```
+/// # if std::env::var_os("XDG_STATE_HOME").is_none() {
+/// let dir = skills_core::fs::state_dir(std::path::Path::new("/home/u"));
+/// assert_eq!(dir, std::path::Path::new("/home/u/.local/state/skills"));
+/// # }
+/// ```
+#[must_use]
+pub fn state_dir(home: &Path) -> PathBuf {
+    std::env::var_os("XDG_STATE_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| home.join(".local/state"))
+        .join("skills")
+}
+
 /// Why [`read_bounded`] read nothing.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -100,6 +119,17 @@ pub enum ReadError {
 /// [`ReadError`]: too large, not a regular file, or an I/O error.
 pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
     let meta = fs::metadata(path)?;
+    read_checked(path, &meta, limit, fs::OpenOptions::new().read(true))
+}
+
+/// Reads `path`, whose metadata is `meta`, if it is a regular file of at most `limit` bytes,
+/// opening it with `options`; the read stops one byte past the limit.
+fn read_checked(
+    path: &Path,
+    meta: &Metadata,
+    limit: u64,
+    options: &fs::OpenOptions,
+) -> Result<Vec<u8>, ReadError> {
     if !meta.is_file() {
         return Err(ReadError::NotAFile(describe_file_type(meta.file_type())));
     }
@@ -109,7 +139,7 @@ pub fn read_bounded(path: &Path, limit: u64) -> Result<Vec<u8>, ReadError> {
             limit,
         });
     }
-    let file = fs::File::open(path)?;
+    let file = options.open(path)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
     let read = bytes.len() as u64;
@@ -154,15 +184,6 @@ pub fn read_bounded_in(path: &Path, root: &Path, limit: u64) -> Result<Vec<u8>, 
         }
         return read_bounded(path, limit);
     }
-    if !meta.is_file() {
-        return Err(ReadError::NotAFile(describe_file_type(meta.file_type())));
-    }
-    if meta.len() > limit {
-        return Err(ReadError::TooLarge {
-            size: meta.len(),
-            limit,
-        });
-    }
     let mut options = fs::OpenOptions::new();
     options.read(true);
     #[cfg(unix)]
@@ -170,14 +191,7 @@ pub fn read_bounded_in(path: &Path, root: &Path, limit: u64) -> Result<Vec<u8>, 
         use std::os::unix::fs::OpenOptionsExt as _;
         options.custom_flags(rustix::fs::OFlags::NOFOLLOW.bits().cast_signed());
     }
-    let file = options.open(path)?;
-    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
-    file.take(limit.saturating_add(1)).read_to_end(&mut bytes)?;
-    let read = bytes.len() as u64;
-    if read > limit {
-        return Err(ReadError::TooLarge { size: read, limit });
-    }
-    Ok(bytes)
+    read_checked(path, &meta, limit, &options)
 }
 
 /// Reads a regular file the caller has just listed with its size (a walk, a listing), as

@@ -66,12 +66,7 @@ struct Stored {
 /// the user's own state, never the project's.
 #[must_use]
 pub fn default_path(home: &Path) -> PathBuf {
-    std::env::var_os("XDG_STATE_HOME")
-        .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| home.join(".local/state"))
-        .join("skills")
-        .join(FILE)
+    skills_core::fs::state_dir(home).join(FILE)
 }
 
 fn digest_of(file: &Path) -> Option<String> {

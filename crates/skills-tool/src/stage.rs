@@ -230,18 +230,9 @@ fn stage_skill_md(
     missing.sort();
     missing.dedup();
     if !missing.is_empty() {
-        let more = missing.len().saturating_sub(10);
-        let mut named = missing
-            .iter()
-            .take(10)
-            .cloned()
-            .collect::<Vec<_>>()
-            .join(", ");
-        if more > 0 {
-            named.push_str(&format!(" and {more} more"));
-        }
         printer.warn(&format!(
-            "{id}: only SKILL.md was fetched from {url}; the files it names are not installed: {named}\n"
+            "{id}: only SKILL.md was fetched from {url}; the files it names are not installed: {}\n",
+            render::first_few(&missing, 10)
         ));
     }
     let dir = staging.join(&id);

@@ -13,6 +13,22 @@ pub(crate) mod snippet;
 pub(crate) mod statistics;
 pub(crate) mod stream;
 
+/// The first `n` of `items` joined with `, `, then `and N more` for the rest: a message
+/// names a few files, not a thousand.
+pub(crate) fn first_few<S: AsRef<str>>(items: &[S], n: usize) -> String {
+    let mut text = items
+        .iter()
+        .take(n)
+        .map(AsRef::as_ref)
+        .collect::<Vec<_>>()
+        .join(", ");
+    let more = items.len().saturating_sub(n);
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}
+
 /// An error of the command itself (not a finding), drawn as a diagnostic on stderr.
 pub(crate) fn print_error(printer: &crate::printer::Printer, report: &dyn miette::Diagnostic) {
     printer.err(&format!(

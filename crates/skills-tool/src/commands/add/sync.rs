@@ -183,15 +183,5 @@ pub(super) fn changed_files(here: &std::path::Path, reference: &std::path::Path)
     if changed.is_empty() {
         return "its files".to_string();
     }
-    let more = changed.len().saturating_sub(5);
-    let mut text = changed
-        .iter()
-        .take(5)
-        .copied()
-        .collect::<Vec<_>>()
-        .join(", ");
-    if more > 0 {
-        text.push_str(&format!(" and {more} more"));
-    }
-    text
+    render::first_few(&changed, 5)
 }
