@@ -82,6 +82,7 @@ fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<Ex
         "installed {id} -> {}\n",
         render::path_str(&target)
     ))?;
+    shadow_notice(&id, &target, printer);
     Ok(ExitStatus::Success)
 }
 
@@ -108,4 +109,24 @@ fn destination(args: &InstallArgs) -> Result<PathBuf, miette::Report> {
 /// Puts the skill from the source into `staging/<id>` and returns the id.
 fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
     stage_source(&args.source, &args.download, staging, printer)
+}
+
+/// Warns when the skill just installed is not the one agents will load: another skill of
+/// its name in a root of higher priority (the project's, say, over `--global`) comes first.
+fn shadow_notice(id: &str, target: &Path, printer: &Printer) {
+    let index = skills_discovery::Index::scan(&skills_discovery::Roots::from_env(&[]));
+    let real = |dir: &Path| fs::canonicalize(dir).ok();
+    let here = real(target);
+    let Some(winner) = index.get(id) else {
+        return;
+    };
+    if real(&winner.dir) == here {
+        return;
+    }
+    if index.all().any(|s| real(&s.dir) == here) {
+        printer.warn(&format!(
+            "{id} is shadowed: {} comes first, so agents load that one (`skills list --all` shows both)\n",
+            render::relative(&winner.skill_md)
+        ));
+    }
 }

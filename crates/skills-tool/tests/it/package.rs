@@ -655,3 +655,41 @@ fn a_skill_md_alone_names_the_files_it_could_not_bring() {
         run.stderr
     );
 }
+
+/// A `--global` install that a project skill of the same name shadows says so (it said
+/// nothing, and agents loaded the project's).
+#[test]
+fn an_install_shadowed_by_a_higher_priority_root_says_so() {
+    let t = tempfile::tempdir().unwrap();
+    let (project, home) = (t.path().join("project"), t.path().join("home"));
+    fs::create_dir_all(project.join(".git")).unwrap();
+    fs::create_dir_all(&home).unwrap();
+    make_skill(t.path(), "demo");
+    let mine = project.join(".agents/skills/demo");
+    fs::create_dir_all(&mine).unwrap();
+    fs::write(
+        mine.join("SKILL.md"),
+        "---\nname: demo\ndescription: The project's own. Use when asked.\n---\nBody.\n",
+    )
+    .unwrap();
+    let run = crate::skills_with(
+        &project,
+        &["install", "--global", "../demo"],
+        &[("HOME", &home), ("COLUMNS", Path::new("400"))],
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .contains("demo is shadowed: .agents/skills/demo/SKILL.md comes first"),
+        "{}",
+        run.stderr
+    );
+    // Installed where nothing comes first: no word.
+    let quiet = crate::skills_with(
+        &project,
+        &["install", "../demo", "--to", "elsewhere"],
+        &[("HOME", &home)],
+    );
+    quiet.assert_code(0);
+    assert!(!quiet.stderr.contains("shadowed"), "{}", quiet.stderr);
+}
