@@ -1332,3 +1332,36 @@ fn lint_errors_follow_the_projects_settings_and_can_be_accepted() {
         .run(&["add", &other.url(), "--skill", "broken"])
         .assert_code(0);
 }
+
+/// `add --all` over a collection says one line per refused skill and a total at the end
+/// (over 559 skills it wrote 1,806 lines, a report and "checked 1 skill" per refused one,
+/// and no total).
+#[cfg(unix)]
+#[test]
+fn add_all_says_one_line_per_refused_skill_and_a_total() {
+    let w = World::new();
+    let run = w.run(&["add", &w.url(), "--all"]);
+    run.assert_code(1);
+    let refused: Vec<&str> = run
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error: "))
+        .collect();
+    assert_eq!(refused.len(), 1, "{}", run.stderr);
+    assert!(
+        refused[0].starts_with("error: broken not added: lint errors: name-")
+            && refused[0].ends_with(&format!("({}:skills/broken/SKILL.md)", w.url())),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("checked 1 skill"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("added 2 skill(s), 1 refused for lint errors"),
+        "{}",
+        run.stderr
+    );
+}

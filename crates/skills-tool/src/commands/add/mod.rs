@@ -245,6 +245,10 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
     let _held = target.hold()?;
     let mut lock = target.read_lock()?;
     let mut failed = false;
+    // One skill gets its findings drawn in full; many (`--all` over a collection) get one
+    // line each and a total, not a report per refused skill.
+    let many = selected.len() > 1;
+    let (mut added, mut refused) = (0usize, 0usize);
     for skill in selected {
         let lint_errors = errors_in(&skill.report);
         if lint_errors > 0 {
@@ -257,12 +261,28 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                     crate::stage::labelled(&args.source, rest)
                 });
             }
-            printer.err(&render::human::report(printer.ui(), &one, false));
-            if !args.allow_lint_errors {
+            if many {
+                let at = one
+                    .skills
+                    .first()
+                    .map(|r| render::relative(&r.skill_md))
+                    .unwrap_or_default();
                 printer.err(&format!(
-                    "error: {} not added: the skill has lint errors (--allow-lint-errors installs it all the same)\n",
-                    skill.name
+                    "error: {} not added: lint errors: {} ({at})\n",
+                    skill.name,
+                    error_rules(&skill.report).join(", ")
                 ));
+            } else {
+                printer.err(&render::human::report(printer.ui(), &one, false));
+            }
+            if !args.allow_lint_errors {
+                if !many {
+                    printer.err(&format!(
+                        "error: {} not added: the skill has lint errors (--allow-lint-errors installs it all the same)\n",
+                        skill.name
+                    ));
+                }
+                refused += 1;
                 failed = true;
                 continue;
             }
@@ -334,6 +354,17 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                 .unwrap_or_default(),
             render::relative(&installed)
         ))?;
+        added += 1;
+    }
+    if many {
+        let refused_text = if refused > 0 {
+            format!(
+                ", {refused} refused for lint errors (`skills lint` shows them; --allow-lint-errors installs them)"
+            )
+        } else {
+            String::new()
+        };
+        printer.status(&format!("added {added} skill(s){refused_text}\n"));
     }
     Ok(if failed {
         ExitStatus::Failure
