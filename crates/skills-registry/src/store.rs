@@ -298,6 +298,24 @@ fn like_pattern(text: &str) -> String {
 macro_rules! sql_store {
     ($store:ident, $db:ty, $row:ty) => {
         impl $store {
+            /// ` OR (group visibility and one of `groups`)`, for the visibility rule of a
+            /// caller in those groups; nothing for a caller in none.
+            fn push_group_alternative(sql: &mut sqlx::QueryBuilder<$db>, groups: &[String]) {
+                if groups.is_empty() {
+                    return;
+                }
+                sql.push(
+                    " OR (s.visibility = 'group' AND EXISTS (SELECT 1 FROM \
+                     skill_groups g WHERE g.skill = s.name AND g.grp IN (",
+                );
+                let mut separated = sql.separated(", ");
+                for group in groups {
+                    separated.push_bind(group.clone());
+                }
+                // Closes IN, EXISTS and the group alternative.
+                sql.push(")))");
+            }
+
             fn card(row: &$row) -> Result<SkillCard, StoreError> {
                 let name: String = row.try_get("name")?;
                 let visibility: String = row.try_get("visibility")?;
@@ -560,18 +578,7 @@ macro_rules! sql_store {
                             sql.push(" AND (s.owner = ");
                             sql.push_bind(user.clone());
                             sql.push(" OR (s.is_enabled = TRUE AND (s.visibility = 'public'");
-                            if !caller.groups.is_empty() {
-                                sql.push(
-                                    " OR (s.visibility = 'group' AND EXISTS (SELECT 1 FROM \
-                                     skill_groups g WHERE g.skill = s.name AND g.grp IN (",
-                                );
-                                let mut groups = sql.separated(", ");
-                                for group in &caller.groups {
-                                    groups.push_bind(group.clone());
-                                }
-                                // Closes IN, EXISTS and the group alternative.
-                                sql.push(")))");
-                            }
+                            Self::push_group_alternative(&mut sql, &caller.groups);
                             // Closes the visibilities, the enabled alternative, the whole.
                             sql.push(")))");
                         }
@@ -646,18 +653,7 @@ macro_rules! sql_store {
                         Some(user) => {
                             sql.push(" AND (s.visibility = 'public' OR s.owner = ");
                             sql.push_bind(user.clone());
-                            if !caller.groups.is_empty() {
-                                sql.push(
-                                    " OR (s.visibility = 'group' AND EXISTS (SELECT 1 FROM \
-                                     skill_groups g WHERE g.skill = s.name AND g.grp IN (",
-                                );
-                                let mut groups = sql.separated(", ");
-                                for group in &caller.groups {
-                                    groups.push_bind(group.clone());
-                                }
-                                // Closes IN, EXISTS and the group alternative.
-                                sql.push(")))");
-                            }
+                            Self::push_group_alternative(&mut sql, &caller.groups);
                             sql.push(")");
                         }
                     }
