@@ -1360,7 +1360,53 @@ fn add_all_says_one_line_per_refused_skill_and_a_total() {
             .lines()
             .last()
             .unwrap()
-            .starts_with("added 2 skill(s), 1 refused for lint errors"),
+            .starts_with("added 2 skill(s), 1 refused (the lines above say why)"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// Two skills of one source that install under one name (a real collection held two
+/// `internal-comms`): `add --all` added both, the second over the first, and locked one.
+/// The first is added, the second refused naming both.
+#[cfg(unix)]
+#[test]
+fn two_skills_of_one_name_in_a_source_are_not_added_over_each_other() {
+    let w = World::new();
+    write(
+        &w.repo.join("more/pdf/SKILL.md"),
+        &skill_md("pdf", "Another pdf."),
+    );
+    w.commit("two pdfs");
+    let run = w.run(&["add", &w.url(), "--all"]);
+    run.assert_code(1);
+    assert!(
+        run.stderr
+            .contains("error: pdf not added from skills/pdf: more/pdf in the source has that name too, and was added"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        std::fs::read_to_string(w.project.join(".agents/skills/pdf/SKILL.md"))
+            .unwrap()
+            .contains("Another pdf."),
+        "the first in the source's order stays"
+    );
+}
+
+/// `--all --allow-lint-errors` says of each skill with errors that it was added, not that
+/// it was not (it printed "not added" for the 46 skills it then added).
+#[cfg(unix)]
+#[test]
+fn add_all_with_allow_lint_errors_says_added_not_refused() {
+    let w = World::new();
+    let run = w.run(&["add", &w.url(), "--all", "--allow-lint-errors"]);
+    run.assert_code(0);
+    assert!(!run.stderr.contains("not added"), "{}", run.stderr);
+    assert!(
+        run.stderr
+            .contains("warning: broken has lint errors: name-")
+            && run.stderr.lines().last().unwrap() == "added 3 skill(s)",
         "{}",
         run.stderr
     );

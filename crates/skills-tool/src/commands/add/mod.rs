@@ -249,7 +249,23 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
     // line each and a total, not a report per refused skill.
     let many = selected.len() > 1;
     let (mut added, mut refused) = (0usize, 0usize);
+    // Two skills of a source that install under one name would overwrite each other in
+    // one run (a collection held two `internal-comms`): the first in path order is added,
+    // the other refused, naming both.
+    let mut taken: std::collections::HashMap<&str, &str> = std::collections::HashMap::new();
     for skill in selected {
+        if let Some(first) = taken.insert(&skill.name, &skill.path)
+            && first != skill.path
+        {
+            taken.insert(&skill.name, first);
+            printer.err(&format!(
+                "error: {} not added from {}: {first} in the source has that name too, and was added\n",
+                skill.name, skill.path
+            ));
+            refused += 1;
+            failed = true;
+            continue;
+        }
         let lint_errors = errors_in(&skill.report);
         if lint_errors > 0 {
             let mut one = skills_lint::Report::default();
@@ -267,29 +283,37 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                     .first()
                     .map(|r| render::relative(&r.skill_md))
                     .unwrap_or_default();
-                printer.err(&format!(
-                    "error: {} not added: lint errors: {} ({at})\n",
-                    skill.name,
-                    error_rules(&skill.report).join(", ")
-                ));
+                let rules = error_rules(&skill.report).join(", ");
+                if args.allow_lint_errors {
+                    printer.warn(&format!(
+                        "{} has lint errors: {rules} ({at}); added as --allow-lint-errors asks, and locked with them\n",
+                        skill.name
+                    ));
+                } else {
+                    printer.err(&format!(
+                        "error: {} not added: lint errors: {rules} ({at})\n",
+                        skill.name
+                    ));
+                }
             } else {
                 printer.err(&render::human::report(printer.ui(), &one, false));
-            }
-            if !args.allow_lint_errors {
-                if !many {
+                if args.allow_lint_errors {
+                    printer.warn(&format!(
+                        "{} has {lint_errors} lint error(s); added as --allow-lint-errors asks, and locked with them\n",
+                        skill.name
+                    ));
+                } else {
                     printer.err(&format!(
                         "error: {} not added: the skill has lint errors (--allow-lint-errors installs it all the same)\n",
                         skill.name
                     ));
                 }
+            }
+            if !args.allow_lint_errors {
                 refused += 1;
                 failed = true;
                 continue;
             }
-            printer.warn(&format!(
-                "{} has {lint_errors} lint error(s); added as --allow-lint-errors asks, and locked with them\n",
-                skill.name
-            ));
         }
         let replace = args.force || lock.skills.contains_key(&skill.name);
         let (installed, hash) = install(skill, &target, replace, None, printer)?;
@@ -358,9 +382,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
     }
     if many {
         let refused_text = if refused > 0 {
-            format!(
-                ", {refused} refused for lint errors (`skills lint` shows them; --allow-lint-errors installs them)"
-            )
+            format!(", {refused} refused (the lines above say why)")
         } else {
             String::new()
         };
