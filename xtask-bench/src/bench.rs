@@ -39,7 +39,7 @@ struct Bench {
 const BENCHES: &[Bench] = &[
     Bench {
         name: "lint",
-        about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]; or on a real tree copied N times: --corpus DIR [--copies N] [--files all|skill-md] [--runs N] (every output format, peak RSS, and `skilo`/`rg` when installed)",
+        about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]; or on a real tree copied N times: --corpus DIR [--copies N] [--files all|skill-md|crawl] [--runs N] (every output format, peak RSS, and `skilo`/`rg` when installed)",
         run: lint,
     },
     Bench {
@@ -247,17 +247,20 @@ fn lint(args: &[String]) -> Result<()> {
 /// run reports several findings a skill and rendering weighs more.
 fn corpus(args: &[String]) -> Result<()> {
     let usage =
-        "cargo xtask bench lint --corpus DIR [--copies N] [--files all|skill-md] [--runs N]";
-    let (mut dir, mut copies, mut runs, mut only_skill_md) = (None, 1, 5, false);
+        "cargo xtask bench lint --corpus DIR [--copies N] [--files all|skill-md|crawl] [--runs N]";
+    let (mut dir, mut copies, mut runs, mut files) = (None, 1, 5, Files::All);
     for (flag, value) in flags(args, &["--corpus", "--copies", "--files", "--runs"], usage)? {
         match flag {
             "--corpus" => dir = Some(PathBuf::from(value)),
             "--copies" => copies = positive(&value, flag)?,
             "--files" => {
-                only_skill_md = match value.as_str() {
-                    "all" => false,
-                    "skill-md" => true,
-                    other => bail!("`--files`: `{other}` is not `all` or `skill-md`"),
+                files = match value.as_str() {
+                    "all" => Files::All,
+                    "skill-md" => Files::SkillMd,
+                    "crawl" => Files::Crawl,
+                    other => {
+                        bail!("`--files`: `{other}` is not `all`, `skill-md` or `crawl`")
+                    }
                 }
             }
             _ => runs = positive(&value, flag)?,
@@ -265,13 +268,13 @@ fn corpus(args: &[String]) -> Result<()> {
     }
     let dir = dir.with_context(|| format!("no --corpus (usage: {usage})"))?;
     let exe = build_skills()?;
-    let tree = copied_tree(&dir, copies, only_skill_md)?;
+    let tree = copied_tree(&dir, copies, files)?;
     let (skills, findings) = count_skills(&exe, &tree)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
-    let what = if only_skill_md {
-        " (SKILL.md files only)"
-    } else {
-        ""
+    let what = match files {
+        Files::All => "",
+        Files::SkillMd => " (SKILL.md files only)",
+        Files::Crawl => " (SKILL.md files only, four skills a repository, as a crawl holds them)",
     };
     eprintln!(
         "{} copies of {}{what}: {skills} skills, {findings} findings; cores: {cores}",
@@ -368,15 +371,38 @@ fn corpus(args: &[String]) -> Result<()> {
     Ok(())
 }
 
-/// `dir` copied `copies` times under `target/bench/corpus-<name>-x<copies>/c<i>` (reused
-/// when it is already there, so runs compare on the same files); only its `SKILL.md` files
-/// with `only_skill_md`, under `corpus-<name>-x<copies>-skill-md`.
-fn copied_tree(dir: &Path, copies: usize, only_skill_md: bool) -> Result<PathBuf> {
+/// What `bench lint --corpus` copies of the collection, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Files {
+    /// Whole skill directories: `c<i>/<the collection's own paths>`.
+    All,
+    /// Only the `SKILL.md` files, at the collection's own paths.
+    SkillMd,
+    /// Only the `SKILL.md` files, four skills to a repository, as a crawl of published
+    /// skills lays them out: `repos/<owner>@<repo>/<prefix>/<skill>/SKILL.md`, where the
+    /// prefix varies between repositories as it does between real ones (`skills`,
+    /// `agent/skills`, `plugins/tools/skills`, `docs/skills`). Many more directories a
+    /// skill, and deeper paths, than the other two shapes.
+    Crawl,
+}
+
+/// Skills a repository in the crawl shape.
+const CRAWL_SKILLS_PER_REPO: usize = 4;
+/// Where a repository of the crawl shape keeps its skills, picked by the repository number.
+const CRAWL_PREFIXES: [&str; 4] = ["skills", "agent/skills", "plugins/tools/skills", "docs/skills"];
+
+/// `dir` copied `copies` times under `target/bench/corpus-<name>-x<copies><suffix>` (reused
+/// when it is already there, so runs compare on the same files), in the shape `files` says.
+fn copied_tree(dir: &Path, copies: usize, files: Files) -> Result<PathBuf> {
     let name = dir.file_name().map_or_else(
         || "corpus".to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let suffix = if only_skill_md { "-skill-md" } else { "" };
+    let suffix = match files {
+        Files::All => "",
+        Files::SkillMd => "-skill-md",
+        Files::Crawl => "-crawl",
+    };
     let root = target_dir()?.join(format!("bench/corpus-{name}-x{copies}{suffix}"));
     let done = root.join(".complete");
     if done.is_file() {
@@ -386,11 +412,56 @@ fn copied_tree(dir: &Path, copies: usize, only_skill_md: bool) -> Result<PathBuf
         std::fs::remove_dir_all(&root)
             .with_context(|| format!("cannot clear {}", root.display()))?;
     }
-    for i in 1..=copies {
-        copy_dir(dir, &root.join(format!("c{i}")), only_skill_md)?;
-    }
+    write_copies(dir, &root, copies, files)?;
     std::fs::write(&done, "")?;
     Ok(root)
+}
+
+/// Writes `copies` copies of `dir` under `root` in the shape `files` says.
+fn write_copies(dir: &Path, root: &Path, copies: usize, files: Files) -> Result<()> {
+    match files {
+        Files::All | Files::SkillMd => {
+            for i in 1..=copies {
+                copy_dir(dir, &root.join(format!("c{i}")), files == Files::SkillMd)?;
+            }
+        }
+        Files::Crawl => {
+            let skills = top_level_skills(dir)?;
+            for i in 0..copies {
+                for (k, skill) in skills.iter().enumerate() {
+                    let repo = (i * skills.len() + k) / CRAWL_SKILLS_PER_REPO;
+                    let prefix = CRAWL_PREFIXES[repo % CRAWL_PREFIXES.len()];
+                    let name = skill.file_name().unwrap_or_default();
+                    let to = root
+                        .join(format!("repos/owner{}@repo{repo}", repo % 97))
+                        .join(prefix)
+                        .join(name);
+                    copy_dir(skill, &to, true)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The directories under `dir` that hold a `SKILL.md` and are not inside another one, sorted.
+fn top_level_skills(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(at) = stack.pop() {
+        if at != dir && at.join("SKILL.md").is_file() {
+            found.push(at);
+            continue;
+        }
+        for entry in std::fs::read_dir(&at).with_context(|| format!("cannot read {}", at.display()))? {
+            let entry = entry?;
+            if entry.file_type()?.is_dir() {
+                stack.push(entry.path());
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
 }
 
 /// Copies the files under `from` to `to`; with `only_skill_md`, only the files named
@@ -919,6 +990,49 @@ mod tests {
         assert!(all.join("skills/pdf/references/REF.md").is_file());
         assert!(all.join("skills/pdf/scripts").is_dir());
         assert!(all.join("docs/README.md").is_file());
+    }
+
+    #[test]
+    fn a_crawl_copy_spreads_the_skills_over_repositories_of_four() {
+        let from = tempfile::tempdir().unwrap();
+        for name in ["a", "b", "c", "d", "e"] {
+            let skill = from.path().join("skills").join(name);
+            std::fs::create_dir_all(skill.join("references")).unwrap();
+            std::fs::write(skill.join("SKILL.md"), format!("---\nname: {name}\n---\n")).unwrap();
+            std::fs::write(skill.join("references/REF.md"), "ref").unwrap();
+        }
+        // A skill nested in another moves with it.
+        let inner = from.path().join("skills/a/inner");
+        std::fs::create_dir_all(&inner).unwrap();
+        std::fs::write(inner.join("SKILL.md"), "---\nname: inner\n---\n").unwrap();
+
+        let to = tempfile::tempdir().unwrap();
+        write_copies(from.path(), to.path(), 2, Files::Crawl).unwrap();
+        let repos = to.path().join("repos");
+        // Ten skills, four a repository: three repositories, each with its own prefix.
+        assert!(repos.join("owner0@repo0/skills/a/SKILL.md").is_file());
+        assert!(repos.join("owner0@repo0/skills/a/inner/SKILL.md").is_file());
+        assert!(repos.join("owner0@repo0/skills/d/SKILL.md").is_file());
+        assert!(repos.join("owner1@repo1/agent/skills/e/SKILL.md").is_file());
+        assert!(repos.join("owner1@repo1/agent/skills/c/SKILL.md").is_file());
+        assert!(repos.join("owner2@repo2/plugins/tools/skills/e/SKILL.md").is_file());
+        assert!(!repos.join("owner0@repo0/skills/a/references").exists());
+        let count = walk_count(&repos);
+        assert_eq!(count, 12, "10 skills and 2 nested ones");
+    }
+
+    fn walk_count(dir: &Path) -> usize {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap())
+            .map(|e| {
+                if e.file_type().unwrap().is_dir() {
+                    walk_count(&e.path())
+                } else {
+                    usize::from(e.file_name() == "SKILL.md")
+                }
+            })
+            .sum()
     }
 
     #[test]
