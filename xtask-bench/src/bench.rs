@@ -389,7 +389,12 @@ enum Files {
 /// Skills a repository in the crawl shape.
 const CRAWL_SKILLS_PER_REPO: usize = 4;
 /// Where a repository of the crawl shape keeps its skills, picked by the repository number.
-const CRAWL_PREFIXES: [&str; 4] = ["skills", "agent/skills", "plugins/tools/skills", "docs/skills"];
+const CRAWL_PREFIXES: [&str; 4] = [
+    "skills",
+    "agent/skills",
+    "plugins/tools/skills",
+    "docs/skills",
+];
 
 /// `dir` copied `copies` times under `target/bench/corpus-<name>-x<copies><suffix>` (reused
 /// when it is already there, so runs compare on the same files), in the shape `files` says.
@@ -430,7 +435,9 @@ fn write_copies(dir: &Path, root: &Path, copies: usize, files: Files) -> Result<
             for i in 0..copies {
                 for (k, skill) in skills.iter().enumerate() {
                     let repo = (i * skills.len() + k) / CRAWL_SKILLS_PER_REPO;
-                    let prefix = CRAWL_PREFIXES[repo % CRAWL_PREFIXES.len()];
+                    let prefix = CRAWL_PREFIXES
+                        .get(repo % CRAWL_PREFIXES.len())
+                        .unwrap_or(&"skills");
                     let name = skill.file_name().unwrap_or_default();
                     let to = root
                         .join(format!("repos/owner{}@repo{repo}", repo % 97))
@@ -453,7 +460,9 @@ fn top_level_skills(dir: &Path) -> Result<Vec<PathBuf>> {
             found.push(at);
             continue;
         }
-        for entry in std::fs::read_dir(&at).with_context(|| format!("cannot read {}", at.display()))? {
+        for entry in
+            std::fs::read_dir(&at).with_context(|| format!("cannot read {}", at.display()))?
+        {
             let entry = entry?;
             if entry.file_type()?.is_dir() {
                 stack.push(entry.path());
@@ -1015,7 +1024,11 @@ mod tests {
         assert!(repos.join("owner0@repo0/skills/d/SKILL.md").is_file());
         assert!(repos.join("owner1@repo1/agent/skills/e/SKILL.md").is_file());
         assert!(repos.join("owner1@repo1/agent/skills/c/SKILL.md").is_file());
-        assert!(repos.join("owner2@repo2/plugins/tools/skills/e/SKILL.md").is_file());
+        assert!(
+            repos
+                .join("owner2@repo2/plugins/tools/skills/e/SKILL.md")
+                .is_file()
+        );
         assert!(!repos.join("owner0@repo0/skills/a/references").exists());
         let count = walk_count(&repos);
         assert_eq!(count, 12, "10 skills and 2 nested ones");
