@@ -188,29 +188,43 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    let endpoint = match &config.gateway {
-        // The downstream servers are started once, and shared by the sessions.
-        Some(file) => {
-            let servers = crate::gateway::start(file).await;
-            let limits = SessionLimits::new(options.max_sessions_per_caller, options.max_sessions);
-            router_with(
-                move || {
-                    Ok(crate::gateway::GatewayServer::new(
-                        &config,
-                        servers.clone(),
-                        None,
-                    ))
-                },
-                options.clone(),
-                limits,
-                None,
-            )
-        }
-        None => http_router(config, options.clone()),
-    };
-    let app = axum::Router::new().nest_service("/mcp", endpoint);
-    crate::listen::serve_router(listener, app, &options.connections, shutdown).await?;
-    Ok(())
+    serve_http_boxed(config, listener, options, Box::pin(shutdown)).await
+}
+
+// The body of `serve_http`, boxed where it is made: the body of an `async fn` is compiled in
+// each crate that polls it, this one only here (docs/performance.md, "Building").
+fn serve_http_boxed(
+    config: Config,
+    listener: tokio::net::TcpListener,
+    options: HttpOptions,
+    shutdown: crate::Boxed<'static, ()>,
+) -> crate::Boxed<'static, Result<(), ServeError>> {
+    Box::pin(async move {
+        let endpoint = match &config.gateway {
+            // The downstream servers are started once, and shared by the sessions.
+            Some(file) => {
+                let servers = crate::gateway::start(file).await;
+                let limits =
+                    SessionLimits::new(options.max_sessions_per_caller, options.max_sessions);
+                router_with(
+                    move || {
+                        Ok(crate::gateway::GatewayServer::new(
+                            &config,
+                            servers.clone(),
+                            None,
+                        ))
+                    },
+                    options.clone(),
+                    limits,
+                    None,
+                )
+            }
+            None => http_router(config, options.clone()),
+        };
+        let app = axum::Router::new().nest_service("/mcp", endpoint);
+        crate::listen::serve_router(listener, app, &options.connections, shutdown).await?;
+        Ok(())
+    })
 }
 
 /// Binds `address`, reports it to `listening`, and serves until Ctrl-C or SIGTERM: what
@@ -226,6 +240,16 @@ pub fn serve_http_until_signal(
     address: &str,
     options: HttpOptions,
     listening: impl FnOnce(std::net::SocketAddr),
+) -> Result<(), ServeError> {
+    until_signal(config, address, options, Box::new(listening))
+}
+
+// Not generic, so the server and its runtime are compiled in this crate, once.
+fn until_signal(
+    config: Config,
+    address: &str,
+    options: HttpOptions,
+    listening: Box<dyn FnOnce(std::net::SocketAddr) + '_>,
 ) -> Result<(), ServeError> {
     let _log = crate::init_logging(config.log_level);
     let options = options.with_env_limits(|name| std::env::var(name).ok())?;

@@ -235,6 +235,16 @@ impl Launch {
         config: Config,
         listening: impl FnOnce(std::net::SocketAddr),
     ) -> Result<(), LaunchError> {
+        self.serve_dyn(config, Box::new(listening))
+    }
+
+    // Not generic, so the whole server is compiled here once, not again in each binary
+    // that starts it (docs/performance.md, "Building").
+    fn serve_dyn(
+        &self,
+        config: Config,
+        listening: Box<dyn FnOnce(std::net::SocketAddr) + '_>,
+    ) -> Result<(), LaunchError> {
         match &self.http {
             Some(address) => {
                 let mut options = HttpOptions::default();

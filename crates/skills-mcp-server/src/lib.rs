@@ -46,6 +46,12 @@
 //! ```
 
 mod bounded;
+
+/// A future boxed where it is made. The body of an `async fn` is compiled in every crate
+/// that polls it; an API that returns (or awaits) one of these has its body compiled once,
+/// in this crate, however many binaries drive it (docs/performance.md, "Building").
+pub(crate) type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 mod catalog;
 mod extension;
 mod framing;

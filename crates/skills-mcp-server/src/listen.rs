@@ -105,44 +105,55 @@ pub async fn serve_router(
     limits: &ConnectionLimits,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    let slots = Arc::new(tokio::sync::Semaphore::new(
-        limits.effective_max_connections(),
-    ));
-    let mut http = hyper::server::conn::http1::Builder::new();
-    http.timer(TokioTimer::new())
-        .header_read_timeout(limits.header_timeout);
-    let graceful = GracefulShutdown::new();
-    let mut shutdown = std::pin::pin!(shutdown);
-    loop {
-        // The slot is taken before `accept`: past the limit a client waits in the backlog
-        // and holds no descriptor of ours.
-        let slot = tokio::select! {
-            slot = Arc::clone(&slots).acquire_owned() => match slot {
-                Ok(slot) => slot,
-                // The semaphore is never closed.
-                Err(_) => break,
-            },
-            () = &mut shutdown => break,
-        };
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    if !is_connection_error(&error) {
-                        tracing::error!("accept failed: {error}");
-                        tokio::time::sleep(ACCEPT_BACKOFF).await;
+    serve_router_boxed(listener, router, limits.clone(), Box::pin(shutdown)).await
+}
+
+// The body of `serve_router`, boxed where it is made: the body of an `async fn` is compiled
+// in each crate that polls it, this one only here (docs/performance.md, "Building").
+fn serve_router_boxed(
+    listener: tokio::net::TcpListener,
+    router: axum::Router,
+    limits: ConnectionLimits,
+    shutdown: crate::Boxed<'static, ()>,
+) -> crate::Boxed<'static, std::io::Result<()>> {
+    Box::pin(async move {
+        let limits = &limits;
+        let slots = Arc::new(tokio::sync::Semaphore::new(
+            limits.effective_max_connections(),
+        ));
+        let mut http = hyper::server::conn::http1::Builder::new();
+        http.timer(TokioTimer::new())
+            .header_read_timeout(limits.header_timeout);
+        let graceful = GracefulShutdown::new();
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            // The slot is taken before `accept`: past the limit a client waits in the backlog
+            // and holds no descriptor of ours.
+            let slot = tokio::select! {
+                slot = Arc::clone(&slots).acquire_owned() => match slot {
+                    Ok(slot) => slot,
+                    // The semaphore is never closed.
+                    Err(_) => break,
+                },
+                () = &mut shutdown => break,
+            };
+            let (stream, peer) = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        if !is_connection_error(&error) {
+                            tracing::error!("accept failed: {error}");
+                            tokio::time::sleep(ACCEPT_BACKOFF).await;
+                        }
+                        continue;
                     }
-                    continue;
-                }
-            },
-            () = &mut shutdown => break,
-        };
-        let _ = stream.set_nodelay(true);
-        let body_timeout = limits.body_timeout;
-        let service =
-            router
-                .clone()
-                .map_request(move |request: hyper::Request<hyper::body::Incoming>| {
+                },
+                () = &mut shutdown => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let body_timeout = limits.body_timeout;
+            let service = router.clone().map_request(
+                move |request: hyper::Request<hyper::body::Incoming>| {
                     let (mut parts, body) = request.into_parts();
                     parts.extensions.insert(ConnectInfo(peer));
                     let body = Deadline {
@@ -150,21 +161,23 @@ pub async fn serve_router(
                         deadline: Box::pin(tokio::time::sleep(body_timeout)),
                     };
                     axum::extract::Request::from_parts(parts, axum::body::Body::new(body))
-                });
-        let connection =
-            http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
-        let connection = graceful.watch(connection);
-        tokio::spawn(async move {
-            // A client that goes away or times out is not the server's error.
-            if let Err(error) = connection.await {
-                tracing::debug!("connection from {peer}: {error}");
-            }
-            drop(slot);
-        });
-    }
-    drop(listener);
-    graceful.shutdown().await;
-    Ok(())
+                },
+            );
+            let connection =
+                http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+            let connection = graceful.watch(connection);
+            tokio::spawn(async move {
+                // A client that goes away or times out is not the server's error.
+                if let Err(error) = connection.await {
+                    tracing::debug!("connection from {peer}: {error}");
+                }
+                drop(slot);
+            });
+        }
+        drop(listener);
+        graceful.shutdown().await;
+        Ok(())
+    })
 }
 
 /// A request body that fails once its deadline has passed.

@@ -54,35 +54,46 @@ pub async fn probe_tools(
     target: ProbeTarget<'_>,
     timeout: Duration,
 ) -> Result<Vec<String>, ProbeError> {
-    match target {
-        ProbeTarget::Stdio { command, args } => {
-            let mut child = tokio::process::Command::new(command)
-                .args(args)
-                .stdin(std::process::Stdio::piped())
-                .stdout(std::process::Stdio::piped())
-                .stderr(std::process::Stdio::null())
-                // Killed when this function returns, whatever happened.
-                .kill_on_drop(true)
-                .spawn()
-                .map_err(|source| ProbeError::Start {
-                    command: command.to_string(),
-                    source,
-                })?;
-            let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
-                return Err(ProbeError::Session("no pipes to the server".to_string()));
-            };
-            let listed = tokio::time::timeout(timeout, list((stdout, stdin))).await;
-            let _ = child.start_kill();
-            listed.map_err(|_| ProbeError::Timeout(timeout))?
+    probe_boxed(target, timeout).await
+}
+
+// The body of `probe_tools`, boxed where it is made, so the MCP client is compiled here and
+// not again in each crate that probes (docs/performance.md, "Building").
+fn probe_boxed(
+    target: ProbeTarget<'_>,
+    timeout: Duration,
+) -> crate::Boxed<'_, Result<Vec<String>, ProbeError>> {
+    Box::pin(async move {
+        match target {
+            ProbeTarget::Stdio { command, args } => {
+                let mut child = tokio::process::Command::new(command)
+                    .args(args)
+                    .stdin(std::process::Stdio::piped())
+                    .stdout(std::process::Stdio::piped())
+                    .stderr(std::process::Stdio::null())
+                    // Killed when this function returns, whatever happened.
+                    .kill_on_drop(true)
+                    .spawn()
+                    .map_err(|source| ProbeError::Start {
+                        command: command.to_string(),
+                        source,
+                    })?;
+                let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
+                    return Err(ProbeError::Session("no pipes to the server".to_string()));
+                };
+                let listed = tokio::time::timeout(timeout, list((stdout, stdin))).await;
+                let _ = child.start_kill();
+                listed.map_err(|_| ProbeError::Timeout(timeout))?
+            }
+            ProbeTarget::Http { url } => {
+                crate::tls::ensure_provider();
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
+                tokio::time::timeout(timeout, list(transport))
+                    .await
+                    .map_err(|_| ProbeError::Timeout(timeout))?
+            }
         }
-        ProbeTarget::Http { url } => {
-            crate::tls::ensure_provider();
-            let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
-            tokio::time::timeout(timeout, list(transport))
-                .await
-                .map_err(|_| ProbeError::Timeout(timeout))?
-        }
-    }
+    })
 }
 
 async fn list<T, E, A>(transport: T) -> Result<Vec<String>, ProbeError>

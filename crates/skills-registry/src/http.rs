@@ -112,6 +112,19 @@ pub fn try_router<S: Store>(
     Ok(routes_with(registry, views))
 }
 
+/// [`try_router`] for an [`AnyStore`](crate::AnyStore), the store `skills registry serve`
+/// opens. Not generic, so the handlers are compiled in this crate once, not again in each
+/// binary that serves them (docs/performance.md, "Building").
+///
+/// # Errors
+///
+/// As [`try_router`].
+pub fn try_router_any(
+    registry: Arc<Registry<crate::AnyStore>>,
+) -> std::result::Result<Router, RegistryError> {
+    try_router(registry)
+}
+
 fn routes_with<S: Store>(registry: Arc<Registry<S>>, views: crate::mcp::Views) -> Router {
     let views = Arc::new(views);
     routes::<S>()

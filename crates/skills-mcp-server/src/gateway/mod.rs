@@ -82,25 +82,40 @@ pub async fn list_tools(
     file: &GatewayFile,
     timeout: std::time::Duration,
 ) -> Vec<(String, Result<Vec<String>, String>)> {
-    let listings = file.servers.iter().map(|spec| {
-        let spec = spec.clone();
-        tokio::spawn(async move {
-            let listed = tokio::time::timeout(timeout, downstream::list_once(&spec)).await;
-            let listed = listed
-                .unwrap_or_else(|_| Err(format!("no answer within {} s", timeout.as_secs_f64())));
-            (spec.name, listed)
-        })
-    });
-    let handles: Vec<_> = listings.collect();
-    let mut out = Vec::new();
-    for (handle, spec) in handles.into_iter().zip(&file.servers) {
-        out.push(
-            handle
-                .await
-                .unwrap_or_else(|e| (spec.name.clone(), Err(format!("the listing failed: {e}")))),
-        );
-    }
-    out
+    list_tools_boxed(file, timeout).await
+}
+
+/// Each server's name and its tools, or why they could not be listed.
+type Listings = Vec<(String, Result<Vec<String>, String>)>;
+
+// The body of `list_tools`, boxed where it is made, so the MCP client is compiled here and
+// not again in each crate that lists (docs/performance.md, "Building").
+fn list_tools_boxed(
+    file: &GatewayFile,
+    timeout: std::time::Duration,
+) -> crate::Boxed<'_, Listings> {
+    Box::pin(async move {
+        let listings = file.servers.iter().map(|spec| {
+            let spec = spec.clone();
+            tokio::spawn(async move {
+                let listed = tokio::time::timeout(timeout, downstream::list_once(&spec)).await;
+                let listed = listed.unwrap_or_else(|_| {
+                    Err(format!("no answer within {} s", timeout.as_secs_f64()))
+                });
+                (spec.name, listed)
+            })
+        });
+        let handles: Vec<_> = listings.collect();
+        let mut out = Vec::new();
+        for (handle, spec) in handles.into_iter().zip(&file.servers) {
+            out.push(
+                handle.await.unwrap_or_else(|e| {
+                    (spec.name.clone(), Err(format!("the listing failed: {e}")))
+                }),
+            );
+        }
+        out
+    })
 }
 
 /// Starts or connects to the servers of `file`, for [`GatewayServer::new`].

@@ -316,7 +316,7 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         );
     }
     let router =
-        skills_registry::http::try_router(std::sync::Arc::clone(&registry)).map_err(|e| {
+        skills_registry::http::try_router_any(std::sync::Arc::clone(&registry)).map_err(|e| {
             errors::plain(
                 e.to_string(),
                 "set state_dir in the configuration file to a directory of this server's own",
