@@ -87,6 +87,18 @@ pub enum AddError {
         /// The path.
         path: PathBuf,
     },
+    /// An agent's folder got neither a link to the skill nor a copy of it.
+    #[error("cannot put {name} into {}: cannot link ({link}), and the copy failed: {copy}", dir.display())]
+    NotPlaced {
+        /// The agent's folder.
+        dir: PathBuf,
+        /// The skill.
+        name: String,
+        /// Why the link could not be made.
+        link: std::io::Error,
+        /// Why the copy made instead failed.
+        copy: Box<AddError>,
+    },
     /// A file system operation failed.
     #[error("{}: {source}", path.display())]
     Io {
