@@ -35,7 +35,7 @@ mod source;
 
 use std::path::{Path, PathBuf};
 
-pub use agents::{AGENTS, Agent, Scope, UNIVERSAL_DIR};
+pub use agents::{AGENTS, Agent, HomeVar, Scope, UNIVERSAL_DIR};
 pub use hash::{files_hash, tree_hash};
 pub use lock::{LOCK_FILE, Lock, LockGuard, Locked, global_lock_path, hold};
 pub use place::{AgentState, Placed, place, relative, state, unplace};

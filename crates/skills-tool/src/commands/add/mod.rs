@@ -77,7 +77,9 @@ impl Target {
 
     /// The folder `agent` reads skills from, after checking that it stays in the project.
     fn agent_dir(&self, agent: &skills_add::Agent) -> Result<PathBuf, miette::Report> {
-        let dir = agent.dir(self.scope, &self.base);
+        let Some(dir) = agent.dir(self.scope, &self.base) else {
+            return Err(project_only(agent));
+        };
         self.contain(&dir)?;
         Ok(dir)
     }
@@ -320,9 +322,17 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         let (installed, hash) = install(skill, &target, replace, None, printer)?;
         let previous = lock.skills.get(&skill.name);
         let mut linked = Vec::new();
+        let mut placed_in: Vec<(PathBuf, skills_add::Placed)> = Vec::new();
         let mut report = Placements::default();
         for agent in &agents {
             let dir = target.agent_dir(agent)?;
+            // Agents that share a folder (`trae` and `trae-cn` in a project) share what was
+            // put there: it is made once.
+            if let Some((_, placed)) = placed_in.iter().find(|(d, _)| *d == dir) {
+                report.note(agent.id, placed);
+                linked.push(agent.id.to_string());
+                continue;
+            }
             // A copy identical to what was installed is ours too: a run killed before it
             // wrote the lock left it, and this run finishes the job.
             let ours = previous.is_some_and(|p| p.agents.iter().any(|a| a == agent.id))
@@ -337,6 +347,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                     .map_err(|e| add_error(&e))?;
             // A link the file system refused became a copy: say what was made, and why.
             report.note(agent.id, &placed);
+            placed_in.push((dir, placed));
             linked.push(agent.id.to_string());
         }
         let mut entry = Locked::new(
@@ -443,6 +454,17 @@ fn say_if_copied(
     }
 }
 
+/// The error for the global folder of an agent that reads skills in a project only.
+fn project_only(agent: &skills_add::Agent) -> miette::Report {
+    error(
+        format!(
+            "{} (`{}`) reads skills in a project only: it has no global folder",
+            agent.name, agent.id
+        ),
+        "install it into a project (without --global)",
+    )
+}
+
 /// A local source as the lock keeps it: relative to the lock's directory when it is under
 /// it (a lock that moves with its repository still works), else as given.
 fn locked_source(source: &str, target: &Target) -> String {
@@ -465,7 +487,9 @@ fn agents(
         // under the home directory).
         return Ok(skills_add::AGENTS
             .iter()
-            .filter(|a| !a.reads_universal(target.scope))
+            .filter(|a| {
+                !a.reads_universal(target.scope) && a.dir(target.scope, &target.base).is_some()
+            })
             .collect());
     }
     if args.agents.is_empty() {
@@ -475,18 +499,22 @@ fn agents(
     for id in &args.agents {
         let Some(agent) = skills_add::agents::by_id(id) else {
             let ids: Vec<&str> = skills_add::AGENTS.iter().map(|a| a.id).collect();
-            let hint = skills_core::suggest::closest(id, ids.iter().copied())
-                .first()
-                .map(|c| format!("did you mean `{c}`? "))
-                .unwrap_or_default();
-            return Err(error(
-                format!("unknown agent `{id}`"),
-                format!(
-                    "{hint}the agents: {} (docs/add.md lists their folders)",
+            // With a likely match, that alone: the whole list is long.
+            let hint = match skills_core::suggest::closest(id, ids.iter().copied()).first() {
+                Some(c) => format!(
+                    "did you mean `{c}`? (docs/add.md lists the {} agents and their folders)",
+                    ids.len()
+                ),
+                None => format!(
+                    "the agents: {} (docs/add.md lists their folders)",
                     ids.join(", ")
                 ),
-            ));
+            };
+            return Err(error(format!("unknown agent `{id}`"), hint));
         };
+        if agent.dir(target.scope, &target.base).is_none() {
+            return Err(project_only(agent));
+        }
         if !agent.reads_universal(target.scope) && !out.contains(&agent) {
             out.push(agent);
         }

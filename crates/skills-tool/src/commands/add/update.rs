@@ -39,7 +39,9 @@ pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, E
             .iter()
             .filter_map(|id| skills_add::agents::by_id(id))
         {
-            let dir = agent.dir(target.scope, &target.base);
+            let Some(dir) = agent.dir(target.scope, &target.base) else {
+                continue;
+            };
             let installed = target.canonical.join(name);
             if skills_add::state(&dir, name, &installed) == skills_add::AgentState::Dir
                 && skills_add::tree_hash(&dir.join(name)).ok().as_deref()
