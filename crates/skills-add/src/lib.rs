@@ -35,7 +35,7 @@ mod source;
 
 use std::path::{Path, PathBuf};
 
-pub use agents::{AGENTS, Agent, Scope, UNIVERSAL_DIR};
+pub use agents::{AGENTS, Agent, HomeVar, Scope, UNIVERSAL_DIR};
 pub use hash::{files_hash, tree_hash};
 pub use lock::{LOCK_FILE, Lock, LockGuard, Locked, global_lock_path, hold};
 pub use place::{AgentState, Placed, place, relative, state, unplace};
@@ -86,6 +86,18 @@ pub enum AddError {
     Occupied {
         /// The path.
         path: PathBuf,
+    },
+    /// An agent's folder got neither a link to the skill nor a copy of it.
+    #[error("cannot put {name} into {}: cannot link ({link}), and the copy failed: {copy}", dir.display())]
+    NotPlaced {
+        /// The agent's folder.
+        dir: PathBuf,
+        /// The skill.
+        name: String,
+        /// Why the link could not be made.
+        link: std::io::Error,
+        /// Why the copy made instead failed.
+        copy: Box<AddError>,
     },
     /// A file system operation failed.
     #[error("{}: {source}", path.display())]

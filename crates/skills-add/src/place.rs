@@ -8,13 +8,19 @@ use skills_core::durable::{self, INSTALL_PREFIX};
 use crate::AddError;
 
 /// How a skill reached an agent's folder.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Placed {
     /// A relative symbolic link to the canonical copy.
     Link,
-    /// A copy (asked for, or links are not possible here).
+    /// A copy, as asked for.
     Copy,
+    /// A copy, because the link could not be made here (Windows without the right to make
+    /// links, a file system without them): why not, for the user to read.
+    CopyInsteadOfLink {
+        /// What the file system said when the link was tried.
+        reason: String,
+    },
     /// It was already there as wanted.
     Unchanged,
 }
@@ -58,18 +64,33 @@ pub fn state(agent_dir: &Path, name: &str, canonical: &Path) -> AgentState {
 }
 
 /// Makes `agent_dir/name` the skill at `canonical`: a relative link, or a copy when `copy`
-/// or when the file system refuses links. A link there already pointing at `canonical` is
-/// left alone; anything else there is replaced only when `replace`.
+/// or when the file system refuses the link ([`Placed::CopyInsteadOfLink`] says why). A link
+/// there already pointing at `canonical` is left alone; anything else there is replaced only
+/// when `replace`.
 ///
 /// # Errors
 ///
-/// [`AddError::Occupied`] when something else is there and not `replace`; [`AddError::Io`].
+/// [`AddError::Occupied`] when something else is there and not `replace`;
+/// [`AddError::NotPlaced`] when neither a link nor a copy could be made; [`AddError::Io`].
 pub fn place(
     agent_dir: &Path,
     name: &str,
     canonical: &Path,
     copy: bool,
     replace: bool,
+) -> Result<Placed, AddError> {
+    place_with(agent_dir, name, canonical, copy, replace, symlink)
+}
+
+/// [`place`] with the function that makes a link given: the tests make it fail, as a file
+/// system without links does, to see the copy made instead.
+fn place_with(
+    agent_dir: &Path,
+    name: &str,
+    canonical: &Path,
+    copy: bool,
+    replace: bool,
+    link: impl Fn(&Path, &Path) -> std::io::Result<()>,
 ) -> Result<Placed, AddError> {
     let target = agent_dir.join(name);
     let current = state(agent_dir, name, canonical);
@@ -86,12 +107,28 @@ pub fn place(
         .tempdir_in(agent_dir)
         .map_err(|e| AddError::io(agent_dir, e))?;
     let staged = staging.path().join(name);
-    let mut placed = Placed::Copy;
-    if !copy && symlink(&relative(agent_dir, canonical), &staged).is_ok() {
-        placed = Placed::Link;
-    } else {
+    let placed = if copy {
         copy_tree(canonical, &staged)?;
-    }
+        Placed::Copy
+    } else {
+        match link(&relative(agent_dir, canonical), &staged) {
+            Ok(()) => Placed::Link,
+            // The agent still gets the skill, as a copy; the caller says why it is one.
+            Err(why) => match copy_tree(canonical, &staged) {
+                Ok(()) => Placed::CopyInsteadOfLink {
+                    reason: why.to_string(),
+                },
+                Err(e) => {
+                    return Err(AddError::NotPlaced {
+                        dir: agent_dir.to_path_buf(),
+                        name: name.to_string(),
+                        link: why,
+                        copy: Box::new(e),
+                    });
+                }
+            },
+        }
+    };
     replace_with(&staged, &target, staging.path())?;
     durable::sync_dir(agent_dir).map_err(|e| AddError::io(agent_dir, e))?;
     Ok(placed)
@@ -275,5 +312,60 @@ mod tests {
             "the canonical copy stays"
         );
         assert!(!unplace(&claude, "pdf").unwrap());
+    }
+
+    fn refused(_: &Path, _: &Path) -> std::io::Result<()> {
+        Err(std::io::Error::new(
+            std::io::ErrorKind::PermissionDenied,
+            "links are not allowed here",
+        ))
+    }
+
+    /// Where the file system will not make the link, the agent gets a copy and the reason;
+    /// where the copy fails too, the error names the folder and both reasons, and nothing
+    /// is left behind.
+    #[test]
+    fn a_refused_link_becomes_a_copy_then_a_clear_error() {
+        let t = tempfile::tempdir().unwrap();
+        let canonical = t.path().join(".agents/skills/pdf");
+        std::fs::create_dir_all(canonical.join("scripts")).unwrap();
+        std::fs::write(canonical.join("SKILL.md"), "x").unwrap();
+        std::fs::write(canonical.join("scripts/run.py"), "y").unwrap();
+        let claude = t.path().join(".claude/skills");
+        let placed = place_with(&claude, "pdf", &canonical, false, false, refused).unwrap();
+        assert_eq!(
+            placed,
+            Placed::CopyInsteadOfLink {
+                reason: "links are not allowed here".into()
+            }
+        );
+        let there = claude.join("pdf");
+        assert!(!std::fs::symlink_metadata(&there).unwrap().is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(there.join("SKILL.md")).unwrap(),
+            "x"
+        );
+        assert_eq!(
+            std::fs::read_to_string(there.join("scripts/run.py")).unwrap(),
+            "y"
+        );
+
+        // Nothing to copy from: the copy fails as well.
+        let roo = t.path().join(".roo/skills");
+        let missing = t.path().join(".agents/skills/gone");
+        let err = place_with(&roo, "gone", &missing, false, false, refused).unwrap_err();
+        assert!(matches!(err, AddError::NotPlaced { .. }), "{err:?}");
+        let text = err.to_string();
+        assert!(
+            text.contains(&roo.display().to_string())
+                && text.contains("links are not allowed here")
+                && text.contains(&missing.display().to_string()),
+            "{text}"
+        );
+        let names: Vec<_> = std::fs::read_dir(&roo)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(names.is_empty(), "{names:?}");
     }
 }

@@ -95,20 +95,25 @@ impl World {
     }
 
     fn run_in(&self, cwd: &Path, args: &[&str]) -> Run {
-        skills_with(
-            cwd,
-            args,
-            &[
-                ("HOME", &self.home),
-                ("SKILLS_CACHE_DIR", &self.cache),
-                ("XDG_STATE_HOME", &self.home.join(".local/state")),
-                ("XDG_CACHE_HOME", &self.home.join(".cache")),
-                // Outputs here hold temporary paths, whose length depends on `TMPDIR`
-                // (`cargo xtask ci` puts it on a tmpfs): wide enough that none is wrapped
-                // or cut, so the assertions see each line whole.
-                ("COLUMNS", Path::new("400")),
-            ],
-        )
+        self.run_with(cwd, args, &[])
+    }
+
+    /// [`World::run_in`] with more environment variables.
+    fn run_with(&self, cwd: &Path, args: &[&str], more: &[(&str, &Path)]) -> Run {
+        let state = self.home.join(".local/state");
+        let cache = self.home.join(".cache");
+        let mut env: Vec<(&str, &Path)> = vec![
+            ("HOME", &self.home),
+            ("SKILLS_CACHE_DIR", &self.cache),
+            ("XDG_STATE_HOME", &state),
+            ("XDG_CACHE_HOME", &cache),
+            // Outputs here hold temporary paths, whose length depends on `TMPDIR`
+            // (`cargo xtask ci` puts it on a tmpfs): wide enough that none is wrapped
+            // or cut, so the assertions see each line whole.
+            ("COLUMNS", Path::new("400")),
+        ];
+        env.extend_from_slice(more);
+        skills_with(cwd, args, &env)
     }
 
     fn commit(&self, message: &str) -> String {
@@ -435,40 +440,6 @@ fn bad_sources_and_locks_are_clear_errors() {
         "{}",
         bad_lock.stderr
     );
-}
-
-/// docs/add.md's table of agents is `skills_add::AGENTS`, row for row.
-#[test]
-fn the_docs_agent_table_is_the_code_table() {
-    let doc =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/add.md"))
-            .unwrap();
-    let rows: Vec<&str> = doc
-        .lines()
-        .filter(|l| {
-            l.starts_with("| `") && !l.starts_with("| `--agent`") && l.matches('|').count() == 6
-        })
-        .collect();
-    assert_eq!(rows.len(), skills_add::AGENTS.len(), "{rows:#?}");
-    for (row, agent) in rows.iter().zip(skills_add::AGENTS) {
-        let cells: Vec<&str> = row.split('|').map(str::trim).collect();
-        assert_eq!(cells[1], format!("`{}`", agent.id), "{row}");
-        assert_eq!(cells[2], agent.name, "{row}");
-        assert_eq!(cells[3], format!("`{}`", agent.project_dir), "{row}");
-        assert_eq!(cells[4], format!("`{}`", agent.global_dir), "{row}");
-        let markers: Vec<String> = agent
-            .project_marker
-            .map(|m| format!("`{m}`"))
-            .into_iter()
-            .chain(agent.global_marker.map(|m| format!("`~/{m}`")))
-            .collect();
-        let expected = if markers.is_empty() {
-            "—".to_string()
-        } else {
-            markers.join(", ")
-        };
-        assert_eq!(cells[5], expected, "{row}");
-    }
 }
 
 #[cfg(unix)]
@@ -1409,5 +1380,92 @@ fn add_all_with_allow_lint_errors_says_added_not_refused() {
             && run.stderr.lines().last().unwrap() == "added 3 skill(s)",
         "{}",
         run.stderr
+    );
+}
+
+/// Every agent npm `skills` installs into is covered (it was 12 of about 80): a newly
+/// covered agent's folder in the project is found and linked; agents that share a folder
+/// get one link and both are locked; `CLAUDE_CONFIG_DIR` moves Claude Code's global folder;
+/// an agent without a global folder is refused with `--global`; a misspelt id of a new
+/// agent gets a did-you-mean.
+#[cfg(unix)]
+#[test]
+fn every_agent_of_npm_skills_is_covered() {
+    let w = World::new();
+    let url = w.url();
+    for dir in [".kiro", ".trae", ".tabnine"] {
+        std::fs::create_dir_all(w.project.join(dir)).unwrap();
+    }
+    let added = w.run(&["add", &url, "--skill", "pdf"]);
+    added.assert_code(0);
+    assert!(
+        added
+            .stdout
+            .contains("(linked into kiro-cli, tabnine-cli, trae)\n"),
+        "{}",
+        added.stdout
+    );
+    for (at, to) in [
+        (".kiro/skills/pdf", "../../.agents/skills/pdf"),
+        (".trae/skills/pdf", "../../.agents/skills/pdf"),
+        (".tabnine/agent/skills/pdf", "../../../.agents/skills/pdf"),
+    ] {
+        assert_eq!(link(&w.project.join(at)), Path::new(to), "{at}");
+    }
+
+    // Trae and Trae CN read .trae/skills: one link, both agents locked.
+    let both = w.run(&[
+        "add", &url, "--skill", "docx", "--agent", "trae", "--agent", "trae-cn",
+    ]);
+    both.assert_code(0);
+    assert!(
+        both.stdout.contains("(linked into trae, trae-cn)\n"),
+        "{}",
+        both.stdout
+    );
+    assert!(
+        w.lock().contains("agents = [\"trae\", \"trae-cn\"]"),
+        "{}",
+        w.lock()
+    );
+    w.run(&["sync", "--frozen"]).assert_code(0);
+    let removed = w.run(&["remove", "docx"]);
+    removed.assert_code(0);
+    assert!(!w.project.join(".trae/skills/docx").exists());
+
+    // Claude Code's folder is where CLAUDE_CONFIG_DIR says, and its presence there is what
+    // says Claude Code is used.
+    let claude = w.home.join("config/claude");
+    std::fs::create_dir_all(&claude).unwrap();
+    let global = w.run_with(
+        &w.project,
+        &["add", &url, "--skill", "pdf", "--global"],
+        &[("CLAUDE_CONFIG_DIR", &claude)],
+    );
+    global.assert_code(0);
+    assert!(
+        global.stdout.contains("(linked into claude-code)\n"),
+        "{}",
+        global.stdout
+    );
+    assert_eq!(
+        link(&claude.join("skills/pdf")),
+        Path::new("../../../.agents/skills/pdf")
+    );
+    assert!(!w.home.join(".claude").exists());
+
+    let eve = w.run(&["add", &url, "--skill", "pdf", "--global", "--agent", "eve"]);
+    eve.assert_code(2);
+    assert!(
+        eve.stderr.contains("reads skills in a project only"),
+        "{}",
+        eve.stderr
+    );
+    let misspelt = w.run(&["add", &url, "--skill", "pdf", "--agent", "mistral-vib"]);
+    misspelt.assert_code(2);
+    assert!(
+        misspelt.stderr.contains("did you mean `mistral-vibe`?"),
+        "{}",
+        misspelt.stderr
     );
 }

@@ -124,6 +124,11 @@ pub(crate) fn skills_with(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> R
         .env_remove("CLICOLOR_FORCE")
         .env_remove("CLICOLOR")
         .timeout(Duration::from_secs(60));
+    // The variables that move agents' folders (`CLAUDE_CONFIG_DIR` is set inside Claude
+    // Code, `XDG_CONFIG_HOME` on many desktops): the test's home decides, not the machine's.
+    for var in skills_add::AGENTS.iter().filter_map(|a| a.home_var) {
+        command.env_remove(var.name);
+    }
     for (key, value) in env {
         command.env(key, value);
     }

@@ -77,7 +77,9 @@ impl Target {
 
     /// The folder `agent` reads skills from, after checking that it stays in the project.
     fn agent_dir(&self, agent: &skills_add::Agent) -> Result<PathBuf, miette::Report> {
-        let dir = agent.dir(self.scope, &self.base);
+        let Some(dir) = agent.dir(self.scope, &self.base) else {
+            return Err(project_only(agent));
+        };
         self.contain(&dir)?;
         Ok(dir)
     }
@@ -146,6 +148,7 @@ pub(crate) fn add_error(e: &AddError) -> miette::Report {
         AddError::Git { .. } => "check the repository URL and the ref, and that you can `git clone` it (private repositories use your git credentials)".to_string(),
         AddError::Lock { .. } => "fix the lock file by hand, or delete it and add the skills again".to_string(),
         AddError::Occupied { .. } => "it is not a skill `skills add` put there: move it away, or pass --force to replace it".to_string(),
+        AddError::NotPlaced { .. } => "check that folder's permissions and free space; nothing of this skill was left there".to_string(),
         _ => "check the path and its permissions".to_string(),
     };
     error(e.to_string(), help)
@@ -319,9 +322,17 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         let (installed, hash) = install(skill, &target, replace, None, printer)?;
         let previous = lock.skills.get(&skill.name);
         let mut linked = Vec::new();
-        let (mut links, mut copies) = (Vec::new(), Vec::new());
+        let mut placed_in: Vec<(PathBuf, skills_add::Placed)> = Vec::new();
+        let mut report = Placements::default();
         for agent in &agents {
             let dir = target.agent_dir(agent)?;
+            // Agents that share a folder (`trae` and `trae-cn` in a project) share what was
+            // put there: it is made once.
+            if let Some((_, placed)) = placed_in.iter().find(|(d, _)| *d == dir) {
+                report.note(agent.id, placed);
+                linked.push(agent.id.to_string());
+                continue;
+            }
             // A copy identical to what was installed is ours too: a run killed before it
             // wrote the lock left it, and this run finishes the job.
             let ours = previous.is_some_and(|p| p.agents.iter().any(|a| a == agent.id))
@@ -334,12 +345,9 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
             let placed =
                 skills_add::place(&dir, &skill.name, &installed, args.copy, args.force || ours)
                     .map_err(|e| add_error(&e))?;
-            // A link the file system refused became a copy: say what was made.
-            if placed == skills_add::Placed::Copy {
-                copies.push(agent.id);
-            } else {
-                links.push(agent.id);
-            }
+            // A link the file system refused became a copy: say what was made, and why.
+            report.note(agent.id, &placed);
+            placed_in.push((dir, placed));
             linked.push(agent.id.to_string());
         }
         let mut entry = Locked::new(
@@ -353,18 +361,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         linked.sort();
         entry.agents = linked;
         entry.lint_errors = u32::try_from(lint_errors).unwrap_or(u32::MAX);
-        links.sort_unstable();
-        copies.sort_unstable();
-        let agents_text = match (links.is_empty(), copies.is_empty()) {
-            (true, true) => String::new(),
-            (false, true) => format!(" (linked into {})", links.join(", ")),
-            (true, false) => format!(" (copied into {})", copies.join(", ")),
-            (false, false) => format!(
-                " (linked into {}; copied into {})",
-                links.join(", "),
-                copies.join(", ")
-            ),
-        };
+        let agents_text = report.text();
         lock.skills.insert(skill.name.clone(), entry);
         // After each skill: a run stopped half-way leaves a lock of what is there.
         target.write_lock(&lock)?;
@@ -395,6 +392,79 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
     })
 }
 
+/// What each agent of one skill got, for the `added` line.
+#[derive(Default)]
+struct Placements {
+    links: Vec<&'static str>,
+    /// Copies, by why they are copies: `None` for those `--copy` asked for, else what the
+    /// file system said when the link was tried.
+    copies: std::collections::BTreeMap<Option<String>, Vec<&'static str>>,
+}
+
+impl Placements {
+    fn note(&mut self, id: &'static str, placed: &skills_add::Placed) {
+        match placed {
+            skills_add::Placed::Copy => self.copies.entry(None).or_default().push(id),
+            skills_add::Placed::CopyInsteadOfLink { reason } => self
+                .copies
+                .entry(Some(reason.clone()))
+                .or_default()
+                .push(id),
+            _ => self.links.push(id),
+        }
+    }
+
+    /// ` (linked into a, b; copied into c; copied into d: cannot link: why)`, or nothing.
+    fn text(mut self) -> String {
+        let mut parts = Vec::new();
+        if !self.links.is_empty() {
+            self.links.sort_unstable();
+            parts.push(format!("linked into {}", self.links.join(", ")));
+        }
+        for (why, mut ids) in self.copies {
+            ids.sort_unstable();
+            parts.push(match why {
+                None => format!("copied into {}", ids.join(", ")),
+                Some(why) => format!("copied into {}: cannot link: {why}", ids.join(", ")),
+            });
+        }
+        if parts.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", parts.join("; "))
+        }
+    }
+}
+
+/// A warning when a link the file system refused became a copy (`sync` and `update`, which
+/// have no line per agent to say it in).
+fn say_if_copied(
+    printer: &Printer,
+    name: &str,
+    agent: &skills_add::Agent,
+    dir: &Path,
+    placed: &skills_add::Placed,
+) {
+    if let skills_add::Placed::CopyInsteadOfLink { reason } = placed {
+        printer.warn(&format!(
+            "copied {name} into {}'s folder ({}): cannot link: {reason}",
+            agent.name,
+            render::relative(&dir.join(name))
+        ));
+    }
+}
+
+/// The error for the global folder of an agent that reads skills in a project only.
+fn project_only(agent: &skills_add::Agent) -> miette::Report {
+    error(
+        format!(
+            "{} (`{}`) reads skills in a project only: it has no global folder",
+            agent.name, agent.id
+        ),
+        "install it into a project (without --global)",
+    )
+}
+
 /// A local source as the lock keeps it: relative to the lock's directory when it is under
 /// it (a lock that moves with its repository still works), else as given.
 fn locked_source(source: &str, target: &Target) -> String {
@@ -413,9 +483,13 @@ fn agents(
     target: &Target,
 ) -> Result<Vec<&'static skills_add::Agent>, miette::Report> {
     if args.agents.iter().any(|a| a == "*" || a == "all") {
+        // Every agent with a folder of its own in this scope (project-only agents have none
+        // under the home directory).
         return Ok(skills_add::AGENTS
             .iter()
-            .filter(|a| !a.reads_universal(target.scope))
+            .filter(|a| {
+                !a.reads_universal(target.scope) && a.dir(target.scope, &target.base).is_some()
+            })
             .collect());
     }
     if args.agents.is_empty() {
@@ -425,18 +499,22 @@ fn agents(
     for id in &args.agents {
         let Some(agent) = skills_add::agents::by_id(id) else {
             let ids: Vec<&str> = skills_add::AGENTS.iter().map(|a| a.id).collect();
-            let hint = skills_core::suggest::closest(id, ids.iter().copied())
-                .first()
-                .map(|c| format!("did you mean `{c}`? "))
-                .unwrap_or_default();
-            return Err(error(
-                format!("unknown agent `{id}`"),
-                format!(
-                    "{hint}the agents: {} (docs/add.md lists their folders)",
+            // With a likely match, that alone: the whole list is long.
+            let hint = match skills_core::suggest::closest(id, ids.iter().copied()).first() {
+                Some(c) => format!(
+                    "did you mean `{c}`? (docs/add.md lists the {} agents and their folders)",
+                    ids.len()
+                ),
+                None => format!(
+                    "the agents: {} (docs/add.md lists their folders)",
                     ids.join(", ")
                 ),
-            ));
+            };
+            return Err(error(format!("unknown agent `{id}`"), hint));
         };
+        if agent.dir(target.scope, &target.base).is_none() {
+            return Err(project_only(agent));
+        }
         if !agent.reads_universal(target.scope) && !out.contains(&agent) {
             out.push(agent);
         }
@@ -544,4 +622,33 @@ fn selected<'a>(
         out.push((key, entry));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `added` line says which agents got copies, and for a link the file system
+    /// refused, why.
+    #[test]
+    fn placements_say_what_each_agent_got() {
+        assert_eq!(Placements::default().text(), "");
+        let mut p = Placements::default();
+        p.note("windsurf", &skills_add::Placed::Link);
+        p.note("claude-code", &skills_add::Placed::Unchanged);
+        assert_eq!(p.text(), " (linked into claude-code, windsurf)");
+        let refused = skills_add::Placed::CopyInsteadOfLink {
+            reason: "Operation not permitted (os error 1)".into(),
+        };
+        let mut p = Placements::default();
+        p.note("roo", &refused);
+        p.note("claude-code", &skills_add::Placed::Link);
+        p.note("goose", &refused);
+        p.note("kiro-cli", &skills_add::Placed::Copy);
+        assert_eq!(
+            p.text(),
+            " (linked into claude-code; copied into kiro-cli; copied into goose, roo: cannot \
+             link: Operation not permitted (os error 1))"
+        );
+    }
 }

@@ -56,7 +56,10 @@ pub(crate) fn remove(args: &RemoveArgs, printer: &Printer) -> Result<ExitStatus,
                 .iter()
                 .filter_map(|id| skills_add::agents::by_id(id))
                 .collect(),
-            None => skills_add::AGENTS.iter().collect(),
+            None => skills_add::AGENTS
+                .iter()
+                .filter(|a| a.dir(target.scope, &target.base).is_some())
+                .collect(),
         };
         for agent in agents {
             let dir = target.agent_dir(agent)?;

@@ -3,7 +3,7 @@
 use skills_add::Locked;
 
 use super::source::Sources;
-use super::{Target, add_error, errors_in, install};
+use super::{Target, add_error, errors_in, install, say_if_copied};
 use crate::args::SyncArgs;
 use crate::errors::plain as error;
 use crate::exit::{Error, ExitStatus};
@@ -96,7 +96,9 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
                 refused += 1;
                 continue;
             }
-            skills_add::place(&dir, name, &installed, copy, true).map_err(|e| add_error(&e))?;
+            let placed =
+                skills_add::place(&dir, name, &installed, copy, true).map_err(|e| add_error(&e))?;
+            say_if_copied(printer, name, agent, &dir, &placed);
             fixed += 1;
         }
     }

@@ -3,7 +3,7 @@
 use skills_add::Locked;
 
 use super::source::{Sources, source_hash};
-use super::{Target, add_error, errors_in, install, selected, short};
+use super::{Target, add_error, errors_in, install, say_if_copied, selected, short};
 use crate::args::{CheckArgs, UpdateArgs};
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
@@ -39,7 +39,9 @@ pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, E
             .iter()
             .filter_map(|id| skills_add::agents::by_id(id))
         {
-            let dir = agent.dir(target.scope, &target.base);
+            let Some(dir) = agent.dir(target.scope, &target.base) else {
+                continue;
+            };
             let installed = target.canonical.join(name);
             if skills_add::state(&dir, name, &installed) == skills_add::AgentState::Dir
                 && skills_add::tree_hash(&dir.join(name)).ok().as_deref()
@@ -132,8 +134,9 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
                 let dir = target.agent_dir(agent)?;
                 let copy =
                     skills_add::state(&dir, &name, &installed) == skills_add::AgentState::Dir;
-                skills_add::place(&dir, &name, &installed, copy, true)
+                let placed = skills_add::place(&dir, &name, &installed, copy, true)
                     .map_err(|e| add_error(&e))?;
+                say_if_copied(printer, &name, agent, &dir, &placed);
             }
         }
         let changed = hash != entry.hash;
