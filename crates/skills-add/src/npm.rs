@@ -69,9 +69,9 @@ pub struct NpmLocked {
     pub computed_hash: String,
 }
 
-/// Where an [`NpmLocked`] skill comes from.
+/// Where an [`NpmLocked`] skill comes from. Closed: a source of any other kind is
+/// [`NpmOrigin::Unsupported`].
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum NpmOrigin {
     /// A git repository: what `git` clones, and the ref asked for (the default branch when
     /// `None`).
@@ -90,7 +90,6 @@ pub enum NpmOrigin {
 
 /// How a skill's files compare with the `computedHash` of its entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum HashCheck {
     /// The files are the ones locked.
     Same,
