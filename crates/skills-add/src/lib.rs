@@ -12,6 +12,9 @@
 //! - [`plugin_skill_dirs`]: the skills Claude Code plugin manifests declare.
 //! - [`Lock`]: `skills.lock`, sorted, one table per skill; [`tree_hash`] is the digest it
 //!   records.
+//! - [`NpmLock`]: `skills-lock.json`, the npm `skills` tool's project lock, read (never
+//!   written) so a project locked with that tool can be installed; [`npm_folder_hash`] is
+//!   its digest.
 //!
 //! ```
 //! use skills_add::{AGENTS, Scope, parse_source, Source};
@@ -29,6 +32,7 @@ pub mod agents;
 pub mod git;
 mod hash;
 mod lock;
+mod npm;
 mod place;
 mod plugin;
 mod source;
@@ -38,6 +42,7 @@ use std::path::{Path, PathBuf};
 pub use agents::{AGENTS, Agent, HomeVar, Scope, UNIVERSAL_DIR};
 pub use hash::{files_hash, tree_hash};
 pub use lock::{LOCK_FILE, Lock, LockGuard, Locked, global_lock_path, hold};
+pub use npm::{HashCheck, NPM_LOCK_FILE, NpmLock, NpmLocked, NpmOrigin, npm_folder_hash};
 pub use place::{AgentState, Placed, place, relative, state, unplace};
 pub use plugin::plugin_skill_dirs;
 pub use source::{GitSource, Source, parse_source};
@@ -66,6 +71,21 @@ pub enum AddError {
         line: usize,
         /// The column (1-based).
         column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// npm `skills`' lock (`skills-lock.json`) cannot be read as one, or holds an entry that
+    /// cannot be trusted.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    NpmLock {
+        /// The lock file.
+        path: PathBuf,
+        /// The line (1-based).
+        line: usize,
+        /// The column (1-based).
+        column: usize,
+        /// The skill whose entry is wrong, when one is.
+        entry: Option<String>,
         /// What is wrong.
         message: String,
     },

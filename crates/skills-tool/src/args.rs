@@ -141,7 +141,8 @@ pub(crate) enum Command {
     ///
     /// Installs missing or modified skills again from their locked source and commit,
     /// and puts back missing agent links. --frozen changes nothing and fails on any
-    /// difference. docs/add.md.
+    /// difference. Without skills.lock, npm `skills`' skills-lock.json is read, and
+    /// --write-lock writes skills.lock from it. docs/add.md.
     Sync(SyncArgs),
 
     /// Say which locked skills changed at their source or were modified here.
@@ -634,7 +635,7 @@ pub(crate) struct AddArgs {
     pub(crate) download: DownloadArgs,
 }
 
-/// `skills sync [--frozen] [--global]`.
+/// `skills sync [--frozen] [--global] [--write-lock]`.
 #[derive(Debug, Args)]
 pub(crate) struct SyncArgs {
     /// Change nothing; exit 1 when the folders differ from the lock (for CI).
@@ -649,6 +650,12 @@ pub(crate) struct SyncArgs {
     /// The user's skills (~/.agents/skills and the global lock) instead of the project's.
     #[arg(long, short = 'g')]
     pub(crate) global: bool,
+
+    /// In a project with npm `skills`' skills-lock.json and no skills.lock: write skills.lock
+    /// from the skills installed from it (each with its commit and digest), to be read from
+    /// then on.
+    #[arg(long, conflicts_with_all = ["frozen", "global"])]
+    pub(crate) write_lock: bool,
 }
 
 /// `skills doctor [NAME]... [--format text|json]`.

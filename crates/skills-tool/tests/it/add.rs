@@ -9,21 +9,21 @@ use std::process::Command;
 use crate::{Run, skills_with};
 
 /// A project, a home, a cache and a repository of skills, all under one temporary directory.
-struct World {
+pub(crate) struct World {
     _dir: tempfile::TempDir,
-    project: PathBuf,
-    home: PathBuf,
-    cache: PathBuf,
-    repo: PathBuf,
+    pub(crate) project: PathBuf,
+    pub(crate) home: PathBuf,
+    pub(crate) cache: PathBuf,
+    pub(crate) repo: PathBuf,
 }
 
-fn skill_md(name: &str, body: &str) -> String {
+pub(crate) fn skill_md(name: &str, body: &str) -> String {
     format!(
         "---\nname: {name}\ndescription: Does {name} work. Use when {name} is asked for.\n---\n# {name}\n\n{body}\n"
     )
 }
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .current_dir(dir)
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
@@ -39,7 +39,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
-fn write(path: &Path, text: &str) {
+pub(crate) fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
 }
@@ -47,7 +47,7 @@ fn write(path: &Path, text: &str) {
 impl World {
     /// The repository: `skills/pdf`, `skills/docx` and `skills/broken` (a lint error) on
     /// `main`, tagged `v1`.
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
         let (project, home, cache, repo) = (
@@ -86,11 +86,11 @@ impl World {
         }
     }
 
-    fn url(&self) -> String {
+    pub(crate) fn url(&self) -> String {
         format!("file://{}", self.repo.display())
     }
 
-    fn run(&self, args: &[&str]) -> Run {
+    pub(crate) fn run(&self, args: &[&str]) -> Run {
         self.run_in(&self.project, args)
     }
 
@@ -116,18 +116,18 @@ impl World {
         skills_with(cwd, args, &env)
     }
 
-    fn commit(&self, message: &str) -> String {
+    pub(crate) fn commit(&self, message: &str) -> String {
         git(&self.repo, &["add", "-A"]);
         git(&self.repo, &["commit", "-q", "-m", message]);
         git(&self.repo, &["rev-parse", "HEAD"])
     }
 
-    fn lock(&self) -> String {
+    pub(crate) fn lock(&self) -> String {
         std::fs::read_to_string(self.project.join("skills.lock")).unwrap()
     }
 }
 
-fn link(path: &Path) -> PathBuf {
+pub(crate) fn link(path: &Path) -> PathBuf {
     std::fs::read_link(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -766,7 +766,7 @@ fn github_shorthands_with_a_path_check_out_only_that_path() {
 }
 
 /// Everything under `dir`, as sorted relative paths: what a command must not change.
-fn tree(dir: &Path) -> Vec<String> {
+pub(crate) fn tree(dir: &Path) -> Vec<String> {
     fn walk(dir: &Path, root: &Path, out: &mut Vec<String>) {
         let Ok(entries) = std::fs::read_dir(dir) else {
             return;

@@ -13,6 +13,8 @@
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
 //! - `add`: `skills add` and `skills sync` from git repositories the tests create, into
 //!   fake projects and homes with several agents' folders.
+//! - `npm_lock`: `skills sync` in a project locked by npm `skills` (`skills-lock.json` as it
+//!   writes it, from `testdata/npm-skills/`), and hostile such locks.
 //! - `mcp`: `skills mcp` through rmcp's own client over stdio (tools, resources, prompts,
 //!   notifications when skills change).
 //! - `registry`: `skills registry serve`, `migrate` and `token`, driven over HTTP and stopped
@@ -48,6 +50,7 @@ mod fit;
 mod generated;
 mod mcp;
 mod no_data_loss;
+mod npm_lock;
 mod package;
 mod prompt;
 mod registry;

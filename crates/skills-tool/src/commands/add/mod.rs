@@ -5,6 +5,7 @@
 //! one-step install); `source` fetches and finds skills; `sync`, `update` (with `check`)
 //! and `remove` are the others.
 
+mod npm;
 mod remove;
 mod source;
 mod sync;

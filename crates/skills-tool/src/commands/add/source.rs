@@ -78,45 +78,29 @@ pub(super) fn fetch(
         }),
         Source::Git(git) => {
             let wanted = reference.or(git.reference.as_deref());
-            printer.status(&format!(
-                "fetching {}{}\n",
-                git.url,
-                wanted.map(|r| format!(" at {r}")).unwrap_or_default()
-            ));
-            let sparse = sparse.or(git.path.as_deref());
-            let checkout = skills_add::git::fetch(&cache_dir()?, &git.url, wanted, sparse)
-                .map_err(|e| add_error(&e))?;
-            let root = match &git.path {
-                Some(path) => {
-                    let sub = checkout.dir.join(path);
-                    // The path comes from the user; it must stay in the checkout.
-                    let inside = fs::canonicalize(&sub)
-                        .ok()
-                        .zip(fs::canonicalize(&checkout.dir).ok())
-                        .is_some_and(|(s, c)| s.starts_with(c));
-                    if !inside || !sub.is_dir() {
-                        return Err(error(
-                            format!(
-                                "{}: no directory `{path}` at {}",
-                                git.url,
-                                short(&checkout.commit)
-                            ),
-                            "check the path in the source (owner/repo/PATH), and the ref",
-                        ));
-                    }
-                    sub
+            let mut fetched =
+                fetch_repository(&git.url, wanted, sparse.or(git.path.as_deref()), printer)?;
+            if let Some(path) = &git.path {
+                let sub = fetched.tree.join(path);
+                // The path comes from the user; it must stay in the checkout.
+                let inside = fs::canonicalize(&sub)
+                    .ok()
+                    .zip(fs::canonicalize(&fetched.tree).ok())
+                    .is_some_and(|(s, c)| s.starts_with(c));
+                if !inside || !sub.is_dir() {
+                    return Err(error(
+                        format!(
+                            "{}: no directory `{path}` at {}",
+                            git.url,
+                            short(fetched.commit.as_deref().unwrap_or_default())
+                        ),
+                        "check the path in the source (owner/repo/PATH), and the ref",
+                    ));
                 }
-                None => checkout.dir.clone(),
-            };
-            Ok(Fetched {
-                root,
-                tree: checkout.dir.clone(),
-                url: Some(git.url.clone()),
-                reference: wanted.map(str::to_string),
-                commit: Some(checkout.commit.clone()),
-                skill: git.skill.clone(),
-                _hold: Hold::Checkout(checkout),
-            })
+                fetched.root = sub;
+            }
+            fetched.skill.clone_from(&git.skill);
+            Ok(fetched)
         }
         Source::Other(other) => {
             let temp = tempfile::tempdir().map_err(|e| {
@@ -137,6 +121,32 @@ pub(super) fn fetch(
             })
         }
     }
+}
+
+/// Fetches the repository `url` at `reference` (else its default branch), only the
+/// directory `sparse` checked out when given: for a URL known to be a repository, which
+/// [`fetch`] would read as a page or a download when it does not end in `.git`.
+pub(super) fn fetch_repository(
+    url: &str,
+    reference: Option<&str>,
+    sparse: Option<&str>,
+    printer: &Printer,
+) -> Result<Fetched, miette::Report> {
+    printer.status(&format!(
+        "fetching {url}{}\n",
+        reference.map(|r| format!(" at {r}")).unwrap_or_default()
+    ));
+    let checkout =
+        skills_add::git::fetch(&cache_dir()?, url, reference, sparse).map_err(|e| add_error(&e))?;
+    Ok(Fetched {
+        root: checkout.dir.clone(),
+        tree: checkout.dir.clone(),
+        url: Some(url.to_string()),
+        reference: reference.map(str::to_string),
+        commit: Some(checkout.commit.clone()),
+        skill: None,
+        _hold: Hold::Checkout(checkout),
+    })
 }
 
 /// The skills under `root`, linted, as `skills lint` walks, and those its

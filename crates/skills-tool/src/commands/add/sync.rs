@@ -12,6 +12,18 @@ use crate::render;
 
 pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
+    // A project locked with npm `skills` and not (yet) with skills: its lock is read.
+    match super::npm::other_lock(&target) {
+        Some((npm, false)) => return super::npm::sync(args, &target, &npm, printer),
+        Some((npm, true)) => printer.note(super::npm::ignored(&npm, &target).trim_end()),
+        None => {}
+    }
+    if args.write_lock && std::fs::symlink_metadata(&target.lock).is_ok() {
+        printer.note(&format!(
+            "--write-lock has nothing to do: {} is there (it writes one from npm `skills`' skills-lock.json when there is none)",
+            render::relative(&target.lock)
+        ));
+    }
     let _held = if args.frozen {
         None
     } else {

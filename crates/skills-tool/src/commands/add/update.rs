@@ -20,6 +20,22 @@ pub(super) fn local_state(target: &Target, name: &str, entry: &Locked) -> Option
 
 pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let target = Target::new(args.global)?;
+    // npm `skills`' lock is not compared: said, rather than "nothing differs".
+    match super::npm::other_lock(&target) {
+        Some((npm, false)) => {
+            return Err(crate::errors::plain(
+                format!(
+                    "no {}; {} is npm `skills`' lock, which `check` does not read",
+                    render::relative(&target.lock),
+                    render::relative(&npm)
+                ),
+                "run `skills sync --write-lock` once: it installs what skills-lock.json locks and writes skills.lock, which `check` then reads",
+            )
+            .into());
+        }
+        Some((npm, true)) => printer.note(super::npm::ignored(&npm, &target).trim_end()),
+        None => {}
+    }
     let lock = target.read_lock()?;
     let mut differs = 0usize;
     let (chosen, mut sources) =
