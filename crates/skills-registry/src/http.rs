@@ -8,7 +8,6 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, post, put};
 use axum::{Json, Router};
-use base64::Engine;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -479,21 +478,8 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-pub(crate) fn encode_cursor(name: &str) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(name)
-}
-
-/// The name a cursor of [`encode_cursor`] holds.
-pub(crate) fn decode_cursor_text(cursor: &str) -> std::result::Result<String, RegistryError> {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .ok_or_else(|| RegistryError::Invalid("`cursor` is not one this registry returned".into()))
-}
-
 fn decode_cursor(cursor: &str) -> Result<String> {
-    decode_cursor_text(cursor).map_err(Problem::from)
+    crate::cursor::decode(cursor).map_err(Problem::from)
 }
 
 fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {
@@ -585,7 +571,7 @@ async fn list<S: Store>(
         .collect();
     let page = Page {
         skills,
-        next_cursor: next.as_deref().map(encode_cursor),
+        next_cursor: next.as_deref().map(crate::cursor::encode),
     };
     cache_and_answer(slot, &page)
 }

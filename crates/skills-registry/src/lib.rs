@@ -41,6 +41,7 @@
 
 mod cache;
 pub mod config;
+mod cursor;
 mod error;
 pub mod federation;
 pub mod fetch;

@@ -129,7 +129,7 @@ async fn list_html<S: Store>(
     let q = params.q.unwrap_or_default().trim().to_string();
     let tag = params.tag.filter(|t| !t.trim().is_empty());
     let after = match params.cursor.as_deref() {
-        Some(cursor) => Some(crate::http::decode_cursor_text(cursor)?),
+        Some(cursor) => Some(crate::cursor::decode(cursor)?),
         None => None,
     };
     let query = ListQuery {
@@ -156,7 +156,7 @@ async fn list_html<S: Store>(
             "tag": tag,
             "tags": tags,
             "skills": skills,
-            "next": next.as_deref().map(crate::http::encode_cursor),
+            "next": next.as_deref().map(crate::cursor::encode),
         }),
     )
 }
