@@ -11,10 +11,11 @@ use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::caller::Caller;
 use crate::error::RegistryError;
 use crate::model::View;
 use crate::service::{Registration, Registry};
-use crate::store::{Caller, ListQuery, Store};
+use crate::store::{ListQuery, Store};
 
 /// The largest page a list returns.
 pub const MAX_PAGE: u32 = 200;

@@ -40,6 +40,7 @@
 //! ```
 
 mod cache;
+mod caller;
 pub mod config;
 mod cursor;
 mod error;

@@ -6,12 +6,13 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
+use crate::caller::Caller;
 use crate::error::RegistryError;
 use crate::fetch::{self, FetchPolicy};
 use crate::model::{
     CompatibilityRequirement, HealthStatus, RequirementType, SkillCard, ToolReference, Visibility,
 };
-use crate::store::{Caller, ListQuery, Store, TokenRecord};
+use crate::store::{ListQuery, Store, TokenRecord};
 use crate::time;
 
 /// How a registry behaves: its name, who may read, what it may fetch.

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use sqlx::Row;
 
+pub use crate::caller::Caller;
 use crate::model::{HealthStatus, RatingDetail, SkillCard, Visibility};
 use crate::time;
 
@@ -55,17 +56,6 @@ pub struct ListQuery {
     pub after: Option<String>,
     /// How many at most.
     pub limit: u32,
-}
-
-/// Who asks, as the store filters for them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Caller {
-    /// The user; `None` for an anonymous reader (who sees public, enabled skills only).
-    pub user: Option<String>,
-    /// The groups they are in.
-    pub groups: Vec<String>,
-    /// Admins see everything.
-    pub admin: bool,
 }
 
 /// An API token as stored: its hash, never the token.

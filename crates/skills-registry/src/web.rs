@@ -18,10 +18,11 @@ use axum::response::{IntoResponse, Response};
 use minijinja::Environment;
 use serde::Deserialize;
 
+use crate::caller::Caller;
 use crate::error::RegistryError;
 use crate::model::View;
 use crate::service::Registry;
-use crate::store::{Caller, ListQuery, Store};
+use crate::store::{ListQuery, Store};
 
 /// What a page may load: its own inline styles and images, nothing that runs.
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
