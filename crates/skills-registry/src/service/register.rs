@@ -213,11 +213,11 @@ impl<S: Store> Registry<S> {
             .map_err(|e| RegistryError::Internal(e.to_string()))??;
         let dir_name = directory_name(translation.path.as_deref());
         let body = fetched.body;
-        let lint_body = body.clone();
-        let (diagnostics, name_hint) =
-            tokio::task::spawn_blocking(move || lint(&lint_body, dir_name.as_deref()))
-                .await
-                .map_err(|e| RegistryError::Internal(e.to_string()))??;
+        let (body, (diagnostics, name_hint)) = tokio::task::spawn_blocking(move || {
+            lint(&body, dir_name.as_deref()).map(|linted| (body, linted))
+        })
+        .await
+        .map_err(|e| RegistryError::Internal(e.to_string()))??;
         if diagnostics
             .iter()
             .any(|d| d.severity == skills_lint::Severity::Error)
@@ -315,41 +315,31 @@ fn split_list(text: &str) -> Vec<String> {
     out
 }
 
-/// Lints `body` as the `SKILL.md` of a directory named `dir_name` (or the name it gives
-/// itself): the findings, and the name to use when the file has none.
+/// Lints `body` as the `SKILL.md` of a directory named `dir_name`, or, when the URL's path
+/// names no directory, of one named as the file names itself (nothing says what else its
+/// name should be): the findings, and the name to use when the file has none.
 fn lint(
     body: &[u8],
     dir_name: Option<&str>,
 ) -> Result<(Vec<skills_lint::Diagnostic>, String), RegistryError> {
-    let hint = skills_frontmatter::SkillMd::parse(body)
-        .ok()
-        .and_then(|md| md.name().map(str::to_string));
+    let own_name = || {
+        skills_frontmatter::SkillMd::parse(body)
+            .ok()
+            .and_then(|md| md.name().map(str::to_string))
+    };
     let dir = dir_name
         .map(str::to_string)
-        .or_else(|| hint.clone())
+        .or_else(own_name)
         .filter(|d| !d.contains(['/', '\\']) && d != "." && d != "..")
         .unwrap_or_else(|| "skill".to_string());
-    let temp = tempfile::tempdir().map_err(|e| RegistryError::Internal(e.to_string()))?;
-    let skill_dir = temp.path().join(&dir);
-    std::fs::create_dir(&skill_dir).map_err(|e| RegistryError::Internal(e.to_string()))?;
-    std::fs::write(skill_dir.join("SKILL.md"), body)
-        .map_err(|e| RegistryError::Internal(e.to_string()))?;
     let mut config = skills_lint::Config::default();
     for rule in NEEDS_FILES {
         config
             .set(rule, skills_lint::Level::Allow)
             .map_err(|e| RegistryError::Internal(e.to_string()))?;
     }
-    let report = skills_lint::Linter::new(config)
-        .lint_paths(&[skill_dir])
-        .map_err(|e| RegistryError::Internal(e.to_string()))?;
-    let diagnostics = report
-        .skills
-        .into_iter()
-        .flat_map(|s| s.diagnostics)
-        .chain(report.other)
-        .collect();
-    Ok((diagnostics, hint.unwrap_or(dir)))
+    let report = skills_lint::Linter::new(config).lint_source(&dir, body);
+    Ok((report.diagnostics, report.name.unwrap_or(dir)))
 }
 
 #[cfg(test)]
@@ -364,6 +354,36 @@ mod tests {
         );
         assert_eq!(directory_name(Some("SKILL.md")), None);
         assert_eq!(directory_name(None), None);
+    }
+
+    #[test]
+    fn the_fetched_file_is_linted_alone_in_the_directory_its_url_names() {
+        let body = b"---\nname: pdf\ndescription: Fills PDF forms. Use when asked.\n---\nSee [forms](references/FORMS.md).\n";
+        let linted = |dir: Option<&str>| {
+            let (diagnostics, name) = lint(body, dir).unwrap();
+            let rules: Vec<_> = diagnostics.iter().map(|d| d.rule).collect();
+            (rules, name)
+        };
+        // Its other files were not fetched: a link to one is not held against it.
+        assert_eq!(linted(Some("pdf")), (vec![], "pdf".to_string()));
+        // A URL naming no directory holds the name to nothing.
+        assert_eq!(linted(None), (vec![], "pdf".to_string()));
+        assert_eq!(
+            linted(Some("forms")),
+            (
+                vec![skills_lint::RuleId::NameDirMismatch],
+                "pdf".to_string()
+            )
+        );
+        // A file without a name is named after its directory (and refused for it).
+        let (diagnostics, name) = lint(b"---\ndescription: x\n---\nBody.\n", Some("pdf")).unwrap();
+        assert_eq!(name, "pdf");
+        assert!(
+            diagnostics
+                .iter()
+                .any(|d| d.rule == skills_lint::RuleId::NameMissing
+                    && d.severity == skills_lint::Severity::Error)
+        );
     }
 
     #[test]
