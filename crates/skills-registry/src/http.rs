@@ -551,23 +551,14 @@ async fn list<S: Store>(
         limit,
     };
     let view = params.view.unwrap_or_default();
-    let (cards, next) = registry.list(&caller, &query).await?;
-    let mut contents = Vec::with_capacity(cards.len());
-    for card in &cards {
-        contents.push(if view == View::Full {
-            registry
-                .store()
-                .content(&card.name)
-                .await
-                .map_err(RegistryError::from)?
-                .map(|(text, _)| text)
-        } else {
-            None
-        });
-    }
+    let (cards, next) = if view == View::Full {
+        registry.list_full(&caller, &query).await?
+    } else {
+        let (cards, next) = registry.list(&caller, &query).await?;
+        (cards.into_iter().map(|card| (card, None)).collect(), next)
+    };
     let skills: Vec<crate::model::Viewed<'_>> = cards
         .iter()
-        .zip(&contents)
         .map(|(card, content)| card.view(view, content.as_deref()))
         .collect();
     let page = Page {
@@ -622,11 +613,11 @@ async fn show<S: Store>(
     };
     let Query(params) = params.map_err(|e| query_error(&e))?;
     let view = params.view.unwrap_or(View::Summary);
-    let card = registry.get(&caller, &name).await?;
-    let content = if view == View::Full {
-        Some(registry.content(&caller, &name).await?.0)
+    let (card, content) = if view == View::Full {
+        let (card, content) = registry.get_full(&caller, &name).await?;
+        (card, Some(content))
     } else {
-        None
+        (registry.get(&caller, &name).await?, None)
     };
     cache_and_answer(slot, &card.view(view, content.as_deref()))
 }

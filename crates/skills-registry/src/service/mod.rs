@@ -185,16 +185,66 @@ impl<S: Store> Registry<S> {
         query: &ListQuery,
     ) -> Result<(Vec<SkillCard>, Option<String>), RegistryError> {
         self.readable(caller)?;
-        let mut ask = query.clone();
-        ask.limit = query.limit.saturating_add(1);
-        let mut cards = self.store.list(&ask, caller).await?;
-        let limit = usize::try_from(query.limit).unwrap_or(usize::MAX);
-        let next = if cards.len() > limit {
-            cards.truncate(limit);
-            cards.last().map(|c| c.name.clone())
-        } else {
-            None
-        };
-        Ok((cards, next))
+        let cards = self.store.list(&one_more(query), caller).await?;
+        Ok(page(cards, query.limit, |card| card))
     }
+
+    /// As [`Registry::get`], with the cached `SKILL.md`: the card and the content of a
+    /// full view, read together.
+    ///
+    /// # Errors
+    ///
+    /// As [`Registry::get`].
+    pub(crate) async fn get_full(
+        &self,
+        caller: &Caller,
+        name: &str,
+    ) -> Result<(SkillCard, String), RegistryError> {
+        self.readable(caller)?;
+        match self.store.get_visible_full(name, caller).await? {
+            Some((card, Some(content))) => Ok((card, content)),
+            _ => Err(RegistryError::NotFound(name.to_string())),
+        }
+    }
+
+    /// As [`Registry::list`], each card with its cached `SKILL.md`, read by the query that
+    /// reads the page.
+    ///
+    /// # Errors
+    ///
+    /// As [`Registry::list`].
+    pub(crate) async fn list_full(
+        &self,
+        caller: &Caller,
+        query: &ListQuery,
+    ) -> Result<(Vec<(SkillCard, Option<String>)>, Option<String>), RegistryError> {
+        self.readable(caller)?;
+        let cards = self.store.list_full(&one_more(query), caller).await?;
+        Ok(page(cards, query.limit, |(card, _)| card))
+    }
+}
+
+/// `query` asking for one card more than its page: whether that one comes says whether
+/// there is a next page.
+fn one_more(query: &ListQuery) -> ListQuery {
+    let mut ask = query.clone();
+    ask.limit = query.limit.saturating_add(1);
+    ask
+}
+
+/// The page of `limit` among `items` (read with [`one_more`]), and the cursor of the next
+/// page when there is one: the name of the page's last card.
+fn page<T>(
+    mut items: Vec<T>,
+    limit: u32,
+    card: impl Fn(&T) -> &SkillCard,
+) -> (Vec<T>, Option<String>) {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let next = if items.len() > limit {
+        items.truncate(limit);
+        items.last().map(|item| card(item).name.clone())
+    } else {
+        None
+    };
+    (items, next)
 }
