@@ -8,7 +8,9 @@
 //! [`Diagnostic`]s with file, byte span, line and column. It never prints: rendering is the
 //! caller's (the `skills` CLI uses miette, JSON, GitHub annotations or SARIF). For large trees,
 //! [`Linter::lint_paths_each`] hands the reports over in ordered batches as they are linted,
-//! so a caller can write them out with memory that does not grow with the findings.
+//! so a caller can write them out with memory that does not grow with the findings. A
+//! `SKILL.md` that is not on disk (fetched, uploaded) is linted from its bytes by
+//! [`Linter::lint_source`].
 //!
 //! ```
 //! use skills_lint::{Config, Linter, RuleId, Severity};

@@ -3,7 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rayon::prelude::*;
@@ -215,6 +215,35 @@ impl Linter {
             each(reports);
         }
         Ok(other)
+    }
+
+    /// Lints `source` as the `SKILL.md` of a skill directory at `dir` that holds no other
+    /// file, without the file system: nothing is read, listed or written, and `dir` need
+    /// not exist. What a registry that fetched a `SKILL.md` alone can lint, with no
+    /// temporary directory to write it to.
+    ///
+    /// What the file alone tells is checked as [`Linter::lint_paths`] checks it on disk:
+    /// size (`file-too-large`), encoding, frontmatter and body, every field rule, and the
+    /// name held to `dir`'s last component as to a directory's name (`name-dir-mismatch`;
+    /// not checked when `dir` has none, such as `.`). What needs the skill's other files
+    /// is not: a link to any other file is `link-missing` (allow the rule to leave those
+    /// out), and `reference-too-deep`, `tools.json` and `resources.json`, symlinks leaving
+    /// the skill, and `duplicate-name` (a rule of a whole run) never fire. The report's
+    /// paths are `dir` and `dir/SKILL.md`, as given.
+    ///
+    /// ```
+    /// use skills_lint::{Config, Linter, RuleId};
+    ///
+    /// let source = b"---\nname: pdf\ndescription: Fill PDF forms. Use when asked.\n---\nSee [forms](FORMS.md).\n";
+    /// let report = Linter::new(Config::default()).lint_source("skills/pdf-tools", source);
+    /// let rules: Vec<RuleId> = report.diagnostics.iter().map(|d| d.rule).collect();
+    /// assert_eq!(rules, [RuleId::NameDirMismatch, RuleId::LinkMissing]);
+    /// assert_eq!(report.name.as_deref(), Some("pdf"));
+    /// ```
+    #[must_use]
+    pub fn lint_source(&self, dir: impl AsRef<Path>, source: &[u8]) -> SkillReport {
+        let skill = walk::SkillDir::in_memory(dir.as_ref(), source.to_vec());
+        self.lint_skill(&skill).0
     }
 
     /// Lints `batch` on the pool, then the skills nested in its skills, until none is left.
@@ -508,6 +537,178 @@ mod tests {
             .lint_paths(&[t.path().join("README.md")])
             .unwrap_err();
         assert!(matches!(err, LintError::NotASkill { .. }));
+    }
+
+    /// Every field of each diagnostic, to compare two reports (`Diagnostic` has no
+    /// `PartialEq`).
+    type Said = (
+        RuleId,
+        crate::diagnostic::Severity,
+        String,
+        String,
+        PathBuf,
+        Option<Range<usize>>,
+        Option<(usize, usize)>,
+        Option<(usize, usize)>,
+        Option<String>,
+    );
+
+    fn said(report: &SkillReport) -> Vec<Said> {
+        report
+            .diagnostics
+            .iter()
+            .map(|d| {
+                (
+                    d.rule,
+                    d.severity,
+                    d.message.clone(),
+                    d.help.clone(),
+                    d.path.clone(),
+                    d.span.clone(),
+                    d.start.map(|p| (p.line, p.column)),
+                    d.end.map(|p| (p.line, p.column)),
+                    d.source.as_deref().map(str::to_string),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_source_lints_as_the_same_file_alone_in_a_directory_of_that_name() {
+        let oversize = {
+            let mut text = FM.replace("NAME", "big").into_bytes();
+            text.resize(
+                usize::try_from(skills_frontmatter::MAX_FILE_BYTES).unwrap() + 1,
+                b'x',
+            );
+            text
+        };
+        let cases: [(&str, &str, Vec<u8>, &[RuleId]); 6] = [
+            (
+                "clean",
+                "pdf",
+                (FM.replace("NAME", "pdf") + "Body.\n").into_bytes(),
+                &[],
+            ),
+            (
+                "a name that is not the directory's, and a missing link",
+                "pdf",
+                (FM.replace("NAME", "pdf-tools") + "See [a](references/a.md).\n").into_bytes(),
+                &[RuleId::NameDirMismatch, RuleId::LinkMissing],
+            ),
+            (
+                "an invalid name",
+                "Bad_Name",
+                (FM.replace("NAME", "Bad_Name") + "Body.\n").into_bytes(),
+                &[RuleId::NameNotLowercase, RuleId::NameInvalidChars],
+            ),
+            (
+                "no description",
+                "nodesc",
+                b"---\nname: nodesc\n---\nBody.\n".to_vec(),
+                &[RuleId::DescriptionMissing],
+            ),
+            (
+                "invalid UTF-8",
+                "bytes",
+                [FM.replace("NAME", "bytes").as_bytes(), b"Body \xff.\n"].concat(),
+                &[RuleId::InvalidUtf8],
+            ),
+            (
+                "over the size limit",
+                "big",
+                oversize,
+                &[RuleId::FileTooLarge],
+            ),
+        ];
+        let linter = Linter::new(Config::default());
+        for (what, dir_name, source, rules) in cases {
+            let t = tempfile::tempdir().unwrap();
+            let dir = t.path().join(dir_name);
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::write(dir.join("SKILL.md"), &source).unwrap();
+            let on_disk = linter.lint_paths(std::slice::from_ref(&dir)).unwrap();
+            assert!(on_disk.other.is_empty(), "{what}");
+            let [on_disk] = &on_disk.skills[..] else {
+                panic!("{what}: one skill on disk");
+            };
+            std::fs::remove_dir_all(&dir).unwrap();
+            let in_memory = linter.lint_source(&dir, &source);
+            let got: Vec<RuleId> = in_memory.diagnostics.iter().map(|d| d.rule).collect();
+            let mut want = rules.to_vec();
+            want.sort_unstable();
+            let mut sorted = got.clone();
+            sorted.sort_unstable();
+            assert_eq!(sorted, want, "{what}: {got:?}");
+            assert_eq!(said(&in_memory), said(on_disk), "{what}");
+            assert_eq!(
+                (&in_memory.dir, &in_memory.skill_md, &in_memory.name),
+                (&on_disk.dir, &on_disk.skill_md, &on_disk.name),
+                "{what}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_source_is_linted_without_reading_the_directory_it_is_said_to_be_in() {
+        // A skill on disk at the same path, with the files the source links to, a
+        // directory it links to, a nested reference and a broken tools.json: none of it
+        // is the source's skill.
+        let t = tempfile::tempdir().unwrap();
+        skill(t.path(), "s", "Body on disk.\n");
+        write(t.path(), "s/references/a.md", "More in [b](b.md).\n");
+        write(t.path(), "s/references/b.md", "b\n");
+        write(t.path(), "s/assets/logo.txt", "x");
+        write(t.path(), "s/tools.json", "not json");
+        let dir = t.path().join("s");
+        let on_disk = Linter::new(Config::default())
+            .lint_paths(std::slice::from_ref(&dir))
+            .unwrap();
+        assert_eq!(
+            rules_of(&on_disk),
+            [RuleId::ToolsJsonInvalid],
+            "the skill on disk has findings of its own"
+        );
+        let source = FM.replace("NAME", "s") + "See [a](references/a.md) and [assets](assets/).\n";
+        let report = Linter::new(Config::default()).lint_source(&dir, source.as_bytes());
+        let got: Vec<(RuleId, &str)> = report
+            .diagnostics
+            .iter()
+            .map(|d| (d.rule, d.message.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                (
+                    RuleId::LinkMissing,
+                    "`references/a.md` does not exist in the skill"
+                ),
+                (RuleId::LinkMissing, "`assets/` does not exist in the skill"),
+            ]
+        );
+        assert!(
+            report
+                .diagnostics
+                .iter()
+                .all(|d| d.source.as_deref() == Some(source.as_str())),
+            "quoted from the source, not from the SKILL.md on disk"
+        );
+        // A directory that is not there is no different, and the text is unchanged.
+        let nowhere = t.path().join("missing/s");
+        let elsewhere = Linter::new(Config::default()).lint_source(&nowhere, source.as_bytes());
+        assert_eq!(
+            elsewhere
+                .diagnostics
+                .iter()
+                .map(|d| d.rule)
+                .collect::<Vec<_>>(),
+            [RuleId::LinkMissing, RuleId::LinkMissing]
+        );
+        assert!(!nowhere.exists());
+        assert_eq!(
+            std::fs::read_to_string(dir.join("SKILL.md")).unwrap(),
+            FM.replace("NAME", "s") + "Body on disk.\n"
+        );
     }
 
     #[test]

@@ -54,6 +54,10 @@ pub(crate) struct SkillDir {
     /// Why the directory could not be listed (it vanished or became unreadable after the
     /// walk saw it): its files are unknown.
     pub(crate) unlisted: Option<std::io::Error>,
+    /// The text of `SKILL.md` when the skill was given in memory
+    /// ([`SkillDir::in_memory`]): then it is the skill's only file, and nothing of the
+    /// skill is looked for on disk.
+    source: Option<Vec<u8>>,
 }
 
 impl SkillDir {
@@ -62,6 +66,52 @@ impl SkillDir {
     /// not there for a link to point at.
     pub(crate) fn files(&self) -> &[FileEntry] {
         &self.files
+    }
+
+    /// A skill at `dir` whose only file is a `SKILL.md` holding `source`, as
+    /// [`Linter::lint_source`](crate::Linter::lint_source) lints it: listed as a directory
+    /// on disk with that one file would be, and never looked for on disk.
+    pub(crate) fn in_memory(dir: &Path, source: Vec<u8>) -> Self {
+        let skill_md = dir.join(skills_core::layout::SKILL_MD);
+        Self {
+            files: vec![FileEntry {
+                path: skills_core::fs::join(dir, skills_core::layout::SKILL_MD),
+                rel: skills_core::layout::SKILL_MD.to_string(),
+                size: u64::try_from(source.len()).unwrap_or(u64::MAX),
+            }],
+            dir: dir.to_path_buf(),
+            skill_md,
+            not_a_file: None,
+            links_out: Vec::new(),
+            unlisted: None,
+            source: Some(source),
+        }
+    }
+
+    /// Whether the skill is a directory on disk, which checks may ask about files its
+    /// listing leaves out (`false` for a skill given in memory).
+    pub(crate) fn on_disk(&self) -> bool {
+        self.source.is_none()
+    }
+
+    /// The skill's file `path` as [`skills_core::read_listed`] reads it (at most `size`
+    /// bytes, nor more than `limit + 1`): from disk, or for a skill in memory from its
+    /// `SKILL.md`'s text, its only file.
+    pub(crate) fn read(&self, path: &Path, size: u64, limit: u64) -> std::io::Result<Vec<u8>> {
+        match &self.source {
+            None => skills_core::read_listed(path, size, limit),
+            Some(source) if path == self.skill_md => {
+                let cap = usize::try_from(size.min(limit.saturating_add(1))).unwrap_or(usize::MAX);
+                Ok(source.get(..cap).unwrap_or(source).to_vec())
+            }
+            Some(_) => Err(std::io::ErrorKind::NotFound.into()),
+        }
+    }
+
+    /// The text of `SKILL.md` when the skill is in memory: borrowed where a disk skill's
+    /// would be read again.
+    pub(crate) fn source(&self) -> Option<&[u8]> {
+        self.source.as_deref()
     }
 
     /// Lists the skill the walk found in `found.dir`, and the skills nested in it (a
@@ -76,6 +126,7 @@ impl SkillDir {
             links_out: Vec::new(),
             files: Vec::new(),
             unlisted: None,
+            source: None,
         };
         let listed = match found.is_link {
             Some(is_link) => lister.list_entry(&found.dir, is_link),

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use axum::body::Bytes;
 use quick_cache::sync::{Cache, EntryAction, EntryResult, PlaceholderGuard};
 
-use crate::store::Caller;
+use crate::caller::Caller;
 
 /// The TTL when several servers may share the database (PostgreSQL): how long a change
 /// made by another server goes unseen at most.

@@ -8,14 +8,14 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header, request::Parts};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{MethodRouter, delete, get, post, put};
 use axum::{Json, Router};
-use base64::Engine;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use crate::caller::Caller;
 use crate::error::RegistryError;
 use crate::model::View;
 use crate::service::{Registration, Registry};
-use crate::store::{Caller, ListQuery, Store};
+use crate::store::{ListQuery, Store};
 
 /// The largest page a list returns.
 pub const MAX_PAGE: u32 = 200;
@@ -492,21 +492,8 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-pub(crate) fn encode_cursor(name: &str) -> String {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(name)
-}
-
-/// The name a cursor of [`encode_cursor`] holds.
-pub(crate) fn decode_cursor_text(cursor: &str) -> std::result::Result<String, RegistryError> {
-    base64::engine::general_purpose::URL_SAFE_NO_PAD
-        .decode(cursor)
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .ok_or_else(|| RegistryError::Invalid("`cursor` is not one this registry returned".into()))
-}
-
 fn decode_cursor(cursor: &str) -> Result<String> {
-    decode_cursor_text(cursor).map_err(Problem::from)
+    crate::cursor::decode(cursor).map_err(Problem::from)
 }
 
 fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {
@@ -577,28 +564,19 @@ async fn list<S: Store>(
         limit,
     };
     let view = params.view.unwrap_or_default();
-    let (cards, next) = registry.list(&caller, &query).await?;
-    let mut contents = Vec::with_capacity(cards.len());
-    for card in &cards {
-        contents.push(if view == View::Full {
-            registry
-                .store()
-                .content(&card.name)
-                .await
-                .map_err(RegistryError::from)?
-                .map(|(text, _)| text)
-        } else {
-            None
-        });
-    }
+    let (cards, next) = if view == View::Full {
+        registry.list_full(&caller, &query).await?
+    } else {
+        let (cards, next) = registry.list(&caller, &query).await?;
+        (cards.into_iter().map(|card| (card, None)).collect(), next)
+    };
     let skills: Vec<crate::model::Viewed<'_>> = cards
         .iter()
-        .zip(&contents)
         .map(|(card, content)| card.view(view, content.as_deref()))
         .collect();
     let page = Page {
         skills,
-        next_cursor: next.as_deref().map(encode_cursor),
+        next_cursor: next.as_deref().map(crate::cursor::encode),
     };
     cache_and_answer(slot, &page)
 }
@@ -648,11 +626,11 @@ async fn show<S: Store>(
     };
     let Query(params) = params.map_err(|e| query_error(&e))?;
     let view = params.view.unwrap_or(View::Summary);
-    let card = registry.get(&caller, &name).await?;
-    let content = if view == View::Full {
-        Some(registry.content(&caller, &name).await?.0)
+    let (card, content) = if view == View::Full {
+        let (card, content) = registry.get_full(&caller, &name).await?;
+        (card, Some(content))
     } else {
-        None
+        (registry.get(&caller, &name).await?, None)
     };
     cache_and_answer(slot, &card.view(view, content.as_deref()))
 }

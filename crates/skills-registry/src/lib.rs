@@ -40,7 +40,9 @@
 //! ```
 
 mod cache;
+mod caller;
 pub mod config;
+mod cursor;
 mod error;
 pub mod federation;
 pub mod fetch;

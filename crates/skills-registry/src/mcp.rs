@@ -36,9 +36,10 @@ use axum::extract::Request;
 use axum::response::Response;
 use tower::ServiceExt as _;
 
+use crate::caller::Caller;
 use crate::error::RegistryError;
 use crate::service::Registry;
-use crate::store::{Caller, ListQuery, Store};
+use crate::store::{ListQuery, Store};
 
 /// How many cards one store query of a sync reads.
 const PAGE: u32 = 500;

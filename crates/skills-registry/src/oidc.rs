@@ -26,8 +26,8 @@ use jsonwebtoken::{Algorithm, DecodingKey, Validation};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::caller::Caller;
 use crate::fetch::FetchPolicy;
-use crate::store::Caller;
 
 /// The key set is fetched again when it is older than this.
 pub const MAX_KEY_AGE: Duration = Duration::from_secs(60 * 60);

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use sqlx::Row;
 
+pub use crate::caller::Caller;
 use crate::model::{HealthStatus, RatingDetail, SkillCard, Visibility};
 use crate::time;
 
@@ -55,17 +56,6 @@ pub struct ListQuery {
     pub after: Option<String>,
     /// How many at most.
     pub limit: u32,
-}
-
-/// Who asks, as the store filters for them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
-pub struct Caller {
-    /// The user; `None` for an anonymous reader (who sees public, enabled skills only).
-    pub user: Option<String>,
-    /// The groups they are in.
-    pub groups: Vec<String>,
-    /// Admins see everything.
-    pub admin: bool,
 }
 
 /// An API token as stored: its hash, never the token.
@@ -141,6 +131,13 @@ pub trait Store: Send + Sync + 'static {
         name: &str,
         caller: &Caller,
     ) -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send;
+    /// As [`Store::get_visible`], with the skill's cached `SKILL.md` (`None` when it has
+    /// none) read by the same query: a full view in one read.
+    fn get_visible_full(
+        &self,
+        name: &str,
+        caller: &Caller,
+    ) -> impl Future<Output = Result<Option<(SkillCard, Option<String>)>, StoreError>> + Send;
     /// Every rating of the skill, by user.
     fn ratings(
         &self,
@@ -158,6 +155,13 @@ pub trait Store: Send + Sync + 'static {
         query: &ListQuery,
         caller: &Caller,
     ) -> impl Future<Output = Result<Vec<SkillCard>, StoreError>> + Send;
+    /// As [`Store::list`], each card with its cached `SKILL.md` (`None` when it has none)
+    /// read by the same query: a page of full views in one read, not one more per card.
+    fn list_full(
+        &self,
+        query: &ListQuery,
+        caller: &Caller,
+    ) -> impl Future<Output = Result<Vec<(SkillCard, Option<String>)>, StoreError>> + Send;
     /// Removes a skill; `false` when there was none.
     fn delete(&self, name: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
     /// Enables or disables a skill; `false` when there is none.
@@ -269,6 +273,11 @@ macro_rules! card_columns {
     };
 }
 
+/// The column a full read adds to a card's: the skill's `SKILL.md`, by a subquery rather
+/// than a join, so the rest of the query, and the plan that pages it, is the card read's.
+const CONTENT_COLUMN: &str =
+    ", (SELECT c.content FROM skill_content c WHERE c.skill = s.name) AS content";
+
 fn json_list<T: serde::Serialize>(items: &[T]) -> String {
     serde_json::to_string(items).unwrap_or_else(|_| "[]".to_string())
 }
@@ -314,6 +323,150 @@ macro_rules! sql_store {
                 }
                 // Closes IN, EXISTS and the group alternative.
                 sql.push(")))");
+            }
+
+            /// [`Store::get_visible`], and the skill's content too when `content` is set.
+            async fn visible_card(
+                &self,
+                name: &str,
+                caller: &Caller,
+                content: bool,
+            ) -> Result<Option<(SkillCard, Option<String>)>, StoreError> {
+                let mut sql = sqlx::QueryBuilder::<$db>::new(concat!(
+                    "SELECT ",
+                    card_columns!(),
+                    ", (SELECT CAST(AVG(r.stars) AS DOUBLE PRECISION) FROM ratings r \
+                     WHERE r.skill = s.name) AS num_stars"
+                ));
+                if content {
+                    sql.push(CONTENT_COLUMN);
+                }
+                sql.push(" FROM skills s WHERE s.name = ");
+                sql.push_bind(name.to_string());
+                if !caller.admin {
+                    match &caller.user {
+                        None => {
+                            sql.push(" AND s.is_enabled = TRUE AND s.visibility = 'public'");
+                        }
+                        Some(user) => {
+                            sql.push(" AND (s.owner = ");
+                            sql.push_bind(user.clone());
+                            sql.push(" OR (s.is_enabled = TRUE AND (s.visibility = 'public'");
+                            Self::push_group_alternative(&mut sql, &caller.groups);
+                            // Closes the visibilities, the enabled alternative, the whole.
+                            sql.push(")))");
+                        }
+                    }
+                }
+                let Some(row) = sql.build().fetch_optional(&self.pool).await? else {
+                    return Ok(None);
+                };
+                Ok(Some((Self::card(&row)?, Self::content_of(&row, content)?)))
+            }
+
+            /// The `content` column of a row read with [`CONTENT_COLUMN`] (when `content`).
+            fn content_of(row: &$row, content: bool) -> Result<Option<String>, StoreError> {
+                if content {
+                    Ok(row.try_get::<Option<String>, _>("content")?)
+                } else {
+                    Ok(None)
+                }
+            }
+
+            /// [`Store::list`], and each skill's content too when `content` is set.
+            async fn page(
+                &self,
+                query: &ListQuery,
+                caller: &Caller,
+                content: bool,
+            ) -> Result<Vec<(SkillCard, Option<String>)>, StoreError> {
+                // A tag drives the query from its index, in name order: no scan of every
+                // skill, no sort, whatever the planner knows of the tables.
+                let mut sql = sqlx::QueryBuilder::<$db>::new(concat!("SELECT ", card_columns!()));
+                if content {
+                    sql.push(CONTENT_COLUMN);
+                }
+                match &query.tag {
+                    Some(tag) => {
+                        sql.push(
+                            " FROM skill_tags t JOIN skills s ON s.name = t.skill WHERE t.tag = ",
+                        );
+                        sql.push_bind(tag.clone());
+                    }
+                    None => {
+                        sql.push(" FROM skills s WHERE 1 = 1");
+                    }
+                }
+                if !caller.admin {
+                    sql.push(" AND s.is_enabled = TRUE");
+                    match &caller.user {
+                        None => {
+                            sql.push(" AND s.visibility = 'public'");
+                        }
+                        Some(user) => {
+                            sql.push(" AND (s.visibility = 'public' OR s.owner = ");
+                            sql.push_bind(user.clone());
+                            Self::push_group_alternative(&mut sql, &caller.groups);
+                            sql.push(")");
+                        }
+                    }
+                }
+                if let Some(q) = query.q.as_deref().filter(|q| !q.is_empty()) {
+                    let pattern = like_pattern(q);
+                    sql.push(" AND (LOWER(s.name) LIKE ");
+                    sql.push_bind(pattern.clone());
+                    sql.push(" ESCAPE '\\' OR LOWER(s.description) LIKE ");
+                    sql.push_bind(pattern);
+                    sql.push(" ESCAPE '\\')");
+                }
+                if let Some(registry) = &query.registry {
+                    sql.push(" AND s.registry_name = ");
+                    sql.push_bind(registry.clone());
+                }
+                if let Some(enabled) = query.enabled {
+                    sql.push(" AND s.is_enabled = ");
+                    sql.push_bind(enabled);
+                }
+                if query.exportable {
+                    sql.push(
+                        " AND s.visibility = 'public' AND s.is_enabled = TRUE \
+                         AND s.imported_from IS NULL",
+                    );
+                }
+                // By the tag index's own column when there is a tag: the planner then reads
+                // the index in order and stops at the limit.
+                let order = if query.tag.is_some() { "t.skill" } else { "s.name" };
+                if let Some(after) = &query.after {
+                    sql.push(format_args!(" AND {order} > "));
+                    sql.push_bind(after.clone());
+                }
+                sql.push(format_args!(" ORDER BY {order} LIMIT "));
+                sql.push_bind(i64::from(query.limit));
+                let rows = sql.build().fetch_all(&self.pool).await?;
+                let mut cards = rows
+                    .iter()
+                    .map(|row| Ok((Self::card(row)?, Self::content_of(row, content)?)))
+                    .collect::<Result<Vec<_>, StoreError>>()?;
+                // The averages of this page only, in one query.
+                if !cards.is_empty() {
+                    let mut ratings = sqlx::QueryBuilder::<$db>::new(
+                        "SELECT skill, CAST(AVG(stars) AS DOUBLE PRECISION) AS average \
+                         FROM ratings WHERE skill IN (",
+                    );
+                    let mut names = ratings.separated(", ");
+                    for (card, _) in &cards {
+                        names.push_bind(card.name.clone());
+                    }
+                    ratings.push(") GROUP BY skill");
+                    for row in ratings.build().fetch_all(&self.pool).await? {
+                        let skill: String = row.try_get("skill")?;
+                        let average: Option<f64> = row.try_get("average")?;
+                        if let Some((card, _)) = cards.iter_mut().find(|(c, _)| c.name == skill) {
+                            card.num_stars = average.unwrap_or(0.0);
+                        }
+                    }
+                }
+                Ok(cards)
             }
 
             fn card(row: &$row) -> Result<SkillCard, StoreError> {
@@ -562,32 +715,18 @@ macro_rules! sql_store {
                 name: &str,
                 caller: &Caller,
             ) -> Result<Option<SkillCard>, StoreError> {
-                let mut sql = sqlx::QueryBuilder::<$db>::new(concat!(
-                    "SELECT ",
-                    card_columns!(),
-                    ", (SELECT CAST(AVG(r.stars) AS DOUBLE PRECISION) FROM ratings r \
-                     WHERE r.skill = s.name) AS num_stars FROM skills s WHERE s.name = "
-                ));
-                sql.push_bind(name.to_string());
-                if !caller.admin {
-                    match &caller.user {
-                        None => {
-                            sql.push(" AND s.is_enabled = TRUE AND s.visibility = 'public'");
-                        }
-                        Some(user) => {
-                            sql.push(" AND (s.owner = ");
-                            sql.push_bind(user.clone());
-                            sql.push(" OR (s.is_enabled = TRUE AND (s.visibility = 'public'");
-                            Self::push_group_alternative(&mut sql, &caller.groups);
-                            // Closes the visibilities, the enabled alternative, the whole.
-                            sql.push(")))");
-                        }
-                    }
-                }
-                let Some(row) = sql.build().fetch_optional(&self.pool).await? else {
-                    return Ok(None);
-                };
-                Self::card(&row).map(Some)
+                Ok(self
+                    .visible_card(name, caller, false)
+                    .await?
+                    .map(|(card, _)| card))
+            }
+
+            async fn get_visible_full(
+                &self,
+                name: &str,
+                caller: &Caller,
+            ) -> Result<Option<(SkillCard, Option<String>)>, StoreError> {
+                self.visible_card(name, caller, true).await
             }
 
             async fn ratings(&self, name: &str) -> Result<Vec<RatingDetail>, StoreError> {
@@ -626,91 +765,16 @@ macro_rules! sql_store {
                 query: &ListQuery,
                 caller: &Caller,
             ) -> Result<Vec<SkillCard>, StoreError> {
-                // A tag drives the query from its index, in name order: no scan of every
-                // skill, no sort, whatever the planner knows of the tables.
-                let mut sql = match &query.tag {
-                    Some(tag) => {
-                        let mut sql = sqlx::QueryBuilder::<$db>::new(concat!(
-                            "SELECT ",
-                            card_columns!(),
-                            " FROM skill_tags t JOIN skills s ON s.name = t.skill WHERE t.tag = "
-                        ));
-                        sql.push_bind(tag.clone());
-                        sql
-                    }
-                    None => sqlx::QueryBuilder::<$db>::new(concat!(
-                        "SELECT ",
-                        card_columns!(),
-                        " FROM skills s WHERE 1 = 1"
-                    )),
-                };
-                if !caller.admin {
-                    sql.push(" AND s.is_enabled = TRUE");
-                    match &caller.user {
-                        None => {
-                            sql.push(" AND s.visibility = 'public'");
-                        }
-                        Some(user) => {
-                            sql.push(" AND (s.visibility = 'public' OR s.owner = ");
-                            sql.push_bind(user.clone());
-                            Self::push_group_alternative(&mut sql, &caller.groups);
-                            sql.push(")");
-                        }
-                    }
-                }
-                if let Some(q) = query.q.as_deref().filter(|q| !q.is_empty()) {
-                    let pattern = like_pattern(q);
-                    sql.push(" AND (LOWER(s.name) LIKE ");
-                    sql.push_bind(pattern.clone());
-                    sql.push(" ESCAPE '\\' OR LOWER(s.description) LIKE ");
-                    sql.push_bind(pattern);
-                    sql.push(" ESCAPE '\\')");
-                }
-                if let Some(registry) = &query.registry {
-                    sql.push(" AND s.registry_name = ");
-                    sql.push_bind(registry.clone());
-                }
-                if let Some(enabled) = query.enabled {
-                    sql.push(" AND s.is_enabled = ");
-                    sql.push_bind(enabled);
-                }
-                if query.exportable {
-                    sql.push(
-                        " AND s.visibility = 'public' AND s.is_enabled = TRUE \
-                         AND s.imported_from IS NULL",
-                    );
-                }
-                // By the tag index's own column when there is a tag: the planner then reads
-                // the index in order and stops at the limit.
-                let order = if query.tag.is_some() { "t.skill" } else { "s.name" };
-                if let Some(after) = &query.after {
-                    sql.push(format_args!(" AND {order} > "));
-                    sql.push_bind(after.clone());
-                }
-                sql.push(format_args!(" ORDER BY {order} LIMIT "));
-                sql.push_bind(i64::from(query.limit));
-                let rows = sql.build().fetch_all(&self.pool).await?;
-                let mut cards = rows.iter().map(Self::card).collect::<Result<Vec<_>, _>>()?;
-                // The averages of this page only, in one query.
-                if !cards.is_empty() {
-                    let mut ratings = sqlx::QueryBuilder::<$db>::new(
-                        "SELECT skill, CAST(AVG(stars) AS DOUBLE PRECISION) AS average \
-                         FROM ratings WHERE skill IN (",
-                    );
-                    let mut names = ratings.separated(", ");
-                    for card in &cards {
-                        names.push_bind(card.name.clone());
-                    }
-                    ratings.push(") GROUP BY skill");
-                    for row in ratings.build().fetch_all(&self.pool).await? {
-                        let skill: String = row.try_get("skill")?;
-                        let average: Option<f64> = row.try_get("average")?;
-                        if let Some(card) = cards.iter_mut().find(|c| c.name == skill) {
-                            card.num_stars = average.unwrap_or(0.0);
-                        }
-                    }
-                }
-                Ok(cards)
+                let page = self.page(query, caller, false).await?;
+                Ok(page.into_iter().map(|(card, _)| card).collect())
+            }
+
+            async fn list_full(
+                &self,
+                query: &ListQuery,
+                caller: &Caller,
+            ) -> Result<Vec<(SkillCard, Option<String>)>, StoreError> {
+                self.page(query, caller, true).await
             }
 
             async fn delete(&self, name: &str) -> Result<bool, StoreError> {
@@ -1028,6 +1092,13 @@ impl Store for AnyStore {
     ) -> Result<Option<SkillCard>, StoreError> {
         delegate!(self.get_visible(name, caller))
     }
+    async fn get_visible_full(
+        &self,
+        name: &str,
+        caller: &Caller,
+    ) -> Result<Option<(SkillCard, Option<String>)>, StoreError> {
+        delegate!(self.get_visible_full(name, caller))
+    }
     async fn ratings(&self, name: &str) -> Result<Vec<RatingDetail>, StoreError> {
         delegate!(self.ratings(name))
     }
@@ -1036,6 +1107,13 @@ impl Store for AnyStore {
     }
     async fn list(&self, query: &ListQuery, caller: &Caller) -> Result<Vec<SkillCard>, StoreError> {
         delegate!(self.list(query, caller))
+    }
+    async fn list_full(
+        &self,
+        query: &ListQuery,
+        caller: &Caller,
+    ) -> Result<Vec<(SkillCard, Option<String>)>, StoreError> {
+        delegate!(self.list_full(query, caller))
     }
     async fn delete(&self, name: &str) -> Result<bool, StoreError> {
         delegate!(self.delete(name))

@@ -18,10 +18,11 @@ use axum::response::{IntoResponse, Response};
 use minijinja::Environment;
 use serde::Deserialize;
 
+use crate::caller::Caller;
 use crate::error::RegistryError;
 use crate::model::View;
 use crate::service::Registry;
-use crate::store::{Caller, ListQuery, Store};
+use crate::store::{ListQuery, Store};
 
 /// What a page may load: its own inline styles and images, nothing that runs.
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
@@ -129,7 +130,7 @@ async fn list_html<S: Store>(
     let q = params.q.unwrap_or_default().trim().to_string();
     let tag = params.tag.filter(|t| !t.trim().is_empty());
     let after = match params.cursor.as_deref() {
-        Some(cursor) => Some(crate::http::decode_cursor_text(cursor)?),
+        Some(cursor) => Some(crate::cursor::decode(cursor)?),
         None => None,
     };
     let query = ListQuery {
@@ -156,7 +157,7 @@ async fn list_html<S: Store>(
             "tag": tag,
             "tags": tags,
             "skills": skills,
-            "next": next.as_deref().map(crate::http::encode_cursor),
+            "next": next.as_deref().map(crate::cursor::encode),
         }),
     )
 }

@@ -60,7 +60,7 @@ pub(crate) fn check_references(
         }
         let full = skill.dir.join(resolved);
         if !exists(skill, &full) {
-            let left_out = full.is_file();
+            let left_out = skill.on_disk() && full.is_file();
             out.extend(
                 linter.diagnostic(
                     RuleId::LinkMissing,
@@ -116,7 +116,8 @@ fn check_nested(
     }
     // Not in the listing: read up to the limit.
     let size = listed.unwrap_or(u64::MAX);
-    let Ok(content) = skills_core::read_listed(full, size, MAX_FILE_BYTES)
+    let Ok(content) = skill
+        .read(full, size, MAX_FILE_BYTES)
         .and_then(|b| String::from_utf8(b).map_err(std::io::Error::other))
     else {
         return;

@@ -19,8 +19,8 @@ pub(crate) mod skill_md;
 
 /// Whether a file or directory exists in the skill: a file of the skill's listing (the one
 /// file policy, no system call), or a directory on disk (an empty one has no files to
-/// list). A file on disk that the listing leaves out (ignored, secret-looking) does not
-/// count: the package would not have it.
+/// list; a skill in memory has none). A file on disk that the listing leaves out (ignored,
+/// secret-looking) does not count: the package would not have it.
 pub(crate) fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
     let files = skill.files();
     let exact = walk::key(full);
@@ -30,7 +30,7 @@ pub(crate) fn exists(skill: &walk::SkillDir, full: &Path) -> bool {
         // The file itself, or a file inside a directory of that name.
         k == exact || k.starts_with(&walk::prefix(full))
     });
-    hit || full.is_dir()
+    hit || (skill.on_disk() && full.is_dir())
 }
 
 /// The size of a file the walk found directly in the skill, by binary search (no system

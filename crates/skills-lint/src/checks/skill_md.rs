@@ -3,7 +3,7 @@
 //! errors), and the file-scope rules `skills-frontmatter` implements, at their configured
 //! severities.
 
-use std::path::Path;
+use std::borrow::Cow;
 
 use skills_frontmatter::{MAX_FILE_BYTES, SkillMd};
 
@@ -104,7 +104,7 @@ pub(crate) fn parse(
         ));
         return None;
     }
-    let bytes = match skills_core::read_listed(md, size, MAX_FILE_BYTES) {
+    let bytes = match skill.read(md, size, MAX_FILE_BYTES) {
         Ok(b) => b,
         Err(e) => {
             out.extend(linter.diagnostic(
@@ -121,8 +121,12 @@ pub(crate) fn parse(
     match SkillMd::parse_vec(bytes) {
         Ok(s) => Some(s),
         Err(e) => {
-            // Errors are rare: read the file again rather than keep a copy of every one.
-            let bytes = skills_core::read_listed(md, size, MAX_FILE_BYTES).unwrap_or_default();
+            // Errors are rare: read the file again rather than keep a copy of every one
+            // (a skill in memory still has its text).
+            let bytes = match skill.source() {
+                Some(source) => Cow::Borrowed(source),
+                None => Cow::Owned(skill.read(md, size, MAX_FILE_BYTES).unwrap_or_default()),
+            };
             // Invalid UTF-8 is shown with U+FFFD in its place; the valid prefix (and so
             // the offset) is unchanged, and the replacement is three bytes long.
             let shown = String::from_utf8_lossy(&bytes);
@@ -155,7 +159,7 @@ pub(crate) fn check_file_rules(
     out: &mut Vec<Diagnostic>,
 ) {
     let md = &skill.skill_md;
-    let dir_name = dir_name(&skill.dir);
+    let dir_name = dir_name(skill);
     let profile = linter.config().profile;
     for f in skill_md.validate(dir_name.as_deref()) {
         if f.check == skills_frontmatter::Check::VendorField
@@ -178,13 +182,16 @@ pub(crate) fn check_file_rules(
 }
 
 /// The name a skill's directory is known by: its last component, or for `.` and `..` the
-/// last component of the absolute path.
-fn dir_name(dir: &Path) -> Option<String> {
+/// last component of the absolute path (none for a skill in memory: it is not on disk to
+/// resolve).
+fn dir_name(skill: &walk::SkillDir) -> Option<String> {
+    let dir = &skill.dir;
     match dir.file_name() {
         Some(n) => Some(n.to_string_lossy().into_owned()),
-        None => std::fs::canonicalize(dir)
+        None if skill.on_disk() => std::fs::canonicalize(dir)
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned())),
+        None => None,
     }
 }
 

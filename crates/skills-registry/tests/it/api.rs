@@ -560,6 +560,26 @@ fn lists_filter_page_and_show_each_view(b: &Backend) {
     assert!(summary["skills"][0].get("content").is_none());
     let full = alice.get("/api/skills/gamma?view=full").json();
     assert_eq!(full["content"], h.served("/o/r/main/gamma/SKILL.md"));
+    // A page of full views: each card with its own content, paged as any list.
+    let fulls = alice.get("/api/skills?view=full&limit=3").json();
+    assert_eq!(names(&fulls), ["alpha", "beta", "delta"]);
+    for skill in fulls["skills"].as_array().unwrap() {
+        let name = skill["name"].as_str().unwrap();
+        assert_eq!(
+            skill["content"],
+            h.served(&format!("/o/r/main/{name}/SKILL.md")),
+            "{name}"
+        );
+    }
+    let cursor = fulls["next_cursor"].as_str().unwrap();
+    let rest = alice
+        .get(&format!("/api/skills?view=full&limit=3&cursor={cursor}"))
+        .json();
+    assert_eq!(names(&rest), ["gamma"]);
+    assert_eq!(
+        rest["skills"][0]["content"],
+        h.served("/o/r/main/gamma/SKILL.md")
+    );
     let one = alice.get("/api/skills/gamma").json();
     assert_eq!(one["owner"], "alice");
     assert!(one.get("content").is_none());
@@ -1012,12 +1032,20 @@ fn the_visibility_matrix(b: &Backend) {
         )
     };
     for (who, client) in callers {
-        let listed: Vec<String> = client.get("/api/skills").json()["skills"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| s["name"].as_str().unwrap().to_string())
-            .collect();
+        let list = |query: &str| -> Vec<String> {
+            client.get(&format!("/api/skills{query}")).json()["skills"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s["name"].as_str().unwrap().to_string())
+                .collect()
+        };
+        let listed = list("");
+        assert_eq!(
+            list("?view=full"),
+            listed,
+            "{who}: full views list the same"
+        );
         for skill in ["grp", "priv", "pub"] {
             let seen = sees(who, skill);
             assert_eq!(

@@ -68,7 +68,8 @@ pub(crate) fn check_context(linter: &Linter, skill: &walk::SkillDir, out: &mut V
                 "{file} is {size} bytes; files over {MAX_FILE_BYTES} bytes are not read"
             ))
         } else {
-            skills_core::read_listed(&path, size, MAX_FILE_BYTES)
+            skill
+                .read(&path, size, MAX_FILE_BYTES)
                 .map_err(|e| format!("cannot read {file}: {e}"))
                 .and_then(|b| {
                     String::from_utf8(b).map_err(|e| {
