@@ -104,79 +104,84 @@ pub trait Store: Send + Sync + 'static {
     /// PostgreSQL, whose autovacuum does it). Cheap when little changed: run it now and then.
     fn maintain(&self) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Adds a skill and its content; [`StoreError::Conflict`] when the name is taken.
-    fn insert(
-        &self,
-        card: &SkillCard,
-        content: &str,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn insert<'a>(
+        &'a self,
+        card: &'a SkillCard,
+        content: &'a str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'a;
     /// Replaces what registration fills (description, URLs, metadata, tags, access, content)
     /// of an existing skill, keeping its owner, state, ratings and creation time. `false`
     /// when there is no such skill.
-    fn update(
-        &self,
-        card: &SkillCard,
-        content: &str,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    fn update<'a>(
+        &'a self,
+        card: &'a SkillCard,
+        content: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
     /// The skill, with its average rating (not every rating: see [`Store::ratings`]).
-    fn get(&self, name: &str)
-    -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send;
+    fn get<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send + 'a;
     /// As [`Store::get`], when `caller` may see the skill: an admin any; anyone else an
     /// enabled public one, and a user also their own (even disabled) and the enabled group
     /// ones of their groups. Whether the caller may read at all (anonymous reads) is not
     /// its business. The rule is in the query, so a skill that is there but hidden costs
     /// the same as one that is not there: neither is read, and the time of the answer does
     /// not tell them apart.
-    fn get_visible(
-        &self,
-        name: &str,
-        caller: &Caller,
-    ) -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send;
+    fn get_visible<'a>(
+        &'a self,
+        name: &'a str,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send + 'a;
     /// As [`Store::get_visible`], with the skill's cached `SKILL.md` (`None` when it has
     /// none) read by the same query: a full view in one read.
-    fn get_visible_full(
-        &self,
-        name: &str,
-        caller: &Caller,
-    ) -> impl Future<Output = Result<Option<(SkillCard, Option<String>)>, StoreError>> + Send;
+    fn get_visible_full<'a>(
+        &'a self,
+        name: &'a str,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<Option<(SkillCard, Option<String>)>, StoreError>> + Send + 'a;
     /// Every rating of the skill, by user.
-    fn ratings(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Vec<RatingDetail>, StoreError>> + Send;
+    fn ratings<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Vec<RatingDetail>, StoreError>> + Send + 'a;
     /// The cached `SKILL.md` and its version.
-    fn content(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Option<(String, String)>, StoreError>> + Send;
+    fn content<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Option<(String, String)>, StoreError>> + Send + 'a;
     /// The skills `caller` may see that match `query`, by name, at most `query.limit`
     /// (without their rating details).
-    fn list(
-        &self,
-        query: &ListQuery,
-        caller: &Caller,
-    ) -> impl Future<Output = Result<Vec<SkillCard>, StoreError>> + Send;
+    fn list<'a>(
+        &'a self,
+        query: &'a ListQuery,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<Vec<SkillCard>, StoreError>> + Send + 'a;
     /// As [`Store::list`], each card with its cached `SKILL.md` (`None` when it has none)
     /// read by the same query: a page of full views in one read, not one more per card.
-    fn list_full(
-        &self,
-        query: &ListQuery,
-        caller: &Caller,
-    ) -> impl Future<Output = Result<Vec<(SkillCard, Option<String>)>, StoreError>> + Send;
+    fn list_full<'a>(
+        &'a self,
+        query: &'a ListQuery,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<Vec<(SkillCard, Option<String>)>, StoreError>> + Send + 'a;
     /// Removes a skill; `false` when there was none.
-    fn delete(&self, name: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    fn delete<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
     /// Enables or disables a skill; `false` when there is none.
-    fn set_enabled(
-        &self,
-        name: &str,
+    fn set_enabled<'a>(
+        &'a self,
+        name: &'a str,
         enabled: bool,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
     /// Records a health check.
-    fn set_health(
-        &self,
-        name: &str,
+    fn set_health<'a>(
+        &'a self,
+        name: &'a str,
         status: HealthStatus,
         checked_at: i64,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
     /// Up to `limit` skills (name and raw URL) never health-checked or last checked before
     /// `checked_before` (Unix ms), the oldest first.
     fn due_for_health(
@@ -186,43 +191,46 @@ pub trait Store: Send + Sync + 'static {
     ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send;
     /// Sets `user`'s rating of a skill (1–5), replacing theirs; `false` when there is no
     /// such skill.
-    fn rate(
-        &self,
-        name: &str,
-        user: &str,
+    fn rate<'a>(
+        &'a self,
+        name: &'a str,
+        user: &'a str,
         stars: u8,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
     /// Stores a new token.
-    fn insert_token(
-        &self,
-        token: &TokenRecord,
-    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+    fn insert_token<'a>(
+        &'a self,
+        token: &'a TokenRecord,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'a;
     /// The unrevoked token with this hash.
-    fn token_by_hash(
-        &self,
-        hash: &str,
-    ) -> impl Future<Output = Result<Option<TokenRecord>, StoreError>> + Send;
+    fn token_by_hash<'a>(
+        &'a self,
+        hash: &'a str,
+    ) -> impl Future<Output = Result<Option<TokenRecord>, StoreError>> + Send + 'a;
     /// Every token, revoked ones too, oldest first.
     fn tokens(&self) -> impl Future<Output = Result<Vec<TokenRecord>, StoreError>> + Send;
     /// Revokes a token; `false` when there is no such unrevoked token.
-    fn revoke_token(&self, id: &str) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    fn revoke_token<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
     /// Marks the skill `name` as imported from the federation peer `peer`.
-    fn mark_imported(
-        &self,
-        name: &str,
-        peer: &str,
-    ) -> impl Future<Output = Result<bool, StoreError>> + Send;
+    fn mark_imported<'a>(
+        &'a self,
+        name: &'a str,
+        peer: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
     /// The peer the skill `name` was imported from; `None` for a skill registered here (or
     /// none of that name).
-    fn imported_from(
-        &self,
-        name: &str,
-    ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send;
+    fn imported_from<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send + 'a;
     /// The skills imported from `peer`: name and `content_version`.
-    fn imported(
-        &self,
-        peer: &str,
-    ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send;
+    fn imported<'a>(
+        &'a self,
+        peer: &'a str,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send + 'a;
 }
 
 /// The migrations, embedded: the same files for both databases, as version, description
@@ -1028,15 +1036,22 @@ impl AnyStore {
     ///
     /// [`StoreError::UnsupportedUrl`] for another scheme; the store's own errors.
     pub async fn open(url: &str) -> Result<Self, StoreError> {
-        let lower = url.to_ascii_lowercase();
-        if lower.starts_with("sqlite:") {
-            Ok(Self::Sqlite(SqliteStore::open(url).await?))
-        } else if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
-            Ok(Self::Postgres(PostgresStore::open(url).await?))
-        } else {
-            let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
-            Err(StoreError::UnsupportedUrl(scheme.to_string()))
-        }
+        Self::open_boxed(url).await
+    }
+
+    // Boxed where it is made, as every call of `delegate!` is.
+    fn open_boxed(url: &str) -> Boxed<'_, Result<Self, StoreError>> {
+        Box::pin(async move {
+            let lower = url.to_ascii_lowercase();
+            if lower.starts_with("sqlite:") {
+                Ok(Self::Sqlite(SqliteStore::open(url).await?))
+            } else if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+                Ok(Self::Postgres(PostgresStore::open(url).await?))
+            } else {
+                let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
+                Err(StoreError::UnsupportedUrl(scheme.to_string()))
+            }
+        })
     }
 
     /// `SQLite` or `PostgreSQL`.
@@ -1050,114 +1065,181 @@ impl AnyStore {
 
     /// Closes every connection, waiting for those in use.
     pub async fn close(&self) {
+        self.close_boxed().await;
+    }
+
+    // Boxed where it is made, as every call of `delegate!` is.
+    fn close_boxed(&self) -> Boxed<'_, ()> {
         match self {
-            Self::Sqlite(s) => s.close().await,
-            Self::Postgres(p) => p.close().await,
+            Self::Sqlite(s) => Box::pin(s.close()),
+            Self::Postgres(p) => Box::pin(p.close()),
         }
     }
 }
 
+/// A future boxed where it is made.
+type Boxed<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+// Each call is boxed here, in a plain function of this crate: the body of an `async fn` is
+// compiled in every crate that polls it, so `skills registry` would otherwise compile both
+// stores' queries (and sqlx under them) again. One allocation a query, beside a database
+// round trip (docs/ARCHITECTURE.md, "Where async code is compiled").
 macro_rules! delegate {
-    ($self:ident . $method:ident ( $($arg:expr),* )) => {
-        match $self {
-            AnyStore::Sqlite(s) => s.$method($($arg),*).await,
-            AnyStore::Postgres(p) => p.$method($($arg),*).await,
-        }
-    };
+    ($self:ident . $method:ident ( $($arg:expr),* )) => {{
+        let call: Boxed<'_, _> = match $self {
+            AnyStore::Sqlite(s) => Box::pin(s.$method($($arg),*)),
+            AnyStore::Postgres(p) => Box::pin(p.$method($($arg),*)),
+        };
+        call
+    }};
 }
 
 impl Store for AnyStore {
-    async fn migrate(&self) -> Result<(), StoreError> {
+    fn migrate(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
         delegate!(self.migrate())
     }
-    async fn ping(&self) -> Result<(), StoreError> {
+    fn ping(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
         delegate!(self.ping())
     }
-    async fn maintain(&self) -> Result<(), StoreError> {
+    fn maintain(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
         delegate!(self.maintain())
     }
-    async fn insert(&self, card: &SkillCard, content: &str) -> Result<(), StoreError> {
+    fn insert<'a>(
+        &'a self,
+        card: &'a SkillCard,
+        content: &'a str,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'a {
         delegate!(self.insert(card, content))
     }
-    async fn update(&self, card: &SkillCard, content: &str) -> Result<bool, StoreError> {
+    fn update<'a>(
+        &'a self,
+        card: &'a SkillCard,
+        content: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
         delegate!(self.update(card, content))
     }
-    async fn get(&self, name: &str) -> Result<Option<SkillCard>, StoreError> {
+    fn get<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send + 'a {
         delegate!(self.get(name))
     }
-    async fn get_visible(
-        &self,
-        name: &str,
-        caller: &Caller,
-    ) -> Result<Option<SkillCard>, StoreError> {
+    fn get_visible<'a>(
+        &'a self,
+        name: &'a str,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<Option<SkillCard>, StoreError>> + Send + 'a {
         delegate!(self.get_visible(name, caller))
     }
-    async fn get_visible_full(
-        &self,
-        name: &str,
-        caller: &Caller,
-    ) -> Result<Option<(SkillCard, Option<String>)>, StoreError> {
+    fn get_visible_full<'a>(
+        &'a self,
+        name: &'a str,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<Option<(SkillCard, Option<String>)>, StoreError>> + Send + 'a
+    {
         delegate!(self.get_visible_full(name, caller))
     }
-    async fn ratings(&self, name: &str) -> Result<Vec<RatingDetail>, StoreError> {
+    fn ratings<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Vec<RatingDetail>, StoreError>> + Send + 'a {
         delegate!(self.ratings(name))
     }
-    async fn content(&self, name: &str) -> Result<Option<(String, String)>, StoreError> {
+    fn content<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Option<(String, String)>, StoreError>> + Send + 'a {
         delegate!(self.content(name))
     }
-    async fn list(&self, query: &ListQuery, caller: &Caller) -> Result<Vec<SkillCard>, StoreError> {
+    fn list<'a>(
+        &'a self,
+        query: &'a ListQuery,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<Vec<SkillCard>, StoreError>> + Send + 'a {
         delegate!(self.list(query, caller))
     }
-    async fn list_full(
-        &self,
-        query: &ListQuery,
-        caller: &Caller,
-    ) -> Result<Vec<(SkillCard, Option<String>)>, StoreError> {
+    fn list_full<'a>(
+        &'a self,
+        query: &'a ListQuery,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<Vec<(SkillCard, Option<String>)>, StoreError>> + Send + 'a
+    {
         delegate!(self.list_full(query, caller))
     }
-    async fn delete(&self, name: &str) -> Result<bool, StoreError> {
+    fn delete<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
         delegate!(self.delete(name))
     }
-    async fn set_enabled(&self, name: &str, enabled: bool) -> Result<bool, StoreError> {
+    fn set_enabled<'a>(
+        &'a self,
+        name: &'a str,
+        enabled: bool,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
         delegate!(self.set_enabled(name, enabled))
     }
-    async fn set_health(
-        &self,
-        name: &str,
+    fn set_health<'a>(
+        &'a self,
+        name: &'a str,
         status: HealthStatus,
         checked_at: i64,
-    ) -> Result<bool, StoreError> {
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
         delegate!(self.set_health(name, status, checked_at))
     }
-    async fn due_for_health(
+    fn due_for_health(
         &self,
         checked_before: i64,
         limit: u32,
-    ) -> Result<Vec<(String, String)>, StoreError> {
+    ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send {
         delegate!(self.due_for_health(checked_before, limit))
     }
-    async fn rate(&self, name: &str, user: &str, stars: u8) -> Result<bool, StoreError> {
+    fn rate<'a>(
+        &'a self,
+        name: &'a str,
+        user: &'a str,
+        stars: u8,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
         delegate!(self.rate(name, user, stars))
     }
-    async fn insert_token(&self, token: &TokenRecord) -> Result<(), StoreError> {
+    fn insert_token<'a>(
+        &'a self,
+        token: &'a TokenRecord,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'a {
         delegate!(self.insert_token(token))
     }
-    async fn token_by_hash(&self, hash: &str) -> Result<Option<TokenRecord>, StoreError> {
+    fn token_by_hash<'a>(
+        &'a self,
+        hash: &'a str,
+    ) -> impl Future<Output = Result<Option<TokenRecord>, StoreError>> + Send + 'a {
         delegate!(self.token_by_hash(hash))
     }
-    async fn tokens(&self) -> Result<Vec<TokenRecord>, StoreError> {
+    fn tokens(&self) -> impl Future<Output = Result<Vec<TokenRecord>, StoreError>> + Send {
         delegate!(self.tokens())
     }
-    async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+    fn revoke_token<'a>(
+        &'a self,
+        id: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
         delegate!(self.revoke_token(id))
     }
-    async fn mark_imported(&self, name: &str, peer: &str) -> Result<bool, StoreError> {
+    fn mark_imported<'a>(
+        &'a self,
+        name: &'a str,
+        peer: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
         delegate!(self.mark_imported(name, peer))
     }
-    async fn imported_from(&self, name: &str) -> Result<Option<String>, StoreError> {
+    fn imported_from<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Option<String>, StoreError>> + Send + 'a {
         delegate!(self.imported_from(name))
     }
-    async fn imported(&self, peer: &str) -> Result<Vec<(String, String)>, StoreError> {
+    fn imported<'a>(
+        &'a self,
+        peer: &'a str,
+    ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send + 'a {
         delegate!(self.imported(peer))
     }
 }
