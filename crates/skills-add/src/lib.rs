@@ -5,7 +5,8 @@
 //! The parts, each usable alone:
 //!
 //! - [`parse_source`]: `owner/repo[/path][@skill][#ref]`, git URLs, GitHub / GitLab /
-//!   Bitbucket page URLs, paths.
+//!   Bitbucket page URLs, paths; [`skill_md_repository`]: the repository, ref and
+//!   directory of a `SKILL.md` URL, to fetch the whole skill rather than the file.
 //! - [`git::fetch`]: a shallow fetch of one ref with the `git` executable into a cache.
 //! - [`AGENTS`]: the agents and the folders each reads; the canonical copy of a skill lives
 //!   in [`UNIVERSAL_DIR`], other agents get a relative link ([`place`]).
@@ -45,7 +46,7 @@ pub use lock::{LOCK_FILE, Lock, LockGuard, Locked, global_lock_path, hold};
 pub use npm::{HashCheck, NPM_LOCK_FILE, NpmLock, NpmLocked, NpmOrigin, npm_folder_hash};
 pub use place::{AgentState, Placed, place, relative, state, unplace};
 pub use plugin::plugin_skill_dirs;
-pub use source::{GitSource, Source, parse_source};
+pub use source::{GitSource, Source, parse_source, skill_md_repository};
 
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]

@@ -178,6 +178,101 @@ fn web(source: &str) -> Source {
     )
 }
 
+/// The repository, ref and directory of the `SKILL.md` that a page or raw URL of a git host
+/// (GitHub, GitHub Enterprise, GitLab, Bitbucket) points at, so that the whole skill can be
+/// fetched rather than its one file. [`GitSource::path`] is the directory that holds the
+/// `SKILL.md` (`None` at the root of the repository), [`GitSource::reference`] the ref the
+/// URL names (`None` for the default branch), decoded from the URL's percent-escapes.
+///
+/// `None` for another host or a gist (a gist is one flat set of files, not a skill's
+/// directory), for a URL of another file, and for a ref or path that cannot be used safely:
+/// a ref `git` would refuse, or a path segment that decodes to nothing, `.` or `..`, or to
+/// text with `/`, `\`, `:` or a control character. The URL is only read, never fetched; a
+/// ref with a `/` in a blob URL is the guess of [`skills_url::to_raw`] (its first segment),
+/// so the caller must be ready for the ref or the directory not to be there.
+///
+/// ```
+/// use skills_add::skill_md_repository;
+///
+/// let git = skill_md_repository("https://github.com/o/r/blob/v2/skills/pdf/SKILL.md").unwrap();
+/// assert_eq!(git.url, "https://github.com/o/r.git");
+/// assert_eq!(git.reference.as_deref(), Some("v2"));
+/// assert_eq!(git.path.as_deref(), Some("skills/pdf"));
+///
+/// let git = skill_md_repository("https://raw.githubusercontent.com/o/r/HEAD/SKILL.md").unwrap();
+/// assert_eq!((git.reference, git.path), (None, None));
+///
+/// assert!(skill_md_repository("https://github.com/o/r/blob/main/pdf.skill").is_none());
+/// assert!(skill_md_repository("https://example.com/pdf/SKILL.md").is_none());
+/// ```
+#[must_use]
+pub fn skill_md_repository(url: &str) -> Option<GitSource> {
+    let t = skills_url::to_raw(url).ok()?;
+    if !matches!(
+        t.host,
+        skills_url::HostKind::GitHub
+            | skills_url::HostKind::GitHubEnterprise
+            | skills_url::HostKind::GitLab
+            | skills_url::HostKind::Bitbucket
+    ) {
+        return None;
+    }
+    let repository = t.repository?;
+    let reference = decode(t.reference.as_deref()?)?;
+    if !crate::git::is_ref_name(&reference) {
+        return None;
+    }
+    let mut segments = t
+        .path?
+        .split('/')
+        .map(decode)
+        .collect::<Option<Vec<String>>>()?;
+    let file = segments.pop()?;
+    if !skills_core::layout::is_skill_md(std::ffi::OsStr::new(&file))
+        || !segments.iter().all(|s| is_plain_segment(s))
+    {
+        return None;
+    }
+    Some(GitSource {
+        url: format!("{repository}.git"),
+        reference: (reference != "HEAD").then_some(reference),
+        path: (!segments.is_empty()).then(|| segments.join("/")),
+        skill: None,
+    })
+}
+
+/// `text` with its percent-escapes decoded; `None` when an escape is malformed or the
+/// result is not UTF-8.
+fn decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = bytes.get(i + 1..i + 3)?;
+            if !hex.iter().all(u8::is_ascii_hexdigit) {
+                return None;
+            }
+            out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// A directory name that is the same one on every system and stays where it is: not empty,
+/// `.` or `..`, without separators (`/`, `\`), `:` (drives, streams) or control characters.
+fn is_plain_segment(segment: &str) -> bool {
+    !segment.is_empty()
+        && segment != "."
+        && segment != ".."
+        && !segment.contains(['/', '\\', ':'])
+        && !segment.chars().any(char::is_control)
+}
+
 /// `owner/repo[/path][@skill][#ref]`.
 fn shorthand(source: &str) -> Option<Source> {
     let (rest, reference) = split_fragment(source);
@@ -265,6 +360,41 @@ mod tests {
             "https://example.com/x",
         ] {
             assert_eq!(parse_source(other), Source::Other(other.to_string()));
+        }
+    }
+
+    #[test]
+    fn skill_md_urls_name_their_repository_and_directory() {
+        let git = skill_md_repository(
+            "https://gitlab.com/g/sub/p/-/blob/refs%2Fheads%2Fmain/my%20skills/pdf/skill.md",
+        )
+        .unwrap();
+        assert_eq!(git.url, "https://gitlab.com/g/sub/p.git");
+        assert_eq!(git.reference.as_deref(), Some("refs/heads/main"));
+        assert_eq!(git.path.as_deref(), Some("my skills/pdf"));
+        let git = skill_md_repository("https://github.com/o/r/tree/main/skills/pdf/").unwrap();
+        assert_eq!(git.path.as_deref(), Some("skills/pdf"));
+        let git = skill_md_repository("https://bitbucket.org/w/r/raw/v1/SKILL.md").unwrap();
+        assert_eq!((git.reference.as_deref(), git.path), (Some("v1"), None));
+        let git = skill_md_repository("https://github.acme.com/o/r/blob/main/a/SKILL.md").unwrap();
+        assert_eq!(git.url, "https://github.acme.com/o/r.git");
+        for not in [
+            "https://gist.github.com/u/0123456789abcdef0123456789abcdef01234567",
+            "https://gist.githubusercontent.com/u/abc/raw/SKILL.md",
+            "https://github.com/o/r/blob/main/README.md",
+            "https://github.com/o/r/issues/1",
+            "https://example.com/o/r/blob/main/SKILL.md",
+            // Escapes that would leave the repository, or name another directory.
+            "https://github.com/o/r/blob/main/a%2F..%2F..%2Fx/SKILL.md",
+            "https://github.com/o/r/blob/main/a%5Cb/SKILL.md",
+            "https://github.com/o/r/blob/main/c%3A/SKILL.md",
+            "https://github.com/o/r/blob/main/a%00/SKILL.md",
+            "https://github.com/o/r/blob/main/%ff/SKILL.md",
+            // Refs git would take as an option or refuse.
+            "https://github.com/o/r/blob/-x/SKILL.md",
+            "https://github.com/o/r/blob/a%20b/SKILL.md",
+        ] {
+            assert_eq!(skill_md_repository(not), None, "{not}");
         }
     }
 

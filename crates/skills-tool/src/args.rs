@@ -550,8 +550,9 @@ pub(crate) enum Format {
 #[derive(Debug, Args)]
 pub(crate) struct InstallArgs {
     /// A .skill or .zip archive, a skill directory, an http(s) URL of a SKILL.md or of an
-    /// archive (GitHub, GitLab, Bitbucket and gist page URLs are translated to raw first), or
-    /// the name of a skill in a registry (--registry).
+    /// archive (GitHub, GitLab, Bitbucket and gist page URLs are translated to raw first; a
+    /// SKILL.md in a GitHub, GitLab or Bitbucket repository brings its whole directory,
+    /// fetched with git), or the name of a skill in a registry (--registry).
     pub(crate) source: String,
 
     /// Install into DIR (a skills root) instead of the project's .agents/skills.

@@ -47,3 +47,21 @@ pub(crate) fn project_root() -> Result<PathBuf, miette::Report> {
     })?;
     Ok(skills_discovery::project_root(&cwd))
 }
+
+/// The cache of fetched repositories (`skills add`, and `skills install` of a `SKILL.md`
+/// URL): `SKILLS_CACHE_DIR`, else `$XDG_CACHE_HOME/skills`, else `~/.cache/skills`.
+pub(crate) fn cache_dir() -> Result<PathBuf, miette::Report> {
+    if let Some(dir) = std::env::var_os("SKILLS_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return Ok(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .filter(|d| d.is_absolute())
+    {
+        return Ok(dir.join("skills"));
+    }
+    let home = std::env::home_dir()
+        .filter(|h| !h.as_os_str().is_empty())
+        .ok_or_else(|| error("no home directory", "set HOME, or SKILLS_CACHE_DIR"))?;
+    Ok(home.join(".cache/skills"))
+}

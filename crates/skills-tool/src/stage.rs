@@ -1,6 +1,8 @@
 //! Getting a skill's files from any source `install` and `add` take (an archive path or
 //! URL, a `SKILL.md` URL, a registry name, a directory) into a staging directory, under
-//! the packaging file policy, before anything is moved into place. Shared by commands, so
+//! the packaging file policy, before anything is moved into place. A `SKILL.md` URL of a
+//! git host brings the skill's whole directory from the repository; the file alone is
+//! installed only when that cannot be had, with a warning that says why and what is missing. Shared by commands, so
 //! it is not one (no command imports another).
 
 use std::fs;
@@ -80,7 +82,20 @@ pub(crate) fn stage_source(
 ) -> Result<String, miette::Report> {
     let lower = source.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
-        let (bytes, url) = fetch(source, &download.allow_hosts)?;
+        // The SKILL.md of a repository is one file of a skill: its directory is fetched
+        // with git, and the file alone only when that cannot be done.
+        let only = match stage_from_repository(source, &download.allow_hosts, staging, printer)? {
+            FromRepository::Staged(id) => return Ok(id),
+            FromRepository::Not(only) => only,
+        };
+        let (bytes, url) = fetch(source, &download.allow_hosts).inspect_err(|_| {
+            // Both ways failed: the error is the download's, and this is the other.
+            if let OnlyFile::Unfetched(why) = &only {
+                printer.note(&format!(
+                    "the repository could not be fetched either: {why}"
+                ));
+            }
+        })?;
         let name = last_segment(&url);
         return if bytes.starts_with(b"PK\x03\x04") || bytes.starts_with(b"PK\x05\x06") {
             skills_package::unpack(
@@ -91,7 +106,7 @@ pub(crate) fn stage_source(
             )
             .map_err(|e| errors::package(&e))
         } else {
-            stage_skill_md(&bytes, &url, staging, printer)
+            stage_skill_md(&bytes, &url, &only, staging, printer)
         };
     }
     if crate::registry_client::is_skill_name(source)
@@ -104,7 +119,7 @@ pub(crate) fn stage_source(
             client.base(),
             crate::registry_client::encode(source)
         );
-        return stage_skill_md(&bytes, &url, staging, printer);
+        return stage_skill_md(&bytes, &url, &OnlyFile::Registry, staging, printer);
     }
     let path = Path::new(source);
     let meta = fs::metadata(path).map_err(|e| {
@@ -196,31 +211,149 @@ pub(crate) fn stage_dir_as(
     Ok(())
 }
 
-/// A downloaded SKILL.md: the id is its `name`, which must be one path component.
-fn stage_skill_md(
-    bytes: &[u8],
-    url: &str,
+/// Why a skill is installed from its SKILL.md alone, for the warning that says so.
+enum OnlyFile {
+    /// The URL is not a SKILL.md in a repository of a git host (another host, a gist, an
+    /// archive's URL): the file is all it names.
+    NoRepository,
+    /// The URL is a SKILL.md in a repository, which could not be fetched (no git, no
+    /// network, a host git cannot clone from) or has no such file at that ref: why.
+    Unfetched(String),
+    /// A registry serves a skill's SKILL.md alone.
+    Registry,
+}
+
+/// What [`stage_from_repository`] did.
+enum FromRepository {
+    /// The skill's directory is staged under this id.
+    Staged(String),
+    /// Nothing was staged: the file alone is to be downloaded, for this reason.
+    Not(OnlyFile),
+}
+
+/// The skill a `SKILL.md` URL of a git host (GitHub, GitLab, Bitbucket, GitHub Enterprise)
+/// belongs to, fetched from its repository as `skills add` fetches (shallow, one ref, only
+/// the skill's directory checked out) and staged as a local directory is: every file of
+/// the skill, not the SKILL.md alone (a real skill had 18 files). Git runs only for a URL
+/// whose download would be allowed (a trusted host, or one named with --allow-host), so a
+/// host that is refused is never contacted.
+fn stage_from_repository(
+    source: &str,
+    allow: &[String],
     staging: &Path,
     printer: &Printer,
-) -> Result<String, miette::Report> {
-    let not_skill = || {
-        error(
-            format!("{url}: not a SKILL.md with a name, nor a ZIP archive"),
-            "pass the URL of a SKILL.md (or its blob page) or of a .skill archive",
-        )
+) -> Result<FromRepository, miette::Report> {
+    let Some(git) = skills_add::skill_md_repository(source) else {
+        return Ok(FromRepository::Not(OnlyFile::NoRepository));
     };
-    let md = skills_frontmatter::SkillMd::parse(bytes).map_err(|_| not_skill())?;
+    if !skills_url::to_raw(source).is_ok_and(|t| allowed(&t.raw, allow)) {
+        // The download refuses it, with the error that says how to allow it.
+        return Ok(FromRepository::Not(OnlyFile::NoRepository));
+    }
+    let unfetched = |why: String| Ok(FromRepository::Not(OnlyFile::Unfetched(why)));
+    let cache = match crate::settings::cache_dir() {
+        Ok(cache) => cache,
+        Err(e) => return unfetched(e.to_string()),
+    };
+    let at = git
+        .reference
+        .as_deref()
+        .map(|r| format!(" at {r}"))
+        .unwrap_or_default();
+    printer.status(&format!("fetching {}{at}\n", git.url));
+    let checkout = match skills_add::git::fetch(
+        &cache,
+        &git.url,
+        git.reference.as_deref(),
+        git.path.as_deref(),
+    ) {
+        Ok(checkout) => checkout,
+        Err(e) => return unfetched(e.to_string()),
+    };
+    let path = git.path.as_deref().unwrap_or_default();
+    let dir = checkout.dir.join(path);
+    // The path comes from the URL and the tree from the repository: a directory that is a
+    // link out of the checkout (to the user's files) is not a skill of this repository.
+    let inside = fs::canonicalize(&dir)
+        .ok()
+        .zip(fs::canonicalize(&checkout.dir).ok())
+        .is_some_and(|(d, c)| d.starts_with(c));
+    let commit = checkout.commit.get(..12).unwrap_or(&checkout.commit);
+    if dir.exists() && !inside {
+        return unfetched(format!(
+            "{path} in {} at {commit} leads out of the repository",
+            git.url
+        ));
+    }
+    if !inside || !dir.join("SKILL.md").is_file() {
+        let file = if path.is_empty() {
+            "SKILL.md".to_string()
+        } else {
+            format!("{path}/SKILL.md")
+        };
+        return unfetched(format!("{} has no {file} at {commit}", git.url));
+    }
+    // A skill in a directory installs under that directory's name, as a copy of the
+    // directory would; one at the root of its repository under its own `name` (the
+    // checkout's directory is named for the cache).
+    let id = match path.rsplit('/').next().filter(|n| !n.is_empty()) {
+        Some(name) => name.to_string(),
+        None => {
+            let bytes = skills_core::fs::read_bounded_in(
+                &dir.join("SKILL.md"),
+                &dir,
+                skills_frontmatter::MAX_FILE_BYTES,
+            )
+            .map_err(|e| {
+                error(
+                    format!("{}: SKILL.md: {e}", git.url),
+                    "the repository's SKILL.md could not be read",
+                )
+            })?;
+            skills_frontmatter::SkillMd::parse(&bytes)
+                .ok()
+                .as_ref()
+                .and_then(skill_md_id)
+                .ok_or_else(|| not_skill(source))?
+        }
+    };
+    stage_dir_as(&dir, &id, staging, printer)?;
+    Ok(FromRepository::Staged(id))
+}
+
+/// The error for a download that is neither a SKILL.md with a usable name nor an archive.
+fn not_skill(url: &str) -> miette::Report {
+    error(
+        format!("{url}: not a SKILL.md with a name, nor a ZIP archive"),
+        "pass the URL of a SKILL.md (or its blob page) or of a .skill archive",
+    )
+}
+
+/// The frontmatter `name` of a SKILL.md, when it can be a directory's name: one path
+/// component, not `.` or `..`, without `:` or control characters.
+fn skill_md_id(md: &skills_frontmatter::SkillMd) -> Option<String> {
     let id = md.name().map(str::trim).unwrap_or_default().to_string();
     let safe = !id.is_empty()
         && id != "."
         && id != ".."
         && !id.contains(['/', '\\', '\0', ':'])
         && !id.chars().any(char::is_control);
-    if !safe {
-        return Err(not_skill());
-    }
-    // Only this file could be had: say which files it names are not here (a real skill had
-    // 18, and the install said nothing).
+    safe.then_some(id)
+}
+
+/// A downloaded SKILL.md, installed alone: the id is its `name`, which must be one path
+/// component. `only` says why the rest of the skill is not here, for the warning.
+fn stage_skill_md(
+    bytes: &[u8],
+    url: &str,
+    only: &OnlyFile,
+    staging: &Path,
+    printer: &Printer,
+) -> Result<String, miette::Report> {
+    let md = skills_frontmatter::SkillMd::parse(bytes).map_err(|_| not_skill(url))?;
+    let id = skill_md_id(&md).ok_or_else(|| not_skill(url))?;
+    // Only this file could be had: say so, and why, and which files it names are not here
+    // (a real skill had 18, and the install said nothing).
     let mut missing: Vec<String> = md
         .references()
         .into_iter()
@@ -229,10 +362,27 @@ fn stage_skill_md(
         .collect();
     missing.sort();
     missing.dedup();
-    if !missing.is_empty() {
-        printer.warn(&format!(
-            "{id}: only SKILL.md was fetched from {url}; the files it names are not installed: {}\n",
+    let why = match only {
+        OnlyFile::NoRepository => {
+            ": the URL is not the SKILL.md of a skill in a GitHub, GitLab or Bitbucket repository"
+                .to_string()
+        }
+        OnlyFile::Unfetched(why) => format!(": the repository could not be fetched ({why})"),
+        OnlyFile::Registry => ": the registry serves a skill's SKILL.md alone".to_string(),
+    };
+    let named = if missing.is_empty() {
+        "it names no other file, but any the skill has are not installed".to_string()
+    } else {
+        format!(
+            "the files it names are not installed: {}",
             render::first_few(&missing, 10)
+        )
+    };
+    // A repository that was to be fetched may hold more than the file names: say so even
+    // when it names nothing. Elsewhere the file is all there is to know of.
+    if !missing.is_empty() || matches!(only, OnlyFile::Unfetched(_)) {
+        printer.warn(&format!(
+            "{id}: only SKILL.md was fetched from {url}{why}; {named}"
         ));
     }
     let dir = staging.join(&id);

@@ -11,6 +11,8 @@
 //! - `context`: context packages (`tools.json`, `resources.json`): lint and `skills show`.
 //! - `prompt`: `skills prompt` (built-in and user templates, JSON context, token estimates).
 //! - `package`: `skills package` and `skills install` (with a local HTTP server).
+//! - `install_url`: `skills install` of a `SKILL.md` URL: the whole skill from its repository
+//!   (bare clones git serves in place of GitHub), the file alone when that cannot be had.
 //! - `add`: `skills add` and `skills sync` from git repositories the tests create, into
 //!   fake projects and homes with several agents' folders.
 //! - `npm_lock`: `skills sync` in a project locked by npm `skills` (`skills-lock.json` as it
@@ -48,6 +50,7 @@ mod doctor;
 mod file_policy;
 mod fit;
 mod generated;
+mod install_url;
 mod mcp;
 mod no_data_loss;
 mod npm_lock;

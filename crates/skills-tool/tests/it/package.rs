@@ -621,8 +621,9 @@ fn install_says_what_is_not_an_archive_and_takes_a_skill_md() {
     assert!(t.path().join("skills/demo/scripts/run.sh").is_file());
 }
 
-/// A `SKILL.md` URL brings that file alone: the install says which files it names were not
-/// fetched (it said nothing, and a real skill had 18).
+/// A `SKILL.md` URL of no repository (another host) brings that file alone: the install says
+/// so, and which files it names were not fetched (it said nothing, and a real skill had 18).
+/// A repository's `SKILL.md` URL brings the whole skill: `install_url.rs`.
 #[test]
 fn a_skill_md_alone_names_the_files_it_could_not_bring() {
     let t = tempfile::tempdir().unwrap();
@@ -650,7 +651,7 @@ fn a_skill_md_alone_names_the_files_it_could_not_bring() {
     run.assert_code(0);
     assert!(
         crate::unwrapped(&run.stderr)
-            .contains("the files it names are not installed: references/forms.md, scripts/fill.py"),
+            .contains("the URL is not the SKILL.md of a skill in a GitHub, GitLab or Bitbucket repository; the files it names are not installed: references/forms.md, scripts/fill.py"),
         "{}",
         run.stderr
     );

@@ -26,6 +26,7 @@ use crate::errors::plain as error;
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
 use crate::render;
+use crate::settings::cache_dir;
 use source::{Found, fetch, find};
 
 /// Where a run installs: the scope, its base (project root or home), the canonical root
@@ -126,21 +127,6 @@ fn home() -> Result<PathBuf, miette::Report> {
     std::env::home_dir()
         .filter(|h| !h.as_os_str().is_empty())
         .ok_or_else(|| error("no home directory", "set HOME"))
-}
-
-/// The cache of fetched repositories: `SKILLS_CACHE_DIR`, else `$XDG_CACHE_HOME/skills`,
-/// else `~/.cache/skills`.
-fn cache_dir() -> Result<PathBuf, miette::Report> {
-    if let Some(dir) = std::env::var_os("SKILLS_CACHE_DIR").filter(|d| !d.is_empty()) {
-        return Ok(PathBuf::from(dir));
-    }
-    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME")
-        .map(PathBuf::from)
-        .filter(|d| d.is_absolute())
-    {
-        return Ok(dir.join("skills"));
-    }
-    Ok(home()?.join(".cache/skills"))
 }
 
 pub(crate) fn add_error(e: &AddError) -> miette::Report {
