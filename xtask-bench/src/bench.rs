@@ -444,8 +444,28 @@ fn write_copies(dir: &Path, root: &Path, copies: usize, files: Files) -> Result<
                         .join(prefix)
                         .join(name);
                     copy_dir(skill, &to, true)?;
+                    mark_copy(&to, i)?;
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// Appends a comment naming copy `i` to every `SKILL.md` under `dir`. Identical copies of a
+/// skill are one skill to `skills lint` (reported once, as an agent's copy of a skill it
+/// links is): a crawl of different repositories holds different files, and each copy here
+/// is linted and reported as one of them would be.
+fn mark_copy(dir: &Path, i: usize) -> Result<()> {
+    for entry in std::fs::read_dir(dir).with_context(|| format!("cannot read {}", dir.display()))? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            mark_copy(&entry.path(), i)?;
+        } else if entry.file_name() == "SKILL.md" {
+            let path = entry.path();
+            let mut text = std::fs::read(&path)?;
+            text.extend_from_slice(format!("\n<!-- crawl copy {i} -->\n").as_bytes());
+            std::fs::write(&path, text)?;
         }
     }
     Ok(())
@@ -1030,6 +1050,12 @@ mod tests {
                 .is_file()
         );
         assert!(!repos.join("owner0@repo0/skills/a/references").exists());
+        // Each copy differs from the others, as files of different repositories do.
+        let first = std::fs::read_to_string(repos.join("owner0@repo0/skills/a/SKILL.md")).unwrap();
+        let second =
+            std::fs::read_to_string(repos.join("owner1@repo1/agent/skills/c/SKILL.md")).unwrap();
+        assert!(first.ends_with("<!-- crawl copy 0 -->\n"), "{first}");
+        assert!(second.ends_with("<!-- crawl copy 1 -->\n"), "{second}");
         let count = walk_count(&repos);
         assert_eq!(count, 12, "10 skills and 2 nested ones");
     }
