@@ -16,6 +16,24 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&sha2::Sha256::digest(bytes))
 }
 
+/// The SHA-256 of `parts` one after the other, each preceded by its length (so that
+/// `["ab", "c"]` and `["a", "bc"]` differ): a fingerprint of several things at once.
+///
+/// ```
+/// use skills_core::digest::sha256_parts;
+/// assert_ne!(sha256_parts(&[b"ab", b"c"]), sha256_parts(&[b"a", b"bc"]));
+/// assert_eq!(sha256_parts(&[b"x"]), sha256_parts(&[b"x"]));
+/// ```
+#[must_use]
+pub fn sha256_parts(parts: &[&[u8]]) -> [u8; 32] {
+    let mut hasher = sha2::Sha256::new();
+    for part in parts {
+        hasher.update((part.len() as u64).to_le_bytes());
+        hasher.update(part);
+    }
+    hasher.finalize().into()
+}
+
 /// `bytes` as lowercase hex, two digits a byte.
 ///
 /// ```

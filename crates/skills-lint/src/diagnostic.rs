@@ -182,6 +182,19 @@ pub(crate) struct Named {
     pub(crate) site: Site,
     /// The text of its SKILL.md through the frontmatter, for the renderers that quote it.
     pub(crate) source: Option<Arc<str>>,
+    /// What tells two skills of one name apart without reading them again.
+    pub(crate) identity: Identity,
+}
+
+/// A skill's contents as far as linting saw them: the SHA-256 of its `SKILL.md` and of its
+/// listing (every path and size). Two skills with different fingerprints are different
+/// skills; with equal ones and no file but `SKILL.md`, the same skill (a copy, or the same
+/// directory through a link); with other files, those decide.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Identity {
+    pub(crate) fingerprint: [u8; 32],
+    /// Whether `SKILL.md` is the skill's only file.
+    pub(crate) skill_md_only: bool,
 }
 
 /// A file's text, copied into a shared `Arc` only when a diagnostic needs it: most skills

@@ -198,7 +198,7 @@ impl Linter {
         queue.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
         let lister = skills_core::files::Lister::new();
         // The first skill of each name, in the report's order, for `duplicate-name`.
-        let mut first_of_name: HashMap<String, (PathBuf, PathBuf)> = HashMap::new();
+        let mut first_of_name: HashMap<String, checks::duplicate_names::First> = HashMap::new();
         for batch in queue.chunks(BATCH) {
             let mut linted = self.lint_batch(batch, &lister, &mut seen);
             // A nested skill sorts right after the skill it is in, inside this batch.
@@ -391,6 +391,7 @@ impl Linter {
             .field("name")
             .zip(text.as_ref())
             .map(|(e, text)| Named {
+                identity: identity(skill, skill_md.source()),
                 site: text.site(e.value_span.clone()),
                 // Shared with the file's other findings when it has any; else only the
                 // frontmatter the span points into, not a copy of every file of the run.
@@ -402,6 +403,22 @@ impl Linter {
                 }),
             });
         (report, named)
+    }
+}
+
+/// The fingerprint of `skill`, whose `SKILL.md` reads `source`: made here, in the parallel
+/// part of the run, so that `duplicate-name` compares two skills of one name without
+/// listing and reading both again (a crawl holds thousands of identical forks).
+fn identity(skill: &walk::SkillDir, source: &str) -> crate::diagnostic::Identity {
+    let mut shape = Vec::new();
+    for file in skill.files() {
+        shape.extend_from_slice(file.rel.as_bytes());
+        shape.push(0);
+        shape.extend_from_slice(&file.size.to_le_bytes());
+    }
+    crate::diagnostic::Identity {
+        fingerprint: skills_core::digest::sha256_parts(&[source.as_bytes(), &shape]),
+        skill_md_only: skill.files().len() == 1,
     }
 }
 
@@ -422,6 +439,73 @@ mod tests {
             .unwrap();
         assert_eq!(report.skills.len(), 1);
         assert!(report.skills[0].dir.ends_with(".claude/skills/a"));
+    }
+
+    /// Two skills of one name are one skill when they are identical (a copy, or the same
+    /// directory through a link), and two when anything differs: the `SKILL.md`, a file's
+    /// name, a file's size, or a file's bytes at the same size.
+    #[test]
+    fn identical_copies_are_one_skill_and_any_difference_makes_two() {
+        let lint = |root: &std::path::Path| {
+            let report = Linter::new(Config::default())
+                .lint_paths(&[root.to_path_buf()])
+                .unwrap();
+            (report.skills.len(), rules_of(&report))
+        };
+        let body = "Say hello. See [notes](notes.md).\n";
+        let cases: [(&str, &str, Option<&str>); 5] = [
+            // (the second copy's body, its notes.md, ...) against the first's.
+            (body, "same notes", None),
+            (
+                "Another body. See [notes](notes.md).\n",
+                "same notes",
+                Some("SKILL.md differs"),
+            ),
+            (
+                body,
+                "SAME NOTES",
+                Some("notes.md differs at the same size"),
+            ),
+            (body, "longer notes", Some("notes.md differs in size")),
+            (body, "", Some("no notes.md")),
+        ];
+        for (second_body, notes, differs) in cases {
+            let t = tempfile::tempdir().unwrap();
+            skill(&t.path().join("one"), "x", body);
+            write(t.path(), "one/x/notes.md", "same notes");
+            skill(&t.path().join("two"), "x", second_body);
+            if !notes.is_empty() {
+                write(t.path(), "two/x/notes.md", notes);
+            }
+            let (skills, rules) = lint(t.path());
+            match differs {
+                None => assert_eq!((skills, rules.as_slice()), (1, &[][..])),
+                Some(why) => {
+                    assert_eq!(skills, 2, "{why}");
+                    assert!(rules.contains(&RuleId::DuplicateName), "{why}: {rules:?}");
+                }
+            }
+        }
+        // SKILL.md alone: identical copies are one skill without a second look at the disk.
+        let t = tempfile::tempdir().unwrap();
+        for copy in ["a", "b", "c"] {
+            skill(&t.path().join(copy), "only", "Just this.\n");
+        }
+        skill(&t.path().join("d"), "only", "Something else.\n");
+        let (skills, rules) = lint(t.path());
+        assert_eq!(skills, 2);
+        assert_eq!(rules, [RuleId::DuplicateName]);
+        // The same directory through a link is one skill too.
+        #[cfg(unix)]
+        {
+            let t = tempfile::tempdir().unwrap();
+            skill(&t.path().join("real"), "linked", body);
+            write(t.path(), "real/linked/notes.md", "notes");
+            std::fs::create_dir_all(t.path().join("agent")).unwrap();
+            std::os::unix::fs::symlink(t.path().join("real/linked"), t.path().join("agent/linked"))
+                .unwrap();
+            assert_eq!(lint(t.path()), (1, vec![]));
+        }
     }
 
     #[test]
