@@ -2,6 +2,8 @@
 //! synthetic skill trees. Each benchmark is an entry of [`BENCHES`].
 //!
 //! - `lint` (here): `skills lint` against `rg`.
+//! - `add` (`bench_add.rs`): `skills add --all` of one repository of many skills, then
+//!   `check`, `update` and `sync` of them (and npm `skills`' `add`, when given).
 //! - `discovery` (`bench_discovery.rs`): `skills list`, `skills show` and the in-process
 //!   `Index::refresh` against `find`, on the same generated trees.
 //! - `mcp` (`bench_mcp.rs`): round trips of `skills mcp` and its peak RSS, on the same trees.
@@ -19,6 +21,8 @@ use serde_json::Value;
 
 use crate::{build_skills, target_dir};
 
+#[path = "bench_add.rs"]
+mod add;
 #[path = "bench_discovery.rs"]
 mod discovery;
 #[path = "bench_gateway.rs"]
@@ -41,6 +45,11 @@ const BENCHES: &[Bench] = &[
         name: "lint",
         about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]; or on a real tree copied N times: --corpus DIR [--copies N] [--files all|skill-md|crawl] [--runs N] (every output format, peak RSS, and `skilo`/`rg` when installed)",
         run: lint,
+    },
+    Bench {
+        name: "add",
+        about: "`skills add <repo> --all` of N skills from one local git repository (empty and warm cache), then `check`, `update` and `sync` of them (and `sync` into a fresh clone), with each one's ratio to `add`; options: [--skills 500] [--corpus DIR] [--runs 5] [--npm node_modules/.bin/skills]",
+        run: add::run,
     },
     Bench {
         name: "discovery",

@@ -58,6 +58,12 @@ pub struct Locked {
     /// The commit installed from, for a git source.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub commit: Option<String>,
+    /// The base URL of the skills registry `source` was looked up in, for a registry skill
+    /// (`source` is then its name there): `sync`, `check` and `update` ask that registry
+    /// again, whatever registry the environment names. Locks written before it was recorded
+    /// have none, and fall back to the configured registry.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub registry: Option<String>,
     /// The skill's directory in the source, `/`-separated (`skills/pdf`; empty for the
     /// source's root).
     #[serde(default)]
@@ -91,6 +97,7 @@ impl Locked {
             url: None,
             reference: None,
             commit: None,
+            registry: None,
             path: path.into(),
             hash: hash.into(),
             agents: Vec::new(),
@@ -321,6 +328,17 @@ fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
             format!("`commit` of `{name}` must be 7 to 64 hexadecimal digits"),
         );
     }
+    if let Some(registry) = &entry.registry
+        && !is_registry_url(registry)
+    {
+        return invalid(
+            Some("registry"),
+            format!(
+                "`registry` of `{name}` must be the http(s) URL of a skills registry, without credentials, query or fragment, of at most {MAX_REGISTRY_URL} bytes (it is `{}`); set it to the registry's URL, or remove the line and name the registry with SKILLS_REGISTRY",
+                crate::clip(&registry.escape_debug().to_string(), 80)
+            ),
+        );
+    }
     if !crate::hash::is_digest(&entry.hash) {
         return invalid(
             Some("hash"),
@@ -341,6 +359,44 @@ fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
         );
     }
     Ok(())
+}
+
+/// The longest registry URL read from a lock: a registry's base URL is short, and a longer
+/// value was not written by `skills add`.
+const MAX_REGISTRY_URL: usize = 2048;
+
+/// Whether `url` can be the base URL of a skills registry that a lock names: `http://` or
+/// `https://` and a host, no user name or password (a lock is committed: credentials in it
+/// would be published, and the token has its own variable), no query or fragment (the API's
+/// paths are appended to it), no whitespace, control characters or backslashes, at most
+/// 2048 bytes.
+///
+/// ```
+/// use skills_add::is_registry_url;
+///
+/// assert!(is_registry_url("https://skills.acme.internal"));
+/// assert!(is_registry_url("http://127.0.0.1:8470/registry"));
+/// assert!(!is_registry_url("https://user:secret@skills.acme.internal"));
+/// assert!(!is_registry_url("file:///etc/passwd"));
+/// ```
+#[must_use]
+pub fn is_registry_url(url: &str) -> bool {
+    if url.len() > MAX_REGISTRY_URL
+        || url
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || matches!(c, '?' | '#' | '\\'))
+    {
+        return false;
+    }
+    let lower = url.to_ascii_lowercase();
+    let Some(rest) = lower
+        .strip_prefix("https://")
+        .or_else(|| lower.strip_prefix("http://"))
+    else {
+        return false;
+    };
+    let authority = rest.split('/').next().unwrap_or_default();
+    !authority.is_empty() && !authority.starts_with(':') && !authority.contains('@')
 }
 
 /// Whether `path` is empty or `/`-separated names that stay inside the directory they are
@@ -472,6 +528,24 @@ mod tests {
             (entry("pdf", "commit = \"HEAD; rm\"\n"), "7:10", "`commit`"),
             (entry("pdf", "agents = [\"../x\"]\n"), "7:10", "`agents`"),
             (entry("pdf", "").replace(&hash, "sha256:x"), "6:8", "`hash`"),
+            (
+                entry("pdf", "registry = \"file:///etc/passwd\"\n"),
+                "7:12",
+                "`registry` of `pdf`",
+            ),
+            (
+                entry("pdf", "registry = \"https://me:pw@skills.acme.internal\"\n"),
+                "7:12",
+                "without credentials",
+            ),
+            (
+                entry(
+                    "pdf",
+                    &format!("registry = \"https://a.b/{}\"\n", "x".repeat(3000)),
+                ),
+                "7:12",
+                "at most 2048 bytes",
+            ),
         ] {
             let e = Lock::parse(&text, Path::new("skills.lock")).unwrap_err();
             let e = e.to_string();
@@ -483,6 +557,52 @@ mod tests {
             // Serde readers of a lock are held to the same rules.
             assert!(toml::from_str::<Lock>(&text).is_err(), "{text}");
         }
+    }
+
+    /// A registry skill's entry keeps the registry it came from, and reads back.
+    #[test]
+    fn a_registry_is_recorded_and_read_back() {
+        let mut lock = Lock::new();
+        let mut entry = Locked::new("brainstorming", "", format!("sha256:{}", "c".repeat(64)));
+        entry.registry = Some("https://skills.acme.internal".into());
+        lock.skills.insert("brainstorming".into(), entry);
+        let text = lock.to_text();
+        assert!(
+            text.contains("registry = \"https://skills.acme.internal\"\n"),
+            "{text}"
+        );
+        assert_eq!(Lock::parse(&text, Path::new("skills.lock")).unwrap(), lock);
+    }
+
+    #[test]
+    fn registry_urls() {
+        for fine in [
+            "https://skills.acme.internal",
+            "HTTP://127.0.0.1:8470",
+            "http://[::1]:8470/registry/",
+        ] {
+            assert!(is_registry_url(fine), "{fine}");
+        }
+        for bad in [
+            "",
+            "skills.acme.internal",
+            "ftp://h",
+            "https://",
+            "https://:443",
+            "https:///x",
+            "https://u@h",
+            "https://u:p@h/x",
+            "https://h/x?token=1",
+            "https://h/#x",
+            "https://h/x y",
+            "https://h\\x",
+            "https://h/\u{7}",
+            "-oProxyCommand=x",
+        ] {
+            assert!(!is_registry_url(bad), "{bad:?}");
+        }
+        assert!(is_registry_url(&format!("https://h/{}", "x".repeat(2000))));
+        assert!(!is_registry_url(&format!("https://h/{}", "x".repeat(2048))));
     }
 
     #[test]

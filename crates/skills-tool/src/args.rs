@@ -589,6 +589,11 @@ pub(crate) struct DownloadArgs {
     /// against the registry's content_version digest before it is installed.
     #[arg(long, value_name = "URL")]
     pub(crate) registry: Option<String>,
+
+    /// The registry a lock entry names for its skill (`sync`, `check`, `update`): asked
+    /// instead of the configured one, never a flag.
+    #[arg(skip)]
+    pub(crate) locked_registry: Option<String>,
 }
 
 /// `skills add SOURCE [--list] [--skill NAME]... [--all] [--agent ID]... [--global] [--copy]`.

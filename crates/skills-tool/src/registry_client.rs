@@ -5,6 +5,11 @@
 //! The registry is `--registry URL`, else `SKILLS_REGISTRY`, else `[registry] url` in the
 //! nearest `skills.toml`; the token `SKILLS_REGISTRY_TOKEN`, else `[registry] token`. A
 //! token is never a flag: flags land in shell history and in `ps`.
+//!
+//! A skill added from a registry has that registry's URL in `skills.lock`, and `sync`,
+//! `check` and `update` ask it again ([`Client::locked`]). A lock arrives with a repository,
+//! so the token goes there only when it is also the registry configured here: a pull request
+//! that points the lock at another host must not receive the user's token.
 
 use std::path::Path;
 use std::time::Duration;
@@ -25,6 +30,8 @@ const MAX_ANSWER: u64 = 2 * 1024 * 1024;
 pub(crate) struct Client {
     base: String,
     token: Option<String>,
+    /// A token is configured, but not for this registry (one a lock names), so none is sent.
+    withheld: bool,
     agent: ureq::Agent,
 }
 
@@ -59,7 +66,6 @@ fn file_settings() -> Result<Section, miette::Report> {
 impl Client {
     /// The registry named by `flag`, the environment or skills.toml; `None` when none is.
     pub(crate) fn configured(flag: Option<&str>) -> Result<Option<Self>, miette::Report> {
-        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
         let file = file_settings()?;
         let Some(base) = flag
             .map(str::to_string)
@@ -68,25 +74,56 @@ impl Client {
         else {
             return Ok(None);
         };
-        let base = base.trim().trim_end_matches('/').to_string();
-        let lower = base.to_ascii_lowercase();
-        if !(lower.starts_with("https://") || lower.starts_with("http://")) {
+        let base = normalize(&base);
+        if !skills_add::is_registry_url(&base) {
             return Err(errors::plain(
                 format!("`{base}` is not a registry URL"),
-                "give the registry's http(s) URL, such as http://127.0.0.1:8470",
+                format!(
+                    "give the registry's http(s) URL, such as http://127.0.0.1:8470, without a user, password, query or fragment (the token goes in {TOKEN_ENV})"
+                ),
             ));
         }
+        Ok(Some(Self::new(base, env(TOKEN_ENV).or(file.token), false)))
+    }
+
+    /// The registry `url` that a lock names for a skill: asked whatever registry is
+    /// configured, since the skill came from there. The configured token is sent only when
+    /// `url` is the configured registry (`SKILLS_REGISTRY`, else `[registry] url`).
+    pub(crate) fn locked(url: &str) -> Result<Self, miette::Report> {
+        let base = normalize(url);
+        if !skills_add::is_registry_url(&base) {
+            // Lock entries are checked when the lock is read; this holds for any caller.
+            return Err(errors::plain(
+                format!("`{base}` is not a registry URL"),
+                "set `registry` in skills.lock to the registry's http(s) URL",
+            ));
+        }
+        let file = file_settings()?;
+        let token = env(TOKEN_ENV).or(file.token);
+        let ours = env(REGISTRY_ENV)
+            .or(file.url)
+            .is_some_and(|configured| same_registry(&configured, &base));
+        let (token, withheld) = match token {
+            Some(token) if ours => (Some(token), false),
+            Some(_) => (None, true),
+            None => (None, false),
+        };
+        Ok(Self::new(base, token, withheld))
+    }
+
+    fn new(base: String, token: Option<String>, withheld: bool) -> Self {
         let agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(30)))
             .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")))
             .build()
             .new_agent();
-        Ok(Some(Self {
+        Self {
             base,
-            token: env(TOKEN_ENV).or(file.token),
+            token,
+            withheld,
             agent,
-        }))
+        }
     }
 
     /// As [`Client::configured`], with an error that says how to name one when none is.
@@ -195,6 +232,11 @@ impl Client {
             (title, detail) => format!("{}: {title}: {detail}", self.base),
         };
         let help = match kind {
+            // A registry shows an anonymous caller no private skill: not found, too.
+            "unauthorized" | "invalid-token" | "not-found" if self.withheld => format!(
+                "skills.lock names this registry, and your token is sent only to the one {REGISTRY_ENV} (else `[registry] url` in skills.toml) names, so none was sent: if you trust {}, set {REGISTRY_ENV}={}",
+                self.base, self.base
+            ),
             "unauthorized" | "invalid-token" => format!(
                 "set {TOKEN_ENV} to a token of this registry (`skills registry token create` on its server)"
             ),
@@ -210,6 +252,32 @@ impl Client {
         };
         errors::plain(message, help)
     }
+}
+
+/// A variable's value, unless unset or blank.
+fn env(name: &str) -> Option<String> {
+    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+}
+
+/// A registry URL as the client keeps it: trimmed, without trailing slashes.
+fn normalize(url: &str) -> String {
+    url.trim().trim_end_matches('/').to_string()
+}
+
+/// Whether two registry URLs name one registry: the same after [`normalize`], the scheme
+/// and host compared without case (as URLs compare them), the path with it.
+fn same_registry(a: &str, b: &str) -> bool {
+    let key = |url: &str| {
+        let url = normalize(url);
+        let (scheme, rest) = url.split_once("://").unwrap_or(("", url.as_str()));
+        let (host, path) = rest.split_once('/').unwrap_or((rest, ""));
+        format!(
+            "{}://{}/{path}",
+            scheme.to_ascii_lowercase(),
+            host.to_ascii_lowercase()
+        )
+    };
+    key(a) == key(b)
 }
 
 /// The lint errors a registry refused a `SKILL.md` for, one per line, as `skills lint`

@@ -71,21 +71,28 @@ pub(crate) fn staging_in(root: &Path) -> Result<tempfile::TempDir, miette::Repor
         })
 }
 
+/// A staged skill: its id (its folder under the staging directory), and the registry it
+/// came from when it was a registry's skill.
+pub(crate) struct Staged {
+    pub(crate) id: String,
+    pub(crate) registry: Option<String>,
+}
+
 /// Puts the skill from `source` (an archive path or URL, a `SKILL.md` URL, a registry
-/// name, a skill directory) into `staging/<id>` and returns the id: what `install` and
-/// `add` share.
+/// name, a skill directory) into `staging/<id>`: what `install` and `add` share.
 pub(crate) fn stage_source(
     source: &str,
     download: &DownloadArgs,
     staging: &Path,
     printer: &Printer,
-) -> Result<String, miette::Report> {
+) -> Result<Staged, miette::Report> {
+    let local = |id| Staged { id, registry: None };
     let lower = source.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
         // The SKILL.md of a repository is one file of a skill: its directory is fetched
         // with git, and the file alone only when that cannot be done.
         let only = match stage_from_repository(source, &download.allow_hosts, staging, printer)? {
-            FromRepository::Staged(id) => return Ok(id),
+            FromRepository::Staged(id) => return Ok(local(id)),
             FromRepository::Not(only) => only,
         };
         let (bytes, url) = fetch(source, &download.allow_hosts).inspect_err(|_| {
@@ -105,22 +112,36 @@ pub(crate) fn stage_source(
                 &Limits::default(),
             )
             .map_err(|e| errors::package(&e))
+            .map(local)
         } else {
-            stage_skill_md(&bytes, &url, &only, staging, printer)
+            stage_skill_md(&bytes, &url, &only, staging, printer).map(local)
         };
     }
-    if crate::registry_client::is_skill_name(source)
-        && let Some(client) =
-            crate::registry_client::Client::configured(download.registry.as_deref())?
-    {
-        let bytes = crate::registry_client::fetch_skill_md(&client, source)?;
-        let url = format!(
-            "{}/api/skills/{}/content",
-            client.base(),
-            crate::registry_client::encode(source)
-        );
-        return stage_skill_md(&bytes, &url, &OnlyFile::Registry, staging, printer);
+    if crate::registry_client::is_skill_name(source) {
+        // A lock's registry is where the skill came from; else the one configured.
+        let client = match &download.locked_registry {
+            Some(url) => Some(crate::registry_client::Client::locked(url)?),
+            None => crate::registry_client::Client::configured(download.registry.as_deref())?,
+        };
+        if let Some(client) = client {
+            let bytes = crate::registry_client::fetch_skill_md(&client, source)?;
+            let url = format!(
+                "{}/api/skills/{}/content",
+                client.base(),
+                crate::registry_client::encode(source)
+            );
+            let id = stage_skill_md(&bytes, &url, &OnlyFile::Registry, staging, printer)?;
+            return Ok(Staged {
+                id,
+                registry: Some(client.base().to_string()),
+            });
+        }
     }
+    stage_path(source, staging, printer).map(local)
+}
+
+/// [`stage_source`] of a path: a directory, a skill's `SKILL.md`, an archive.
+fn stage_path(source: &str, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
     let path = Path::new(source);
     let meta = fs::metadata(path).map_err(|e| {
         error(

@@ -108,7 +108,7 @@ fn destination(args: &InstallArgs) -> Result<PathBuf, miette::Report> {
 
 /// Puts the skill from the source into `staging/<id>` and returns the id.
 fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
-    stage_source(&args.source, &args.download, staging, printer)
+    stage_source(&args.source, &args.download, staging, printer).map(|staged| staged.id)
 }
 
 /// Warns when the skill just installed is not the one agents will load: another skill of

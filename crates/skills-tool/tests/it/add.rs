@@ -901,6 +901,50 @@ fn a_lock_path_or_url_that_leaves_its_source_is_refused() {
     }
 }
 
+/// A lock's `registry` is where `sync`, `check` and `update` send requests (and, when it is
+/// the configured registry, the token): one that is not a plain http(s) URL of at most
+/// 2048 bytes, or that carries credentials, is refused at its value with the fix, and
+/// nothing is fetched or written.
+#[cfg(unix)]
+#[test]
+fn a_hostile_registry_in_a_lock_is_refused() {
+    let w = World::new();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    listener.set_nonblocking(true).unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let hash = format!("sha256:{}", "0".repeat(64));
+    for value in [
+        format!("http://alice:hunter2@127.0.0.1:{port}"),
+        "file:///etc/passwd".to_string(),
+        format!("http://127.0.0.1:{port}/?next=x"),
+        format!("http://127.0.0.1:{port}/{}", "x".repeat(3000)),
+    ] {
+        std::fs::write(
+            w.project.join("skills.lock"),
+            format!(
+                "version = 1\n\n[skills.demo]\nsource = \"demo\"\nregistry = \"{value}\"\nhash = \"{hash}\"\n"
+            ),
+        )
+        .unwrap();
+        for command in ["sync", "check", "update"] {
+            let run = w.run(&[command]);
+            run.assert_code(2);
+            assert!(
+                run.stderr.contains("skills.lock:5:12: `registry` of `demo` must be the http(s) URL of a skills registry")
+                    && run.stderr.contains("set it to the registry's URL"),
+                "{command} {value}: {}",
+                run.stderr
+            );
+        }
+        assert!(!w.project.join(".agents").exists());
+    }
+    assert_eq!(
+        listener.accept().map_err(|e| e.kind()).err(),
+        Some(std::io::ErrorKind::WouldBlock),
+        "something connected to the locked registry"
+    );
+}
+
 /// A lock that is a link to `/dev/zero` (git can commit one) is refused, not read forever.
 #[cfg(unix)]
 #[test]

@@ -1315,3 +1315,223 @@ fn sigterm_lets_a_request_in_flight_finish() {
     assert_eq!(response.status(), 200);
     stop(child, stderr);
 }
+
+/// `skills ARGS` in `root/project`, as [`client`] runs it, with a home, state and repository
+/// cache of its own under `root` (and wide lines, so hints are not wrapped).
+fn in_project(root: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> crate::Run {
+    let dir = |name: &str| root.join(name).display().to_string();
+    let (home, state, cache) = (dir("home"), dir("home/.local/state"), dir("cache"));
+    let mut all = vec![
+        ("HOME", home.as_str()),
+        ("XDG_STATE_HOME", state.as_str()),
+        ("XDG_CACHE_HOME", cache.as_str()),
+        ("SKILLS_CACHE_DIR", cache.as_str()),
+        ("COLUMNS", "400"),
+    ];
+    all.extend_from_slice(env);
+    client(&root.join("project"), args, &all)
+}
+
+/// A SKILL.md named `name`.
+fn named_skill_md(name: &str) -> String {
+    SKILL_MD.replace("name: demo", &format!("name: {name}"))
+}
+
+/// A registry started for a project: `demo` (public) and `secret` (alice's, private)
+/// published, anonymous reads allowed, and `demo` added to `work/project` with the registry
+/// and the token in the environment.
+struct Published {
+    _server_dir: tempfile::TempDir,
+    work: tempfile::TempDir,
+    child: Child,
+    stderr: BufReader<std::process::ChildStderr>,
+    registry: String,
+    token: String,
+}
+
+impl Published {
+    fn start() -> Self {
+        let server_dir = tempfile::tempdir().unwrap();
+        let work = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(work.path().join("project")).unwrap();
+        let mut routes = Routes::new();
+        for name in ["demo", "secret"] {
+            route(
+                &mut routes,
+                &format!("/o/r/main/{name}/SKILL.md"),
+                200,
+                &[],
+                named_skill_md(name).as_bytes(),
+            );
+        }
+        let fixture = serve(routes);
+        let token = token_in(server_dir.path(), "alice");
+        let (child, address, stderr) = start(
+            server_dir.path(),
+            &[
+                "--trust-host",
+                &fixture,
+                "--allow-loopback",
+                "--public-read",
+            ],
+        );
+        let p = Self {
+            _server_dir: server_dir,
+            work,
+            child,
+            stderr,
+            registry: format!("http://{address}"),
+            token,
+        };
+        let url = |name: &str| format!("http://{fixture}/o/r/main/{name}/SKILL.md");
+        client(p.work.path(), &["publish", &url("demo")], &p.configured()).assert_code(0);
+        client(
+            p.work.path(),
+            &["publish", &url("secret"), "--visibility", "private"],
+            &p.configured(),
+        )
+        .assert_code(0);
+        p.run(&["add", "demo"], &p.configured()).assert_code(0);
+        p
+    }
+
+    /// SKILLS_REGISTRY and SKILLS_REGISTRY_TOKEN naming this registry.
+    fn configured(&self) -> [(&str, &str); 2] {
+        [
+            ("SKILLS_REGISTRY", self.registry.as_str()),
+            ("SKILLS_REGISTRY_TOKEN", self.token.as_str()),
+        ]
+    }
+
+    fn run(&self, args: &[&str], env: &[(&str, &str)]) -> crate::Run {
+        in_project(self.work.path(), args, env)
+    }
+
+    fn project(&self) -> std::path::PathBuf {
+        self.work.path().join("project")
+    }
+
+    fn lock(&self) -> String {
+        std::fs::read_to_string(self.project().join("skills.lock")).unwrap()
+    }
+
+    fn stop(self) {
+        stop(self.child, self.stderr);
+    }
+}
+
+/// A skill added from a registry is locked with the registry's URL: `check`, `sync` and
+/// `update` ask that registry again with no SKILLS_REGISTRY, and whatever registry
+/// SKILLS_REGISTRY names. The token goes only to the registry configured here: a lock
+/// (which arrives with a repository) that names another host gets none.
+#[test]
+fn a_registry_skill_is_locked_with_its_registry() {
+    let p = Published::start();
+    let registry = p.registry.clone();
+    let lock = p.lock();
+    assert!(
+        lock.contains("[skills.demo]\nsource = \"demo\"\n")
+            && lock.contains(&format!("registry = \"{registry}\"\n")),
+        "{lock}"
+    );
+
+    // No registry in the environment, none in skills.toml: the lock's is asked.
+    let checked = p.run(&["check"], &[]);
+    checked.assert_code(0);
+    assert_eq!(checked.stdout, "demo: up to date\n", "{}", checked.stderr);
+    p.run(&["sync"], &[]).assert_code(0);
+    std::fs::remove_dir_all(p.project().join(".agents/skills/demo")).unwrap();
+    let restored = p.run(&["sync"], &[]);
+    restored.assert_code(0);
+    assert!(
+        restored
+            .stdout
+            .contains("1 skill(s) match skills.lock (1 fixed)"),
+        "{}{}",
+        restored.stdout,
+        restored.stderr
+    );
+    let updated = p.run(&["update"], &[]);
+    updated.assert_code(0);
+    assert_eq!(updated.stdout, "demo: up to date\n", "{}", updated.stderr);
+    // SKILLS_REGISTRY naming another registry does not move a locked skill.
+    p.run(&["check"], &[("SKILLS_REGISTRY", "http://127.0.0.1:9")])
+        .assert_code(0);
+
+    // A private skill needs the token, which goes to the lock's registry only when it is
+    // also the configured one.
+    p.run(&["add", "secret"], &p.configured()).assert_code(0);
+    std::fs::remove_dir_all(p.project().join(".agents/skills/secret")).unwrap();
+    let withheld = p.run(
+        &["sync"],
+        &[
+            ("SKILLS_REGISTRY", "http://127.0.0.1:9"),
+            ("SKILLS_REGISTRY_TOKEN", p.token.as_str()),
+        ],
+    );
+    withheld.assert_code(2);
+    assert!(
+        withheld
+            .stderr
+            .contains("your token is sent only to the one SKILLS_REGISTRY")
+            && withheld
+                .stderr
+                .contains(&format!("set SKILLS_REGISTRY={registry}")),
+        "{}",
+        withheld.stderr
+    );
+    assert!(!p.project().join(".agents/skills/secret").exists());
+    p.run(&["sync"], &p.configured()).assert_code(0);
+    assert!(p.project().join(".agents/skills/secret/SKILL.md").is_file());
+    p.stop();
+}
+
+/// A lock written before entries recorded their registry: the registry is SKILLS_REGISTRY
+/// as before; without it, `check` says so and what to set; `update` then records it.
+#[test]
+fn an_old_lock_without_its_registry_uses_skills_registry() {
+    let p = Published::start();
+    let lock_path = p.project().join("skills.lock");
+    let old: String = p
+        .lock()
+        .lines()
+        .filter(|l| !l.starts_with("registry = "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&lock_path, &old).unwrap();
+    let unknown = p.run(&["check"], &[]);
+    unknown.assert_code(1);
+    assert!(
+        unknown.stdout.starts_with(
+            "demo: cannot check the source: demo: `demo` names no path here, its lock entry names no registry"
+        ) && unknown
+            .stdout
+            .contains("set SKILLS_REGISTRY to the registry's URL"),
+        "{}",
+        unknown.stdout
+    );
+    std::fs::remove_dir_all(p.project().join(".agents/skills/demo")).unwrap();
+    let not_synced = p.run(&["sync"], &[]);
+    not_synced.assert_code(2);
+    assert!(
+        not_synced
+            .stderr
+            .contains("set SKILLS_REGISTRY to the registry's URL"),
+        "{}",
+        not_synced.stderr
+    );
+    p.run(&["sync"], &p.configured()).assert_code(0);
+    let from_env = p.run(&["check"], &p.configured());
+    from_env.assert_code(0);
+    assert_eq!(from_env.stdout, "demo: up to date\n", "{}", from_env.stderr);
+    assert_eq!(p.lock(), old);
+    p.run(&["update", "demo"], &p.configured()).assert_code(0);
+    assert!(
+        p.lock()
+            .contains(&format!("registry = \"{}\"\n", p.registry)),
+        "{}",
+        p.lock()
+    );
+    p.run(&["check"], &[]).assert_code(0);
+    p.stop();
+}

@@ -345,6 +345,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         entry.url.clone_from(&fetched.url);
         entry.reference.clone_from(&fetched.reference);
         entry.commit.clone_from(&fetched.commit);
+        entry.registry.clone_from(&fetched.registry);
         linked.sort();
         entry.agents = linked;
         entry.lint_errors = u32::try_from(lint_errors).unwrap_or(u32::MAX);

@@ -32,6 +32,8 @@ pub(super) struct Fetched {
     pub(super) url: Option<String>,
     pub(super) reference: Option<String>,
     pub(super) commit: Option<String>,
+    /// The registry the skill was looked up in, for a registry skill's name.
+    pub(super) registry: Option<String>,
     /// The skill the source itself named (`owner/repo@skill`).
     pub(super) skill: Option<String>,
     /// Held while the files are read: the cache entry's lock, or a temporary directory.
@@ -62,6 +64,7 @@ pub(super) fn fetch(
             url: None,
             reference: None,
             commit: None,
+            registry: None,
             skill: Some(skill.to_string()),
             _hold: Hold::None,
         });
@@ -73,6 +76,7 @@ pub(super) fn fetch(
             url: None,
             reference: None,
             commit: None,
+            registry: None,
             skill: None,
             _hold: Hold::None,
         }),
@@ -109,13 +113,14 @@ pub(super) fn fetch(
                     "check TMPDIR",
                 )
             })?;
-            crate::stage::stage_source(&other, download, temp.path(), printer)?;
+            let staged = crate::stage::stage_source(&other, download, temp.path(), printer)?;
             Ok(Fetched {
                 root: temp.path().to_path_buf(),
                 tree: temp.path().to_path_buf(),
                 url: None,
                 reference: None,
                 commit: None,
+                registry: staged.registry,
                 skill: None,
                 _hold: Hold::Temp(temp),
             })
@@ -144,6 +149,7 @@ pub(super) fn fetch_repository(
         url: Some(url.to_string()),
         reference: reference.map(str::to_string),
         commit: Some(checkout.commit.clone()),
+        registry: None,
         skill: None,
         _hold: Hold::Checkout(checkout),
     })
@@ -262,8 +268,12 @@ fn find_locked(
     Ok(skill)
 }
 
-/// Where a locked skill is fetched from: its source and the ref asked for.
-type SourceKey = (String, Option<String>);
+/// Where a locked skill is fetched from: its source, its registry (for a registry skill)
+/// and the ref asked for.
+type SourceKey = (String, Option<String>, Option<String>);
+
+/// Why a source could not be fetched: the error's message and its help.
+type Unfetched = (String, Option<String>);
 
 /// Locked skills fetched source by source: each source (and ref) once per run, however many
 /// skills come from it (`check` of 511 skills from one repository fetched it 511 times).
@@ -273,7 +283,9 @@ pub(super) struct Sources {
     /// How many skills of the run each source has: one is fetched sparsely (its directory
     /// alone), more as a whole tree.
     counts: std::collections::HashMap<SourceKey, usize>,
-    current: Option<(SourceKey, Result<Fetched, String>)>,
+    /// The source fetched last, or why it could not be: the message and its help (the
+    /// failure is told for each of its skills).
+    current: Option<(SourceKey, Result<Fetched, Unfetched>)>,
 }
 
 impl Sources {
@@ -288,6 +300,7 @@ impl Sources {
         let key = |entry: &Locked| -> SourceKey {
             (
                 locked_origin(entry, target),
+                entry.registry.clone(),
                 reference(entry).map(str::to_string),
             )
         };
@@ -319,20 +332,25 @@ impl Sources {
         printer: &Printer,
     ) -> Result<(&Fetched, Found), miette::Report> {
         let source = locked_origin(entry, target);
-        let key: SourceKey = (source.clone(), reference.map(str::to_string));
+        let key: SourceKey = (
+            source.clone(),
+            entry.registry.clone(),
+            reference.map(str::to_string),
+        );
         if self.current.as_ref().is_none_or(|(k, _)| *k != key) {
             // The previous checkout is released before the next fetch.
             self.current = None;
             let many = self.counts.get(&key).copied().unwrap_or(1) > 1;
             let sparse = Some(entry.path.as_str()).filter(|p| !p.is_empty() && !many);
-            let fetched = fetch(
-                &source,
-                reference,
-                sparse,
-                printer,
-                &DownloadArgs::default(),
-            )
-            .map_err(|e| format!("{e}"));
+            let download = DownloadArgs {
+                locked_registry: entry.registry.clone(),
+                ..DownloadArgs::default()
+            };
+            let fetched = match unlocked_registry(name, entry, &source) {
+                Some(missing) => Err((missing, None)),
+                None => fetch(&source, reference, sparse, printer, &download)
+                    .map_err(|e| (e.to_string(), e.help().map(|h| h.to_string()))),
+            };
             self.current = Some((key, fetched));
         }
         match self.current.as_ref().map(|(_, f)| f) {
@@ -340,12 +358,34 @@ impl Sources {
                 let skill = find_locked(fetched, name, entry, &source, &target.lint)?;
                 Ok((fetched, skill))
             }
-            Some(Err(message)) => Err(error(
+            Some(Err((message, help))) => Err(error(
                 message.clone(),
-                "check the source in the lock, and that you can reach it",
+                help.clone().unwrap_or_else(|| {
+                    "check the source in the lock, and that you can reach it".to_string()
+                }),
             )),
             None => Err(error("the source was not fetched", "report this bug")),
         }
+    }
+}
+
+/// Why a locked registry skill cannot be fetched, when it cannot: `source` is a name (no
+/// path of that name is here), its entry has no registry (a lock written before entries
+/// recorded one), and none is configured. `None` when it can be tried.
+fn unlocked_registry(name: &str, entry: &Locked, source: &str) -> Option<String> {
+    if entry.registry.is_some()
+        || entry.url.is_some()
+        || !crate::registry_client::is_skill_name(source)
+    {
+        return None;
+    }
+    match crate::registry_client::Client::configured(None) {
+        // A skills.toml that cannot be read is said by the fetch, which reads it again.
+        Ok(Some(_)) | Err(_) => None,
+        Ok(None) => Some(format!(
+            "{name}: `{source}` names no path here, its lock entry names no registry (a lock written before entries recorded theirs), and no registry is configured: set {} to the registry's URL (or `url` under [registry] in skills.toml); `skills update {name}` then records it in the lock",
+            crate::registry_client::REGISTRY_ENV
+        )),
     }
 }
 

@@ -112,9 +112,9 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
     let mut failed = false;
     for (name, entry) in chosen {
         let (name, entry) = (name.clone(), entry.clone());
-        let (fetched, skill) =
+        let (fetched, registry, skill) =
             match sources.locate(&name, &entry, &target, entry.reference.as_deref(), printer) {
-                Ok((fetched, skill)) => (fetched.commit.clone(), skill),
+                Ok((fetched, skill)) => (fetched.commit.clone(), fetched.registry.clone(), skill),
                 Err(e) => {
                     crate::render::print_error(printer, e.as_ref());
                     failed = true;
@@ -159,6 +159,10 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
         let mut updated = entry.clone();
         updated.hash = hash;
         updated.commit.clone_from(&fetched);
+        // An entry of a lock from before registries were recorded gets the one it came from.
+        if registry.is_some() {
+            updated.registry = registry;
+        }
         if entry.lint_errors > 0 {
             updated.lint_errors = u32::try_from(lint_errors).unwrap_or(u32::MAX);
         }
