@@ -109,15 +109,16 @@ impl Printer {
         let _ = std::io::stderr().lock().write_all(text.as_bytes());
     }
 
-    /// `warning: TEXT`, at every verbosity: a warning is part of the result.
+    /// `warning: TEXT`, at every verbosity: a warning is part of the result. Ends with one
+    /// newline whether `text` has one or not (a second made a blank line).
     pub(crate) fn warn(&self, text: &str) {
-        self.err(&format!("warning: {text}\n"));
+        self.err(&format!("warning: {}\n", text.trim_end_matches('\n')));
     }
 
-    /// `note: TEXT`, unless `-q`.
+    /// `note: TEXT`, unless `-q`; one newline at the end, as [`Printer::warn`].
     pub(crate) fn note(&self, text: &str) {
         if !self.ui.quiet() {
-            self.err(&format!("note: {text}\n"));
+            self.err(&format!("note: {}\n", text.trim_end_matches('\n')));
         }
     }
 

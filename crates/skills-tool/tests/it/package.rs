@@ -685,6 +685,8 @@ fn an_install_shadowed_by_a_higher_priority_root_says_so() {
         "{}",
         run.stderr
     );
+    // One warning, one line: no blank line after it.
+    assert!(!run.stderr.contains("\n\n"), "{:?}", run.stderr);
     // Installed where nothing comes first: no word.
     let quiet = crate::skills_with(
         &project,
