@@ -153,13 +153,7 @@ fn web(source: &str) -> Source {
     let Some(repository) = t.repository else {
         return other();
     };
-    if !matches!(
-        t.host,
-        skills_url::HostKind::GitHub
-            | skills_url::HostKind::GitHubEnterprise
-            | skills_url::HostKind::GitLab
-            | skills_url::HostKind::Bitbucket
-    ) {
+    if !is_git_host(t.host) {
         return other();
     }
     // The translation names the SKILL.md a directory URL stands for; the directory is wanted.
@@ -175,6 +169,17 @@ fn web(source: &str) -> Source {
         reference.as_deref(),
         path,
         None,
+    )
+}
+
+/// Hosts whose page URLs name a repository, a ref and a path that `git` can fetch.
+fn is_git_host(host: skills_url::HostKind) -> bool {
+    matches!(
+        host,
+        skills_url::HostKind::GitHub
+            | skills_url::HostKind::GitHubEnterprise
+            | skills_url::HostKind::GitLab
+            | skills_url::HostKind::Bitbucket
     )
 }
 
@@ -208,13 +213,7 @@ fn web(source: &str) -> Source {
 #[must_use]
 pub fn skill_md_repository(url: &str) -> Option<GitSource> {
     let t = skills_url::to_raw(url).ok()?;
-    if !matches!(
-        t.host,
-        skills_url::HostKind::GitHub
-            | skills_url::HostKind::GitHubEnterprise
-            | skills_url::HostKind::GitLab
-            | skills_url::HostKind::Bitbucket
-    ) {
+    if !is_git_host(t.host) {
         return None;
     }
     let repository = t.repository?;
