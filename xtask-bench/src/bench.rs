@@ -736,18 +736,26 @@ const GENERATOR_VERSION: &str = "bench-lint-tree v1";
 /// Written last: a tree without it (an interrupted run) is generated again.
 const MARKER: &str = ".generated";
 
+/// Whether `dir` was made from what `stamp` says (its `marker` file holds `stamp`), to be
+/// reused; otherwise `dir` is removed, to be made again.
+pub(crate) fn reuse_or_clear(dir: &Path, marker: &Path, stamp: &str) -> Result<bool> {
+    if std::fs::read_to_string(marker).is_ok_and(|s| s == stamp) {
+        eprintln!("reusing {}", dir.display());
+        return Ok(true);
+    }
+    if dir.exists() {
+        std::fs::remove_dir_all(dir).with_context(|| format!("cannot remove {}", dir.display()))?;
+    }
+    Ok(false)
+}
+
 /// `target/bench/lint-<n>/`, holding `skills/skill-<i>/...`; reused when already complete.
 fn generate_tree(n: usize) -> Result<PathBuf> {
     let root = target_dir()?.join("bench").join(format!("lint-{n}"));
     let marker = root.join(MARKER);
     let stamp = format!("{GENERATOR_VERSION}\n{n} skills\n");
-    if std::fs::read_to_string(&marker).is_ok_and(|s| s == stamp) {
-        eprintln!("reusing {}", root.display());
+    if reuse_or_clear(&root, &marker, &stamp)? {
         return Ok(root);
-    }
-    if root.exists() {
-        std::fs::remove_dir_all(&root)
-            .with_context(|| format!("cannot remove {}", root.display()))?;
     }
     eprintln!("generating {n} skills in {}...", root.display());
     write_tree(&root, n)?;

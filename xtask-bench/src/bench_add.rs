@@ -301,13 +301,8 @@ fn repository(root: &Path, options: &Options) -> Result<PathBuf> {
     };
     // Outside the repository, so it is not committed.
     let marker = root.join("repo.generated");
-    if std::fs::read_to_string(&marker).is_ok_and(|s| s == stamp) {
-        eprintln!("reusing {}", repo.display());
+    if super::reuse_or_clear(&repo, &marker, &stamp)? {
         return Ok(repo);
-    }
-    if repo.exists() {
-        std::fs::remove_dir_all(&repo)
-            .with_context(|| format!("cannot remove {}", repo.display()))?;
     }
     match &options.corpus {
         Some(dir) => {
