@@ -235,8 +235,9 @@ pub fn same_skill(a: &Path, b: &Path) -> bool {
 pub struct Lister {
     /// Canonical paths of the skills' parent directories, by the path given.
     parents: Mutex<HashMap<PathBuf, PathBuf>>,
-    /// The repository rule files for skills inside each canonical parent directory.
-    rules: Mutex<HashMap<PathBuf, Matchers>>,
+    /// The repository rule files for what lies inside each canonical directory seen (as a
+    /// skill's parent or above one); `None` outside any repository.
+    rules: Mutex<HashMap<PathBuf, Option<Matchers>>>,
 }
 
 impl Lister {
@@ -342,18 +343,49 @@ impl Lister {
                 return RepoRules::with_matchers(skill, matchers);
             }
         };
-        let known = self.rules.lock().ok().and_then(|r| r.get(parent).cloned());
-        let matchers = match known {
-            Some(matchers) => matchers,
-            None => {
-                let matchers = policy::matchers_above(parent);
-                if let Ok(mut rules) = self.rules.lock() {
-                    rules.insert(parent.to_path_buf(), Matchers::clone(&matchers));
-                }
-                matchers
+        let matchers = self
+            .rules_inside(parent)
+            .unwrap_or_else(|| Matchers::from([]));
+        RepoRules::with_matchers(skill, matchers)
+    }
+
+    /// [`policy::matchers_above`] for the canonical directory `dir`, built on what is known
+    /// of its ancestors: each directory costs two `stat`s (`.git`, `.gitignore`) once per
+    /// lister, where looking every ancestor up again for each parent cost ten a skill in a
+    /// deep crawl (`repos/<owner>@<repo>/plugins/x/skills/<skill>`).
+    fn rules_inside(&self, dir: &Path) -> Option<Matchers> {
+        let known = |d: &Path| self.rules.lock().ok().and_then(|r| r.get(d).cloned());
+        let remember = |d: &Path, m: &Option<Matchers>| {
+            if let Ok(mut rules) = self.rules.lock() {
+                rules.insert(d.to_path_buf(), m.clone());
             }
         };
-        RepoRules::with_matchers(skill, matchers)
+        // Up to the nearest directory already known, or the repository root.
+        let mut below = Vec::new();
+        let mut current = None;
+        for a in dir.ancestors() {
+            if let Some(m) = known(a) {
+                current = m;
+                break;
+            }
+            if policy::is_repository(a) {
+                let mut matchers = policy::repository_matchers(a);
+                matchers.extend(policy::gitignore_of(a));
+                current = Some(Matchers::from(matchers));
+                remember(a, &current);
+                break;
+            }
+            below.push(a);
+        }
+        // Then down again, each directory adding its own `.gitignore` inside a repository.
+        for a in below.into_iter().rev() {
+            current = current.map(|above| match policy::gitignore_of(a) {
+                Some(own) => above.iter().cloned().chain([own]).collect(),
+                None => above,
+            });
+            remember(a, &current);
+        }
+        current
     }
 }
 
@@ -723,6 +755,45 @@ mod tests {
         }
     }
 
+    #[test]
+    fn one_lister_gives_each_parent_the_rules_of_its_own_ancestors() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().canonicalize().unwrap();
+        let repo = root.join("repo");
+        fs::create_dir_all(repo.join(".git")).unwrap();
+        fs::write(repo.join(".gitignore"), "*.log\n").unwrap();
+        fs::create_dir_all(repo.join("a")).unwrap();
+        fs::write(repo.join("a/.gitignore"), "x.txt\n").unwrap();
+        for skill in [
+            "repo/a/skills/one",
+            "repo/b/skills/two",
+            "repo/skills/three",
+            "plain/skills/four",
+        ] {
+            let d = root.join(skill);
+            fs::create_dir_all(&d).unwrap();
+            for f in ["SKILL.md", "x.txt", "y.log"] {
+                fs::write(d.join(f), "x").unwrap();
+            }
+        }
+        // The order matters: later parents find their ancestors already known.
+        let lister = Lister::new();
+        let listed = |skill: &str| {
+            let listing = lister.list(&root.join(skill)).unwrap();
+            paths(&listing)
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(listed("repo/a/skills/one"), ["SKILL.md"]);
+        assert_eq!(listed("repo/b/skills/two"), ["SKILL.md", "x.txt"]);
+        assert_eq!(listed("repo/skills/three"), ["SKILL.md", "x.txt"]);
+        assert_eq!(listed("plain/skills/four"), ["SKILL.md", "x.txt", "y.log"]);
+        // And the same answers from a lister that starts elsewhere.
+        let fresh = Lister::new();
+        let listing = fresh.list(&root.join("repo/b/skills/two")).unwrap();
+        assert_eq!(paths(&listing), ["SKILL.md", "x.txt"]);
+    }
     #[cfg(unix)]
     #[test]
     fn a_skill_reached_through_a_link_is_listed_from_where_it_really_is() {

@@ -169,9 +169,14 @@ pub(crate) fn matchers_above(parent: &Path) -> Matchers {
         .collect();
     above.reverse();
     for dir in above {
-        matchers.extend(cached_matcher(dir, &dir.join(".gitignore")));
+        matchers.extend(gitignore_of(dir));
     }
     matchers.into()
+}
+
+/// The rules of `dir`'s own `.gitignore`, when it has one with any.
+pub(crate) fn gitignore_of(dir: &Path) -> Option<Arc<Gitignore>> {
+    cached_matcher(dir, &dir.join(".gitignore"))
 }
 
 /// The rule files for a skill that is a repository root itself: no `.gitignore` above it
@@ -184,7 +189,7 @@ pub(crate) fn matchers_of_repository_skill(skill: &Path) -> Matchers {
 }
 
 /// The user's global excludes and the repository's `.git/info/exclude`.
-fn repository_matchers(repo: &Path) -> Vec<Arc<Gitignore>> {
+pub(crate) fn repository_matchers(repo: &Path) -> Vec<Arc<Gitignore>> {
     let mut matchers = Vec::new();
     if let Some(global) = ignore::gitignore::gitconfig_excludes_path() {
         matchers.extend(cached_matcher(repo, &global));

@@ -117,7 +117,11 @@ impl HttpOptions {
 pub fn http_router(config: Config, options: HttpOptions) -> axum::Router {
     let limits = SessionLimits::new(options.max_sessions_per_caller, options.max_sessions);
     router_with(
-        move || Ok(server::SkillsServer::new(&config)),
+        move || {
+            Ok(crate::erased::Handler::new(server::SkillsServer::new(
+                &config,
+            )))
+        },
         options,
         limits,
         None,
@@ -135,7 +139,11 @@ pub fn http_router_for(
     caller: Option<&str>,
 ) -> axum::Router {
     router_with(
-        move || Ok(server::SkillsServer::new(&config)),
+        move || {
+            Ok(crate::erased::Handler::new(server::SkillsServer::new(
+                &config,
+            )))
+        },
         options,
         sessions.clone(),
         caller.map(Arc::from),
@@ -143,8 +151,8 @@ pub fn http_router_for(
 }
 
 /// The endpoint over servers made by `factory`, one per session.
-fn router_with<S: rmcp::ServerHandler>(
-    factory: impl Fn() -> Result<S, std::io::Error> + Send + Sync + 'static,
+fn router_with(
+    factory: impl Fn() -> Result<crate::erased::Handler, std::io::Error> + Send + Sync + 'static,
     options: HttpOptions,
     limits: SessionLimits,
     caller: Option<Arc<str>>,
@@ -188,7 +196,53 @@ pub async fn serve_http(
     options: HttpOptions,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<(), ServeError> {
-    serve_http_boxed(config, listener, options, Box::pin(shutdown)).await
+    serve_http_boxed(
+        config,
+        listener,
+        options,
+        Box::pin(shutdown),
+        crate::EVERY.endpoint,
+    )
+    .await
+}
+
+/// Makes the `/mcp` endpoint of an HTTP launch (see [`crate::Makers`]).
+pub(crate) type MakeEndpoint = fn(Config, HttpOptions) -> crate::Boxed<'static, axum::Router>;
+
+/// The skills server's endpoint, or the gateway's when the configuration has one.
+pub(crate) fn any_endpoint(
+    config: Config,
+    options: HttpOptions,
+) -> crate::Boxed<'static, axum::Router> {
+    Box::pin(async move {
+        match &config.gateway {
+            // The downstream servers are started once, and shared by the sessions.
+            Some(file) => {
+                let servers = crate::gateway::start(file).await;
+                let limits =
+                    SessionLimits::new(options.max_sessions_per_caller, options.max_sessions);
+                router_with(
+                    move || {
+                        let gateway =
+                            crate::gateway::GatewayServer::new(&config, servers.clone(), None);
+                        Ok(crate::erased::Handler::new(gateway))
+                    },
+                    options,
+                    limits,
+                    None,
+                )
+            }
+            None => http_router(config, options),
+        }
+    })
+}
+
+/// The skills server's endpoint.
+pub(crate) fn skills_endpoint(
+    config: Config,
+    options: HttpOptions,
+) -> crate::Boxed<'static, axum::Router> {
+    Box::pin(async move { http_router(config, options) })
 }
 
 // The body of `serve_http`, boxed where it is made: the body of an `async fn` is compiled in
@@ -198,29 +252,10 @@ fn serve_http_boxed(
     listener: tokio::net::TcpListener,
     options: HttpOptions,
     shutdown: crate::Boxed<'static, ()>,
+    endpoint: MakeEndpoint,
 ) -> crate::Boxed<'static, Result<(), ServeError>> {
     Box::pin(async move {
-        let endpoint = match &config.gateway {
-            // The downstream servers are started once, and shared by the sessions.
-            Some(file) => {
-                let servers = crate::gateway::start(file).await;
-                let limits =
-                    SessionLimits::new(options.max_sessions_per_caller, options.max_sessions);
-                router_with(
-                    move || {
-                        Ok(crate::gateway::GatewayServer::new(
-                            &config,
-                            servers.clone(),
-                            None,
-                        ))
-                    },
-                    options.clone(),
-                    limits,
-                    None,
-                )
-            }
-            None => http_router(config, options.clone()),
-        };
+        let endpoint = endpoint(config, options.clone()).await;
         let app = axum::Router::new().nest_service("/mcp", endpoint);
         crate::listen::serve_router(listener, app, &options.connections, shutdown).await?;
         Ok(())
@@ -241,15 +276,22 @@ pub fn serve_http_until_signal(
     options: HttpOptions,
     listening: impl FnOnce(std::net::SocketAddr),
 ) -> Result<(), ServeError> {
-    until_signal(config, address, options, Box::new(listening))
+    until_signal(
+        config,
+        address,
+        options,
+        Box::new(listening),
+        crate::EVERY.endpoint,
+    )
 }
 
 // Not generic, so the server and its runtime are compiled in this crate, once.
-fn until_signal(
+pub(crate) fn until_signal(
     config: Config,
     address: &str,
     options: HttpOptions,
     listening: Box<dyn FnOnce(std::net::SocketAddr) + '_>,
+    endpoint: MakeEndpoint,
 ) -> Result<(), ServeError> {
     let _log = crate::init_logging(config.log_level);
     let options = options.with_env_limits(|name| std::env::var(name).ok())?;
@@ -261,7 +303,7 @@ fn until_signal(
         let listener = tokio::net::TcpListener::bind(address).await?;
         let stop = stop_signal();
         listening(listener.local_addr()?);
-        serve_http(config, listener, options, stop).await
+        serve_http_boxed(config, listener, options, Box::pin(stop), endpoint).await
     })
 }
 

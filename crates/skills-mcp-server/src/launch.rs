@@ -235,7 +235,28 @@ impl Launch {
         config: Config,
         listening: impl FnOnce(std::net::SocketAddr),
     ) -> Result<(), LaunchError> {
-        self.serve_dyn(config, Box::new(listening))
+        self.serve_dyn(config, Box::new(listening), crate::EVERY)
+    }
+
+    /// [`Launch::serve`] without the gateway: what the `skills-mcp` binary runs, which
+    /// then links no MCP client (the gateway's). A launch with `--gateway` is refused
+    /// ([`Launch::gateway`]); `skills mcp --gateway` serves it.
+    ///
+    /// # Errors
+    ///
+    /// As [`Launch::serve`], and [`LaunchError`] for a launch with `--gateway`.
+    pub fn serve_skills(
+        &self,
+        config: Config,
+        listening: impl FnOnce(std::net::SocketAddr),
+    ) -> Result<(), LaunchError> {
+        if self.gateway.is_some() || config.gateway.is_some() {
+            return Err(LaunchError {
+                message: "this server runs the skills server only, not a gateway".to_string(),
+                help: "run `skills mcp --gateway FILE`".to_string(),
+            });
+        }
+        self.serve_dyn(config, Box::new(listening), crate::SKILLS_ONLY)
     }
 
     // Not generic, so the whole server is compiled here once, not again in each binary
@@ -244,21 +265,21 @@ impl Launch {
         &self,
         config: Config,
         listening: Box<dyn FnOnce(std::net::SocketAddr) + '_>,
+        makers: crate::Makers,
     ) -> Result<(), LaunchError> {
         match &self.http {
             Some(address) => {
                 let mut options = HttpOptions::default();
                 options.allowed_hosts.clone_from(&self.allow_hosts);
                 options.allowed_origins.clone_from(&self.allow_origins);
-                crate::serve_http_until_signal(config, address, options, listening).map_err(
-                    |e: ServeError| LaunchError {
+                crate::http::until_signal(config, address, options, listening, makers.endpoint)
+                    .map_err(|e: ServeError| LaunchError {
                         message: format!("skills mcp --http {address}: {e}"),
                         help: "pass another --http ADDR (host:port; port 0 picks a free one)"
                             .to_string(),
-                    },
-                )
+                    })
             }
-            None => crate::serve_stdio(config).map_err(|e| LaunchError {
+            None => crate::serve_stdio_with(config, makers).map_err(|e| LaunchError {
                 message: format!("skills mcp: {e}"),
                 help: String::new(),
             }),
@@ -337,6 +358,19 @@ mod tests {
         });
         assert_eq!(parse(&["--help"]), Ok(Parsed::Help));
         assert_eq!(parse(&["-V"]), Ok(Parsed::Version));
+    }
+
+    #[test]
+    fn the_skills_only_launch_refuses_a_gateway_before_serving() {
+        let launch = Launch {
+            gateway: Some("g.json".into()),
+            ..Launch::default()
+        };
+        let config = Config::new(skills_discovery::Roots::custom(["nowhere"]));
+        let error = launch
+            .serve_skills(config, |_| unreachable!("nothing is served"))
+            .unwrap_err();
+        assert!(error.help.contains("skills mcp --gateway"), "{error:?}");
     }
 
     #[test]

@@ -53,6 +53,7 @@ mod bounded;
 pub(crate) type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 mod catalog;
+mod erased;
 mod extension;
 mod framing;
 pub mod gateway;
@@ -324,6 +325,11 @@ pub use sessions::SessionLimits;
 /// [`ServeError`] when the runtime cannot start or the session cannot be established;
 /// problems with skills or single requests never end the server.
 pub fn serve_stdio(config: Config) -> Result<(), ServeError> {
+    serve_stdio_with(config, EVERY)
+}
+
+/// [`serve_stdio`], with the servers of `makers`.
+pub(crate) fn serve_stdio_with(config: Config, makers: Makers) -> Result<(), ServeError> {
     // Held until the server ends: dropping it flushes the queued log lines.
     let _log = init_logging(config.log_level);
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -333,7 +339,7 @@ pub fn serve_stdio(config: Config) -> Result<(), ServeError> {
         // Non-blocking pipes when the client starts us with pipes (the usual case): no
         // hand-off to tokio's blocking pool per message. Falls back to `stdio()` otherwise.
         let (reader, writer) = rmcp::transport::stdio_pipes();
-        serve(config, reader, writer).await
+        serve_with(config, reader, writer, makers.server).await
     })
 }
 
@@ -369,30 +375,75 @@ where
     R: tokio::io::AsyncRead + Send + Unpin + 'static,
     W: tokio::io::AsyncWrite + Send + Unpin + 'static,
 {
+    serve_with(config, reader, writer, EVERY.server).await
+}
+
+/// [`serve`], with the servers `make` makes.
+async fn serve_with<R, W>(
+    config: Config,
+    reader: R,
+    writer: W,
+    make: MakeServer,
+) -> Result<(), ServeError>
+where
+    R: tokio::io::AsyncRead + Send + Unpin + 'static,
+    W: tokio::io::AsyncWrite + Send + Unpin + 'static,
+{
     let transport = bounded::Bounded::new(framing::Lines::new(reader, writer));
-    let session = |e: rmcp::service::ServerInitializeError| ServeError::Session(e.to_string());
-    let ended = match &config.gateway {
-        Some(file) => {
-            let servers = gateway::start(file).await;
-            let read_ahead = transport.read_ahead();
-            gateway::GatewayServer::new(&config, servers, Some(read_ahead))
-                .serve(transport)
-                .await
-                .map_err(session)?
-                .waiting()
-                .await
-        }
-        None => {
-            server::SkillsServer::new(&config)
-                .serve(transport)
-                .await
-                .map_err(session)?
-                .waiting()
-                .await
-        }
-    };
+    let read_ahead = transport.read_ahead();
+    let server = make(&config, read_ahead).await;
+    let ended = server
+        .serve(erased::Erased::new(transport))
+        .await
+        .map_err(|e| ServeError::Session(e.to_string()))?
+        .waiting()
+        .await;
     ended.map_err(|e| ServeError::Session(e.to_string()))?;
     Ok(())
+}
+
+/// Makes the server of a stdio session (the skills server, or the gateway), behind one
+/// type so that rmcp's service loop is compiled once ([`erased`]).
+pub(crate) type MakeServer =
+    for<'a> fn(&'a Config, bounded::ReadAhead) -> Boxed<'a, erased::Handler>;
+
+/// What a launch can serve, as the functions that make it: [`EVERY`] server, or
+/// [`SKILLS_ONLY`], which the `skills-mcp` binary runs. A binary that names only the latter
+/// links neither the gateway nor the MCP client it needs (reqwest, rustls): 5 MB less
+/// binary, and less of it resident (docs/performance.md).
+#[derive(Clone, Copy)]
+pub(crate) struct Makers {
+    pub(crate) server: MakeServer,
+    pub(crate) endpoint: http::MakeEndpoint,
+}
+
+/// The skills server, or the gateway when the configuration has one.
+pub(crate) const EVERY: Makers = Makers {
+    server: any_server,
+    endpoint: http::any_endpoint,
+};
+
+/// The skills server alone: a configuration's gateway is ignored.
+pub(crate) const SKILLS_ONLY: Makers = Makers {
+    server: skills_server,
+    endpoint: http::skills_endpoint,
+};
+
+fn any_server(config: &Config, read_ahead: bounded::ReadAhead) -> Boxed<'_, erased::Handler> {
+    Box::pin(async move {
+        match &config.gateway {
+            Some(file) => {
+                let servers = gateway::start(file).await;
+                let gateway = gateway::GatewayServer::new(config, servers, Some(read_ahead));
+                erased::Handler::new(gateway)
+            }
+            None => erased::Handler::new(server::SkillsServer::new(config)),
+        }
+    })
+}
+
+fn skills_server(config: &Config, _read_ahead: bounded::ReadAhead) -> Boxed<'_, erased::Handler> {
+    Box::pin(async move { erased::Handler::new(server::SkillsServer::new(config)) })
 }
 
 /// Logs to stderr through [`log::stderr`]; `None` when the caller already installed a

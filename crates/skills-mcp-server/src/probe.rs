@@ -6,6 +6,8 @@ use std::time::Duration;
 
 use rmcp::ServiceExt as _;
 
+use crate::erased::Erased;
+
 /// A server to ask.
 #[derive(Debug, Clone, Copy)]
 #[non_exhaustive]
@@ -81,14 +83,15 @@ fn probe_boxed(
                 let (Some(stdout), Some(stdin)) = (child.stdout.take(), child.stdin.take()) else {
                     return Err(ProbeError::Session("no pipes to the server".to_string()));
                 };
-                let listed = tokio::time::timeout(timeout, list((stdout, stdin))).await;
+                let transport = crate::gateway::wire::ChildLines::new(command, stdout, stdin);
+                let listed = tokio::time::timeout(timeout, list(Erased::new(transport))).await;
                 let _ = child.start_kill();
                 listed.map_err(|_| ProbeError::Timeout(timeout))?
             }
             ProbeTarget::Http { url } => {
                 crate::tls::ensure_provider();
                 let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url);
-                tokio::time::timeout(timeout, list(transport))
+                tokio::time::timeout(timeout, list(Erased::new(transport)))
                     .await
                     .map_err(|_| ProbeError::Timeout(timeout))?
             }
@@ -96,12 +99,12 @@ fn probe_boxed(
     })
 }
 
-async fn list<T, E, A>(transport: T) -> Result<Vec<String>, ProbeError>
-where
-    T: rmcp::transport::IntoTransport<rmcp::RoleClient, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let session = ().serve(transport).await.map_err(|e| ProbeError::Session(e.to_string()))?;
+async fn list(transport: Erased<rmcp::RoleClient>) -> Result<Vec<String>, ProbeError> {
+    let session =
+        ().into_dyn()
+            .serve(transport)
+            .await
+            .map_err(|e| ProbeError::Session(e.to_string()))?;
     let tools = session
         .list_all_tools()
         .await

@@ -56,6 +56,9 @@ fn main() -> ExitCode {
             })
         };
     let tests = vec![
+        trial("the_skills_mcp_binary_hands_a_gateway_to_skills", || {
+            Box::pin(the_skills_mcp_binary_hands_a_gateway_to_skills())
+        }),
         trial("level_one_then_a_skill_scope_proxied", || {
             Box::pin(level_one_then_a_skill_scope_proxied())
         }),
@@ -182,10 +185,15 @@ impl Setup {
     }
 
     async fn start(&self) -> (Session, Client) {
-        let log = std::fs::File::create(self.path("gateway.log")).unwrap();
         let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"));
+        command.arg("mcp");
+        self.start_with(command).await
+    }
+
+    /// [`Setup::start`] with `command` and the gateway's options.
+    async fn start_with(&self, mut command: tokio::process::Command) -> (Session, Client) {
+        let log = std::fs::File::create(self.path("gateway.log")).unwrap();
         command
-            .arg("mcp")
             .arg("--skills-dir")
             .arg(self.path("skills"))
             .arg("--gateway")
@@ -344,6 +352,20 @@ async fn eventually(what: &str, done: impl Fn() -> bool) {
 /// Seed 000's two levels as tools/list: the router's tools only, then a skill's scope
 /// after view_skill (with the notification), proxied calls of every content type, the
 /// swap to another skill, the refusal outside the scope, and back to Level 1.
+/// `skills-mcp` leaves the MCP client out (docs/performance.md): given `--gateway`, it
+/// runs `skills mcp` beside it, which serves the gateway itself.
+async fn the_skills_mcp_binary_hands_a_gateway_to_skills() {
+    let setup = Setup::new(json!({}));
+    let command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills-mcp"));
+    let (session, _client) = setup.start_with(command).await;
+    assert_eq!(names(&session).await, ["view_skill", "fetch"]);
+    let loaded = call(&session, "view_skill", json!({"skill_name": "trino-debug"}))
+        .await
+        .unwrap();
+    assert_eq!(loaded.is_error, Some(false), "{}", text(&loaded));
+    session.cancel().await.unwrap();
+}
+
 async fn level_one_then_a_skill_scope_proxied() {
     let setup = Setup::new(json!({}));
     let (session, client) = setup.start().await;

@@ -1,7 +1,7 @@
 //! Links out of `SKILL.md` and out of the skill: `link-missing`, `link-outside-skill` (for
 //! references and for symlinks) and `reference-too-deep`.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use skills_frontmatter::{MAX_FILE_BYTES, ReferenceKind, SkillMd};
@@ -43,6 +43,7 @@ pub(crate) fn check_references(
 ) {
     let md = &skill.skill_md;
     let mut followed = HashSet::new();
+    let mut looked_up = HashMap::new();
     for r in skill_md.references() {
         let Some(resolved) = r.resolved.as_deref().filter(|_| !r.is_absolute()) else {
             out.extend(linter.diagnostic(
@@ -59,8 +60,12 @@ pub(crate) fn check_references(
             continue;
         }
         let full = skill.dir.join(resolved);
-        if !exists(skill, &full) {
-            let left_out = skill.on_disk() && full.is_file();
+        // A path the body names again is looked up once.
+        let presence = *looked_up
+            .entry(resolved.to_string())
+            .or_insert_with(|| super::presence(skill, &full));
+        if presence != super::Presence::Present {
+            let left_out = presence == super::Presence::LeftOut;
             out.extend(
                 linter.diagnostic(
                     RuleId::LinkMissing,

@@ -11,7 +11,9 @@ use rmcp::model::{
     ProgressNotificationParam, ProgressToken, ReadResourceRequestParams, ReadResourceResult,
     Resource, ServerResult, Tool,
 };
-use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
+use rmcp::service::{DynService, NotificationContext, Peer, PeerRequestOptions, RunningService};
+
+use crate::erased::Erased;
 use rmcp::{ClientHandler, ErrorData, RoleClient, RoleServer, ServiceError, ServiceExt as _};
 
 use super::file::{Downstream as Spec, Transport};
@@ -391,7 +393,7 @@ impl Relist {
 
 /// A live session, and the child process behind a stdio one (killed when dropped).
 struct Live {
-    session: RunningService<RoleClient, Forwarder>,
+    session: RunningService<RoleClient, Box<dyn DynService<RoleClient>>>,
     _child: Option<tokio::process::Child>,
 }
 
@@ -578,7 +580,12 @@ impl Server {
                     return Err("no pipes to the server".to_string());
                 };
                 let session = handler
-                    .serve(wire::ChildLines::new(&self.spec.name, stdout, stdin))
+                    .into_dyn()
+                    .serve(Erased::new(wire::ChildLines::new(
+                        &self.spec.name,
+                        stdout,
+                        stdin,
+                    )))
                     .await
                     .map_err(|e| format!("the MCP session failed: {e}"))?;
                 (session, Some(child))
@@ -599,7 +606,8 @@ impl Server {
                 crate::tls::ensure_provider();
                 let transport = StreamableHttpClientTransport::from_config(config);
                 let session = handler
-                    .serve(transport)
+                    .into_dyn()
+                    .serve(Erased::new(transport))
                     .await
                     .map_err(|e| format!("the MCP session failed: {e}"))?;
                 (session, None)

@@ -9,7 +9,7 @@
 
 mod downstream;
 mod file;
-mod wire;
+pub(crate) mod wire;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;

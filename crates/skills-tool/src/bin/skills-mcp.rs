@@ -35,8 +35,22 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // The gateway is `skills mcp --gateway`'s: this binary leaves out the MCP client it
+    // needs (docs/performance.md), so it hands such a launch to `skills` beside it.
+    #[cfg(unix)]
+    if launch.gateway.is_some()
+        && let Some(skills) = sibling("skills")
+    {
+        use std::os::unix::process::CommandExt as _;
+        let error = std::process::Command::new(&skills)
+            .arg("mcp")
+            .args(launch.to_args())
+            .exec();
+        eprintln!("error: cannot run {}: {error}", skills.display());
+        return ExitCode::from(2);
+    }
     let served = launch.config().and_then(|config| {
-        launch.serve(config, |at| {
+        launch.serve_skills(config, |at| {
             eprintln!("skills mcp: Streamable HTTP at http://{at}/mcp");
         })
     });
@@ -51,6 +65,14 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// `name` next to the running executable, if it is there.
+#[cfg(unix)]
+fn sibling(name: &str) -> Option<std::path::PathBuf> {
+    let exe = std::env::current_exe().ok()?;
+    let other = exe.with_file_name(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    (other != exe && other.is_file()).then_some(other)
 }
 
 /// `skills-mcp --help`. The options are `skills mcp`'s (a test holds them together).

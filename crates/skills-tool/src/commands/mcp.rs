@@ -11,7 +11,8 @@ use crate::printer::{Printer, Ui};
 
 /// `skills mcp`: hands over to the `skills-mcp` binary beside this one when there is one
 /// (the server's process then maps only the server's code: a few megabytes less resident
-/// memory, see docs/performance.md), else serves in this process.
+/// memory, see docs/performance.md), else serves in this process. A gateway is served
+/// here: `skills-mcp` leaves out the MCP client a gateway needs.
 pub(crate) fn run(
     args: &McpArgs,
     skills_dirs: &[std::path::PathBuf],
@@ -33,7 +34,7 @@ pub(crate) fn run(
         .config()
         .map_err(|e| errors::plain(e.message, e.help))?;
     #[cfg(unix)]
-    if let Some(server) = sibling() {
+    if let Some(server) = sibling().filter(|_| launch.gateway.is_none()) {
         use std::os::unix::process::CommandExt as _;
         // Only returns on failure; then serve here instead.
         let error = std::process::Command::new(&server)
