@@ -339,10 +339,11 @@ fn table(
 /// The widths of the columns, in terminal cells, so that no line is wider than the
 /// terminal (as `ls` keeps to it). The description is what a reader reads, so it comes
 /// first: when the description and the source do not both fit whole beside the ID, the
-/// source gets what the longest description leaves, or a third of the room if that is
-/// more, and is cut (a root from its start: `…/.agents/skills`); when that leaves less than
-/// [`MIN_DESC`] columns of description or [`MIN_SRC`] of source, the source is left out.
-/// The description is never padded past its longest line.
+/// source stays whole if it takes at most half the room, and otherwise gets what the
+/// longest description leaves, or a third of the room if that is more, and is cut (a root
+/// from its start: `…/.agents/skills`); when that leaves less than [`MIN_DESC`] columns of
+/// description or [`MIN_SRC`] of source, the source is left out. The description is never
+/// padded past its longest line.
 struct Layout {
     id: usize,
     desc: usize,
@@ -368,7 +369,11 @@ impl Layout {
             };
         }
         let room = left.saturating_sub(2);
-        let src_w = src.min((room / 3).max(room.saturating_sub(desc)));
+        let src_w = if src <= room / 2 {
+            src
+        } else {
+            src.min((room / 3).max(room.saturating_sub(desc)))
+        };
         let desc_w = room - src_w;
         if desc_w >= MIN_DESC && src_w >= MIN_SRC {
             return Self {
@@ -461,6 +466,10 @@ mod tests {
         let src = root("project .agents/skills");
         let layout = Layout::fit(100, 14, long, src.width());
         assert_eq!((layout.desc, layout.src), (60, Some(22)));
+        // A source that takes at most half the room stays whole ("custom skills/skills"
+        // cut to "…m skills/skills" saved four columns).
+        let layout = Layout::fit(80, 28, long, 20);
+        assert_eq!((layout.desc, layout.src), (28, Some(20)));
         // A short description is not padded: the source keeps what it leaves.
         let layout = Layout::fit(160, 20, 40, installed.width());
         assert_eq!((layout.desc, layout.src), (40, Some(96)));
