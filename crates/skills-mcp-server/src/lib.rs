@@ -307,7 +307,10 @@ and resources):
       }
     }
 
-Tools, prompt and methods, with examples: docs/mcp.md.";
+  A client that connects to a URL (Streamable HTTP) instead:
+    skills mcp --http 127.0.0.1:8471        then http://127.0.0.1:8471/mcp
+
+Tools, prompts and methods, with examples: docs/mcp.md.";
 
 pub use http::{
     HttpOptions, http_router, http_router_for, serve_http, serve_http_until_signal, stop_signal,

@@ -60,7 +60,7 @@ impl ColorChoice {
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
-    /// Check skills against the specification and its best practices.
+    /// Check skills against the specification and best practices.
     ///
     /// Each PATH may be a skill directory, a SKILL.md file, or any directory, which is walked
     /// for skills (honouring .gitignore, entering hidden directories such as .claude/skills,
@@ -81,53 +81,59 @@ pub(crate) enum Command {
     /// three in the home directory. --skills-dir or SKILLS_PATH replace them.
     List(ListArgs),
 
-    /// Show one skill, found by id (its directory name), ignoring case.
+    /// Show one installed skill, found by id, ignoring case.
     ///
-    /// Without --view, prints the whole SKILL.md: with a short header at a terminal, raw when
-    /// piped (so `skills show x > SKILL.md` round-trips).
+    /// The id is the skill's directory name. Without --view, prints the whole SKILL.md:
+    /// with a short header at a terminal, raw when piped (so `skills show x > SKILL.md`
+    /// round-trips).
     Show(ShowArgs),
 
-    /// Print the raw URL of a SKILL.md given its page URL (blob, tree, gist), offline.
+    /// Print the raw URL of a SKILL.md page URL, offline.
     ///
-    /// GitHub blob -> raw.githubusercontent.com, GitLab /-/blob/ -> /-/raw/, Bitbucket /src/ ->
-    /// /raw/, gists -> gist.githubusercontent.com; tree URLs name the directory's SKILL.md.
+    /// GitHub blob -> raw.githubusercontent.com, GitLab /-/blob/ -> /-/raw/, Bitbucket
+    /// /src/ -> /raw/, gists -> gist.githubusercontent.com; tree URLs name the directory's
+    /// SKILL.md.
     /// Exit status 2 when the URL is malformed. Rules: docs/url.md.
     Url(UrlArgs),
 
-    /// Print the usage guide for agents (the MCP init-skills prompt), or write it into a file.
+    /// Print the usage guide for agents, or keep it in AGENTS.md.
     ///
+    /// The guide is the MCP server's init-skills prompt.
     /// `skills instructions --catalog --write AGENTS.md` keeps an AGENTS.md block with the
     /// guide and the catalog of installed skills up to date.
     Instructions(InstructionsArgs),
 
-    /// Create a new skill that lints clean, with optional scripts/, references/, assets/.
+    /// Create a skill that lints clean.
+    ///
+    /// With --with, also scripts/, references/ or assets/, each with a starter file.
     New(NewArgs),
 
-    /// Lint skills and write them as byte-reproducible .skill (ZIP) archives.
+    /// Lint skills and write them as reproducible .skill archives.
     ///
-    /// Writes DIR/<id>.skill whose entries are <id>/<path>, leaving out .git, __pycache__,
+    /// Writes DIR/<id>.skill, a ZIP archive whose entries are <id>/<path>, leaving out .git, __pycache__,
     /// node_modules, .DS_Store, *.pyc and what .gitignore, .ignore or .skillignore exclude.
     /// A skill with lint errors is not packaged (exit 1). Honours SOURCE_DATE_EPOCH.
     /// docs/package.md.
     Package(PackageArgs),
 
-    /// Render the Level-1 router prompt, or one skill's Level-2 prompt.
+    /// Render an agent's prompt: the skills router, or one skill's.
     ///
     /// `skills prompt router` lists every skill (name, description), the universal tools
-    /// (view_skill, then --tools) and the global resources (--resources). `skills prompt
-    /// NAME` gives the skill's SKILL.md body as persona with its tools.json and
-    /// resources.json. --template renders your own Jinja2 template; --format json prints the
-    /// context instead. docs/prompt.md.
+    /// (view_skill, then --tools) and the global resources (--resources): what an agent
+    /// reads first. `skills prompt NAME` gives the skill's SKILL.md body as persona with its
+    /// tools.json and resources.json: what it reads once it picks the skill. --template
+    /// renders your own Jinja2 template; --format json prints the context instead.
+    /// docs/prompt.md.
     Prompt(PromptArgs),
 
-    /// Install a skill from an archive, a directory, an http(s) URL or a registry.
+    /// Install one skill from an archive, a folder, a URL or a registry.
     ///
-    /// Installs into the project's .agents/skills (at the repository root), --global
+    /// Installs into the project's .agents/skills (at the repository root), -g/--global
     /// ~/.agents/skills, or --to DIR. Archives are unpacked safely and the skill must lint
     /// clean of errors; downloads only from trusted hosts. docs/package.md.
     Install(InstallArgs),
 
-    /// Install skills from a git repository, a directory or an archive into every agent.
+    /// Install skills for every agent, from git, a folder or an archive.
     ///
     /// SOURCE is owner/repo[/path][@skill][#ref] (GitHub), a GitHub, GitLab or Bitbucket
     /// page URL, any git URL (https, ssh, file://), a directory, or what `skills install`
@@ -137,7 +143,7 @@ pub(crate) enum Command {
     /// docs/add.md.
     Add(AddArgs),
 
-    /// Make the skills folders match skills.lock (a new clone, CI).
+    /// Make the skills folders match skills.lock (after a clone, in CI).
     ///
     /// Installs missing or modified skills again from their locked source and commit,
     /// and puts back missing agent links. --frozen changes nothing and fails on any
@@ -145,23 +151,24 @@ pub(crate) enum Command {
     /// --write-lock writes skills.lock from it. docs/add.md.
     Sync(SyncArgs),
 
-    /// Say which locked skills changed at their source or were modified here.
+    /// Say which locked skills changed at their source or here.
     ///
     /// Fetches each skill's source at its locked ref (the default branch when none) and
     /// compares the files with skills.lock; exit 1 when any differs. docs/add.md.
     Check(CheckArgs),
 
-    /// Install the source's current version of locked skills, and lock it.
+    /// Install the newest version of locked skills, and lock it.
     ///
     /// Each skill (all when none is named) is fetched at its locked ref, linted, and
     /// replaced in one step; one modified here is left alone unless --force. docs/add.md.
     Update(UpdateArgs),
 
-    /// Remove skills that `skills add` installed: the canonical copy, the agents' links, the
-    /// lock entry. docs/add.md.
+    /// Remove skills that `skills add` installed.
+    ///
+    /// Removes the canonical copy, the agents' links and the lock entry. docs/add.md.
     Remove(RemoveArgs),
 
-    /// Say which tool each skill will use here: MCP server, CLI or HTTP (seed 004).
+    /// Say which tool each skill will use here: MCP server, CLI or HTTP.
     ///
     /// Reads the MCP servers the agents are configured with (Claude Code, Claude Desktop,
     /// Cursor, VS Code, Codex, Gemini CLI, .claude-ops/mcp.json; nothing is started) and
@@ -170,37 +177,45 @@ pub(crate) enum Command {
     /// domain it needs. docs/doctor.md.
     Doctor(DoctorArgs),
 
-    /// Search a skills registry by name and description, and by tag.
+    /// Search a skills registry by name, description and tag.
     ///
     /// The registry is --registry URL, else SKILLS_REGISTRY, else `[registry] url` in the
     /// nearest skills.toml; the token SKILLS_REGISTRY_TOKEN or `[registry] token`.
     /// docs/registry.md.
     Search(SearchArgs),
 
-    /// Register a SKILL.md by its URL in a skills registry (it fetches, lints and keeps it).
+    /// Register a SKILL.md in a skills registry by its URL.
+    ///
+    /// The registry fetches the file, lints it and keeps it. docs/registry.md.
     Publish(PublishArgs),
 
-    /// Rate a skill of a skills registry, 1 to 5 stars (rating again changes your rating).
+    /// Rate a skill in a skills registry, 1 to 5 stars.
+    ///
+    /// Rating the same skill again changes your rating.
     Rate(RateArgs),
 
-    /// Serve the skills to AI agents over MCP (stdio).
+    /// Serve the skills to agents over MCP (stdio or HTTP).
     ///
-    /// Speaks the Model Context Protocol on stdin/stdout: the list_skills, get_skill and skill
-    /// tools, the init-skills prompt, and the io.modelcontextprotocol/skills extension
-    /// (skills/list, skills/get, resources). Skills are re-read on every request. Logs go to
-    /// stderr. Meant to be started by an MCP client, not run by hand.
+    /// Speaks the Model Context Protocol on stdin/stdout, or with --http ADDR over
+    /// Streamable HTTP at http://ADDR/mcp. Serves the tools list_skills, get_skill, skill,
+    /// view_skill and tool_inventory (which tool, MCP server, CLI or HTTP, each skill will
+    /// use on this machine), the init-skills and skills-router prompts, and the
+    /// io.modelcontextprotocol/skills extension (skills/list, skills/get, resources).
+    /// Skills are re-read on every request. Logs go to stderr. Meant to be started or
+    /// connected to by an MCP client, not used by hand.
     #[command(after_long_help = skills_mcp_server::CLIENT_CONFIGS)]
     Mcp(McpArgs),
 
-    /// Run a skills registry for a team: SkillCards registered by URL, a REST API.
+    /// Run a skills registry for a team: register, search, rate.
     ///
+    /// Skills are registered by the URL of their SKILL.md and served over a REST API.
     /// `skills registry serve` listens on 127.0.0.1:8470 and keeps everything in
     /// ./skills-registry.db (SQLite); --database postgres://… runs it on PostgreSQL.
     /// Registration fetches each SKILL.md from trusted hosts only and lints it first.
     /// Endpoints, configuration, tokens: docs/registry.md.
     Registry(RegistryArgs),
 
-    /// Print a shell completion script to stdout.
+    /// Print a shell completion script.
     ///
     /// The script is generated from the same definitions as --help, so it always matches
     /// this version of skills.
@@ -467,7 +482,7 @@ pub(crate) struct ShowArgs {
     pub(crate) format: ShowFormat,
 
     /// Skills of the repository at PATH (its .claude-ops/skills) override the others of
-    /// the same name, for this command only (seed 004's repo-provided skills).
+    /// the same name, for this command only (the skills a repository brings).
     #[arg(long, value_name = "PATH")]
     pub(crate) repo: Option<PathBuf>,
 }
@@ -483,7 +498,7 @@ pub(crate) enum View {
 pub(crate) enum ShowFormat {
     /// Text for people.
     Text,
-    /// A SkillCard-shaped JSON object.
+    /// One JSON document.
     Json,
 }
 
@@ -560,11 +575,11 @@ pub(crate) struct InstallArgs {
     pub(crate) to: Option<PathBuf>,
 
     /// Install into ~/.agents/skills.
-    #[arg(long)]
+    #[arg(long, short = 'g')]
     pub(crate) global: bool,
 
     /// Replace an installed skill with the same id.
-    #[arg(long)]
+    #[arg(long, short = 'f')]
     pub(crate) force: bool,
 
     /// Install a skill that has lint errors (under the destination's skills.toml settings):
@@ -629,7 +644,7 @@ pub(crate) struct AddArgs {
     pub(crate) copy: bool,
 
     /// Replace a skill of the same name that `skills add` did not install.
-    #[arg(long)]
+    #[arg(long, short = 'f')]
     pub(crate) force: bool,
 
     /// Install skills that have lint errors (under the project's skills.toml settings): the
@@ -691,7 +706,7 @@ pub(crate) struct DoctorArgs {
     pub(crate) trust_project: bool,
 
     /// Skills of the repository at PATH (its .claude-ops/skills) override the others of
-    /// the same name, for this command only (seed 004's repo-provided skills).
+    /// the same name, for this command only (the skills a repository brings).
     #[arg(long, value_name = "PATH")]
     pub(crate) repo: Option<PathBuf>,
 }
@@ -720,7 +735,7 @@ pub(crate) struct UpdateArgs {
     pub(crate) global: bool,
 
     /// Replace a skill even when it was modified here.
-    #[arg(long)]
+    #[arg(long, short = 'f')]
     pub(crate) force: bool,
 }
 
@@ -797,7 +812,7 @@ pub(crate) struct PackageArgs {
     pub(crate) no_lint: bool,
 
     /// Print the files that would be packaged, with their sizes, and write nothing.
-    #[arg(long)]
+    #[arg(long, short = 'l')]
     pub(crate) list: bool,
 }
 
@@ -812,7 +827,7 @@ pub(crate) enum PackageFormat {
 /// `skills prompt`.
 #[derive(Debug, Args)]
 pub(crate) struct PromptArgs {
-    /// `router` for the Level-1 prompt, or a skill's id for its Level-2 prompt.
+    /// `router` for the prompt that lists every skill, or a skill's id for its own prompt.
     #[arg(value_name = "router|NAME")]
     pub(crate) target: String,
 
@@ -833,8 +848,8 @@ pub(crate) struct PromptArgs {
     #[arg(long, value_enum, default_value_t = PromptFormat::Text)]
     pub(crate) format: PromptFormat,
 
-    /// Print token estimates (bytes / 4) instead of the prompt: this prompt, Level 1, and
-    /// every skill loaded in full.
+    /// Print token estimates (bytes / 4) instead of the prompt: this prompt, the router
+    /// prompt, and every skill loaded in full.
     #[arg(long)]
     pub(crate) stats: bool,
 }
@@ -985,6 +1000,50 @@ mod tests {
             }
         }
         names
+    }
+
+    /// Every command and its subcommands, depth first.
+    fn all_commands(cmd: &clap::Command) -> Vec<&clap::Command> {
+        let mut out = vec![cmd];
+        for sub in cmd.get_subcommands() {
+            out.extend(all_commands(sub));
+        }
+        out
+    }
+
+    /// A long option has one short form, or none, wherever it exists (`-g` is `--global`
+    /// in every command that has `--global`), and a short form means one long option.
+    #[test]
+    fn short_flags_are_the_same_everywhere() {
+        let cmd = Cli::command();
+        let mut shorts: std::collections::BTreeMap<String, BTreeSet<String>> =
+            std::collections::BTreeMap::new();
+        let mut longs: std::collections::BTreeMap<char, BTreeSet<String>> =
+            std::collections::BTreeMap::new();
+        for command in all_commands(&cmd) {
+            for arg in command.get_arguments() {
+                let Some(long) = arg.get_long() else { continue };
+                let short = arg.get_short();
+                shorts
+                    .entry(long.to_string())
+                    .or_default()
+                    .insert(short.map(String::from).unwrap_or_default());
+                if let Some(short) = short {
+                    longs.entry(short).or_default().insert(long.to_string());
+                }
+            }
+        }
+        let mixed: Vec<_> = shorts.iter().filter(|(_, s)| s.len() > 1).collect();
+        assert!(
+            mixed.is_empty(),
+            "long options with differing short forms: {mixed:?}"
+        );
+        let shared: Vec<_> = longs.iter().filter(|(_, l)| l.len() > 1).collect();
+        assert!(
+            shared.is_empty(),
+            "short forms of several long options: {shared:?}"
+        );
+        assert!(shorts["global"].contains("g"));
     }
 
     /// A new JSON output without a schema in docs/schemas/ fails here, and so does a schema

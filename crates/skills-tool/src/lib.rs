@@ -28,6 +28,7 @@ mod args;
 mod commands;
 mod errors;
 mod exit;
+mod help;
 mod panic;
 mod printer;
 mod registry_client;
@@ -125,9 +126,9 @@ where
     I: IntoIterator<Item = T>,
     T: Into<OsString> + Clone,
 {
-    use clap::{CommandFactory as _, FromArgMatches as _};
-    // `skills lint --version` is the version of `skills`, not of a "skills-lint".
-    let command = Cli::command().mut_subcommands(|sub| sub.display_name("skills"));
+    use clap::FromArgMatches as _;
+    let args: Vec<OsString> = args.into_iter().map(Into::into).collect();
+    let command = help::command(printer::width(), color_flag(&args));
     command
         .try_get_matches_from(args)
         .and_then(|matches| Cli::from_arg_matches(&matches))
@@ -136,4 +137,27 @@ where
             let _ = e.print();
             ExitCode::from(code)
         })
+}
+
+/// What `--color` says, read before clap parses (help and usage errors are drawn while it
+/// parses, `skills --help --color never` included): `Some` when it forces one way. The last
+/// one wins, as clap takes it; nothing after `--` is a flag.
+fn color_flag(args: &[OsString]) -> Option<bool> {
+    let mut forced = None;
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        let value = match word {
+            Some("--") => break,
+            Some("--color") => words.next().flatten(),
+            Some(w) => w.strip_prefix("--color="),
+            None => None,
+        };
+        forced = match value {
+            Some("always") => Some(true),
+            Some("never") => Some(false),
+            Some("auto") => None,
+            _ => forced,
+        };
+    }
+    forced
 }

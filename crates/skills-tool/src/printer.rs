@@ -49,16 +49,32 @@ impl Ui {
     }
 }
 
-/// The narrowest `$COLUMNS` taken; below it (or without it) the width is [`DEFAULT_WIDTH`].
-const MIN_WIDTH: usize = 40;
-const DEFAULT_WIDTH: usize = 100;
+/// The narrowest width laid out for: a terminal or `$COLUMNS` narrower than this gets this.
+const MIN_WIDTH: usize = 20;
+/// The width when neither the terminal nor `$COLUMNS` says (a pipe, a file): what `ls`,
+/// `man` and most programs assume.
+const DEFAULT_WIDTH: usize = 80;
 
-/// `$COLUMNS` when it is a usable width, else 100: the one rule for tables and diagnostics.
-fn terminal_width(columns: Option<&str>) -> usize {
-    columns
-        .and_then(|c| c.trim().parse().ok())
-        .filter(|w| *w >= MIN_WIDTH)
-        .unwrap_or(DEFAULT_WIDTH)
+/// The one rule for the width of tables, diagnostics and help: the terminal stdout is
+/// (asked with `TIOCGWINSZ`, as `ls` and cargo ask theirs), else `$COLUMNS`, else 80.
+/// `tty` is the terminal's width, `None` when stdout is not one (or says 0).
+fn terminal_width(tty: Option<u16>, columns: Option<&str>) -> usize {
+    tty.map(usize::from)
+        .filter(|w| *w > 0)
+        .or_else(|| {
+            columns
+                .and_then(|c| c.trim().parse::<usize>().ok())
+                .filter(|w| *w > 0)
+        })
+        .map_or(DEFAULT_WIDTH, |w| w.max(MIN_WIDTH))
+}
+
+/// The width to lay out for, read from the terminal and the environment now
+/// ([`terminal_width`]'s rule). The printer reads it once; `--help`, drawn by clap before
+/// there is a printer, reads it too.
+pub(crate) fn width() -> usize {
+    let tty = terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0);
+    terminal_width(tty, std::env::var("COLUMNS").ok().as_deref())
 }
 
 /// Writes a command's output (stdout) and its messages (stderr).
@@ -74,11 +90,10 @@ impl Printer {
         let tty = std::io::stdout().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let color = color.unwrap_or(tty && !no_color);
-        let width = terminal_width(std::env::var("COLUMNS").ok().as_deref());
         Self {
             ui: Ui {
                 color,
-                width,
+                width: width(),
                 verbosity,
             },
         }
@@ -148,10 +163,19 @@ mod tests {
 
     #[test]
     fn one_rule_for_the_terminal_width() {
-        assert_eq!(terminal_width(None), 100);
-        assert_eq!(terminal_width(Some("120")), 120);
-        assert_eq!(terminal_width(Some(" 80 ")), 80);
-        assert_eq!(terminal_width(Some("20")), 100);
-        assert_eq!(terminal_width(Some("wide")), 100);
+        // The terminal first: an exported $COLUMNS left over from another size loses.
+        assert_eq!(terminal_width(Some(60), Some("100")), 60);
+        assert_eq!(terminal_width(Some(160), None), 160);
+        // A terminal that does not know its size (0) is no answer.
+        assert_eq!(terminal_width(Some(0), Some("120")), 120);
+        // Not a terminal: $COLUMNS, then 80.
+        assert_eq!(terminal_width(None, Some("120")), 120);
+        assert_eq!(terminal_width(None, Some(" 80 ")), 80);
+        assert_eq!(terminal_width(None, None), 80);
+        assert_eq!(terminal_width(None, Some("wide")), 80);
+        assert_eq!(terminal_width(None, Some("0")), 80);
+        // Narrower than 20 columns is laid out for 20.
+        assert_eq!(terminal_width(None, Some("12")), 20);
+        assert_eq!(terminal_width(Some(8), None), 20);
     }
 }

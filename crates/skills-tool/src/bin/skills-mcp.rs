@@ -75,9 +75,18 @@ fn sibling(name: &str) -> Option<std::path::PathBuf> {
     (other != exe && other.is_file()).then_some(other)
 }
 
-/// `skills-mcp --help`. The options are `skills mcp`'s (a test holds them together).
+/// `skills-mcp --help`. The description and the options are `skills mcp`'s (tests in
+/// `tests/it/cli.rs` and `tests/it/mcp.rs` hold them together).
 const SERVER_HELP: &str = "\
-The skills MCP server on stdin/stdout (what `skills mcp` runs)
+Serve the skills to agents over MCP (stdio or HTTP): the server `skills mcp` runs.
+
+Speaks the Model Context Protocol on stdin/stdout, or with --http ADDR over Streamable
+HTTP at http://ADDR/mcp. Serves the tools list_skills, get_skill, skill, view_skill and
+tool_inventory (which tool, MCP server, CLI or HTTP, each skill will use on this
+machine), the init-skills and skills-router prompts, and the
+io.modelcontextprotocol/skills extension (skills/list, skills/get, resources). Skills
+are re-read on every request. Logs go to stderr. Meant to be started or connected to by
+an MCP client, not used by hand.
 
 Usage: skills-mcp [OPTIONS]
 
@@ -95,6 +104,7 @@ Options:
           resource definitions (read once, at start)
       --http <ADDR>
           Serve over MCP's Streamable HTTP at http://ADDR/mcp instead of stdin/stdout
+          (127.0.0.1:8471, say; port 0 picks a free one)
       --allow-host <HOST>
           With --http: also accept this Host header (loopback names always are; repeatable)
       --allow-origin <ORIGIN>

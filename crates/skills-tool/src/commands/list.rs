@@ -8,7 +8,7 @@ use skills_discovery::{Index, Roots, Skill, Warning};
 use crate::args::{ListArgs, ListFormat};
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
-use crate::render::{self, display_path};
+use crate::render::{self, cells, display_path};
 
 /// Bumped on any incompatible change to the JSON below.
 const SCHEMA_VERSION: u32 = 1;
@@ -224,19 +224,37 @@ fn json(index: &Index, skills: &[&Skill], installed: &Installed) -> String {
         .map_or_else(|e| format!("{{\"error\":\"{e}\"}}\n"), |s| s + "\n")
 }
 
-/// Cuts `text` to `width` characters, ending with `…` when cut.
-fn cut(text: &str, width: usize) -> String {
-    let first_line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    if first_line.chars().count() <= width {
-        return first_line.to_string();
+/// What the SOURCE column says of a skill: where its root is, and, for what `skills add`
+/// installed, where it came from and the agents it is linked into.
+struct Source {
+    /// `SCOPE ROOT`.
+    root: String,
+    /// ` <- SOURCE -> AGENTS` for what `skills add` installed, else empty.
+    via: String,
+}
+
+/// The fewest columns of [`Source::via`] worth showing once cut.
+const MIN_VIA: usize = 10;
+
+impl Source {
+    fn width(&self) -> usize {
+        cells::width(&self.root) + cells::width(&self.via)
     }
-    let mut out: String = first_line.chars().take(width.saturating_sub(1)).collect();
-    out.push('…');
-    out
+
+    /// The source in `columns`: whole when it fits; else the root first and the end of
+    /// what `skills add` recorded cut, when enough of it shows; else the root alone, cut
+    /// from its start (the end of a path says more).
+    fn cut(&self, columns: usize) -> std::borrow::Cow<'_, str> {
+        if self.via.is_empty() {
+            return cells::cut_start(&self.root, columns);
+        }
+        if cells::width(&self.root) + MIN_VIA <= columns {
+            return std::borrow::Cow::Owned(
+                cells::cut_end(&format!("{}{}", self.root, self.via), columns).into_owned(),
+            );
+        }
+        cells::cut_start(&self.root, columns)
+    }
 }
 
 fn table(
@@ -246,17 +264,15 @@ fn table(
     all: bool,
     width: usize,
 ) -> String {
-    // Where the root is, then, for what `skills add` installed, where it came from and the
-    // agents it is linked into.
-    let source = |s: &Skill| {
-        let root = format!("{} {}", s.scope, display_path(&s.root));
-        match installed.get(&s.dir) {
-            None => root,
-            Some(l) if l.agents.is_empty() => format!("{root} <- {}", l.source),
-            Some(l) => format!("{root} <- {} -> {}", l.source, l.agents.join(", ")),
-        }
+    let source = |s: &Skill| Source {
+        root: format!("{} {}", s.scope, display_path(&s.root)),
+        via: match installed.get(&s.dir) {
+            None => String::new(),
+            Some(l) if l.agents.is_empty() => format!(" <- {}", l.source),
+            Some(l) => format!(" <- {} -> {}", l.source, l.agents.join(", ")),
+        },
     };
-    let mut rows: Vec<(String, String, String)> = skills
+    let mut rows: Vec<(String, String, Source)> = skills
         .iter()
         .map(|s| {
             let desc = match &s.shadowed_by {
@@ -271,51 +287,63 @@ fn table(
             (
                 s.id.clone(),
                 format!("[skipped: {}]", s.reason),
-                format!("{} {}", s.scope, display_path(&s.root)),
+                Source {
+                    root: format!("{} {}", s.scope, display_path(&s.root)),
+                    via: String::new(),
+                },
             )
         }));
     }
     // Names and descriptions are anyone's text: no escape sequence reaches the terminal
-    // (escaped before the columns are measured).
+    // (escaped before the columns are measured), and a cell is one line.
     for row in &mut rows {
-        for cell in [&mut row.0, &mut row.1, &mut row.2] {
-            if let std::borrow::Cow::Owned(safe) = render::terminal_safe(cell) {
-                *cell = safe;
-            }
+        for cell in [&mut row.0, &mut row.1, &mut row.2.root] {
+            let line = cells::one_line(&render::terminal_safe(cell)).into_owned();
+            *cell = line;
         }
+        // (Trimmed, it would lose the space it starts with.)
+        let via = render::terminal_safe(&row.2.via).replace(['\n', '\t'], " ");
+        row.2.via = via;
     }
     let id_w = rows
         .iter()
-        .map(|r| r.0.chars().count())
+        .map(|r| cells::width(&r.0))
         .max()
         .unwrap_or(2)
         .clamp(2, 40)
         .min(width / 3);
     let src_w = rows
         .iter()
-        .map(|r| r.2.chars().count())
+        .map(|r| r.2.width())
         .max()
         .unwrap_or(6)
-        .max(6);
+        .max("SOURCE".len());
     let desc_w = rows
         .iter()
-        .map(|r| r.1.lines().next().unwrap_or_default().chars().count())
+        .map(|r| cells::width(&r.1))
         .max()
         .unwrap_or(11)
         .max("DESCRIPTION".len());
     let layout = Layout::fit(width, id_w, desc_w, src_w);
-    let mut out = layout.row("ID", "DESCRIPTION", "SOURCE");
+    let header = Source {
+        root: "SOURCE".to_string(),
+        via: String::new(),
+    };
+    let mut out = layout.row("ID", "DESCRIPTION", &header);
     for (id, desc, src) in rows {
         out.push_str(&layout.row(&id, &desc, &src));
     }
     out
 }
 
-/// The widths of the columns, so that no line is wider than the terminal (as `ls` keeps
-/// to it): the source is shown whole when it fits beside at least [`MIN_DESC`] columns of
-/// description, and the description takes the rest (never padded past its longest line);
-/// only below that is the source cut from its start (`…` then the end of the path), and when
-/// even that does not fit it is left out.
+/// The widths of the columns, in terminal cells, so that no line is wider than the
+/// terminal (as `ls` keeps to it). The description is what a reader reads, so it comes
+/// first: when the description and the source do not both fit whole beside the ID, the
+/// source stays whole if it takes at most half the room, and otherwise gets what the
+/// longest description leaves, or a third of the room if that is more, and is cut (a root
+/// from its start: `…/.agents/skills`); when that leaves less than [`MIN_DESC`] columns of
+/// description or [`MIN_SRC`] of source, the source is left out. The description is never
+/// padded past its longest line.
 struct Layout {
     id: usize,
     desc: usize,
@@ -323,7 +351,7 @@ struct Layout {
     src: Option<usize>,
 }
 
-/// The narrowest description column worth showing.
+/// The narrowest description column shown beside a source.
 const MIN_DESC: usize = 20;
 /// The narrowest source column worth showing (`project …/skills`).
 const MIN_SRC: usize = 12;
@@ -333,19 +361,25 @@ impl Layout {
     fn fit(width: usize, id: usize, desc: usize, src: usize) -> Self {
         // Two spaces between columns.
         let left = width.saturating_sub(id + 2);
-        if left >= MIN_DESC + 2 + src {
+        if desc + 2 + src <= left {
             return Self {
                 id,
-                desc: (left - 2 - src).min(desc),
+                desc,
                 src: Some(src),
             };
         }
-        let src_room = left.saturating_sub(MIN_DESC + 2);
-        if src_room >= MIN_SRC {
+        let room = left.saturating_sub(2);
+        let src_w = if src <= room / 2 {
+            src
+        } else {
+            src.min((room / 3).max(room.saturating_sub(desc)))
+        };
+        let desc_w = room - src_w;
+        if desc_w >= MIN_DESC && src_w >= MIN_SRC {
             return Self {
                 id,
-                desc: MIN_DESC,
-                src: Some(src_room),
+                desc: desc_w,
+                src: Some(src_w),
             };
         }
         Self {
@@ -355,79 +389,104 @@ impl Layout {
         }
     }
 
-    fn row(&self, id: &str, desc: &str, src: &str) -> String {
-        let (id_w, desc_w) = (self.id, self.desc);
-        let (id, desc) = (cut(id, id_w), cut(desc, desc_w));
+    fn row(&self, id: &str, desc: &str, src: &Source) -> String {
+        let id = cells::pad(&cells::cut_end(id, self.id), self.id);
+        let desc = cells::cut_end(desc, self.desc);
         match self.src {
-            Some(src_w) => format!("{id:id_w$}  {desc:desc_w$}  {}\n", cut_start(src, src_w)),
-            None => format!("{}\n", format!("{id:id_w$}  {desc}").trim_end()),
+            Some(src_w) => format!(
+                "{id}  {}  {}\n",
+                cells::pad(&desc, self.desc),
+                src.cut(src_w)
+            ),
+            None => format!("{}\n", format!("{id}  {desc}").trim_end()),
         }
     }
-}
-
-/// Cuts `text` to `width` characters from its start, beginning with `…` when cut: the end
-/// of a path says more than its start.
-fn cut_start(text: &str, width: usize) -> String {
-    let n = text.chars().count();
-    if n <= width {
-        return text.to_string();
-    }
-    let keep = width.saturating_sub(1);
-    let mut out = String::from("…");
-    out.extend(text.chars().skip(n - keep));
-    out
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{Layout, cut, cut_start};
+    use super::{Layout, Source, cells};
+
+    fn root(text: &str) -> Source {
+        Source {
+            root: text.to_string(),
+            via: String::new(),
+        }
+    }
 
     #[test]
     fn no_row_is_wider_than_the_terminal() {
-        let source = "project /home/someone/work/a-rather-long-project/.agents/skills";
-        for width in 40..=140 {
-            let layout = Layout::fit(width, 22, 200, source.chars().count());
-            for row in [
-                layout.row("ID", "DESCRIPTION", "SOURCE"),
-                layout.row(
-                    "a-skill-with-a-long-id",
+        let source = root("project /home/someone/work/a-rather-long-project/.agents/skills");
+        let installed = Source {
+            root: "project .agents/skills".to_string(),
+            via: " <- anthropics/skills -> claude-code, cursor, goose".to_string(),
+        };
+        for width in 20..=200 {
+            for src in [&source, &installed] {
+                for desc in [
                     "Does a great many things. Use when the user asks for any of them.",
-                    source,
-                ),
-            ] {
-                let len = row.trim_end().chars().count();
-                assert!(len <= width, "width {width}: {len} chars: {row:?}");
+                    "PDFのフォームに記入し、表とテキストを抽出します。PDFが送られたときに使います。",
+                ] {
+                    let layout =
+                        Layout::fit(width, 22.min(width / 3), cells::width(desc), src.width());
+                    for row in [
+                        layout.row("ID", "DESCRIPTION", &root("SOURCE")),
+                        layout.row("a-skill-with-a-long-id", desc, src),
+                    ] {
+                        let w = cells::width(row.trim_end());
+                        assert!(w <= width, "width {width}: {w} columns: {row:?}");
+                    }
+                }
             }
         }
-        assert_eq!(cut_start("project /a/b/skills", 12), "…/a/b/skills");
-        assert_eq!(cut_start("short", 12), "short");
     }
 
-    /// At 160 columns a 60-character source was cut from its start while the description
-    /// was padded: the source now comes whole, and the description is never padded past
-    /// its longest line.
+    /// At 160 columns the description was cut to 20 columns while the source of an
+    /// installed skill took the rest: the description comes first now, the source gets a
+    /// third of the room, and is never padded past its longest line.
     #[test]
-    fn the_source_is_whole_when_the_description_has_room_and_nothing_is_padded() {
-        let source = "project /home/someone/work/a-rather-long-project-name/.agents/skills";
-        let layout = Layout::fit(160, 10, 40, source.chars().count());
-        assert_eq!(
-            (layout.desc, layout.src),
-            (40, Some(source.chars().count()))
+    fn the_description_gets_the_room() {
+        let installed = Source {
+            root: "project .agents/skills".to_string(),
+            via: format!(
+                " <- github.com/someone/skills -> {}",
+                ["claude-code", "cursor", "goose", "windsurf", "roo"].join(", ")
+            ),
+        };
+        let long = 300;
+        let layout = Layout::fit(160, 20, long, installed.width());
+        // 160 - 20 - 2 - 2 = 136: a third for the source, the rest for the description.
+        assert_eq!((layout.desc, layout.src), (91, Some(45)));
+        let row = layout.row("pdf", "Fills PDF forms.", &installed);
+        assert!(
+            row.ends_with("  project .agents/skills <- github.com/someone…\n"),
+            "{row:?}"
         );
-        let row = layout.row("pdf", "Fills PDF forms.", source);
-        assert!(row.trim_end().ends_with(source), "{row:?}");
-        // Long descriptions give way to the source down to 20 columns, then the source is cut.
-        let layout = Layout::fit(110, 10, 300, source.chars().count());
-        assert_eq!(layout.src, Some(source.chars().count()));
-        let layout = Layout::fit(80, 10, 300, source.chars().count());
-        assert_eq!(layout.desc, 20);
-        assert!(layout.src.is_some_and(|w| w < source.chars().count()));
-    }
-
-    #[test]
-    fn cut_keeps_short_text_and_marks_long() {
-        assert_eq!(cut("short", 10), "short");
-        assert_eq!(cut("0123456789abc", 10), "012345678…");
-        assert_eq!(cut("\n  first line\nsecond", 40), "first line");
+        // A short source is whole, and the description takes the rest.
+        let src = root("project .agents/skills");
+        let layout = Layout::fit(100, 14, long, src.width());
+        assert_eq!((layout.desc, layout.src), (60, Some(22)));
+        // A source that takes at most half the room stays whole ("custom skills/skills"
+        // cut to "…m skills/skills" saved four columns).
+        let layout = Layout::fit(80, 28, long, 20);
+        assert_eq!((layout.desc, layout.src), (28, Some(20)));
+        // A short description is not padded: the source keeps what it leaves.
+        let layout = Layout::fit(160, 20, 40, installed.width());
+        assert_eq!((layout.desc, layout.src), (40, Some(96)));
+        // Narrow: the source is cut from its start, then left out.
+        let layout = Layout::fit(60, 14, long, src.width());
+        assert_eq!((layout.desc, layout.src), (28, Some(14)));
+        assert!(layout.row("x", "d", &src).ends_with("  …agents/skills\n"));
+        // What `skills add` recorded is cut at its end, or left out when little of it
+        // would show: the root comes first.
+        assert_eq!(
+            installed.cut(40),
+            "project .agents/skills <- github.com/so…"
+        );
+        assert_eq!(installed.cut(32), "project .agents/skills <- githu…");
+        assert_eq!(installed.cut(31), "project .agents/skills");
+        assert_eq!(installed.cut(14), "…agents/skills");
+        let layout = Layout::fit(40, 13, long, src.width());
+        assert_eq!((layout.desc, layout.src), (25, None));
     }
 }

@@ -283,17 +283,10 @@ fn list_table_is_sorted_by_priority_then_id() {
 #[test]
 fn list_table_cuts_descriptions_to_columns() {
     let t = Tree::standard();
-    // ID (14) + SOURCE (23) + 4 spaces leave 33 columns of 70 for the description.
     for columns in [40, 50, 60, 70, 100, 200] {
         let run = t.run_env(&t.project, &["list"], &[("COLUMNS", &columns.to_string())]);
         run.assert_code(0);
-        for line in run.stdout.lines() {
-            assert!(
-                line.chars().count() <= columns,
-                "{columns} columns: {} characters in\n{line}",
-                line.chars().count()
-            );
-        }
+        assert_fits(&run.stdout, columns);
         let git = run
             .stdout
             .lines()
@@ -315,9 +308,83 @@ fn list_table_cuts_descriptions_to_columns() {
         .lines()
         .find(|l| l.starts_with("git-commit"))
         .unwrap();
-    assert!(git.contains("  Write a commit mess…  …"), "{git}");
+    assert!(git.contains("  Write a commit message that…  …"), "{git}");
     let run = t.run_env(&t.project, &["list"], &[("COLUMNS", "40")]);
     assert!(!run.stdout.contains("SOURCE"), "{}", run.stdout);
+}
+
+/// Every line of `text` fits in `columns` terminal columns (a CJK character takes two).
+#[track_caller]
+fn assert_fits(text: &str, columns: usize) {
+    use unicode_width::UnicodeWidthStr as _;
+    for line in text.lines() {
+        assert!(
+            line.width() <= columns,
+            "{columns} columns: {} in\n{line}\n{text}",
+            line.width()
+        );
+    }
+}
+
+/// The table at 60, 100 and 160 columns, with a description in Japanese (two columns a
+/// character: measured by characters, its rows overflowed the terminal) and a skill
+/// `skills add` installed, whose source is long (at 160 columns the description was cut to
+/// 20 columns while the source took the rest).
+#[test]
+fn list_fits_60_100_and_160_columns() {
+    let t = Tree::new();
+    let root = t.project.join(".agents/skills");
+    t.skill(
+        &root.join("pdf-forms-ja"),
+        "PDFのフォームに記入し、表とテキストを抽出します。PDFが送られたとき、またはフォームについて聞かれたときに使います。",
+    );
+    t.skill(
+        &root.join("git-commit"),
+        "Write a commit message that follows the repository's conventions, stage the right files, and commit; never push unless asked. Use when the user asks to commit.",
+    );
+    t.skill(&root.join("deploy"), "Deploy to staging. Use when asked.");
+    t.write(
+        &t.project.join("skills.lock"),
+        &format!(
+            "version = 1\n\n[skills.git-commit]\nsource = \"acme-corporation/agent-skills\"\n\
+             path = \"skills/git-commit\"\nhash = \"sha256:{}\"\n\
+             agents = [\"claude-code\", \"cursor\", \"windsurf\", \"goose\"]\n",
+            "0".repeat(64)
+        ),
+    );
+    for columns in [60, 100, 160] {
+        let run = t.run_env(&t.project, &["list"], &[("COLUMNS", &columns.to_string())]);
+        run.assert_code(0).assert_quiet();
+        assert_fits(&run.stdout, columns);
+        t.snapshot(
+            &format!("list_{columns}_columns"),
+            &format!("COLUMNS={columns} {}", run.command),
+            &run.stdout,
+        );
+    }
+    // docs/discovery.md shows the 60 columns.
+    let doc =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/discovery.md"))
+            .unwrap();
+    let run = t.run_env(&t.project, &["list"], &[("COLUMNS", "60")]);
+    let shown: String = run.stdout.lines().map(|l| format!("  {l}\n")).collect();
+    assert!(
+        doc.contains(&format!("  $ skills list        # at 60 columns\n{shown}")),
+        "docs/discovery.md does not show:\n{shown}"
+    );
+    // At 160 columns the description has the room: the whole of a long English one, and
+    // the source of the installed skill is what is cut.
+    let run = t.run_env(&t.project, &["list"], &[("COLUMNS", "160")]);
+    let git = run
+        .stdout
+        .lines()
+        .find(|l| l.starts_with("git-commit"))
+        .unwrap();
+    assert!(git.contains("stage the right files"), "{git}");
+    assert!(
+        git.ends_with("  project .agents/skills <- acme-corporation/agen…"),
+        "{git}"
+    );
 }
 
 #[test]

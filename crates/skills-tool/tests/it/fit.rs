@@ -16,16 +16,17 @@ fn cli() -> PathBuf {
     testdata().join("cli")
 }
 
-/// The commands `skills --help` lists, without `help` itself.
+/// The commands `skills --help` lists (in groups, between the usage line and the global
+/// options), without `help` itself.
 fn commands() -> Vec<String> {
     let run = skills(&cli(), &["--help"]);
     run.assert_code(0);
     let listing = run
         .stdout
-        .split("Commands:\n")
-        .nth(1)
-        .and_then(|rest| rest.split("\n\n").next())
-        .expect("no Commands: section");
+        .split_once("\nUsage:")
+        .and_then(|(_, rest)| rest.split_once("\nGlobal options:"))
+        .map(|(groups, _)| groups)
+        .expect("no command groups");
     let names: Vec<String> = listing
         .lines()
         .filter(|l| l.starts_with("  ") && !l.starts_with("   "))

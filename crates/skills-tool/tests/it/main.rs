@@ -22,6 +22,8 @@
 //! - `registry`: `skills registry serve`, `migrate` and `token`, driven over HTTP and stopped
 //!   with SIGTERM.
 //! - `schemas`: every `--format json` output against its JSON Schema in `docs/schemas/`.
+//! - `terminal` (Unix): `list` and `--help` with stdout on a pseudo-terminal of 60, 100
+//!   and 160 columns: the terminal's size wins over `$COLUMNS`.
 //! - `fit`: `--version`, `-q`/`-v`, completions, man pages, the pre-commit hook and the
 //!   GitHub Action.
 //! - `adversarial`: hostile inputs (huge, binary, FIFO, symlink loops, Unicode oddities...)
@@ -60,6 +62,8 @@ mod registry;
 mod rules;
 mod scaffold;
 mod schemas;
+#[cfg(unix)]
+mod terminal;
 mod url;
 
 use std::path::{Path, PathBuf};

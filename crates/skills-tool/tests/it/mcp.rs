@@ -1422,3 +1422,44 @@ async fn the_skill_tool_takes_a_repository_that_overrides_for_that_call() {
     }
     session.cancel().await.unwrap();
 }
+
+/// `skills mcp --help` said "over MCP (stdio)" and "on stdin/stdout" when HTTP existed, and
+/// named three of the five tools. It names both transports, every tool and prompt the
+/// server lists, and `skills-mcp --help` says the same.
+#[tokio::test(flavor = "current_thread")]
+async fn the_help_names_both_transports_and_what_the_server_serves() {
+    let dir = tree();
+    let (session, _) = start(dir.path()).await;
+    let tools = session.list_all_tools().await.unwrap();
+    let prompts = session.list_all_prompts().await.unwrap();
+    session.cancel().await.unwrap();
+    let skills = crate::skills(dir.path(), &["mcp", "--help"]);
+    skills.assert_code(0);
+    let server = std::process::Command::new(env!("CARGO_BIN_EXE_skills-mcp"))
+        .arg("--help")
+        .output()
+        .unwrap();
+    let server = String::from_utf8(server.stdout).unwrap();
+    // The description, whatever the width wrapped: the second paragraph of clap's help.
+    let description = skills.stdout.split("\n\n").nth(1).unwrap();
+    assert!(
+        crate::unwrapped(&server).contains(&crate::unwrapped(description)),
+        "skills-mcp --help lacks the description of skills mcp --help:\n{description}\n---\n{server}"
+    );
+    for help in [&skills.stdout, &server] {
+        let first = help.lines().next().unwrap();
+        assert!(first.contains("stdio or HTTP"), "{first}");
+        let text = crate::unwrapped(help);
+        assert!(
+            text.contains("on stdin/stdout, or with --http ADDR over Streamable HTTP"),
+            "{text}"
+        );
+        let served = tools
+            .iter()
+            .map(|t| t.name.to_string())
+            .chain(prompts.iter().map(|p| p.name.clone()));
+        for name in served {
+            assert!(text.contains(&name), "--help does not name {name}:\n{help}");
+        }
+    }
+}
