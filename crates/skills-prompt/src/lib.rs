@@ -273,7 +273,8 @@ pub enum TemplateFault {
 }
 
 /// The filters a template can use beyond minijinja's core: Jinja2's that minijinja keeps
-/// in its contrib crate or behind its `json` feature, and two of ours (`xml`, `json`).
+/// in its contrib crate or behind its `json` feature (`truncate` and `wordwrap` are ours,
+/// to Jinja2's definitions), and two of ours beyond Jinja2 (`xml`, `json`).
 /// Every Jinja2 built-in filter minijinja implements is there too ([`BUILTIN_FILTERS`]).
 pub const EXTRA_FILTERS: &[&str] = &[
     "tojson",
@@ -680,21 +681,10 @@ fn environment() -> Environment<'static> {
     // methods on strings, lists and dicts (`x.upper()`, `d.items()`).
     minijinja_contrib::add_to_environment(&mut env);
     env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
-    // The contrib crate's take keyword arguments only; Jinja2 templates write
-    // `truncate(80)` and `wordwrap(40)`.
+    // Jinja2 templates write `truncate(80)` and `wordwrap(40)`; the contrib crate's take
+    // keywords only (and its wordwrap would bring textwrap's optimal fit to the whole tree).
     env.add_filter("truncate", truncate);
-    env.add_filter(
-        "wordwrap",
-        |value: &JinjaValue, args: Rest<ValueOrKwargs>| -> Result<JinjaValue, minijinja::Error> {
-            let names = [
-                "width",
-                "break_long_words",
-                "wrapstring",
-                "break_on_hyphens",
-            ];
-            minijinja_contrib::filters::wordwrap(value, as_keywords(&names, args)?)
-        },
-    );
+    env.add_filter("wordwrap", wordwrap);
     // `xml`: escape for XML in any template; `json`: compact JSON, safe inside an XML
     // element (`&`, `<`, `>` escaped).
     env.add_filter(XML, |v: JinjaValue| {
@@ -788,6 +778,49 @@ fn truncate(value: &JinjaValue, args: Rest<ValueOrKwargs>) -> Result<JinjaValue,
         _ => kept.as_str(),
     };
     Ok(JinjaValue::from(format!("{kept}{end}")))
+}
+
+/// Jinja2's `wordwrap(s, width=79, break_long_words=True, wrapstring='\n',
+/// break_on_hyphens=True)`: each line of `s` wrapped on its own, first fit at spaces (as
+/// Python's `textwrap`), the pieces joined with `wrapstring`.
+fn wordwrap(value: &JinjaValue, args: Rest<ValueOrKwargs>) -> Result<JinjaValue, minijinja::Error> {
+    let names = [
+        "width",
+        "break_long_words",
+        "wrapstring",
+        "break_on_hyphens",
+    ];
+    let kwargs = as_keywords(&names, args)?;
+    let width = kwargs.get::<Option<usize>>("width")?.unwrap_or(79);
+    let break_words = kwargs
+        .get::<Option<bool>>("break_long_words")?
+        .unwrap_or(true);
+    let wrapstring = kwargs.get::<Option<&str>>("wrapstring")?.unwrap_or("\n");
+    let hyphens = kwargs
+        .get::<Option<bool>>("break_on_hyphens")?
+        .unwrap_or(true);
+    kwargs.assert_all_used()?;
+    let text = value.as_str().unwrap_or_default();
+    let options = textwrap::Options::new(width.max(1))
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .break_words(break_words)
+        .word_splitter(if hyphens {
+            textwrap::WordSplitter::HyphenSplitter
+        } else {
+            textwrap::WordSplitter::NoHyphenation
+        });
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if line.trim().is_empty() {
+                String::new()
+            } else {
+                textwrap::wrap(line, &options).join(wrapstring)
+            }
+        })
+        .collect();
+    Ok(JinjaValue::from(lines.join(wrapstring)))
 }
 
 fn template_error(name: &str, source: &str, e: &minijinja::Error) -> PromptError {
@@ -1017,6 +1050,9 @@ mod tests {
                 "{{ 'one two three' | wordwrap(width=7, wrapstring='|') }}",
                 "one two|three",
             ),
+            // First fit, as Python's textwrap (optimal fit would balance the lines).
+            ("{{ 'aaa bb cc ddddd' | wordwrap(10) }}", "aaa bb cc\nddddd"),
+            ("{{ 'a\n\nb' | wordwrap(5) }}", "a\n\nb"),
             ("{{ 'one two three' | wordcount }}", "3"),
             ("{{ 2048 | filesizeformat }}", "2.0 kB"),
             ("{{ 2048 | filesizeformat(true) }}", "2.0 KiB"),
