@@ -207,7 +207,8 @@ fn check_metadata(file: &Path, meta: &Metadata) -> Result<(), TargetError> {
 
 /// Writes to a temporary file beside `file`, then renames it over `file`: a reader (or a
 /// crash, a kill, a full disk) sees the old content or the new, never half of it. The old
-/// file's permissions are kept; a symlink is written through (its target is replaced, the
+/// file's permissions are kept, and a new file gets the mode `touch` would give it (0666
+/// less the umask: 0644 under the usual 022); a symlink is written through (its target is replaced, the
 /// link stays); the directory is synced after the rename. A temporary file left by a killed
 /// run is removed first. The target is checked with [`check_target`] first and again just
 /// before the rename, so a device or FIFO put in its place meanwhile is not replaced.
@@ -249,13 +250,27 @@ pub fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
     let base = format!(".{name}.skills-tmp-");
     let _ = remove_stale(dir, &base);
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&temp_prefix(&base))
-        .tempfile_in(dir)?;
+    let old = std::fs::metadata(file).ok().map(|meta| meta.permissions());
+    let prefix = temp_prefix(&base);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    // tempfile's own default is 0600, for secrets; this is the user's file. The mode is
+    // given at creation, so the kernel applies the umask (as `touch` or an editor would):
+    // a new file is 0666 & !umask, and a replacement is never, even for a moment, more
+    // open than the file it replaces.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = old.as_ref().map_or(0o666, |p| p.mode() & 0o777);
+        builder.permissions(std::fs::Permissions::from_mode(mode));
+    }
+    let mut tmp = builder.tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
-    if let Ok(meta) = std::fs::metadata(file) {
-        std::fs::set_permissions(tmp.path(), meta.permissions())?;
+    // The umask may have taken bits the old file had (and creation drops setuid and the
+    // like): its exact mode is put back.
+    if let Some(old) = old {
+        std::fs::set_permissions(tmp.path(), old)?;
     }
     check_target(file).map_err(refuse)?;
     tmp.persist(file).map_err(|e| e.error)?;
@@ -287,6 +302,31 @@ mod tests {
             assert_eq!(removed, 0);
         }
         assert!(mine.exists() && other.exists());
+    }
+
+    /// A new file gets the mode a plain `File::create` gets under this process's umask
+    /// (not tempfile's 0600); an existing file keeps its exact mode.
+    #[cfg(unix)]
+    #[test]
+    fn new_files_follow_the_umask_and_old_ones_keep_their_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| {
+            format!(
+                "{:04o}",
+                fs::metadata(p).unwrap().permissions().mode() & 0o7777
+            )
+        };
+        let t = tempfile::tempdir().unwrap();
+        let reference = t.path().join("touched");
+        fs::File::create(&reference).unwrap();
+        let new = t.path().join("AGENTS.md");
+        write_atomically(&new, b"x").unwrap();
+        assert_eq!(mode(&new), mode(&reference));
+        for kept in [0o600, 0o664, 0o755] {
+            fs::set_permissions(&new, fs::Permissions::from_mode(kept)).unwrap();
+            write_atomically(&new, b"y").unwrap();
+            assert_eq!(mode(&new), format!("{kept:04o}"));
+        }
     }
 
     #[cfg(unix)]

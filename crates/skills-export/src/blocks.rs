@@ -258,7 +258,8 @@ fn code_ranges(text: &str) -> Vec<Range<usize>> {
 /// Puts each block's new content into `text`: `Some(content)` replaces the block (markers
 /// kept) or, when the file has none, appends it after a blank line; `None` removes the
 /// block, markers and all. Everything outside the blocks is kept byte for byte, so running
-/// the same update twice changes nothing.
+/// the same update twice changes nothing. The lines written (markers, content, the blank
+/// line before a new block) end as the text's first line does: a CRLF file stays CRLF.
 ///
 /// `content` is the text between the markers and should end with a line break.
 ///
@@ -281,6 +282,13 @@ fn code_ranges(text: &str) -> Vec<Range<usize>> {
 /// assert!(twice.starts_with(agents));
 /// assert!(twice.ends_with("\nv2\n<!-- skills:end catalog -->\n"));
 ///
+/// // A CRLF file gets CRLF lines.
+/// let windows = update_blocks("# Project\r\n", &[(Block::Catalog, Some("v1\n"))])?;
+/// assert_eq!(
+///     windows,
+///     "# Project\r\n\r\n<!-- skills:begin catalog -->\r\nv1\r\n<!-- skills:end catalog -->\r\n"
+/// );
+///
 /// // A lone marker outside code: whose text follows it is unclear, so nothing is done.
 /// let err = update_blocks("<!-- skills:begin catalog -->\nmine\n", &[(Block::Catalog, None)]);
 /// assert_eq!(err.unwrap_err().line, 1);
@@ -288,6 +296,7 @@ fn code_ranges(text: &str) -> Vec<Range<usize>> {
 /// ```
 pub fn update_blocks(text: &str, updates: &[(Block, Option<&str>)]) -> Result<String, BlockError> {
     let found = locate(text)?;
+    let nl = line_break(text);
     let mut out = String::with_capacity(text.len() + 64);
     let mut at = 0;
     // Blocks in file order, each replaced or removed where it is.
@@ -297,7 +306,7 @@ pub fn update_blocks(text: &str, updates: &[(Block, Option<&str>)]) -> Result<St
         };
         out.push_str(text.get(at..range.start).unwrap_or(""));
         if let Some(content) = content {
-            push_block(&mut out, *block, content);
+            push_block(&mut out, *block, content, nl);
         }
         at = range.end;
     }
@@ -310,26 +319,44 @@ pub fn update_blocks(text: &str, updates: &[(Block, Option<&str>)]) -> Result<St
         }
         if !out.is_empty() {
             if !out.ends_with('\n') {
-                out.push('\n');
+                out.push_str(nl);
             }
-            if !out.ends_with("\n\n") {
-                out.push('\n');
+            if !(out.ends_with("\n\n") || out.ends_with("\n\r\n")) {
+                out.push_str(nl);
             }
         }
-        push_block(&mut out, *block, content);
+        push_block(&mut out, *block, content, nl);
     }
     Ok(out)
 }
 
-fn push_block(out: &mut String, block: Block, content: &str) {
+/// The line break of `text`'s first line, `\r\n` or `\n` (also for a text without one).
+fn line_break(text: &str) -> &'static str {
+    match text.split_once('\n') {
+        Some((first, _)) if first.ends_with('\r') => "\r\n",
+        _ => "\n",
+    }
+}
+
+/// The block's lines, each ending with `nl` (the content's last line gets one if it has
+/// none).
+fn push_block(out: &mut String, block: Block, content: &str, nl: &str) {
     out.push_str(block.begin_marker());
-    out.push('\n');
-    out.push_str(content);
-    if !content.is_empty() && !content.ends_with('\n') {
-        out.push('\n');
+    out.push_str(nl);
+    for line in content.split_inclusive('\n') {
+        match line.strip_suffix('\n') {
+            Some(text) => {
+                out.push_str(text.strip_suffix('\r').unwrap_or(text));
+                out.push_str(nl);
+            }
+            None => {
+                out.push_str(line);
+                out.push_str(nl);
+            }
+        }
     }
     out.push_str(block.end_marker());
-    out.push('\n');
+    out.push_str(nl);
 }
 
 #[cfg(test)]
@@ -351,17 +378,44 @@ mod tests {
         let twice = ins(&edited, "v2\n").unwrap();
         assert_eq!(twice, format!("# Notes\n\n{B}\nv2\n{E}\n\n## Mine\nkeep\n"));
         assert_eq!(ins(&twice, "v2\n").unwrap(), twice);
-        // CRLF files and trailing spaces after a marker are recognised; the rest is kept.
+        // CRLF files and trailing spaces after a marker are recognised; the rest is kept,
+        // and the block is written with the file's line breaks.
         let crlf = format!("a\r\n{B}  \r\nold\r\n{E}\r\nb\r\n");
         assert_eq!(
             ins(&crlf, "new\n").unwrap(),
-            format!("a\r\n{B}\nnew\n{E}\nb\r\n")
+            format!("a\r\n{B}\r\nnew\r\n{E}\r\nb\r\n")
         );
         assert_eq!(ins("", "x\n").unwrap(), format!("{B}\nx\n{E}\n"));
         assert_eq!(
             ins("no newline", "x\n").unwrap(),
             format!("no newline\n\n{B}\nx\n{E}\n")
         );
+    }
+
+    #[test]
+    fn blocks_take_the_line_breaks_of_the_first_line() {
+        // Appended to a CRLF file: the blank line, the markers and every content line.
+        let out = ins("# Notes\r\nmine", "one\ntwo\r\nthree").unwrap();
+        assert_eq!(
+            out,
+            format!("# Notes\r\nmine\r\n\r\n{B}\r\none\r\ntwo\r\nthree\r\n{E}\r\n")
+        );
+        assert_eq!(ins(&out, "one\ntwo\r\nthree").unwrap(), out, "idempotent");
+        // A block an older version wrote with LF lines into a CRLF file is mended.
+        let old = format!("a\r\n\r\n{B}\nv\n{E}\nb\r\n");
+        assert_eq!(
+            ins(&old, "v\n").unwrap(),
+            format!("a\r\n\r\n{B}\r\nv\r\n{E}\r\nb\r\n")
+        );
+        // A blank last line in CRLF counts as the blank line before a new block.
+        let out = ins("a\r\n\r\n", "v\n").unwrap();
+        assert_eq!(out, format!("a\r\n\r\n{B}\r\nv\r\n{E}\r\n"));
+        // An LF file, or one line without a break, stays LF.
+        assert_eq!(
+            ins("a\nb\r\n", "v\n").unwrap(),
+            format!("a\nb\r\n\n{B}\nv\n{E}\n")
+        );
+        assert_eq!(ins("a", "v\n").unwrap(), format!("a\n\n{B}\nv\n{E}\n"));
     }
 
     #[test]

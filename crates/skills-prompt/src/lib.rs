@@ -37,7 +37,7 @@
 
 use std::path::{Path, PathBuf};
 
-use minijinja::value::Value as JinjaValue;
+use minijinja::value::{Kwargs, Rest, Value as JinjaValue, ValueOrKwargs};
 use minijinja::{AutoEscape, Environment, UndefinedBehavior};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -249,15 +249,85 @@ pub enum PromptError {
         line: usize,
         /// What went wrong, with the template line quoted when known.
         message: String,
+        /// The kind of mistake, which decides the help line.
+        fault: TemplateFault,
     },
 }
+
+/// The kind of mistake a template made, for [`PromptError::help`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum TemplateFault {
+    /// It does not parse.
+    Syntax,
+    /// A variable or attribute that does not exist (undefined values are errors).
+    Undefined,
+    /// A filter that does not exist (`{{ x | nope }}`).
+    UnknownFilter,
+    /// A test that does not exist (`{% if x is nope %}`).
+    UnknownTest,
+    /// A function or method that does not exist (`{{ nope() }}`, `{{ x.nope() }}`).
+    UnknownFunction,
+    /// Anything else: a wrong argument, an operation on a value of the wrong type.
+    Other,
+}
+
+/// The filters a template can use beyond minijinja's core: Jinja2's that minijinja keeps
+/// in its contrib crate or behind its `json` feature (`truncate` and `wordwrap` are ours,
+/// to Jinja2's definitions), and two of ours beyond Jinja2 (`xml`, `json`).
+/// Every Jinja2 built-in filter minijinja implements is there too ([`BUILTIN_FILTERS`]).
+pub const EXTRA_FILTERS: &[&str] = &[
+    "tojson",
+    "truncate",
+    "wordwrap",
+    "wordcount",
+    "filesizeformat",
+    "striptags",
+    "pluralize",
+    "xml",
+    "json",
+];
+
+/// Jinja2's built-in filters as minijinja implements them (what "did you mean" compares an
+/// unknown filter's name with, together with [`EXTRA_FILTERS`]).
+#[rustfmt::skip]
+pub const BUILTIN_FILTERS: &[&str] = &[
+    "abs", "attr", "batch", "bool", "capitalize", "chain", "count", "d", "default", "dictsort",
+    "e", "escape", "first", "float", "format", "groupby", "indent", "int", "items", "join",
+    "last", "length", "lines", "list", "lower", "map", "max", "min", "pprint", "reject",
+    "rejectattr", "replace", "reverse", "round", "safe", "select", "selectattr", "slice",
+    "sort", "split", "string", "sum", "title", "trim", "unique", "upper", "urlencode", "zip",
+];
 
 impl PromptError {
     /// How to fix it, in one line: for a help line under the message (as `skills prompt`,
     /// `skills mcp` and the `skills-mcp` server print it).
     pub fn help(&self) -> &'static str {
         match self {
-            Self::Template { .. } => "the template's variables are listed in docs/prompt.md",
+            Self::Template { fault, .. } => match fault {
+                TemplateFault::Syntax => {
+                    "check the line's tags: `{{ ... }}` prints a value, `{% ... %}` is a statement \
+                     that needs its `{% end... %}`, `{# ... #}` is a comment"
+                }
+                TemplateFault::Undefined => {
+                    "the template's variables are listed in docs/prompt.md; test an optional one \
+                     with `{% if x is defined %}`"
+                }
+                TemplateFault::UnknownFilter => {
+                    "the filters are Jinja2's built-ins (tojson, truncate and wordwrap \
+                     included) and xml and json; docs/prompt.md lists them"
+                }
+                TemplateFault::UnknownTest => {
+                    "the tests are Jinja2's built-ins (`is defined`, `is none`, `is string`, \
+                     ...); docs/prompt.md lists them"
+                }
+                TemplateFault::UnknownFunction => {
+                    "the functions are Jinja2's range, dict and namespace, and the methods \
+                     Python's string, list and dict methods (`x.upper()`, `d.items()`); \
+                     docs/prompt.md lists them"
+                }
+                _ => "the template's variables and filters are listed in docs/prompt.md",
+            },
             Self::Io { .. } => "check the path",
             _ => {
                 "`skills lint` explains what is wrong with a skill's tools.json or resources.json; \
@@ -607,6 +677,14 @@ fn environment() -> Environment<'static> {
             minijinja::escape_formatter(out, state, value)
         }
     });
+    // Jinja2's filters beyond minijinja's core (truncate, wordwrap, ...), and Python's
+    // methods on strings, lists and dicts (`x.upper()`, `d.items()`).
+    minijinja_contrib::add_to_environment(&mut env);
+    env.set_unknown_method_callback(minijinja_contrib::pycompat::unknown_method_callback);
+    // Jinja2 templates write `truncate(80)` and `wordwrap(40)`; the contrib crate's take
+    // keywords only (and its wordwrap would bring textwrap's optimal fit to the whole tree).
+    env.add_filter("truncate", truncate);
+    env.add_filter("wordwrap", wordwrap);
     // `xml`: escape for XML in any template; `json`: compact JSON, safe inside an XML
     // element (`&`, `<`, `>` escaped).
     env.add_filter(XML, |v: JinjaValue| {
@@ -628,11 +706,152 @@ fn environment() -> Environment<'static> {
     env
 }
 
+/// `args`, Jinja2's positional arguments and then its keyword arguments, as keyword
+/// arguments only: each positional one named after its place in `names` (the filter's
+/// signature in Jinja2).
+fn as_keywords(names: &[&str], args: Rest<ValueOrKwargs>) -> Result<Kwargs, minijinja::Error> {
+    use minijinja::value::ArgType;
+    use minijinja::{Error, ErrorKind};
+    let args = args.into_values();
+    let (positional, keywords) = match args.split_last() {
+        Some((last, rest)) if last.is_kwargs() => (rest, Some(last)),
+        _ => (args.as_slice(), None),
+    };
+    if positional.len() > names.len() {
+        return Err(Error::new(
+            ErrorKind::TooManyArguments,
+            format!("at most {} arguments: {}", names.len(), names.join(", ")),
+        ));
+    }
+    let mut all: Vec<(String, JinjaValue)> = names
+        .iter()
+        .zip(positional)
+        .map(|(name, value)| ((*name).to_string(), value.clone()))
+        .collect();
+    if let Some(keywords) = keywords {
+        let keywords = Kwargs::from_value(Some(keywords))?;
+        for key in keywords.args() {
+            if all.iter().any(|(k, _)| k == key) {
+                return Err(Error::new(
+                    ErrorKind::TooManyArguments,
+                    format!("`{key}` is given twice"),
+                ));
+            }
+            all.push((key.to_string(), keywords.get::<JinjaValue>(key)?));
+        }
+    }
+    Ok(all.into_iter().collect())
+}
+
+/// Jinja2's `truncate(s, length=255, killwords=False, end='...', leeway=5)`: a text longer
+/// than `length + leeway` characters is cut to `length` characters, `end` included, at the
+/// last space unless `killwords`.
+fn truncate(value: &JinjaValue, args: Rest<ValueOrKwargs>) -> Result<JinjaValue, minijinja::Error> {
+    use minijinja::{Error, ErrorKind};
+    let kwargs = as_keywords(&["length", "killwords", "end", "leeway"], args)?;
+    let length = kwargs.get::<Option<usize>>("length")?.unwrap_or(255);
+    let killwords = kwargs.get::<Option<bool>>("killwords")?.unwrap_or(false);
+    let end = kwargs.get::<Option<&str>>("end")?.unwrap_or("...");
+    let leeway = kwargs.get::<Option<usize>>("leeway")?.unwrap_or(5);
+    kwargs.assert_all_used()?;
+    if value.is_none() {
+        return Ok(JinjaValue::from(""));
+    }
+    let Some(text) = value.as_str() else {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("truncate takes a string, not {}", value.kind()),
+        ));
+    };
+    let Some(room) = length.checked_sub(end.chars().count()) else {
+        return Err(Error::new(
+            ErrorKind::InvalidOperation,
+            format!("the length ({length}) is shorter than the end ({end:?})"),
+        ));
+    };
+    if text.chars().count() <= length.saturating_add(leeway) {
+        return Ok(value.clone());
+    }
+    let kept: String = text.chars().take(room).collect();
+    let kept = match kept.rsplit_once(' ') {
+        Some((words, _)) if !killwords => words,
+        _ => kept.as_str(),
+    };
+    Ok(JinjaValue::from(format!("{kept}{end}")))
+}
+
+/// Jinja2's `wordwrap(s, width=79, break_long_words=True, wrapstring='\n',
+/// break_on_hyphens=True)`: each line of `s` wrapped on its own, first fit at spaces (as
+/// Python's `textwrap`), the pieces joined with `wrapstring`.
+fn wordwrap(value: &JinjaValue, args: Rest<ValueOrKwargs>) -> Result<JinjaValue, minijinja::Error> {
+    let names = [
+        "width",
+        "break_long_words",
+        "wrapstring",
+        "break_on_hyphens",
+    ];
+    let kwargs = as_keywords(&names, args)?;
+    let width = kwargs.get::<Option<usize>>("width")?.unwrap_or(79);
+    let break_words = kwargs
+        .get::<Option<bool>>("break_long_words")?
+        .unwrap_or(true);
+    let wrapstring = kwargs.get::<Option<&str>>("wrapstring")?.unwrap_or("\n");
+    let hyphens = kwargs
+        .get::<Option<bool>>("break_on_hyphens")?
+        .unwrap_or(true);
+    kwargs.assert_all_used()?;
+    let text = value.as_str().unwrap_or_default();
+    let options = textwrap::Options::new(width.max(1))
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .break_words(break_words)
+        .word_splitter(if hyphens {
+            textwrap::WordSplitter::HyphenSplitter
+        } else {
+            textwrap::WordSplitter::NoHyphenation
+        });
+    let lines: Vec<String> = text
+        .lines()
+        .map(|line| {
+            if line.trim().is_empty() {
+                String::new()
+            } else {
+                textwrap::wrap(line, &options).join(wrapstring)
+            }
+        })
+        .collect();
+    Ok(JinjaValue::from(lines.join(wrapstring)))
+}
+
 fn template_error(name: &str, source: &str, e: &minijinja::Error) -> PromptError {
+    use minijinja::ErrorKind;
     let line = e.line().unwrap_or(0);
+    let fault = match e.kind() {
+        ErrorKind::SyntaxError | ErrorKind::BadEscape | ErrorKind::InvalidDelimiter => {
+            TemplateFault::Syntax
+        }
+        ErrorKind::UndefinedError => TemplateFault::Undefined,
+        ErrorKind::UnknownFilter => TemplateFault::UnknownFilter,
+        ErrorKind::UnknownTest => TemplateFault::UnknownTest,
+        ErrorKind::UnknownFunction | ErrorKind::UnknownMethod => TemplateFault::UnknownFunction,
+        _ => TemplateFault::Other,
+    };
     let mut message = e.kind().to_string();
     if let Some(detail) = e.detail() {
         message = format!("{message}: {detail}");
+    }
+    if fault == TemplateFault::UnknownFilter
+        && let Some(unknown) = e
+            .detail()
+            .and_then(|d| d.strip_prefix("filter "))
+            .and_then(|d| d.strip_suffix(" is unknown"))
+        && let Some(close) = skills_core::suggest::closest(
+            unknown,
+            EXTRA_FILTERS.iter().chain(BUILTIN_FILTERS).copied(),
+        )
+        .first()
+    {
+        message = format!("{message}; did you mean `{close}`?");
     }
     if let Some(text) = line.checked_sub(1).and_then(|i| source.lines().nth(i)) {
         message = format!("{message}\n  {line} | {text}");
@@ -641,6 +860,7 @@ fn template_error(name: &str, source: &str, e: &minijinja::Error) -> PromptError
         name: e.name().unwrap_or(name).to_string(),
         line,
         message,
+        fault,
     }
 }
 
@@ -785,10 +1005,12 @@ mod tests {
             name,
             line,
             message,
+            fault,
         } = &err
         else {
             panic!("{err}")
         };
+        assert_eq!(*fault, TemplateFault::Undefined);
         assert_eq!((name.as_str(), *line), ("t.j2", 2));
         assert!(message.contains("undefined"), "{message}");
         assert!(message.contains("2 | {{ nope }}"), "{message}");
@@ -796,6 +1018,94 @@ mod tests {
         assert!(err.to_string().starts_with("t.j2:3: syntax error"), "{err}");
         let err = render_template("t.j2", "{{ skills[0].nme }}", &ctx()).unwrap_err();
         assert!(err.to_string().starts_with("t.j2:1:"), "{err}");
+    }
+
+    /// The filters Jinja2 templates use that minijinja keeps out of its core: each renders
+    /// as Jinja2 renders it.
+    #[test]
+    fn jinja2_filters_beyond_minijinja_core_work() {
+        let cases = [
+            (
+                "{{ 'Fetch a page and return text' | truncate(13) }}",
+                "Fetch a...",
+            ),
+            (
+                "{{ 'Fetch a page' | truncate(9, true, '>') }}",
+                "Fetch a page",
+            ),
+            (
+                "{{ 'Fetch a page' | truncate(9, true, '>', 0) }}",
+                "Fetch a >",
+            ),
+            (
+                "{{ 'Fetch a page' | truncate(length=9, leeway=0) }}",
+                "Fetch...",
+            ),
+            ("{{ 'Fetch' | truncate(3) }}", "Fetch"),
+            (
+                "{{ 'one two three four' | wordwrap(9) }}",
+                "one two\nthree\nfour",
+            ),
+            (
+                "{{ 'one two three' | wordwrap(width=7, wrapstring='|') }}",
+                "one two|three",
+            ),
+            // First fit, as Python's textwrap (optimal fit would balance the lines).
+            ("{{ 'aaa bb cc ddddd' | wordwrap(10) }}", "aaa bb cc\nddddd"),
+            ("{{ 'a\n\nb' | wordwrap(5) }}", "a\n\nb"),
+            ("{{ 'one two three' | wordcount }}", "3"),
+            ("{{ 2048 | filesizeformat }}", "2.0 kB"),
+            ("{{ 2048 | filesizeformat(true) }}", "2.0 KiB"),
+            ("{{ 'a b' | urlencode }}", "a%20b"),
+            ("{{ '<b>bold</b>  text' | striptags }}", "bold text"),
+            ("{{ {'a': '<x>'} | tojson }}", r#"{"a": "\u003cx\u003e"}"#),
+            ("{{ [1, 2] | tojson(indent=2) }}", "[\n  1,\n  2\n]"),
+            ("{{ 2 | pluralize('y', 'ies') }}", "ies"),
+            // Python's methods, as Jinja2 runs them.
+            ("{{ 'a,b'.split(',') | join('+') }}", "a+b"),
+            (
+                "{{ 'skill'.upper() }}{{ 'x'.startswith('x') }}",
+                "SKILLTrue",
+            ),
+            (
+                "{% for k, v in {'a': 1}.items() %}{{ k }}={{ v }}{% endfor %}",
+                "a=1",
+            ),
+        ];
+        for (src, want) in cases {
+            let out =
+                render_template("t.txt", src, &ctx()).unwrap_or_else(|e| panic!("{src}: {e}"));
+            assert_eq!(out, want, "{src}");
+        }
+        // Every filter named to the user (help, docs, "did you mean") exists.
+        for name in EXTRA_FILTERS.iter().chain(BUILTIN_FILTERS) {
+            let src = format!("{{{{ x | {name} }}}}");
+            if let Err(PromptError::Template { fault, message, .. }) =
+                render_template("t.txt", &src, &ctx())
+            {
+                assert_ne!(fault, TemplateFault::UnknownFilter, "{name}: {message}");
+            }
+        }
+    }
+
+    #[test]
+    fn unknown_names_get_help_about_them() {
+        let err = render_template("t.j2", "{{ skills | tojosn }}", &ctx()).unwrap_err();
+        assert!(
+            err.to_string().starts_with(
+                "t.j2:1: unknown filter: filter tojosn is unknown; did you mean `tojson`?"
+            ),
+            "{err}"
+        );
+        assert!(err.help().contains("filters"), "{}", err.help());
+        let err = render_template("t.j2", "{{ skills | nothing_like_it }}", &ctx()).unwrap_err();
+        assert!(!err.to_string().contains("did you mean"), "{err}");
+        let err = render_template("t.j2", "{% if level is nope %}{% endif %}", &ctx()).unwrap_err();
+        assert!(err.help().contains("tests"), "{}", err.help());
+        let err = render_template("t.j2", "{{ nope() }}", &ctx()).unwrap_err();
+        assert!(err.help().contains("functions"), "{}", err.help());
+        let err = render_template("t.j2", "{% for x in %}", &ctx()).unwrap_err();
+        assert!(err.help().contains("tags"), "{}", err.help());
     }
 
     #[test]

@@ -11,7 +11,8 @@ pub enum UrlError {
     #[error("empty URL")]
     Empty,
 
-    /// The input does not start with a scheme such as `https://`.
+    /// The input does not start with a scheme such as `https://`, and is not a URL of a
+    /// known host that may leave it out (`github.com/o/r/blob/…`).
     #[error("`{input}` is not a URL: it does not start with https://")]
     MissingScheme {
         /// The input.
@@ -156,8 +157,11 @@ impl UrlError {
     #[must_use]
     pub fn help(&self) -> &'static str {
         match self {
-            Self::Empty | Self::MissingScheme { .. } | Self::MissingHost { .. } => {
+            Self::Empty | Self::MissingHost { .. } => {
                 "give a full web URL such as https://github.com/OWNER/REPO/blob/main/skills/NAME/SKILL.md"
+            }
+            Self::MissingScheme { .. } => {
+                "start it with https://; only URLs of GitHub, GitLab, Bitbucket and gists may leave it out"
             }
             Self::UnsupportedScheme { .. } => {
                 "use the https:// URL of the file as the forge's web page shows it, not a git or ssh URL"

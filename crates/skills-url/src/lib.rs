@@ -31,9 +31,13 @@
 //! assert!(!is_trusted("https://example.com/SKILL.md", &[]));
 //! assert!(is_trusted("https://example.com/SKILL.md", &["example.com"]));
 //!
+//! // What people paste: a known host without `https://`.
+//! let t = to_raw("github.com/org/repo/blob/main/SKILL.md")?;
+//! assert_eq!(t.raw, "https://raw.githubusercontent.com/org/repo/main/SKILL.md");
+//!
 //! // Malformed input is an error that says what is wrong, never a panic.
-//! let err = to_raw("github.com/org/repo").unwrap_err();
-//! assert_eq!(err.to_string(), "`github.com/org/repo` is not a URL: it does not start with https://");
+//! let err = to_raw("skills/pdf/SKILL.md").unwrap_err();
+//! assert_eq!(err.to_string(), "`skills/pdf/SKILL.md` is not a URL: it does not start with https://");
 //! # Ok::<(), skills_url::UrlError>(())
 //! ```
 //!
@@ -59,12 +63,15 @@ pub use error::UrlError;
 use parse::Parsed;
 
 /// The hosts `skills install` fetches from without being told to trust more: the hosts that
-/// serve the raw files of GitHub, GitLab.com, Bitbucket Cloud and gists.
+/// serve the raw files of GitHub, GitLab.com, Bitbucket Cloud and gists (`gist.github.com`
+/// for a gist linked without its owner: its `/ID/raw` redirects to
+/// `gist.githubusercontent.com`).
 pub const TRUSTED_HOSTS: &[&str] = &[
     "raw.githubusercontent.com",
     "gitlab.com",
     "bitbucket.org",
     "gist.githubusercontent.com",
+    "gist.github.com",
 ];
 
 /// The name of the file a skill directory holds.
@@ -166,18 +173,29 @@ impl Translation {
 /// | `HOST/P/ROJ/ECT/-/blob/REF/PATH` | `HOST/P/ROJ/ECT/-/raw/REF/PATH` |
 /// | `bitbucket.org/W/R/src/REF/PATH` | `bitbucket.org/W/R/raw/REF/PATH` |
 /// | `gist.github.com/U/ID[/REV]` | `gist.githubusercontent.com/U/ID/raw[/REV]` |
+/// | `gist.github.com/ID[/REV]` | `gist.github.com/ID/raw[/REV]` (GitHub redirects it) |
 ///
 /// `tree` URLs (and Bitbucket `src` URLs that end with `/`) get `/SKILL.md` appended unless
-/// they already end with it. Raw URLs and unknown hosts pass through unchanged.
+/// they already end with it. Raw URLs and unknown hosts pass through unchanged. A URL of a
+/// host the rules know may leave out `https://` (`github.com/o/r/blob/main/SKILL.md`).
 ///
 /// # Errors
 ///
-/// [`UrlError`] when the input is not an absolute `http(s)` URL, has credentials, invalid
+/// [`UrlError`] when the input is not an `http(s)` URL (nor one of a known host without
+/// its scheme), has credentials, invalid
 /// characters or escapes, `.`/`..` segments, or is a page of a known host that is not a file
 /// or directory (an issue, a user) or lacks a part (a blob URL without a path).
 pub fn to_raw(input: &str) -> Result<Translation, UrlError> {
-    let url = parse::parse(input)?;
-    let found = route(&url).map_err(|e| e.into_error(input))?;
+    let (url, found) = match parse::parse(input) {
+        Ok(url) => {
+            let found = route(&url).map_err(|e| e.into_error(input))?;
+            (url, found)
+        }
+        Err(missing @ UrlError::MissingScheme { .. }) => without_scheme(input)
+            .ok_or(missing)?
+            .map_err(|e| e.into_error(input))?,
+        Err(e) => return Err(e),
+    };
     let raw = found.raw.unwrap_or_else(|| url.cleaned.clone());
     Ok(Translation {
         input: input.trim().to_string(),
@@ -187,6 +205,27 @@ pub fn to_raw(input: &str) -> Result<Translation, UrlError> {
         reference: found.reference,
         path: found.path,
     })
+}
+
+/// `github.com/o/r/blob/…`, typed or pasted without `https://`, read as an `https` URL when
+/// its host is one the rules know (GitHub, GitLab, Bitbucket, gists, and GitHub Enterprise
+/// or GitLab hosts by the shape of the path). `None` for anything else, which stays a
+/// [`UrlError::MissingScheme`]: `notes.md/SKILL.md` could as well be a file as a host.
+fn without_scheme(input: &str) -> Option<Result<(Parsed, Found), Problem>> {
+    let text = input.trim();
+    let authority = text.split(['/', '?', '#']).next().unwrap_or_default();
+    if !text.starts_with(|c: char| c.is_ascii_alphanumeric())
+        || !authority.contains('.')
+        || text.contains("://")
+    {
+        return None;
+    }
+    let url = parse::parse(&format!("https://{text}")).ok()?;
+    match route(&url) {
+        Ok(found) if found.host == HostKind::Other => None,
+        Ok(found) => Some(Ok((url, found))),
+        Err(problem) => Some(Err(problem)),
+    }
 }
 
 /// The repository a URL belongs to: [`Translation::repository`] of [`to_raw`].
@@ -442,15 +481,26 @@ fn github_raw(segs: &[String]) -> Result<Found, Problem> {
     })
 }
 
-const GIST: &str = "gist.github.com/USER/ID[/REVISION]";
+const GIST: &str = "gist.github.com/[USER/]ID[/REVISION]";
 
 /// A 40-hex-digit commit id (a gist revision).
 fn is_revision(s: &str) -> bool {
     s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// A gist's id: 20 or 32 hex digits, or only decimal digits (the oldest gists). Never a
+/// revision (40 hex digits), so `ID/REVISION` cannot be read as `USER/ID`.
+fn is_gist_id(s: &str) -> bool {
+    let hex = (s.len() == 20 || s.len() == 32) && s.bytes().all(|b| b.is_ascii_hexdigit());
+    let old = (1..=12).contains(&s.len()) && s.bytes().all(|b| b.is_ascii_digit());
+    hex || old
+}
+
 fn gist(segs: &[String]) -> Result<Found, Problem> {
     let host = HostKind::Gist;
+    if let Some(found) = gist_without_user(segs) {
+        return found;
+    }
     let (user, id, rest) = owner_repo(segs).ok_or(Problem::Incomplete(host, GIST))?;
     let base = format!("https://gist.githubusercontent.com/{user}/{id}/raw");
     let repository = Some(format!("https://gist.github.com/{user}/{id}"));
@@ -475,6 +525,39 @@ fn gist(segs: &[String]) -> Result<Found, Problem> {
         reference,
         path,
     })
+}
+
+/// `gist.github.com/ID`, `…/ID/REVISION` and `…/ID/raw/…`, as links to a gist are often
+/// shared (and as GitHub wrote them before gists had their owner in the path). The raw
+/// URL needs the owner, which only GitHub knows: `gist.github.com/ID/raw` is the URL that
+/// GitHub redirects to it (`gist.githubusercontent.com/USER/ID/raw/…`), so that is the
+/// translation, with the revision or file kept after `/raw`. `None` when the first segment
+/// is not a gist id, or the second is one (`USER/ID`, a user named like an id).
+fn gist_without_user(segs: &[String]) -> Option<Result<Found, Problem>> {
+    let (id, rest) = segs.split_first()?;
+    if !is_gist_id(id) {
+        return None;
+    }
+    let tail: &[String] = match rest {
+        [] => &[],
+        [rev] if is_revision(rev) => rest,
+        [raw, tail @ ..] if raw == "raw" => tail,
+        [other, ..] if is_gist_id(other) => return None,
+        [other, ..] => return Some(Err(Problem::NotAFile(HostKind::Gist, other.clone()))),
+    };
+    let (reference, path) = gist_tail(tail);
+    let mut raw = format!("https://gist.github.com/{id}/raw");
+    for s in tail {
+        raw.push('/');
+        raw.push_str(s);
+    }
+    Some(Ok(Found {
+        host: HostKind::Gist,
+        raw: Some(raw),
+        repository: Some(format!("https://gist.github.com/{id}")),
+        reference,
+        path,
+    }))
 }
 
 /// The revision and file name after a gist's `/raw`.

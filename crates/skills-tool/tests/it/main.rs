@@ -30,6 +30,7 @@
 //!   through `lint`, `list` and `show`: a clear message, no panic, no hang.
 //! - `no_data_loss`: every command that writes, against a read-only target, a full disk and
 //!   a `SIGKILL` midway: the previous state survives and no temporary file is left.
+//! - `doc_examples`: the ```console examples of the docs, run and compared with their text.
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
 //! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.
@@ -48,6 +49,7 @@ mod adversarial;
 mod cli;
 mod context;
 mod discovery;
+mod doc_examples;
 mod doctor;
 mod file_policy;
 mod fit;

@@ -85,6 +85,46 @@ fn user_template() {
     );
 }
 
+/// Jinja2's filters that minijinja keeps out of its core work in a user's template, with
+/// Jinja2's positional arguments; a misspelt one is named, with the filter meant and a help
+/// line about filters.
+#[test]
+fn user_template_filters() {
+    let run = prompt(&["trino-debug", "--template", "templates/filters.md.j2"]);
+    run.assert_code(0).assert_quiet();
+    assert!(
+        run.stdout
+            .contains("- trino-debug: Debug and optimize slow Trino...\n"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("Tools: [\"get_explain_plan\", \"run_query\"]")
+    );
+    assert!(
+        run.stdout
+            .contains("\nYou are a Trino query optimization expert. Get the\nplan of"),
+        "{}",
+        run.stdout
+    );
+    snap("prompt__user_template_filters", &run);
+
+    let run = prompt(&["router", "--template", "templates/typo.j2"]);
+    run.assert_code(2);
+    let err = crate::unwrapped(&run.stderr);
+    assert!(
+        err.contains(
+            "templates/typo.j2:2: unknown filter: filter tojosn is unknown; did you mean `tojson`?"
+        ),
+        "{err}"
+    );
+    assert!(
+        err.contains("help: the filters are Jinja2's built-ins"),
+        "{err}"
+    );
+}
+
 #[test]
 fn json_context() {
     let run = prompt(&["trino-debug", "--format", "json"]);

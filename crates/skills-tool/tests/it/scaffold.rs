@@ -161,7 +161,13 @@ fn instructions_write_updates_the_block_in_place_and_is_idempotent() {
         once.starts_with(before),
         "the existing text is kept: {once:?}"
     );
-    assert!(once.contains(&skills_export::instructions(true)));
+    // A CRLF file stays CRLF: no bare LF line among the lines written.
+    assert!(
+        !once.replace("\r\n", "").contains('\n'),
+        "LF lines in a CRLF file: {once:?}"
+    );
+    let once_lf = once.replace("\r\n", "\n");
+    assert!(once_lf.contains(&skills_export::instructions(true)));
     assert!(once.contains("<name>alpha</name>"));
     write(t.path()).assert_code(0);
     assert_eq!(
@@ -176,10 +182,124 @@ fn instructions_write_updates_the_block_in_place_and_is_idempotent() {
     std::fs::write(&file, &edited).unwrap();
     write(t.path()).assert_code(0);
     let twice = std::fs::read_to_string(&file).unwrap();
+    assert!(!twice.replace("\r\n", "").contains('\n'), "{twice:?}");
     assert_eq!(twice.matches("<skills-mcp-instructions>").count(), 1);
     assert_eq!(twice.matches("<available_skills>").count(), 1);
     assert!(twice.contains("<name>beta</name>") && !twice.contains("## Old notes"));
     assert!(twice.starts_with(before));
+}
+
+/// `skills ARGS` in `cwd` under `umask MASK` (set by a shell, as a user's login sets it).
+#[cfg(unix)]
+fn skills_under_umask(cwd: &Path, mask: &str, args: &[&str]) -> crate::Run {
+    let exe = assert_cmd::cargo::cargo_bin!("skills");
+    let output = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!("umask {mask} && exec \"$0\" \"$@\""))
+        .arg(exe)
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    crate::Run {
+        command: format!("umask {mask}; skills {}", args.join(" ")),
+        code: output.status.code().unwrap(),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr: String::from_utf8(output.stderr).unwrap(),
+    }
+}
+
+#[cfg(unix)]
+fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o7777
+}
+
+/// A file `--write` creates gets the mode `touch` gives it (0666 less the umask), not the
+/// 0600 of a temporary file; a file that exists keeps its own, whatever the umask.
+#[cfg(unix)]
+#[test]
+fn instructions_write_creates_files_with_the_umask_and_keeps_modes() {
+    use std::os::unix::fs::PermissionsExt;
+    let t = temp();
+    let write = |mask: &str, file: &str| {
+        skills_under_umask(
+            t.path(),
+            mask,
+            &["--skills-dir", "none", "instructions", "--write", file],
+        )
+        .assert_code(0);
+    };
+    write("022", "AGENTS.md");
+    assert_eq!(mode(&t.path().join("AGENTS.md")), 0o644);
+    write("027", "CLAUDE.md");
+    assert_eq!(mode(&t.path().join("CLAUDE.md")), 0o640);
+
+    for (existing, mask) in [(0o600, "022"), (0o664, "022"), (0o660, "077")] {
+        let file = t.path().join(format!("kept-{existing:o}.md"));
+        std::fs::write(&file, "# Mine\n").unwrap();
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(existing)).unwrap();
+        write(mask, file.file_name().unwrap().to_str().unwrap());
+        assert_eq!(mode(&file), existing, "umask {mask}");
+        assert!(
+            std::fs::read_to_string(&file)
+                .unwrap()
+                .starts_with("# Mine\n")
+        );
+    }
+
+    // Every command that writes a user's file goes through the same helper: `skills man`.
+    skills_under_umask(t.path(), "022", &["man", "--out", "man"]).assert_code(0);
+    let page = t.path().join("man/skills.1");
+    assert_eq!(mode(&page), 0o644);
+}
+
+/// `--catalog --write`: the file is meant to be committed, so a skill's location is
+/// relative to the file when it is in the project, `~/…` when it is the user's own, and
+/// nobody's home directory is written into it.
+#[test]
+fn instructions_catalog_written_has_paths_relative_to_the_file() {
+    let t = temp();
+    let project = t.path().join("app");
+    let home = t.path().join("home");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    std::fs::create_dir_all(project.join("docs")).unwrap();
+    skill(&project.join(".agents/skills"), "alpha");
+    skill(&home.join(".agents/skills"), "beta");
+    let env = [("HOME", home.as_path())];
+    for (file, alpha) in [
+        ("AGENTS.md", ".agents/skills/alpha/SKILL.md"),
+        ("docs/AGENTS.md", "../.agents/skills/alpha/SKILL.md"),
+    ] {
+        crate::skills_with(
+            &project,
+            &["instructions", "--catalog", "--write", file],
+            &env,
+        )
+        .assert_code(0);
+        let text = std::fs::read_to_string(project.join(file)).unwrap();
+        assert!(
+            text.contains(&format!("<location>{alpha}</location>")),
+            "{file}: {text}"
+        );
+        assert!(
+            text.contains("<location>~/.agents/skills/beta/SKILL.md</location>"),
+            "{file}: {text}"
+        );
+        let root = t.path().to_string_lossy();
+        assert!(!text.contains(root.as_ref()), "{file}: {text}");
+    }
+    // Printed, the catalog is `skills list --format xml`'s, absolute paths and all.
+    let printed = crate::skills_with(&project, &["instructions", "--catalog"], &env);
+    let abs = project.join(".agents/skills/alpha/SKILL.md");
+    assert!(
+        printed
+            .stdout
+            .contains(&format!("<location>{}</location>", abs.display())),
+        "{}",
+        printed.stdout
+    );
 }
 
 #[test]

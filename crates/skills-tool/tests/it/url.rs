@@ -34,7 +34,11 @@ fn text_prints_the_raw_url() {
         "https://bitbucket.org/org/repo/src/main/skills/name/SKILL.md",
         "https://bitbucket.org/org/repo/src/main/skills/name/",
         "https://gist.github.com/octocat/aa5a315d61ae9438b18d",
+        "https://gist.github.com/aa5a315d61ae9438b18d",
         "https://example.com/skills/pdf/SKILL.md",
+        // Pasted without the scheme.
+        "github.com/o/r/blob/main/x/SKILL.md",
+        "gist.github.com/aa5a315d61ae9438b18d",
     ];
     let mut out = String::new();
     for input in inputs {
@@ -71,7 +75,7 @@ fn json_has_input_raw_repository_and_host() {
 #[test]
 fn malformed_urls_fail_with_exit_2_and_help() {
     let inputs = [
-        "github.com/o/r/blob/main/SKILL.md",
+        "example.com/skills/SKILL.md",
         "git@github.com:o/r.git",
         "https://github.com/o/r/issues/1",
         "https://github.com/o/r/blob/main",
@@ -89,6 +93,32 @@ fn malformed_urls_fail_with_exit_2_and_help() {
         out.push_str(&format!("$ skills url {input:?}\n{}\n", run.stderr));
     }
     snapshot("url_errors", "skills url BAD", None, &out);
+}
+
+/// What people paste: a forge's URL without `https://`, a gist without its owner. Both
+/// translate, and the JSON says where they will be fetched from (a trusted host).
+#[test]
+fn pasted_urls_are_accepted() {
+    let doc = url(&["--format", "json", "github.com/o/r/blob/main/x/SKILL.md"]).json();
+    assert_eq!(doc["input"], "github.com/o/r/blob/main/x/SKILL.md");
+    assert_eq!(
+        doc["raw"],
+        "https://raw.githubusercontent.com/o/r/main/x/SKILL.md"
+    );
+    assert_eq!(doc["repository"], "https://github.com/o/r");
+    assert_eq!(doc["trusted"], true);
+    let doc = url(&[
+        "--format",
+        "json",
+        "https://gist.github.com/0123456789abcdef0123456789abcdef",
+    ])
+    .json();
+    assert_eq!(
+        doc["raw"],
+        "https://gist.github.com/0123456789abcdef0123456789abcdef/raw"
+    );
+    assert_eq!(doc["host"], "gist");
+    assert_eq!(doc["trusted"], true);
 }
 
 #[test]
