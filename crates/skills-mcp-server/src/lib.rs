@@ -53,6 +53,7 @@ mod bounded;
 pub(crate) type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 mod catalog;
+mod client_error;
 mod extension;
 mod framing;
 pub mod gateway;
