@@ -519,6 +519,8 @@ async fn level_one_then_a_skill_scope_proxied() {
         "[gateway] scope: left skill=report-writer",
         "[gateway] skill=trino-debug resource=trino://rules/optimization.md server=trino",
         "[gateway] skill=- tool=nope refused: unknown tool",
+        "[gateway] skill=- resource=trino://rules/optimization.md refused: outside the scope",
+        "[gateway] skill=trino-debug resource=trino://catalog/tables.json refused: unknown resource",
     ] {
         assert!(log.contains(line), "no {line:?} in the log:\n{log}");
     }

@@ -550,6 +550,15 @@ impl ServerHandler for GatewayServer {
         };
         let Some((_, server)) = found else {
             let shown = crate::text::clip(&uri);
+            tracing::info!(
+                "[gateway] skill={} resource={shown} refused: {}",
+                self.active().as_deref().unwrap_or("-"),
+                if elsewhere.is_empty() {
+                    "unknown resource"
+                } else {
+                    "outside the scope"
+                }
+            );
             return Err(match elsewhere.first() {
                 Some(skill) => ErrorData::invalid_params(
                     format!(
