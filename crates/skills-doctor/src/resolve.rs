@@ -310,8 +310,8 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
             missing.push(format!("no MCP server {}", or_list(&domain.mcp)));
         }
         // A skill that shows commands of the domain and names none of its MCP tools prefers
-        // the CLI: the commands it shows come first, and using one of them is no fallback
-        // (a configured server that cannot serve still is worth the warning).
+        // the CLI: the commands it shows come first, and using a command of the domain is
+        // no fallback (a configured server that cannot serve still is worth the warning).
         let shown: Vec<&str> = needs
             .domains
             .get(name)
@@ -329,19 +329,11 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
             .find(found)
             .or_else(|| domain.cli.iter().find(found));
         if let Some(cli) = cli {
-            let own = prefers_cli && shown.contains(&cli.as_str());
-            if prefers_cli && !own {
-                let mut wanted: Vec<String> = Vec::new();
-                for c in &shown {
-                    if !wanted.iter().any(|w| w == c) {
-                        wanted.push((*c).to_string());
-                    }
-                }
-                missing.push(format!("no {}", or_list(&wanted)));
-            }
+            // Another command of the domain than the one the skill shows (`python3` for
+            // `python`) is the same kind of tool: no warning either.
             out.push(Resolution {
                 domain: name.clone(),
-                fallback: if own {
+                fallback: if prefers_cli {
                     !unusable.is_empty()
                 } else {
                     !missing.is_empty()
@@ -404,6 +396,34 @@ mod tests {
             );
         }
         out
+    }
+
+    /// A skill that shows `python` and `tea` and names no MCP tool: the CLI is its choice,
+    /// whichever command of the domain is here, and no MCP server missing is a warning. A
+    /// skill that names an MCP tool and gets the CLI is warned.
+    #[test]
+    fn a_skill_that_shows_a_cli_prefers_it() {
+        let all = crate::domains::builtin();
+        let text = "---\nname: x\ndescription: d\nallowed-tools: Bash(tea:*)\n---\n```bash\npython scripts/run.py\n```\n";
+        let needs = crate::needs::needs(text, None, &all);
+        let lines: Vec<String> = resolve(&needs, &inventory(&[], &["python3", "tea"]), &all)
+            .iter()
+            .map(|r| r.line("x"))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "[skill:x] Using: tea (CLI)",
+                "[skill:x] Using: python3 (CLI)"
+            ]
+        );
+        let mcp = "---\nname: x\ndescription: d\nallowed-tools: mcp__gitea__create_pull_request Bash(tea:*)\n---\n";
+        let needs = crate::needs::needs(mcp, None, &all);
+        let r = resolve(&needs, &inventory(&[], &["tea"]), &all);
+        assert_eq!(
+            r[0].line("x"),
+            "[skill:x] WARNING: no MCP server gitea for git-gitea, falling back to tea (CLI)"
+        );
     }
 
     fn chain(text: &str) -> Vec<ChainTool> {
