@@ -33,6 +33,10 @@ pub struct Server {
     /// Why `--probe` did not start it (a project's file the user has not trusted): it is
     /// then taken at its word, as without `--probe`.
     pub not_started: Option<String>,
+    /// Why it cannot be started here, found without running anything: the `command` of a
+    /// stdio server is not on `PATH`, or not an executable file. Such a server serves no
+    /// skill (a probe that got its tools says otherwise).
+    pub unavailable: Option<String>,
 }
 
 /// How a server is reached.
@@ -194,6 +198,7 @@ pub fn build(places: &Places, commands: &[&str]) -> Inventory {
             Err(e) => inv.problems.push(e.to_string()),
         }
     }
+    check_commands(&mut inv.servers, places);
     for name in commands {
         if let Some(path) = which(&places.path, name) {
             inv.clis.insert(
@@ -207,6 +212,44 @@ pub fn build(places: &Places, commands: &[&str]) -> Inventory {
         }
     }
     inv
+}
+
+/// Marks each stdio server whose `command` cannot be found ([`Server::unavailable`]): a
+/// bare name is looked up on `PATH` as the agents would, a path is checked where it points
+/// (a relative one from the project, where the agents start their servers). Nothing is run.
+/// Each command is looked up once, however many servers name it.
+fn check_commands(servers: &mut [Server], places: &Places) {
+    let mut seen: std::collections::HashMap<String, Option<String>> =
+        std::collections::HashMap::new();
+    for server in servers {
+        let Transport::Stdio { command, .. } = &server.transport else {
+            continue;
+        };
+        let why = seen
+            .entry(command.clone())
+            .or_insert_with(|| missing_command(command, places))
+            .clone();
+        server.unavailable = why;
+    }
+}
+
+/// Why `command` cannot be started, or `None` when it can be found.
+fn missing_command(command: &str, places: &Places) -> Option<String> {
+    if command.contains('/') || (cfg!(windows) && command.contains('\\')) {
+        let path = places.project.join(command);
+        return match std::fs::metadata(&path) {
+            Err(_) => Some(format!("`{command}` does not exist")),
+            Ok(_) if !is_executable(&path) => {
+                Some(format!("`{command}` is not an executable file"))
+            }
+            Ok(_) => None,
+        };
+    }
+    if which(&places.path, command).is_some() {
+        None
+    } else {
+        Some(format!("`{command}` is not on PATH"))
+    }
 }
 
 /// Fills in each CLI's version: the first line its `--version` prints (`kubectl version
@@ -315,6 +358,7 @@ fn servers_of(
             tools: None,
             probe_error: None,
             not_started: None,
+            unavailable: None,
         });
     }
     out
@@ -400,6 +444,7 @@ fn read_codex(file: &Path) -> Result<Vec<Server>, DoctorError> {
             tools: None,
             probe_error: None,
             not_started: None,
+            unavailable: None,
         });
     }
     Ok(out)

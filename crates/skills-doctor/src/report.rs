@@ -91,26 +91,31 @@ impl SkillReport {
 
 impl Inventory {
     /// The inventory in two lines: the servers (with the agent whose file has each), then
-    /// the CLIs.
+    /// the CLIs (with the version number of each, when probed).
     #[must_use]
     pub fn summary(&self) -> String {
         let servers: Vec<String> = self
             .servers
             .iter()
-            .map(|s| match (&s.tools, &s.probe_error, &s.not_started) {
-                (Some(tools), _, _) => {
-                    format!("{} ({}, {} tools)", s.name, s.agent, tools.len())
-                }
-                (None, Some(_), _) => format!("{} ({}, no answer)", s.name, s.agent),
-                (None, None, Some(_)) => format!("{} ({}, not started)", s.name, s.agent),
-                (None, None, None) => format!("{} ({})", s.name, s.agent),
-            })
+            .map(
+                |s| match (&s.tools, &s.probe_error, &s.unavailable, &s.not_started) {
+                    (Some(tools), _, _, _) => {
+                        format!("{} ({}, {} tools)", s.name, s.agent, tools.len())
+                    }
+                    (None, Some(_), _, _) => format!("{} ({}, no answer)", s.name, s.agent),
+                    (None, None, Some(_), _) => {
+                        format!("{} ({}, command not found)", s.name, s.agent)
+                    }
+                    (None, None, None, Some(_)) => format!("{} ({}, not started)", s.name, s.agent),
+                    (None, None, None, None) => format!("{} ({})", s.name, s.agent),
+                },
+            )
             .collect();
         let clis: Vec<String> = self
             .clis
             .values()
-            .map(|c| match &c.version {
-                Some(v) => format!("{} ({v})", c.name),
+            .map(|c| match c.version.as_deref().and_then(version_number) {
+                Some(v) => format!("{} {v}", c.name),
                 None => c.name.clone(),
             })
             .collect();
@@ -120,5 +125,64 @@ impl Inventory {
             or_none(servers.join(", ")),
             or_none(clis.join(", "))
         )
+    }
+}
+
+/// The version number in the first line of a `--version`: `8.5.0` of `curl 8.5.0
+/// (x86_64-pc-linux-gnu) libcurl/8.5.0 OpenSSL/3.0.13 …`, `27.3.1` of `Docker version
+/// 27.3.1, build ce12230`, `1.7.1` of `jq-1.7.1`, `20.11.1` of `v20.11.1`: the first word
+/// (words end at spaces, commas, slashes and parentheses) that starts with digits and dots
+/// holding a dot, after a `v` or a `name-`. `None` when the line has none.
+fn version_number(line: &str) -> Option<String> {
+    line.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '/'))
+        .find_map(|word| {
+            let word = word.trim_end_matches(['.', ':']);
+            let word = word
+                .strip_prefix(['v', 'V'])
+                .or_else(|| {
+                    // `jq-1.7.1`: a name, a hyphen, the number.
+                    let (name, rest) = word.split_once('-')?;
+                    name.chars()
+                        .all(|c| c.is_ascii_alphabetic())
+                        .then_some(rest)
+                })
+                .unwrap_or(word);
+            let head = word
+                .split(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .next()
+                .unwrap_or_default();
+            (word.starts_with(|c: char| c.is_ascii_digit()) && head.contains('.'))
+                .then(|| word.chars().take(32).collect())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::version_number;
+
+    #[test]
+    fn the_version_number_of_a_version_line() {
+        for (line, version) in [
+            (
+                "curl 8.5.0 (x86_64-pc-linux-gnu) libcurl/8.5.0 OpenSSL/3.0.13 zlib/1.3 brotli/1.1.0 zstd/1.5.5",
+                Some("8.5.0"),
+            ),
+            ("Docker version 27.3.1, build ce12230", Some("27.3.1")),
+            ("git version 2.43.0", Some("2.43.0")),
+            ("jq-1.7.1", Some("1.7.1")),
+            ("v20.11.1", Some("20.11.1")),
+            ("Client Version: v1.30.2", Some("1.30.2")),
+            ("psql (PostgreSQL) 16.2 (Ubuntu 16.2-1)", Some("16.2")),
+            ("GNU Wget 1.21.4 built on linux-gnu.", Some("1.21.4")),
+            ("gh version 2.45.0 (2024-03-04)", Some("2.45.0")),
+            ("Python 3.12.3", Some("3.12.3")),
+            ("tea version 0.9.2-rc1", Some("0.9.2-rc1")),
+            ("redis-cli 7.0.15", Some("7.0.15")),
+            ("x86_64 build 2024", None),
+            ("no version here", None),
+            ("", None),
+        ] {
+            assert_eq!(version_number(line).as_deref(), version, "{line}");
+        }
     }
 }

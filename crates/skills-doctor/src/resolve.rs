@@ -5,8 +5,8 @@ use serde::Serialize;
 use skills_frontmatter::conventions::ChainTool;
 
 use crate::domains::Domain;
-use crate::inventory::Inventory;
-use crate::needs::Needs;
+use crate::inventory::{Inventory, Server};
+use crate::needs::{Evidence, Needs};
 
 /// The kind of tool a domain resolved to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -45,6 +45,9 @@ pub struct Resolution {
     pub fallback: bool,
     /// What was not there, for the warning or the error (`no MCP server docker or podman`).
     pub missing: Vec<String>,
+    /// The configured servers that could not serve (`MCP server kubernetes cannot start
+    /// (`kubectl-mcp` is not on PATH)`): also in `missing`, and said in the error line.
+    pub unusable: Vec<String>,
     /// What to install or configure when nothing is available.
     pub fix: String,
 }
@@ -65,9 +68,15 @@ impl Resolution {
                 self.domain,
                 kind.label()
             ),
-            None => format!(
+            None if self.unusable.is_empty() => format!(
                 "[skill:{skill}] ERROR: nothing available for {}: {}",
                 self.domain, self.fix
+            ),
+            None => format!(
+                "[skill:{skill}] ERROR: nothing available for {} ({}): {}",
+                self.domain,
+                self.unusable.join(", "),
+                self.fix
             ),
         }
     }
@@ -105,6 +114,7 @@ const HTTP_CLIENTS: [&str; 2] = ["curl", "wget"];
 /// Walks a declared chain in its order: the first tool here wins.
 fn walk_chain(domain: &str, chain: &[ChainTool], inventory: &Inventory) -> Resolution {
     let mut missing = Vec::new();
+    let mut unusable = Vec::new();
     let mut servers = Vec::new();
     let mut commands = Vec::new();
     for entry in chain {
@@ -120,13 +130,16 @@ fn walk_chain(domain: &str, chain: &[ChainTool], inventory: &Inventory) -> Resol
                         missing.push(format!("no MCP server {server}"));
                         None
                     }
-                    Some(s) => match (&s.probe_error, &s.tools, tool) {
-                        (Some(error), _, _) => {
-                            missing.push(format!("MCP server {} did not answer ({error})", s.name));
+                    Some(s) => match (why_unusable(s), &s.tools, tool) {
+                        (Some(why), _, _) => {
+                            missing.push(why.clone());
+                            unusable.push(why);
                             None
                         }
                         (None, Some(offered), Some(tool)) if !offered.contains(tool) => {
-                            missing.push(format!("{entry} not offered by MCP server {}", s.name));
+                            let why = format!("{entry} not offered by MCP server {}", s.name);
+                            missing.push(why.clone());
+                            unusable.push(why);
                             None
                         }
                         _ => Some((
@@ -163,6 +176,7 @@ fn walk_chain(domain: &str, chain: &[ChainTool], inventory: &Inventory) -> Resol
                 fallback: !missing.is_empty(),
                 using,
                 missing,
+                unusable,
                 fix: String::new(),
             };
         }
@@ -182,8 +196,39 @@ fn walk_chain(domain: &str, chain: &[ChainTool], inventory: &Inventory) -> Resol
         using: None,
         fallback: false,
         missing,
+        unusable,
         fix: ways.join(", or "),
     }
+}
+
+/// Why a configured server cannot serve here, when it cannot: its probe got no answer, or,
+/// unprobed, its command is not there ([`Server::unavailable`]). A server whose tools a
+/// probe listed can.
+fn why_unusable(server: &Server) -> Option<String> {
+    match (&server.probe_error, &server.tools, &server.unavailable) {
+        (Some(error), _, _) => Some(format!(
+            "MCP server {} did not answer ({error})",
+            server.name
+        )),
+        (None, None, Some(why)) => Some(format!("MCP server {} cannot start ({why})", server.name)),
+        _ => None,
+    }
+}
+
+/// The commands the skill itself shows for a domain: `Bash(gh:*)` in its `allowed-tools`,
+/// the commands of its shell blocks, its scripts' interpreters.
+fn commands_shown(evidence: &[Evidence]) -> Vec<&str> {
+    evidence
+        .iter()
+        .filter_map(|e| match e {
+            Evidence::AllowedTools { tool } => tool
+                .strip_prefix("Bash(")
+                .and_then(|rest| rest.split([':', ' ', ')']).next()),
+            Evidence::CodeBlock { command, .. } => Some(command.as_str()),
+            Evidence::Shebang { interpreter, .. } => Some(interpreter.as_str()),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Walks MCP → CLI → HTTP for every domain `needs` names (a declared chain as written).
@@ -210,13 +255,12 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
             })
             .collect();
         let named = needs.mcp_tools.get(name);
+        let mut unusable = Vec::new();
         let mut chosen = None;
         for server in &servers {
-            if let Some(error) = &server.probe_error {
-                missing.push(format!(
-                    "MCP server {} did not answer ({error})",
-                    server.name
-                ));
+            if let Some(why) = why_unusable(server) {
+                missing.push(why.clone());
+                unusable.push(why);
                 continue;
             }
             let prefix = format!("mcp__{}__", server.name);
@@ -237,11 +281,13 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
                     Some(found) => (*found).clone(),
                     None => {
                         let list: Vec<String> = wanted.iter().map(|t| (*t).clone()).collect();
-                        missing.push(format!(
+                        let why = format!(
                             "{} not offered by MCP server {}",
                             or_list(&list),
                             server.name
-                        ));
+                        );
+                        missing.push(why.clone());
+                        unusable.push(why);
                         continue;
                     }
                 },
@@ -255,6 +301,7 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
                 using: Some((tool, Kind::Mcp)),
                 fallback: !missing.is_empty(),
                 missing,
+                unusable,
                 fix: String::new(),
             });
             continue;
@@ -262,12 +309,38 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
         if servers.is_empty() && !domain.mcp.is_empty() {
             missing.push(format!("no MCP server {}", or_list(&domain.mcp)));
         }
-        if let Some(cli) = domain.cli.iter().find(|c| inventory.clis.contains_key(*c)) {
+        // A skill that shows commands of the domain and names none of its MCP tools prefers
+        // the CLI: the commands it shows come first, and using a command of the domain is
+        // no fallback (a configured server that cannot serve still is worth the warning).
+        let shown: Vec<&str> = needs
+            .domains
+            .get(name)
+            .map(|evidence| commands_shown(evidence))
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|c| domain.cli.iter().any(|d| d == c))
+            .collect();
+        let prefers_cli = named.is_none_or(Vec::is_empty) && !shown.is_empty();
+        let found = |c: &&String| inventory.clis.contains_key(c.as_str());
+        let cli = domain
+            .cli
+            .iter()
+            .filter(|c| prefers_cli && shown.contains(&c.as_str()))
+            .find(found)
+            .or_else(|| domain.cli.iter().find(found));
+        if let Some(cli) = cli {
+            // Another command of the domain than the one the skill shows (`python3` for
+            // `python`) is the same kind of tool: no warning either.
             out.push(Resolution {
                 domain: name.clone(),
-                fallback: !missing.is_empty(),
+                fallback: if prefers_cli {
+                    !unusable.is_empty()
+                } else {
+                    !missing.is_empty()
+                },
                 using: Some((cli.clone(), Kind::Cli)),
                 missing,
+                unusable,
                 fix: String::new(),
             });
             continue;
@@ -283,6 +356,7 @@ pub fn resolve(needs: &Needs, inventory: &Inventory, domains: &[Domain]) -> Vec<
             fallback: http.is_some() && !missing.is_empty(),
             using: http.map(|c| (c.to_string(), Kind::Http)),
             missing,
+            unusable,
             fix: fix(domain),
         });
     }
@@ -308,6 +382,7 @@ mod tests {
                 tools: tools.map(|t| t.iter().map(|s| (*s).to_string()).collect()),
                 probe_error: None,
                 not_started: None,
+                unavailable: None,
             });
         }
         for cli in clis {
@@ -321,6 +396,34 @@ mod tests {
             );
         }
         out
+    }
+
+    /// A skill that shows `python` and `tea` and names no MCP tool: the CLI is its choice,
+    /// whichever command of the domain is here, and no MCP server missing is a warning. A
+    /// skill that names an MCP tool and gets the CLI is warned.
+    #[test]
+    fn a_skill_that_shows_a_cli_prefers_it() {
+        let all = crate::domains::builtin();
+        let text = "---\nname: x\ndescription: d\nallowed-tools: Bash(tea:*)\n---\n```bash\npython scripts/run.py\n```\n";
+        let needs = crate::needs::needs(text, None, &all);
+        let lines: Vec<String> = resolve(&needs, &inventory(&[], &["python3", "tea"]), &all)
+            .iter()
+            .map(|r| r.line("x"))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "[skill:x] Using: tea (CLI)",
+                "[skill:x] Using: python3 (CLI)"
+            ]
+        );
+        let mcp = "---\nname: x\ndescription: d\nallowed-tools: mcp__gitea__create_pull_request Bash(tea:*)\n---\n";
+        let needs = crate::needs::needs(mcp, None, &all);
+        let r = resolve(&needs, &inventory(&[], &["tea"]), &all);
+        assert_eq!(
+            r[0].line("x"),
+            "[skill:x] WARNING: no MCP server gitea for git-gitea, falling back to tea (CLI)"
+        );
     }
 
     fn chain(text: &str) -> Vec<ChainTool> {

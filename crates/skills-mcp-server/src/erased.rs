@@ -65,7 +65,7 @@ where
 {
     fn send(&mut self, item: TxJsonRpcMessage<R>) -> Boxed<'static, Result<(), std::io::Error>> {
         let sent = Transport::send(self, item);
-        Box::pin(async move { sent.await.map_err(std::io::Error::other) })
+        Box::pin(async move { sent.await.map_err(io_error) })
     }
 
     fn receive(&mut self) -> Boxed<'_, Option<RxJsonRpcMessage<R>>> {
@@ -73,7 +73,17 @@ where
     }
 
     fn close(&mut self) -> Boxed<'_, Result<(), std::io::Error>> {
-        Box::pin(async move { Transport::close(self).await.map_err(std::io::Error::other) })
+        Box::pin(async move { Transport::close(self).await.map_err(io_error) })
+    }
+}
+
+/// `error` as an `io::Error`: itself when it is one (a pipe's `BrokenPipe` stays that),
+/// else wrapped (`get_ref` gives it back, as `client_error` does).
+fn io_error<E: std::error::Error + Send + Sync + 'static>(error: E) -> std::io::Error {
+    let boxed: Box<dyn std::error::Error + Send + Sync> = Box::new(error);
+    match boxed.downcast::<std::io::Error>() {
+        Ok(io) => *io,
+        Err(other) => std::io::Error::other(other),
     }
 }
 

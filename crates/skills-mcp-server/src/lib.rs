@@ -53,6 +53,7 @@ mod bounded;
 pub(crate) type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
 mod catalog;
+mod client_error;
 mod erased;
 mod extension;
 mod framing;
@@ -465,11 +466,14 @@ fn init_logging(level: LogLevel) -> Option<tracing_appender::non_blocking::Worke
         return None;
     }
     let (writer, guard) = log::stderr();
-    // rmcp's own session events (at info) are not the server's log: they show from debug.
+    // rmcp's own events are not the server's log: they show from debug. Its warnings print
+    // its types with `{:?}` (`response error … ErrorData { code: ErrorCode(-32602), … }`
+    // for every error answer); what they report, the server logs in its own words (the
+    // gateway's refusals and failures). Its errors still show.
     let rmcp = if filter >= LevelFilter::DEBUG {
         filter
     } else {
-        filter.min(LevelFilter::WARN)
+        filter.min(LevelFilter::ERROR)
     };
     let targets = tracing_subscriber::filter::Targets::new()
         .with_default(filter)

@@ -100,15 +100,17 @@ fn probe_boxed(
 }
 
 async fn list(transport: Erased<rmcp::RoleClient>) -> Result<Vec<String>, ProbeError> {
-    let session =
-        ().into_dyn()
-            .serve(transport)
-            .await
-            .map_err(|e| ProbeError::Session(e.to_string()))?;
-    let tools = session
-        .list_all_tools()
+    let session = ()
+        .into_dyn()
+        .serve(transport)
         .await
-        .map_err(|e| ProbeError::Session(e.to_string()));
+        .map_err(|e| ProbeError::Session(crate::client_error::init(&e)))?;
+    let tools = session.list_all_tools().await.map_err(|e| {
+        ProbeError::Session(format!(
+            "tools/list failed: {}",
+            crate::client_error::service(&e)
+        ))
+    });
     let _ = session.cancel().await;
     Ok(tools?.into_iter().map(|t| t.name.to_string()).collect())
 }

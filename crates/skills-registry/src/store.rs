@@ -36,6 +36,18 @@ pub enum StoreError {
     /// A stored value does not read back (a row written by something else).
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// [`AnyStore::open_existing`]: there is no database file at the path.
+    #[error("there is no database at {}", .0.display())]
+    Missing(std::path::PathBuf),
+    /// [`AnyStore::open_existing`]: the database does not have this version's schema (it
+    /// was never migrated, or by an older version).
+    #[error("the database has {applied} of this version's {expected} migrations")]
+    Outdated {
+        /// The migrations it has.
+        applied: usize,
+        /// The migrations this version has.
+        expected: usize,
+    },
 }
 
 /// What a list asks for: filters, and the page.
@@ -568,6 +580,21 @@ macro_rules! sql_store {
                 Ok(())
             }
 
+            /// How many of [`MIGRATIONS`] the database has (none when it has no
+            /// migrations table: it is not a registry's, or never was migrated).
+            async fn applied_migrations(&self) -> usize {
+                let versions: Result<Vec<i64>, sqlx::Error> =
+                    sqlx::query_scalar("SELECT version FROM _sqlx_migrations WHERE success")
+                        .fetch_all(&self.pool)
+                        .await;
+                versions.map_or(0, |versions| {
+                    MIGRATIONS
+                        .iter()
+                        .filter(|(version, _, _)| versions.contains(version))
+                        .count()
+                })
+            }
+
             fn token(row: &$row) -> Result<TokenRecord, StoreError> {
                 Ok(TokenRecord {
                     id: row.try_get("id")?,
@@ -979,6 +1006,37 @@ impl SqliteStore {
         Ok(Self { pool })
     }
 
+    /// Opens the database file at `url`, which must exist: read-only (nothing is written,
+    /// not even the journal mode) or for writing, never created.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Missing`] when there is no file; [`StoreError::Database`] when it
+    /// cannot be opened.
+    pub async fn open_existing(url: &str, read_only: bool) -> Result<Self, StoreError> {
+        use sqlx::sqlite::{SqliteConnectOptions, SqliteSynchronous};
+        let options = SqliteConnectOptions::from_str(url)?;
+        let file = options.get_filename().to_path_buf();
+        // `sqlite::memory:` names no file (sqlx calls it `file:sqlx-in-memory-N`).
+        let in_memory = file.to_string_lossy().starts_with("file:sqlx-in-memory-");
+        if !in_memory && !file.exists() {
+            return Err(StoreError::Missing(file));
+        }
+        let mut options = options
+            .create_if_missing(false)
+            .read_only(read_only)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        if !read_only {
+            options = options.synchronous(SqliteSynchronous::Full);
+        }
+        let pool = sqlx::sqlite::SqlitePoolOptions::new()
+            .max_connections(2)
+            .connect_with(options)
+            .await?;
+        Ok(Self { pool })
+    }
+
     /// Closes every connection, waiting for those in use.
     pub async fn close(&self) {
         self.pool.close().await;
@@ -1007,6 +1065,25 @@ impl PostgresStore {
             .max_connections(16)
             .acquire_timeout(Duration::from_secs(10))
             .connect(url)
+            .await?;
+        Ok(Self { pool })
+    }
+
+    /// Connects to `url` as [`PostgresStore::open`] does; with `read_only`, every
+    /// transaction is read-only (`default_transaction_read_only`).
+    ///
+    /// # Errors
+    ///
+    /// As [`PostgresStore::open`].
+    pub async fn open_existing(url: &str, read_only: bool) -> Result<Self, StoreError> {
+        let mut options = sqlx::postgres::PgConnectOptions::from_str(url)?;
+        if read_only {
+            options = options.options([("default_transaction_read_only", "on")]);
+        }
+        let pool = sqlx::postgres::PgPoolOptions::new()
+            .max_connections(2)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
             .await?;
         Ok(Self { pool })
     }
@@ -1051,6 +1128,47 @@ impl AnyStore {
                 let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
                 Err(StoreError::UnsupportedUrl(scheme.to_string()))
             }
+        })
+    }
+
+    /// Opens the existing database `url` names, read-only or for writing, and checks that
+    /// it has this version's schema; nothing is created or migrated. What the commands that
+    /// read or change a registry's tokens open: run in the wrong directory, they must not
+    /// leave an empty database behind.
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Missing`] for a SQLite file that is not there,
+    /// [`StoreError::Outdated`] for a database without this version's migrations, and as
+    /// [`AnyStore::open`].
+    pub async fn open_existing(url: &str, read_only: bool) -> Result<Self, StoreError> {
+        Self::open_existing_boxed(url, read_only).await
+    }
+
+    // Boxed where it is made, as every call of `delegate!` is.
+    fn open_existing_boxed(url: &str, read_only: bool) -> Boxed<'_, Result<Self, StoreError>> {
+        Box::pin(async move {
+            let lower = url.to_ascii_lowercase();
+            let store = if lower.starts_with("sqlite:") {
+                Self::Sqlite(SqliteStore::open_existing(url, read_only).await?)
+            } else if lower.starts_with("postgres://") || lower.starts_with("postgresql://") {
+                Self::Postgres(PostgresStore::open_existing(url, read_only).await?)
+            } else {
+                let scheme = url.split_once(':').map_or("", |(scheme, _)| scheme);
+                return Err(StoreError::UnsupportedUrl(scheme.to_string()));
+            };
+            let applied = match &store {
+                Self::Sqlite(s) => s.applied_migrations().await,
+                Self::Postgres(p) => p.applied_migrations().await,
+            };
+            if applied < MIGRATIONS.len() {
+                store.close().await;
+                return Err(StoreError::Outdated {
+                    applied,
+                    expected: MIGRATIONS.len(),
+                });
+            }
+            Ok(store)
         })
     }
 

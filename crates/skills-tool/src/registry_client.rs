@@ -196,9 +196,21 @@ impl Client {
         path: &str,
         body: Option<&Value>,
     ) -> Result<Value, miette::Report> {
+        self.json_about(method, path, body, None)
+    }
+
+    /// As [`Client::json`], with what was asked said in the error (`cannot publish `pdf`
+    /// from URL`): the registry's answer may not name it.
+    pub(crate) fn json_about(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        asked: Option<&str>,
+    ) -> Result<Value, miette::Report> {
         let (status, bytes) = self.send(method, path, body)?;
         if !(200..300).contains(&status) {
-            return Err(self.problem(status, &bytes));
+            return Err(self.problem(status, &bytes, asked));
         }
         serde_json::from_slice(&bytes).map_err(|e| {
             errors::plain(
@@ -217,19 +229,23 @@ impl Client {
         if (200..300).contains(&status) {
             Ok(bytes)
         } else {
-            Err(self.problem(status, &bytes))
+            Err(self.problem(status, &bytes, None))
         }
     }
 
-    /// An error answer as a diagnostic: the problem's title and detail, and what to do.
-    fn problem(&self, status: u16, body: &[u8]) -> miette::Report {
+    /// An error answer as a diagnostic: what was asked (when the caller says), the
+    /// problem's title and detail (once: a detail that repeats its title stands alone), and
+    /// what to do. The registry's text is someone else's: made safe for a terminal.
+    fn problem(&self, status: u16, body: &[u8], asked: Option<&str>) -> miette::Report {
         let problem: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
         let text = |key: &str| problem.get(key).and_then(Value::as_str).unwrap_or_default();
         let kind = text("type").trim_start_matches("/problems/");
-        let message = match (text("title"), text("detail")) {
-            ("", _) => format!("{}: HTTP {status}", self.base),
-            (title, "") => format!("{}: {title}", self.base),
-            (title, detail) => format!("{}: {title}: {detail}", self.base),
+        let said =
+            problem_text(text("title"), text("detail")).unwrap_or_else(|| format!("HTTP {status}"));
+        let said = crate::render::terminal_safe(&said);
+        let message = match asked {
+            Some(asked) => format!("{}: {asked}: {said}", self.base),
+            None => format!("{}: {said}", self.base),
         };
         let help = match kind {
             // A registry shows an anonymous caller no private skill: not found, too.
@@ -251,6 +267,41 @@ impl Client {
             _ => String::new(),
         };
         errors::plain(message, help)
+    }
+}
+
+/// A problem's title and detail as one text: `title: detail`, or the detail alone when it
+/// says the title again (`authentication required: send …` under `Authentication
+/// required`; `a skill named `pdf` is already registered` under `Already registered`);
+/// `None` when the problem has neither.
+fn problem_text(title: &str, detail: &str) -> Option<String> {
+    /// The words of a text, lowercased, each without a plural `s`.
+    fn words(text: &str) -> Vec<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                let w = w.to_lowercase();
+                match w.strip_suffix('s') {
+                    Some(stem) if stem.len() > 2 => stem.to_string(),
+                    _ => w,
+                }
+            })
+            .collect()
+    }
+    let (title, detail) = (title.trim(), detail.trim());
+    match (title.is_empty(), detail.is_empty()) {
+        (true, true) => None,
+        (false, true) => Some(title.to_string()),
+        (true, false) => Some(detail.to_string()),
+        (false, false) => {
+            let detail_words = words(detail);
+            let repeated = words(title).iter().all(|w| detail_words.contains(w));
+            Some(if repeated {
+                detail.to_string()
+            } else {
+                format!("{title}: {detail}")
+            })
+        }
     }
 }
 
@@ -366,6 +417,48 @@ mod tests {
         let e = check_digest(b"hellO", digest, "x").unwrap_err();
         assert!(e.to_string().contains("nothing was installed"), "{e}");
         assert!(check_digest(b"hello", "", "x").is_err());
+    }
+
+    /// The registry's titles and details said once each (`Authentication required:
+    /// authentication required: send …` was doubled).
+    #[test]
+    fn a_detail_that_repeats_its_title_stands_alone() {
+        for (title, detail, text) in [
+            (
+                "Authentication required",
+                "authentication required: send `Authorization: Bearer <token>`",
+                "authentication required: send `Authorization: Bearer <token>`",
+            ),
+            (
+                "The token was refused",
+                "the token was refused: unknown token",
+                "the token was refused: unknown token",
+            ),
+            (
+                "Already registered",
+                "a skill named `pdf` is already registered",
+                "a skill named `pdf` is already registered",
+            ),
+            (
+                "The SKILL.md has lint errors",
+                "the SKILL.md has 2 lint error(s)",
+                "the SKILL.md has 2 lint error(s)",
+            ),
+            (
+                "Not found",
+                "no skill named `pdf`",
+                "Not found: no skill named `pdf`",
+            ),
+            ("Forbidden", "", "Forbidden"),
+            ("", "no skill named `pdf`", "no skill named `pdf`"),
+        ] {
+            assert_eq!(
+                problem_text(title, detail).as_deref(),
+                Some(text),
+                "{title}"
+            );
+        }
+        assert_eq!(problem_text(" ", ""), None);
     }
 
     #[test]

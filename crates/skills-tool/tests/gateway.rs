@@ -103,6 +103,9 @@ fn main() -> ExitCode {
             a_bad_gateway_file_names_the_line();
             Ok(())
         }),
+        trial("the_docs_example_runs_as_shipped", || {
+            Box::pin(the_docs_example_runs_as_shipped())
+        }),
     ];
     libtest_mimic::run(&args, tests).exit_code()
 }
@@ -537,10 +540,18 @@ async fn level_one_then_a_skill_scope_proxied() {
         "[gateway] skill=report-writer tool=explain refused: outside the scope",
         "[gateway] scope: left skill=report-writer",
         "[gateway] skill=trino-debug resource=trino://rules/optimization.md server=trino",
+        "[gateway] skill=- tool=nope refused: unknown tool",
+        "[gateway] skill=- resource=trino://rules/optimization.md refused: outside the scope",
+        "[gateway] skill=trino-debug resource=trino://catalog/tables.json refused: unknown resource",
     ] {
         assert!(log.contains(line), "no {line:?} in the log:\n{log}");
     }
     assert!(log.contains("outcome=tool-error"), "{log}");
+    // The log is the gateway's words: rmcp's warnings printed each error answer as a Rust
+    // value (`response error … error=ErrorData { code: ErrorCode(-32602), … }`).
+    for rust in ["ErrorData", "ErrorCode"] {
+        assert!(!log.contains(rust), "{rust:?} in the log:\n{log}");
+    }
 }
 
 /// Progress of a slow downstream call reaches the client; cancelling it cancels it
@@ -680,14 +691,40 @@ async fn over_http_both_ways_with_a_scope_per_session() {
 
 /// A downstream server that cannot be started leaves the others served; the log says why.
 async fn a_server_that_does_not_start_is_reported() {
-    let setup =
-        Setup::new(json!({"docs": {"command": "/nonexistent/docs-mcp", "universal": true}}));
+    let setup = Setup::new(json!({
+        "docs": {"command": "/nonexistent/docs-mcp", "universal": true},
+        "search": {"command": "/nonexistent/search-mcp", "universal": ["lookup"]}
+    }));
     let (session, _client) = setup.start().await;
     assert_eq!(names(&session).await, ["view_skill", "fetch"]);
+    // Its tools are not listed, so a call of one was `unknown tool "…"`: it says which
+    // server is not running, and why.
+    let named = call(&session, "lookup", json!({})).await.unwrap();
+    assert_eq!(named.is_error, Some(true));
+    assert!(
+        text(&named).starts_with(
+            "Tool `lookup` is not available: it is a tool of MCP server `search`, which is not running (cannot start `/nonexistent/search-mcp`: "
+        ),
+        "{}",
+        text(&named)
+    );
+    let maybe = call(&session, "summarize", json!({})).await.unwrap();
+    assert_eq!(maybe.is_error, Some(true));
+    assert!(
+        text(&maybe).starts_with(
+            "Tool `summarize` is not available: MCP server `docs`, whose tools are all universal, is not running (cannot start `/nonexistent/docs-mcp`: "
+        ) && text(&maybe).ends_with("), so its tools are not listed."),
+        "{}",
+        text(&maybe)
+    );
     session.cancel().await.unwrap();
     let log = setup.log();
     assert!(
         log.contains("[gateway] server=docs not started: cannot start `/nonexistent/docs-mcp`"),
+        "{log}"
+    );
+    assert!(
+        log.contains("[gateway] skill=- tool=lookup refused: its server is not running"),
         "{log}"
     );
 }
@@ -1045,6 +1082,95 @@ fn a_bad_gateway_file_names_the_line() {
         ),
         "{stderr}"
     );
+    // A file that is not there has no line and column (it was `nope.json:1:1: cannot read
+    // it`).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .args(["mcp", "--gateway", "nope.json"])
+        .current_dir(dir.path())
+        .env("COLUMNS", "400")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("nope.json: there is no such file") && stderr.contains("mcpServers"),
+        "{stderr}"
+    );
+}
+
+/// docs/gateway.md's example, `examples/gateway/`, needs nothing but `skills`: its
+/// downstream server is `skills mcp` over the example's `library`. Run where the docs say
+/// (in the example's directory, `skills` on `PATH`), each exchange of the docs' transcript is
+/// what the gateway answers: the tools listed, the refusal, the scoped call.
+async fn the_docs_example_runs_as_shipped() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let example = root.join("examples/gateway");
+    let doc = std::fs::read_to_string(root.join("docs/gateway.md")).unwrap();
+    let block = doc
+        .split("<!-- example:begin -->")
+        .nth(1)
+        .and_then(|rest| rest.split("<!-- example:end -->").next())
+        .expect("docs/gateway.md has the example between its markers");
+    let exe = Path::new(env!("CARGO_BIN_EXE_skills"));
+    let path = std::env::join_paths(std::iter::once(exe.parent().unwrap().to_path_buf()).chain(
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()),
+    ))
+    .unwrap();
+    let mut command = tokio::process::Command::new(exe);
+    command
+        .args(["mcp", "--skills-dir", "skills", "--gateway", "gateway.json"])
+        .current_dir(&example)
+        .env("PATH", path);
+    assert!(
+        block
+            .contains("cd examples/gateway\nskills mcp --skills-dir skills --gateway gateway.json"),
+        "{block}"
+    );
+    let (transport, _) = TokioChildProcess::builder(command)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let client = Client::default();
+    let session = client.clone().serve(transport).await.unwrap();
+    let mut exchanges = 0;
+    let lines: Vec<&str> = block.lines().collect();
+    for (i, line) in lines.iter().enumerate() {
+        let Some(request) = line.strip_prefix("→ ") else {
+            continue;
+        };
+        let answers: Vec<&str> = lines[i + 1..]
+            .iter()
+            .map_while(|l| l.strip_prefix("← "))
+            .collect();
+        if request == "tools/list" {
+            assert_eq!(names(&session).await.join(", "), answers.join(""), "{line}");
+        } else {
+            let rest = request.strip_prefix("tools/call ").expect(line);
+            let (tool, args) = rest.split_once(' ').unwrap();
+            let result = call(&session, tool, serde_json::from_str(args).unwrap())
+                .await
+                .unwrap();
+            let got = text(&result);
+            for answer in answers {
+                if answer == "notifications/tools/list_changed" {
+                    let changed = &client.tools_changed;
+                    eventually(answer, || changed.load(Ordering::SeqCst) >= 1).await;
+                } else if let Some(error) = answer.strip_prefix("(isError) ") {
+                    assert_eq!(result.is_error, Some(true), "{line}");
+                    assert_eq!(got, error, "{line}");
+                } else {
+                    assert_eq!(result.is_error, Some(false), "{line}: {got}");
+                    for part in answer.split('…').map(str::trim).filter(|p| !p.is_empty()) {
+                        assert!(got.contains(part), "{line}: no {part:?} in {got}");
+                    }
+                }
+            }
+        }
+        exchanges += 1;
+    }
+    assert_eq!(exchanges, 5, "{block}");
+    session.cancel().await.unwrap();
 }
 
 /// The downstream servers this binary becomes.

@@ -170,7 +170,11 @@ impl Forwarder {
                         self.tell_sessions(tools).await;
                     }
                     Ok(Err(e)) => {
-                        tracing::warn!("[gateway] server={}: {what}/list failed: {e}", self.name);
+                        tracing::warn!(
+                            "[gateway] server={}: {what}/list failed: {}",
+                            self.name,
+                            crate::client_error::service(&e)
+                        );
                     }
                     Err(_) => tracing::warn!(
                         "[gateway] server={}: {what}/list took over {} s; the last list is kept",
@@ -403,6 +407,9 @@ pub(crate) struct Server {
     index: usize,
     routes: Routes,
     live: tokio::sync::Mutex<Result<Live, String>>,
+    /// Why it is not running, after a start or restart that failed (what `live` holds, for
+    /// a look without waiting on a restart).
+    down: Mutex<Option<String>>,
     /// Bumped at every (re)start, so that two calls that saw the same crash restart once.
     generation: std::sync::atomic::AtomicU64,
     tools: Arc<Mutex<Vec<Tool>>>,
@@ -434,6 +441,7 @@ impl Servers {
                     index,
                     routes: routes.clone(),
                     live: tokio::sync::Mutex::new(Err("not started".to_string())),
+                    down: Mutex::new(None),
                     generation: std::sync::atomic::AtomicU64::new(0),
                     tools: Arc::default(),
                     resources: Arc::default(),
@@ -481,6 +489,7 @@ pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
         index: 0,
         routes: Routes::default(),
         live: tokio::sync::Mutex::new(Err("not started".to_string())),
+        down: Mutex::new(None),
         generation: std::sync::atomic::AtomicU64::new(0),
         tools: Arc::default(),
         resources: Arc::default(),
@@ -538,8 +547,14 @@ impl Server {
                 Err(why)
             }
         };
+        *self.down.lock().unwrap_or_else(|e| e.into_inner()) = outcome.as_ref().err().cloned();
         self.generation.fetch_add(1, Ordering::SeqCst);
         outcome
+    }
+
+    /// Why it is not running, when its last start or restart failed.
+    pub(crate) fn down(&self) -> Option<String> {
+        self.down.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
     async fn connect(&self) -> Result<(Live, Vec<Tool>, Vec<Resource>), String> {
@@ -587,7 +602,9 @@ impl Server {
                         stdin,
                     )))
                     .await
-                    .map_err(|e| format!("the MCP session failed: {e}"))?;
+                    .map_err(|e| {
+                        format!("the MCP session failed: {}", crate::client_error::init(&e))
+                    })?;
                 (session, Some(child))
             }
             Transport::Http { url, headers } => {
@@ -609,13 +626,15 @@ impl Server {
                     .into_dyn()
                     .serve(Erased::new(transport))
                     .await
-                    .map_err(|e| format!("the MCP session failed: {e}"))?;
+                    .map_err(|e| {
+                        format!("the MCP session failed: {}", crate::client_error::init(&e))
+                    })?;
                 (session, None)
             }
         };
         let tools = list_tools(session.peer())
             .await
-            .map_err(|e| format!("tools/list failed: {e}"))?;
+            .map_err(|e| format!("tools/list failed: {}", crate::client_error::service(&e)))?;
         if let Some(why) = tools.cut {
             tracing::warn!(
                 "[gateway] server={}: tools/list stopped after {why}; {} tools kept",
@@ -627,9 +646,12 @@ impl Server {
             .peer_info()
             .is_some_and(|info| info.capabilities.resources.is_some());
         let resources = if has_resources {
-            let listed = list_resources(session.peer())
-                .await
-                .map_err(|e| format!("resources/list failed: {e}"))?;
+            let listed = list_resources(session.peer()).await.map_err(|e| {
+                format!(
+                    "resources/list failed: {}",
+                    crate::client_error::service(&e)
+                )
+            })?;
             if let Some(why) = listed.cut {
                 tracing::warn!(
                     "[gateway] server={}: resources/list stopped after {why}; {} resources kept",
@@ -852,6 +874,7 @@ impl Server {
     /// What to tell of a request (of tool or resource `name`) the server died under, after
     /// restarting it once.
     async fn died(&self, name: &str, generation: u64, error: &ServiceError) -> String {
+        let error = crate::client_error::service(error);
         let restarted = self.restart(generation).await;
         tracing::warn!(
             "[gateway] server={} tool={name} failed ({error}); restart: {}",

@@ -92,21 +92,32 @@ impl Universal {
 }
 
 /// Why a gateway file cannot be used: the file, where, what, and how to fix it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{}:{line}:{column}: {message}", path.display())]
+#[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct GatewayFileError {
     /// The file.
     pub path: PathBuf,
-    /// 1-based line (1 when the whole file is at fault).
-    pub line: usize,
-    /// 1-based column.
-    pub column: usize,
+    /// The 1-based line and column at fault; `None` when it is the whole file (it cannot
+    /// be read, or is too large).
+    pub position: Option<(usize, usize)>,
     /// What is wrong.
     pub message: String,
     /// How to fix it.
     pub help: String,
 }
+
+/// `gateway.json:3:5: server …`, or `nope.json: there is no such file` for the whole file.
+impl std::fmt::Display for GatewayFileError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some((line, column)) = self.position {
+            write!(f, ":{line}:{column}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for GatewayFileError {}
 
 impl GatewayFile {
     /// Reads and checks the gateway file at `path`.
@@ -118,16 +129,19 @@ impl GatewayFile {
     pub fn load(path: &Path) -> Result<Self, GatewayFileError> {
         let whole = |message: String, help: &str| GatewayFileError {
             path: path.to_path_buf(),
-            line: 1,
-            column: 1,
+            position: None,
             message,
             help: help.to_string(),
         };
         let size = std::fs::metadata(path)
             .map_err(|e| {
                 whole(
-                    format!("cannot read it: {e}"),
-                    "pass the path of a gateway file (docs/gateway.md)",
+                    if e.kind() == std::io::ErrorKind::NotFound {
+                        "there is no such file".to_string()
+                    } else {
+                        format!("cannot read it: {e}")
+                    },
+                    "pass the path of a gateway file: the MCP servers in .mcp.json's format, {\"mcpServers\": {\"NAME\": {\"command\": …}}} (docs/gateway.md)",
                 )
             })?
             .len();
@@ -154,22 +168,17 @@ impl GatewayFile {
     pub fn parse(text: &str, path: &Path) -> Result<Self, GatewayFileError> {
         let value: Value = serde_json::from_str(text).map_err(|e| GatewayFileError {
             path: path.to_path_buf(),
-            line: e.line().max(1),
-            column: e.column().max(1),
+            position: Some((e.line().max(1), e.column().max(1))),
             message: format!("not JSON: {}", strip_position(&e.to_string())),
             help:
                 "write it as `.mcp.json` is written: {\"mcpServers\": {\"NAME\": {\"command\": …}}}"
                     .to_string(),
         })?;
-        let at = |needle: &str, message: String, help: &str| {
-            let (line, column) = position(text, needle);
-            GatewayFileError {
-                path: path.to_path_buf(),
-                line,
-                column,
-                message,
-                help: help.to_string(),
-            }
+        let at = |needle: &str, message: String, help: &str| GatewayFileError {
+            path: path.to_path_buf(),
+            position: position(text, needle),
+            message,
+            help: help.to_string(),
         };
         let Some(servers) = value.get("mcpServers").and_then(Value::as_object) else {
             return Err(at(
@@ -327,11 +336,10 @@ fn strip_position(message: &str) -> &str {
     message.rsplit_once(" at line ").map_or(message, |(m, _)| m)
 }
 
-/// The line and column of the first `needle` in `text` (1, 1 when it is not there).
-fn position(text: &str, needle: &str) -> (usize, usize) {
-    let Some(offset) = text.find(needle) else {
-        return (1, 1);
-    };
+/// The line and column of the first `needle` in `text`; `None` when it is not there (the
+/// whole file is at fault: it has no `mcpServers`).
+fn position(text: &str, needle: &str) -> Option<(usize, usize)> {
+    let offset = text.find(needle)?;
     let before = text.get(..offset).unwrap_or_default();
     let line = before.matches('\n').count() + 1;
     let column = before
@@ -340,7 +348,7 @@ fn position(text: &str, needle: &str) -> (usize, usize) {
         .chars()
         .count()
         + 1;
-    (line, column)
+    Some((line, column))
 }
 
 #[cfg(test)]
@@ -377,7 +385,7 @@ mod tests {
     #[test]
     fn errors_name_the_place_and_the_fix() {
         let e = parse("{\n  \"mcpServers\": {\n    \"trino\": {\"args\": []}\n  }\n}").unwrap_err();
-        assert_eq!((e.line, e.column), (3, 5));
+        assert_eq!(e.position, Some((3, 5)));
         assert!(e.message.contains("needs a `command`"), "{e}");
         let e = parse("{\"mcpServers\": {\"a b\": {\"command\": \"x\"}}}").unwrap_err();
         assert!(e.message.contains("letters, digits"), "{e}");
@@ -385,7 +393,7 @@ mod tests {
             parse("{\"mcpServers\": {\"a\": {\"command\": \"x\", \"universal\": 1}}}").unwrap_err();
         assert!(e.message.contains("universal"), "{e}");
         let e = parse("{\"mcpServers\": {\n,}}").unwrap_err();
-        assert_eq!(e.line, 2);
+        assert_eq!(e.position.map(|(line, _)| line), Some(2));
         assert!(e.to_string().starts_with("gateway.json:2:"), "{e}");
         for bad in ["0", "-1", "\"60\"", "1e9", "true"] {
             let e = parse(&format!(
@@ -396,5 +404,21 @@ mod tests {
         }
         let e = parse("{\"servers\": {}}").unwrap_err();
         assert!(e.message.contains("mcpServers"), "{e}");
+    }
+
+    /// A file that is not there is not at 1:1 (it said `nope.json:1:1: cannot read it`).
+    #[test]
+    fn a_missing_file_has_no_position() {
+        let dir = tempfile::tempdir().unwrap();
+        let e = GatewayFile::load(&dir.path().join("nope.json")).unwrap_err();
+        assert_eq!(e.position, None);
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "{}: there is no such file",
+                dir.path().join("nope.json").display()
+            )
+        );
+        assert!(e.help.contains("mcpServers"), "{}", e.help);
     }
 }

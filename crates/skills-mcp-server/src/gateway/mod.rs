@@ -344,6 +344,50 @@ impl GatewayServer {
             .collect()
     }
 
+    /// The servers that are not running and have a tool named `name` (their universal
+    /// tools name it, or a skill's `tools.json` references it of them), or else those that
+    /// may have it (all their tools are universal), each said with why. Their tools are not
+    /// listed, so a call of one would otherwise be an unknown tool.
+    fn down_servers_with(&self, name: &str) -> Vec<String> {
+        let referenced: Vec<String> = {
+            let state = self.state.lock();
+            state
+                .index
+                .skills()
+                .iter()
+                .filter_map(|skill| skills_prompt::load_package(skill).ok())
+                .flat_map(|(tools, _)| tools)
+                .filter(|t| t.name == name)
+                .filter_map(|t| t.server().map(str::to_string))
+                .collect()
+        };
+        let mut named = Vec::new();
+        let mut maybe = Vec::new();
+        for server in &self.servers.servers {
+            let Some(why) = server.down() else {
+                continue;
+            };
+            let spec = &server.spec;
+            let listed = match &spec.universal {
+                Universal::Tools(names) => names.iter().any(|n| n == name),
+                _ => false,
+            };
+            if listed || referenced.contains(&spec.name) {
+                named.push(format!(
+                    "it is a tool of MCP server `{}`, which is not running ({why})",
+                    spec.name
+                ));
+            } else if spec.universal == Universal::All {
+                maybe.push(format!(
+                    "MCP server `{}`, whose tools are all universal, is not running ({why}), so its tools are not listed",
+                    spec.name
+                ));
+            }
+        }
+        // A server known to have the tool says it all; the others only may have it.
+        if named.is_empty() { maybe } else { named }
+    }
+
     /// Makes `id` the active skill (or none), and tells the client its tools changed.
     async fn set_active(&self, id: Option<String>, peer: &rmcp::Peer<RoleServer>) {
         *self.active.lock().unwrap_or_else(|e| e.into_inner()) = id;
@@ -506,6 +550,15 @@ impl ServerHandler for GatewayServer {
         };
         let Some((_, server)) = found else {
             let shown = crate::text::clip(&uri);
+            tracing::info!(
+                "[gateway] skill={} resource={shown} refused: {}",
+                self.active().as_deref().unwrap_or("-"),
+                if elsewhere.is_empty() {
+                    "unknown resource"
+                } else {
+                    "outside the scope"
+                }
+            );
             return Err(match elsewhere.first() {
                 Some(skill) => ErrorData::invalid_params(
                     format!(
@@ -560,6 +613,26 @@ impl ServerHandler for GatewayServer {
         };
         let Some(visible) = visible else {
             if scoped_elsewhere.is_empty() {
+                let active = self.active();
+                let down = self.down_servers_with(&name);
+                if !down.is_empty() {
+                    tracing::info!(
+                        "[gateway] skill={} tool={} refused: its server is not running",
+                        active.as_deref().unwrap_or("-"),
+                        crate::text::clip(&name)
+                    );
+                    return Ok(tool_error(format!(
+                        "Tool `{}` is not available: {}.",
+                        crate::text::clip(&name),
+                        down.join("; ")
+                    ))
+                    .into());
+                }
+                tracing::info!(
+                    "[gateway] skill={} tool={} refused: unknown tool",
+                    active.as_deref().unwrap_or("-"),
+                    crate::text::clip(&name)
+                );
                 return Err(ErrorData::invalid_params(
                     format!("unknown tool {:?}", crate::text::clip(&name)),
                     None,

@@ -31,23 +31,53 @@ pub(crate) fn search(args: &SearchArgs, printer: &Printer) -> Result<ExitStatus,
         printer.out(&format!("{text}\n"))?;
         return Ok(ExitStatus::Success);
     }
+    let query = args.query.trim();
+    // What was looked for, and where: the registry matches `q` against names and
+    // descriptions only (docs/registry.md), so a skill about PDFs whose description does
+    // not say so is not found by `pdf`; the line says so rather than let the list pass for
+    // everything there is.
+    let asked = match (query.is_empty(), &args.tag) {
+        (true, None) => String::new(),
+        (false, None) => format!(" whose name or description contains `{query}`"),
+        (true, Some(tag)) => format!(" tagged `{tag}`"),
+        (false, Some(tag)) => {
+            format!(" tagged `{tag}` whose name or description contains `{query}`")
+        }
+    };
+    let asked = render::terminal_safe(&asked);
     if skills.is_empty() {
-        printer.status(&format!("no skills found in {}\n", client.base()));
+        printer.status(&format!("no skills{asked} in {}\n", client.base()));
         return Ok(ExitStatus::Success);
     }
-    printer.out(&table(&skills))?;
-    if page.get("next_cursor").is_some_and(|c| !c.is_null()) {
+    printer.out(&table(&skills, printer.ui().width))?;
+    let more = page.get("next_cursor").is_some_and(|c| !c.is_null());
+    if more {
         printer.note(&format!(
-            "more than {} skills match; narrow the search or raise --limit",
-            args.limit
+            "more than {} skills{asked} in {}; narrow the search or raise --limit",
+            args.limit,
+            client.base()
+        ));
+    } else {
+        printer.status(&format!(
+            "{}{asked} in {}\n",
+            render::human::plural(skills.len(), "skill"),
+            client.base()
         ));
     }
     Ok(ExitStatus::Success)
 }
 
-/// One line per skill: name, stars, tags, description; each cell made safe for a terminal
-/// (a registry's text is someone else's).
-fn table(skills: &[Value]) -> String {
+/// The widest the tags column gets before it is cut: the description needs the room more.
+const MAX_TAGS_WIDTH: usize = 24;
+
+/// The narrowest the description is cut to, however narrow the terminal.
+const MIN_DESCRIPTION_WIDTH: usize = 20;
+
+/// A header, then one line per skill: name, stars (`-` when nobody rated it), tags, and
+/// the description's first line cut to what is left of `width` (display cells, so wide
+/// characters count double). Each cell is made safe for a terminal: a registry's text is
+/// someone else's.
+fn table(skills: &[Value], width: usize) -> String {
     let text = |s: &Value, key: &str| {
         render::terminal_safe(s.get(key).and_then(Value::as_str).unwrap_or_default())
             .replace(['\n', '\r', '\t'], " ")
@@ -66,27 +96,89 @@ fn table(skills: &[Value]) -> String {
                         .collect()
                 })
                 .unwrap_or_default();
+            let description = s
+                .get("description")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let first_line = description
+                .lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .unwrap_or_default();
             [
                 text(s, "name"),
-                format!("{stars:.1}"),
-                render::terminal_safe(&tags.join(",")).into_owned(),
-                text(s, "description"),
+                // Ratings are 1 to 5: an average of 0 is nobody's.
+                if stars > 0.0 {
+                    format!("{stars:.1}")
+                } else {
+                    "-".to_string()
+                },
+                cut(
+                    &render::terminal_safe(&tags.join(",")).replace(['\n', '\r', '\t'], " "),
+                    MAX_TAGS_WIDTH,
+                ),
+                render::terminal_safe(first_line).replace('\t', " "),
             ]
         })
         .collect();
-    let width = |i: usize| {
-        rows.iter()
-            .map(|r| r.get(i).map_or(0, |c| c.chars().count()))
+    let header = ["NAME", "STARS", "TAGS", "DESCRIPTION"].map(String::from);
+    let column = |i: usize| {
+        std::iter::once(&header)
+            .chain(&rows)
+            .map(|r| r.get(i).map_or(0, |c| cells(c)))
             .max()
             .unwrap_or(0)
     };
-    let (name_w, stars_w, tags_w) = (width(0), width(1), width(2));
+    let (name_w, stars_w, tags_w) = (column(0), column(1), column(2));
+    let desc_w = width
+        .saturating_sub(name_w + stars_w + tags_w + 6)
+        .max(MIN_DESCRIPTION_WIDTH);
     let mut out = String::new();
-    for [name, stars, tags, description] in &rows {
-        out.push_str(&format!(
-            "{name:<name_w$}  {stars:>stars_w$}  {tags:<tags_w$}  {description}\n"
-        ));
+    for [name, stars, tags, description] in std::iter::once(&header).chain(&rows) {
+        let line = format!(
+            "{}  {}  {}  {}",
+            pad(name, name_w),
+            pad_left(stars, stars_w),
+            pad(tags, tags_w),
+            cut(description, desc_w)
+        );
+        out.push_str(line.trim_end());
+        out.push('\n');
     }
+    out
+}
+
+/// The display cells `text` takes in a terminal.
+fn cells(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` padded with spaces to `width` cells.
+fn pad(text: &str, width: usize) -> String {
+    format!("{text}{}", " ".repeat(width.saturating_sub(cells(text))))
+}
+
+/// `text` right-aligned in `width` cells.
+fn pad_left(text: &str, width: usize) -> String {
+    format!("{}{text}", " ".repeat(width.saturating_sub(cells(text))))
+}
+
+/// `text` cut to `width` cells, ending with `…` when cut.
+fn cut(text: &str, width: usize) -> String {
+    if cells(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        used += w;
+        out.push(c);
+    }
+    out.push('…');
     out
 }
 
@@ -107,7 +199,16 @@ pub(crate) fn publish(args: &PublishArgs, printer: &Printer) -> Result<ExitStatu
         body.insert("tags".into(), json!(args.tags));
     }
     let body = Value::Object(body);
-    let card = client.json("POST", "/api/skills", Some(&body))?;
+    let asked = match skill_of_url(&args.url) {
+        Some(name) => format!("cannot publish `{name}` ({})", args.url),
+        None => format!("cannot publish {}", args.url),
+    };
+    let card = client.json_about(
+        "POST",
+        "/api/skills",
+        Some(&body),
+        Some(&render::terminal_safe(&asked)),
+    )?;
     let name = card.get("name").and_then(Value::as_str).unwrap_or_default();
     printer.out(&format!(
         "published {} -> {}/api/skills/{}\n",
@@ -137,4 +238,74 @@ pub(crate) fn rate(args: &RateArgs, printer: &Printer) -> Result<ExitStatus, Err
         render::human::plural(count, "rating")
     ))?;
     Ok(ExitStatus::Success)
+}
+
+/// The skill a `SKILL.md` URL is of: the name of the directory the file is in
+/// (`…/blob/main/pdf/SKILL.md` is `pdf`), as the registry names it. `None` for a URL that
+/// does not end in `SKILL.md`.
+fn skill_of_url(url: &str) -> Option<&str> {
+    let url = url.split(['?', '#']).next()?;
+    // The path, after the scheme and the host.
+    let path = match url.split_once("://") {
+        Some((_, rest)) => rest.split_once('/')?.1,
+        None => url,
+    };
+    let mut segments = path.trim_end_matches('/').rsplit('/');
+    let file = segments.next()?;
+    if !file.eq_ignore_ascii_case("SKILL.md") {
+        return None;
+    }
+    segments.next().filter(|dir| !dir.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{cut, skill_of_url, table};
+    use serde_json::json;
+
+    #[test]
+    fn the_skill_of_a_skill_md_url() {
+        assert_eq!(
+            skill_of_url("https://github.com/acme/skills/blob/main/pdf/SKILL.md"),
+            Some("pdf")
+        );
+        assert_eq!(
+            skill_of_url("https://raw.githubusercontent.com/a/b/main/x/forms/SKILL.md?token=1"),
+            Some("forms")
+        );
+        assert_eq!(skill_of_url("https://example.com/README.md"), None);
+        assert_eq!(skill_of_url("https://example.com/SKILL.md"), None);
+    }
+
+    /// A header, `-` for a skill nobody rated (it said `0.0`), and descriptions cut to the
+    /// width in display cells (they ran on past it).
+    #[test]
+    fn a_header_no_zero_stars_and_the_width_kept() {
+        let skills = [
+            json!({"name": "pdf", "num_stars": 4.5, "tags": ["docs"], "description": "Fill PDF forms and extract their text. Use when the user has a PDF form to fill or a PDF to read."}),
+            json!({"name": "report-writer", "num_stars": 0.0, "tags": [], "description": "報告書を書く。ユーザーが報告書を求めるときに使う。表、グラフ、要約を含む長い説明がここに続きます。"}),
+        ];
+        for width in [60, 80, 100] {
+            let text = table(&skills, width);
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(lines.len(), 3, "{text}");
+            assert!(lines[0].starts_with("NAME "), "{text}");
+            assert!(lines[0].contains("STARS") && lines[0].ends_with("DESCRIPTION"));
+            assert!(
+                lines[1].starts_with("pdf              4.5  docs  Fill"),
+                "{text}"
+            );
+            assert!(
+                lines[2].starts_with("report-writer      -        報告書"),
+                "{text}"
+            );
+            for line in &lines {
+                let cells = unicode_width::UnicodeWidthStr::width(*line);
+                assert!(cells <= width, "{width}: {cells} cells: {line}");
+            }
+            assert!(lines[1].ends_with('…') && lines[2].ends_with('…'), "{text}");
+        }
+        assert_eq!(cut("short", 10), "short");
+        assert_eq!(cut("報告書を書く", 7), "報告書…");
+    }
 }

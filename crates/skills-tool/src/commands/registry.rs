@@ -52,9 +52,20 @@ fn config_error(e: &ConfigError) -> Error {
 fn store_error(e: &StoreError, url: &str) -> Error {
     let help = match e {
         StoreError::UnsupportedUrl(_) => "use sqlite://PATH or postgres://USER:PASSWORD@HOST/DB",
+        StoreError::Missing(_) => {
+            "run it where the registry's database is, or name it as `skills registry serve` does: --database URL or --config FILE"
+        }
+        StoreError::Outdated { .. } => {
+            "`skills registry migrate` (with the same --database or --config) brings it up to date"
+        }
         _ => "check that the database exists and is reachable, and the URL's user and password",
     };
-    errors::plain(format!("{}: {e}", redact(url)), help).into()
+    let message = match e {
+        // The path says it all; the URL around it adds nothing.
+        StoreError::Missing(_) => e.to_string(),
+        _ => format!("{}: {e}", redact(url)),
+    };
+    errors::plain(message, help).into()
 }
 
 /// The state directory without `state_dir`: `<file>.state` beside a SQLite database file,
@@ -95,13 +106,31 @@ fn file_config(db: &RegistryDbArgs) -> Result<ConfigFile, Error> {
     }
 }
 
-/// Opens the database (flag, then file, then the default) and applies its migrations.
-async fn open(db: &RegistryDbArgs, file: &ConfigFile) -> Result<(AnyStore, String), Error> {
-    let url = db
-        .database
+/// The database's URL: the flag, then the file, then the default.
+fn database_url(db: &RegistryDbArgs, file: &ConfigFile) -> String {
+    db.database
         .clone()
         .or_else(|| file.database.clone())
-        .unwrap_or_else(|| DEFAULT_DATABASE.to_string());
+        .unwrap_or_else(|| DEFAULT_DATABASE.to_string())
+}
+
+/// Opens an existing database, read-only or not, without creating or migrating it: the
+/// token commands other than `create` have nothing to do with a registry that is not there.
+async fn open_existing(
+    db: &RegistryDbArgs,
+    file: &ConfigFile,
+    read_only: bool,
+) -> Result<(AnyStore, String), Error> {
+    let url = database_url(db, file);
+    let store = AnyStore::open_existing(&url, read_only)
+        .await
+        .map_err(|e| store_error(&e, &url))?;
+    Ok((store, url))
+}
+
+/// Opens the database (flag, then file, then the default) and applies its migrations.
+async fn open(db: &RegistryDbArgs, file: &ConfigFile) -> Result<(AnyStore, String), Error> {
+    let url = database_url(db, file);
     let store = AnyStore::open(&url)
         .await
         .map_err(|e| store_error(&e, &url))?;
@@ -387,7 +416,7 @@ async fn token_create(args: &TokenCreateArgs, printer: &Printer) -> Result<ExitS
 
 async fn token_list(args: &TokenListArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let file = file_config(&args.db)?;
-    let (store, url) = open(&args.db, &file).await?;
+    let (store, url) = open_existing(&args.db, &file, true).await?;
     let tokens = store.tokens().await.map_err(|e| store_error(&e, &url))?;
     store.close().await;
     let time = |ms: Option<i64>| ms.map(skills_registry::rfc3339).unwrap_or_default();
@@ -407,6 +436,13 @@ async fn token_list(args: &TokenListArgs, printer: &Printer) -> Result<ExitStatu
             .collect();
         let text = serde_json::to_string_pretty(&items).unwrap_or_else(|_| "[]".into());
         printer.out(&format!("{text}\n"))?;
+        return Ok(ExitStatus::Success);
+    }
+    if tokens.is_empty() {
+        printer.status(&format!(
+            "{} has no tokens; `skills registry token create --user NAME` makes one\n",
+            redact(&url)
+        ));
         return Ok(ExitStatus::Success);
     }
     let rows: Vec<[String; 6]> = tokens
@@ -445,7 +481,7 @@ async fn token_list(args: &TokenListArgs, printer: &Printer) -> Result<ExitStatu
 
 async fn token_revoke(args: &TokenRevokeArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let file = file_config(&args.db)?;
-    let (store, url) = open(&args.db, &file).await?;
+    let (store, url) = open_existing(&args.db, &file, false).await?;
     let revoked = store
         .revoke_token(&args.id)
         .await

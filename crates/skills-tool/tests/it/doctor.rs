@@ -108,7 +108,8 @@ fn every_agents_mcp_configuration_and_the_path_resolve_seed_004s_skills() {
         &m.home.join(".gemini/settings.json"),
         r#"{"mcpServers": {"redis": {"httpUrl": "http://127.0.0.1:9/mcp"}}}"#,
     );
-    for tool in ["gh", "docker", "curl", "git"] {
+    // The stdio servers' commands, but not Codex's `kubectl-mcp`.
+    for tool in ["gh", "docker", "curl", "git", "npx", "uvx"] {
         m.install(tool);
     }
 
@@ -116,7 +117,7 @@ fn every_agents_mcp_configuration_and_the_path_resolve_seed_004s_skills() {
     run.assert_code(1);
     assert_eq!(
         run.stdout,
-        "MCP servers: fetch (cursor), playwright (vscode), docker (claude-code), github (claude-code), redis (gemini-cli), kubernetes (codex)\n\
+        "MCP servers: fetch (cursor), playwright (vscode), docker (claude-code), github (claude-code), redis (gemini-cli), kubernetes (codex, command not found)\n\
          CLIs: curl, docker, gh, git\n\
          [skill:container-health] Using: mcp__docker__list_containers (MCP)\n\
          [skill:container-ops] Using: mcp__docker__restart_container (MCP)\n\
@@ -227,6 +228,9 @@ fn the_docs_domain_table_is_the_code_table() {
     }
 }
 
+/// What `curl --version` prints first.
+const CURL_VERSION: &str = "curl 8.5.0 (x86_64-pc-linux-gnu) libcurl/8.5.0 OpenSSL/3.0.13 zlib/1.3 brotli/1.1.0 zstd/1.5.5 libidn2/2.3.7 libpsl/0.21.2 (+libidn2/2.3.7) libssh/0.10.6/openssl/zlib nghttp2/1.59.0 librtmp/2.3 OpenLDAP/2.6.7";
+
 /// `--probe` with real servers: `skills mcp` itself as a stdio server named `docker` (so its
 /// tools are not the Docker tool the skill names: seed 004's "MCP restart not available"),
 /// a program that does not exist, and one that never answers. Each is reported; none hangs
@@ -248,7 +252,7 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
         .to_string(),
     );
     m.install_printing("docker", "Docker version 27.3.1, build ce12230");
-    m.install("curl");
+    m.install_printing("curl", CURL_VERSION);
     // A command whose `--version` never ends is stopped at the deadline.
     m.write_executable("jq", "#!/bin/sh\nexec /bin/sleep 30\n");
 
@@ -320,11 +324,12 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
         "{}",
         probed.stdout
     );
-    // Versions, under --probe only; none for a stub that prints nothing or never ends.
+    // Versions, under --probe only, as their numbers (curl's first line is 200 characters
+    // of libraries: six CLIs made a 600-character line); none for a stub that never ends.
     assert!(
         probed
             .stdout
-            .contains("\nCLIs: curl, docker (Docker version 27.3.1, build ce12230), jq\n"),
+            .contains("\nCLIs: curl 8.5.0, docker 27.3.1, jq\n"),
         "{}",
         probed.stdout
     );
@@ -357,6 +362,12 @@ fn probe_lists_real_tools_and_reports_servers_that_fail_or_hang() {
     assert_eq!(
         doc["inventory"]["clis"]["docker"]["version"],
         "Docker version 27.3.1, build ce12230"
+    );
+    assert!(
+        doc["inventory"]["clis"]["curl"]["version"]
+            .as_str()
+            .unwrap()
+            .starts_with("curl 8.5.0 (x86_64-pc-linux-gnu) libcurl/8.5.0")
     );
     let docker = &doc["inventory"]["servers"][0];
     assert_eq!(
@@ -568,8 +579,12 @@ fn repo_skills_override_the_baseline_for_that_repo_only() {
     let repo_arg = repo.to_str().unwrap();
     let scoped = m.doctor(&["git-pr", "--repo", repo_arg]);
     scoped.assert_code(0);
+    // The skill shows `tea` and names no MCP tool: the CLI is its choice, not a fallback
+    // (it was a WARNING).
     assert!(
-        scoped.stdout.ends_with("CLIs: tea\n[skill:git-pr] WARNING: no MCP server gitea for git-gitea, falling back to tea (CLI)\n"),
+        scoped
+            .stdout
+            .ends_with("CLIs: tea\n[skill:git-pr] Using: tea (CLI)\n"),
         "{}",
         scoped.stdout
     );
@@ -641,4 +656,125 @@ fn many_configured_servers_take_linear_time() {
         60_000
     );
     assert!(took < std::time::Duration::from_secs(30), "{took:?}");
+}
+
+/// A server whose command is not there serves no skill, and doctor says so without
+/// running anything (it reported `Using: mcp__kubernetes__* (MCP)` for Codex's
+/// `kubectl-mcp`, which was nowhere): a bare name is looked up on PATH, a path checked
+/// where it points. A skill that shows the CLI and names no MCP tool then uses the CLI; a
+/// configured server that cannot serve is still a warning.
+#[cfg(unix)]
+#[test]
+fn a_server_whose_command_is_not_there_serves_nothing() {
+    let m = Machine::new();
+    let marker = m.home.join("ran");
+    m.write(
+        &m.project.join(".claude/skills/k8s-restart.md"),
+        "---\nname: k8s-restart\ndescription: Restart a stuck deployment. Use when pods do not come up.\n---\n# Restart\n\n```bash\nkubectl rollout restart deploy/web\n```\n",
+    );
+    m.write(
+        &m.home.join(".codex/config.toml"),
+        "[mcp_servers.kubernetes]\ncommand = \"kubectl-mcp\"\n",
+    );
+    let bare = m.doctor(&["k8s-restart"]);
+    bare.assert_code(1);
+    assert_eq!(
+        bare.stdout,
+        "MCP servers: kubernetes (codex, command not found)\nCLIs: none\n\
+         [skill:k8s-restart] ERROR: nothing available for kubernetes (MCP server kubernetes cannot start (`kubectl-mcp` is not on PATH)): configure an MCP server named kubernetes or k8s, or install kubectl\n"
+    );
+    m.install("kubectl");
+    let cli = m.doctor(&["k8s-restart"]);
+    cli.assert_code(0);
+    assert!(
+        cli.stdout.ends_with("[skill:k8s-restart] WARNING: MCP server kubernetes cannot start (`kubectl-mcp` is not on PATH) for kubernetes, falling back to kubectl (CLI)\n"),
+        "{}",
+        cli.stdout
+    );
+    // Found on PATH (a stub that would leave a marker if it ran): the server is taken at its
+    // word, and nothing ran.
+    m.write_executable(
+        "kubectl-mcp",
+        &format!("#!/bin/sh\n: > '{}'\n", marker.display()),
+    );
+    let found = m.doctor(&["k8s-restart", "--format", "json"]);
+    found.assert_code(0);
+    let doc = crate::schemas::check("doctor", &found);
+    assert_eq!(
+        doc["inventory"]["servers"][0]["unavailable"],
+        serde_json::Value::Null
+    );
+    assert_eq!(doc["skills"][0]["domains"][0]["tool"], "mcp__kubernetes__*");
+    assert!(!marker.exists(), "doctor ran the server's command");
+    // Paths: absolute, and relative to the project (where agents start their servers).
+    m.write(
+        &m.project.join(".mcp.json"),
+        r#"{"mcpServers": {"k8s": {"command": "/nonexistent/k8s-mcp"}, "docker": {"command": "./tools/docker-mcp"}}}"#,
+    );
+    let paths = m.doctor(&["k8s-restart", "--format", "json"]);
+    let doc = crate::schemas::check("doctor", &paths);
+    let servers = doc["inventory"]["servers"].as_array().unwrap();
+    assert_eq!(servers[0]["name"], "k8s");
+    assert_eq!(
+        servers[0]["unavailable"],
+        "`/nonexistent/k8s-mcp` does not exist"
+    );
+    assert_eq!(
+        servers[1]["unavailable"],
+        "`./tools/docker-mcp` does not exist"
+    );
+    m.write(&m.project.join("tools/docker-mcp"), "#!/bin/sh\n");
+    let not_executable = m.doctor(&["--format", "json"]);
+    let doc: serde_json::Value = serde_json::from_str(&not_executable.stdout).unwrap();
+    assert_eq!(
+        doc["inventory"]["servers"][1]["unavailable"],
+        "`./tools/docker-mcp` is not an executable file"
+    );
+}
+
+/// A probe that fails says why in the words of the cause, not in the MCP library's types
+/// (`Send message error Transport [rmcp::transport::worker::WorkerTransport<
+/// StreamableHttpClientWorker<reqwest::Client>>] error: Client error: …`).
+#[cfg(unix)]
+#[test]
+fn a_failed_probe_says_why_without_rust_types() {
+    let m = Machine::new();
+    // A port nobody listens on.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    m.write(
+        &m.home.join(".claude.json"),
+        &format!(
+            r#"{{"mcpServers": {{"docker": {{"url": "http://127.0.0.1:{port}/mcp"}}, "github": {{"command": "/bin/sh", "args": ["-c", "exit 0"]}}}}}}"#
+        ),
+    );
+    let run = m.doctor(&["container-health", "--probe", "--probe-timeout", "5"]);
+    let stderr = crate::unwrapped(&run.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "home/.claude.json): the MCP session failed: error sending request for url (http://127.0.0.1:{port}/mcp): Connection refused"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        // It exits at once: it stopped reading, or closed the connection, as the race goes.
+        stderr.contains("MCP server `github` (")
+            && (stderr.contains("the MCP session failed: the server stopped reading its input (did it exit?)")
+                || stderr.contains("the MCP session failed: the server closed the connection before it answered `initialize`")),
+        "{stderr}"
+    );
+    for rust in [
+        "rmcp::",
+        "Transport [",
+        "reqwest::",
+        "Worker",
+        "Some(",
+        "{ ",
+    ] {
+        assert!(!stderr.contains(rust), "{rust:?} in: {stderr}");
+        assert!(!run.stdout.contains(rust), "{rust:?} in: {}", run.stdout);
+    }
 }

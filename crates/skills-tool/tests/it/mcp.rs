@@ -1190,7 +1190,17 @@ async fn tool_inventory_resolves_a_skill_and_refreshes_on_request() {
         &home.join(".claude.json"),
         r#"{"mcpServers": {"docker": {"command": "docker-mcp"}}}"#,
     );
-    std::fs::create_dir_all(&bin).unwrap();
+    // The server's command is there (it is never run): a server whose command is not
+    // serves no skill.
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        write(&bin.join("docker-mcp"), "#!/bin/sh\n");
+        std::fs::set_permissions(
+            bin.join("docker-mcp"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+    }
     let mut command = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"));
     command
         .args(["mcp", "--log-level", "off", "--skills-dir"])
@@ -1257,10 +1267,9 @@ async fn tool_inventory_resolves_a_skill_and_refreshes_on_request() {
     )
     .await
     .unwrap();
+    // The skill shows `docker` and names no MCP tool: the CLI is its own choice.
     assert!(
-        text(&fresh).ends_with(
-            "[skill:container-ops] WARNING: no MCP server docker or podman for container, falling back to docker (CLI)\n"
-        ),
+        text(&fresh).ends_with("[skill:container-ops] Using: docker (CLI)\n"),
         "{}",
         text(&fresh)
     );

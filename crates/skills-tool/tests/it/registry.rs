@@ -292,6 +292,135 @@ fn migrate_and_the_errors_an_operator_meets() {
     no_user.assert_code(2);
 }
 
+/// `token list` and `token revoke` run where there is no registry: they say so, and leave
+/// no database behind (they created `skills-registry.db` and printed an empty table). An
+/// existing database is read, never written, by `list`: not migrated either (a database
+/// of an older version says to migrate it).
+#[test]
+fn the_token_commands_never_create_a_database() {
+    let t = tempfile::tempdir().unwrap();
+    for args in [
+        &["registry", "token", "list"][..],
+        &["registry", "token", "list", "--format", "json"],
+        &["registry", "token", "revoke", "tok_x"],
+    ] {
+        let run = skills(t.path(), args);
+        run.assert_code(2);
+        let said = crate::unwrapped(&run.stderr);
+        assert!(
+            said.contains("there is no database at skills-registry.db"),
+            "{said}"
+        );
+        assert!(said.contains("--database URL or --config FILE"), "{said}");
+        assert_eq!(run.stdout, "");
+        let left: Vec<_> = std::fs::read_dir(t.path()).unwrap().collect();
+        assert!(left.is_empty(), "{args:?} left {left:?}");
+    }
+    let elsewhere = format!("sqlite://{}", t.path().join("sub/r.db").display());
+    skills(
+        t.path(),
+        &["registry", "token", "list", "--database", &elsewhere],
+    )
+    .assert_code(2);
+    assert!(!t.path().join("sub").exists());
+
+    // A registry with no tokens yet: said, not an empty table.
+    let db = format!("sqlite://{}", t.path().join("r.db").display());
+    skills(t.path(), &["registry", "migrate", "--database", &db]).assert_code(0);
+    let before = std::fs::read(t.path().join("r.db")).unwrap();
+    let empty = skills(t.path(), &["registry", "token", "list", "--database", &db]);
+    empty.assert_code(0);
+    assert_eq!(empty.stdout, "");
+    assert!(
+        empty
+            .stderr
+            .contains("has no tokens; `skills registry token create --user NAME` makes one"),
+        "{}",
+        empty.stderr
+    );
+    assert_eq!(std::fs::read(t.path().join("r.db")).unwrap(), before);
+    let json = skills(
+        t.path(),
+        &[
+            "registry",
+            "token",
+            "list",
+            "--database",
+            &db,
+            "--format",
+            "json",
+        ],
+    );
+    json.assert_code(0);
+    assert_eq!(json.stdout, "[]\n");
+
+    // A SQLite file that is not a registry's (never migrated).
+    std::fs::write(t.path().join("other.db"), b"").unwrap();
+    let other = format!("sqlite://{}", t.path().join("other.db").display());
+    let outdated = skills(
+        t.path(),
+        &["registry", "token", "list", "--database", &other],
+    );
+    outdated.assert_code(2);
+    let said = crate::unwrapped(&outdated.stderr);
+    assert!(
+        said.contains("the database has 0 of this version's"),
+        "{said}"
+    );
+    assert!(said.contains("`skills registry migrate`"), "{said}");
+    assert_eq!(std::fs::read(t.path().join("other.db")).unwrap(), b"");
+}
+
+/// The same on PostgreSQL: a database without the registry's tables says to migrate it
+/// (`token list` runs in read-only transactions), and one with them lists and revokes.
+#[test]
+fn the_token_commands_on_postgresql() {
+    let Some(cluster) = postgres::Cluster::start() else {
+        return;
+    };
+    let t = tempfile::tempdir().unwrap();
+    let db = cluster.url("postgres");
+    let list = ["registry", "token", "list", "--database", db.as_str()];
+    let outdated = skills(t.path(), &list);
+    outdated.assert_code(2);
+    let said = crate::unwrapped(&outdated.stderr);
+    assert!(
+        said.contains("the database has 0 of this version's"),
+        "{said}"
+    );
+    assert!(said.contains("`skills registry migrate`"), "{said}");
+    let created = skills(
+        t.path(),
+        &[
+            "registry",
+            "token",
+            "create",
+            "--database",
+            &db,
+            "--user",
+            "alice",
+        ],
+    );
+    created.assert_code(0);
+    let listed = skills(t.path(), &list);
+    listed.assert_code(0);
+    let id = listed
+        .stdout
+        .lines()
+        .nth(1)
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    assert!(id.starts_with("tok_"), "{}", listed.stdout);
+    skills(
+        t.path(),
+        &["registry", "token", "revoke", &id, "--database", &db],
+    )
+    .assert_code(0);
+}
+
 /// A burst of registrations from several clients, `SIGKILL` in the middle of it, a
 /// restart: the database opens, and every registration that was answered `201` is there.
 #[cfg(unix)]
@@ -479,6 +608,21 @@ fn the_skills_command_as_a_registry_client() {
         &[],
         SKILL_MD.as_bytes(),
     );
+    // A description longer than any terminal row, and a skill the registry refuses.
+    route(
+        &mut routes,
+        "/o/r/main/forms/SKILL.md",
+        200,
+        &[],
+        "---\nname: forms\ndescription: Fill in PDF forms field by field, check the values against the form's own rules, flatten the result and keep an audit trail of every change. Use when the user has a form to fill.\n---\n\n# Forms\n".as_bytes(),
+    );
+    route(
+        &mut routes,
+        "/o/r/main/broken/SKILL.md",
+        200,
+        &[],
+        b"---\nname: Broken Name\ndescription: d\n---\n",
+    );
     let fixture = serve(routes);
     let token = token_in(server_dir.path(), "alice");
     let (child, address, stderr) = start(
@@ -500,26 +644,70 @@ fn the_skills_command_as_a_registry_client() {
     );
     let again = client(work.path(), &["publish", &url], &env);
     again.assert_code(2);
+    let said = crate::unwrapped(&again.stderr);
+    // What was refused, named; the registry's title and detail said once (the detail
+    // repeats the title: `Already registered: a skill named `demo` is already registered`).
     assert!(
-        again.stderr.contains("Already registered"),
-        "{}",
-        again.stderr
+        said.contains(&format!(
+            "{registry}: cannot publish `demo` ({url}): a skill named `demo` is already registered"
+        )),
+        "{said}"
     );
+    assert!(!said.contains("Already registered"), "{said}");
+    assert!(said.contains("its owner updates it"), "{said}");
+    let broken_url = format!("http://{fixture}/o/r/main/broken/SKILL.md");
+    let broken = client(work.path(), &["publish", &broken_url], &env);
+    broken.assert_code(2);
+    let said = crate::unwrapped(&broken.stderr);
     assert!(
-        again.stderr.contains("its owner updates it"),
-        "{}",
-        again.stderr
+        said.contains(&format!(
+            "cannot publish `broken` ({broken_url}): the SKILL.md has"
+        )),
+        "{said}"
     );
+    assert!(said.contains("name-invalid"), "{said}");
+    let forms_url = format!("http://{fixture}/o/r/main/forms/SKILL.md");
+    client(work.path(), &["publish", &forms_url], &env).assert_code(0);
 
+    // A header; `-` for a skill nobody rated (it said `0.0`); descriptions cut to the
+    // terminal's width (they ran past it); and what was searched, on stderr.
     let found = client(work.path(), &["search", "pdf"], &env);
     found.assert_code(0);
-    assert!(
-        found
-            .stdout
-            .starts_with("demo  0.0  extra  Extract text from PDF files."),
+    let lines: Vec<&str> = found.stdout.lines().collect();
+    assert_eq!(
+        lines[0], "NAME   STARS  TAGS   DESCRIPTION",
         "{}",
         found.stdout
     );
+    assert_eq!(
+        lines[1],
+        "demo       -  extra  Extract text from PDF files. Use when the user asks about PDFs.",
+        "{}",
+        found.stdout
+    );
+    assert!(
+        lines[2].starts_with("forms      -         Fill in PDF forms"),
+        "{}",
+        found.stdout
+    );
+    assert_eq!(lines.len(), 3, "{}", found.stdout);
+    assert!(
+        lines[2].ends_with('…') && lines[2].chars().count() == 100,
+        "{:?}",
+        lines[2]
+    );
+    assert_eq!(
+        found.stderr,
+        format!("2 skills whose name or description contains `pdf` in {registry}\n")
+    );
+    let narrow = client(
+        work.path(),
+        &["search", "pdf"],
+        &[env[0], env[1], ("COLUMNS", "60")],
+    );
+    for line in narrow.stdout.lines() {
+        assert!(line.chars().count() <= 60, "{line:?}");
+    }
     let by_tag = client(
         work.path(),
         &["search", "--tag", "extra", "--format", "json"],
@@ -531,7 +719,10 @@ fn the_skills_command_as_a_registry_client() {
     let none = client(work.path(), &["search", "nothing-like-it"], &env);
     none.assert_code(0);
     assert_eq!(none.stdout, "");
-    assert!(none.stderr.contains("no skills found"), "{}", none.stderr);
+    assert_eq!(
+        none.stderr,
+        format!("no skills whose name or description contains `nothing-like-it` in {registry}\n")
+    );
 
     let rated = client(work.path(), &["rate", "demo", "4"], &env);
     rated.assert_code(0);
@@ -569,10 +760,16 @@ fn the_skills_command_as_a_registry_client() {
         ],
     );
     refused.assert_code(2);
+    // Said once: it was `The token was refused: the token was refused: …`.
+    let said = crate::unwrapped(&refused.stderr);
     assert!(
-        refused.stderr.contains("The token was refused"),
-        "{}",
-        refused.stderr
+        said.contains(&format!("{registry}: the token was refused: ")),
+        "{said}"
+    );
+    assert_eq!(
+        said.to_lowercase().matches("token was refused").count(),
+        1,
+        "{said}"
     );
     assert!(
         refused.stderr.contains("set SKILLS_REGISTRY_TOKEN"),
@@ -603,7 +800,12 @@ fn the_skills_command_as_a_registry_client() {
     let from_file = client(work.path(), &["search"], &[]);
     from_file.assert_code(0);
     assert!(
-        from_file.stdout.starts_with("demo "),
+        from_file
+            .stdout
+            .lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("demo "),
         "{}",
         from_file.stdout
     );
