@@ -25,7 +25,7 @@ use serde_json::{Value, json};
 
 use super::mcp::{Server, Stats};
 use super::{flags, ms, positive};
-use crate::{build_skills, target_dir};
+use crate::{build_skills_and_server, target_dir};
 
 /// The most the gateway may add to a call (issue 18).
 const ADDED_TARGET: Duration = Duration::from_millis(1);
@@ -57,7 +57,7 @@ fn parse(args: &[String]) -> Result<Options> {
 
 pub(super) fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
-    let exe = build_skills()?;
+    let exe = build_skills_and_server()?;
     let me = std::env::current_exe().context("where is xtask")?;
     let root = target_dir()?.join("bench").join("gateway");
     let _ = std::fs::remove_dir_all(&root);

@@ -29,7 +29,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use super::{flags, generate_tree, ms, positive, positive_list, thousands};
-use crate::build_skills;
+use crate::build_skills_and_server;
 
 /// The protocol version the client asks for.
 const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -108,7 +108,7 @@ impl Stats {
 
 pub(super) fn run(args: &[String]) -> Result<()> {
     let options = parse(args)?;
-    let exe = build_skills()?;
+    let exe = build_skills_and_server()?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
     eprintln!(
         "cores: {cores}; {} sequential calls of each kind after a warm-up",
@@ -421,7 +421,7 @@ fn parse_load(args: &[String]) -> Result<LoadOptions> {
 ///    latencies pooled, peak RSS per process.
 pub(super) fn run_load(args: &[String]) -> Result<()> {
     let options = parse_load(args)?;
-    let exe = build_skills()?;
+    let exe = build_skills_and_server()?;
     let root = generate_tree(options.skills)?.join("skills");
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
 

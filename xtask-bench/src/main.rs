@@ -18,7 +18,9 @@ mod fuzz_corpus;
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
-use xtask::{build_skills, cargo, run_checked, target_dir, workspace_root};
+use xtask::{
+    build_skills, build_skills_and_server, cargo, run_checked, target_dir, workspace_root,
+};
 
 fn main() -> ExitCode {
     xtask::main_of(run)

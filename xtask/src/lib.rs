@@ -119,6 +119,24 @@ pub fn build_skills() -> Result<PathBuf> {
     built_skills("dist")
 }
 
+/// [`build_skills`], and the `skills-mcp` binary beside it, which `skills mcp` hands over
+/// to: the MCP benchmarks measure that process. Built with `skills` every time, so a stale
+/// `skills-mcp` left by an earlier build is never what a benchmark measures (before
+/// 2026-11-27 this built `skills` alone, and `skills mcp` ran whatever `skills-mcp` sat in
+/// the target directory).
+pub fn build_skills_and_server() -> Result<PathBuf> {
+    eprintln!("building the `skills` and `skills-mcp` binaries of the dist profile...");
+    run_checked(&mut cargo([
+        "build",
+        "--profile",
+        "dist",
+        "-p",
+        "skills-tool",
+        "--bins",
+    ]))?;
+    built_skills("dist")
+}
+
 /// The `skills` binary cargo just built into the target directory's `profile` folder.
 fn built_skills(profile: &str) -> Result<PathBuf> {
     let exe = target_dir()?
