@@ -70,7 +70,7 @@ pub(crate) enum Command {
     /// there are, 2 when the run itself failed (bad arguments, unreadable path, bad
     /// skills.toml).
     #[command(
-        after_help = "Rules and their documentation: skills lint --explain RULE, or docs/lint-rules.md."
+        after_help = "Rules: `skills lint --rules` lists them, `skills lint --explain RULE` explains one."
     )]
     Lint(LintArgs),
 
@@ -487,6 +487,19 @@ pub(crate) enum ShowFormat {
     Json,
 }
 
+/// The arguments of a lint run, which `--explain` and `--rules` (which run nothing) refuse;
+/// the global options (`--color`, `-q`...) go with either.
+const LINT_RUN_ARGS: [&str; 8] = [
+    "paths",
+    "deny",
+    "warn",
+    "allow",
+    "strict",
+    "no_config",
+    "statistics",
+    "gateway",
+];
+
 #[derive(Debug, Args)]
 pub(crate) struct LintArgs {
     /// Skill directories, SKILL.md files, or directories to search [default: the
@@ -518,8 +531,13 @@ pub(crate) struct LintArgs {
     pub(crate) no_config: bool,
 
     /// Print the documentation of RULE and exit.
-    #[arg(long, value_name = "RULE", exclusive = true)]
+    #[arg(long, value_name = "RULE", conflicts_with_all = LINT_RUN_ARGS)]
     pub(crate) explain: Option<String>,
+
+    /// List every rule: its id, default severity and what it reports (a table, or with
+    /// --format json one document), and exit.
+    #[arg(long, conflicts_with_all = LINT_RUN_ARGS, conflicts_with = "explain")]
+    pub(crate) rules: bool,
 
     /// Print how many findings each rule has, most first, instead of the findings (as a
     /// table, or with --format json as one document).
@@ -958,6 +976,7 @@ mod tests {
     const JSON_VARIANTS: &[(&str, &str, &str)] = &[
         ("prompt", "stats", "prompt-stats"),
         ("lint", "statistics", "lint-statistics"),
+        ("lint", "rules", "lint-rules"),
     ];
 
     /// The schema files every `--format json` output needs: `<command>.schema.json`, and one

@@ -61,8 +61,8 @@ pub(crate) fn unknown_rule(id: &str) -> miette::Report {
     plain(
         format!("unknown rule `{id}`"),
         match skills_lint::suggest(id) {
-            Some(s) => format!("did you mean `{s}`? `skills lint --explain` takes a rule id"),
-            None => "the rules are listed in docs/lint-rules.md".to_string(),
+            Some(s) => format!("did you mean `{s}`? `skills lint --rules` lists every rule id"),
+            None => "`skills lint --rules` lists every rule id".to_string(),
         },
     )
 }

@@ -49,6 +49,21 @@ pub(crate) fn run(
     if let Some(id) = &args.explain {
         return explain(id, printer);
     }
+    if args.rules {
+        let text = match args.format {
+            Format::Human => render::rules::table(printer.ui().width),
+            Format::Json => render::rules::json(),
+            _ => {
+                return Err(errors::plain(
+                    "--rules prints a table or, with --format json, a JSON document",
+                    "use --format human or --format json with --rules",
+                )
+                .into());
+            }
+        };
+        printer.out(&text)?;
+        return Ok(ExitStatus::Success);
+    }
     if args.statistics && matches!(args.format, Format::Github | Format::Sarif) {
         return Err(errors::plain(
             "--statistics prints a table or, with --format json, a JSON document",

@@ -1,5 +1,6 @@
 //! `skills list`.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use serde::Serialize;
@@ -21,9 +22,11 @@ struct Document<'a> {
     skipped: Vec<SkippedItem>,
 }
 
+/// Paths are text in JSON: one that is not UTF-8 is shown with U+FFFD in place of the
+/// bytes that are not (a warning names it), never an error that loses the whole document.
 #[derive(Serialize)]
 struct RootItem<'a> {
-    path: &'a Path,
+    path: Cow<'a, str>,
     scope: &'a str,
 }
 
@@ -32,11 +35,11 @@ struct SkillItem<'a> {
     id: &'a str,
     name: &'a str,
     description: &'a str,
-    path: &'a Path,
-    base_dir: &'a Path,
-    root: &'a Path,
+    path: Cow<'a, str>,
+    base_dir: Cow<'a, str>,
+    root: Cow<'a, str>,
     scope: &'a str,
-    shadowed_by: Option<&'a Path>,
+    shadowed_by: Option<Cow<'a, str>>,
     installed: Option<InstalledItem<'a>>,
 }
 
@@ -126,6 +129,7 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, printer: &Printer) -> Result<E
     } else {
         index.skills().iter().collect()
     };
+    report_non_utf8(&skills, printer);
     let text = match args.format {
         ListFormat::Json => json(&index, &skills, &installed),
         ListFormat::Xml => render::skills::catalog(&index),
@@ -151,6 +155,19 @@ fn report_problems(index: &Index, printer: &Printer) {
             Warning::Skipped(_) | Warning::Shadowed { .. } => {}
             other => printer.warn(&other.to_string()),
         }
+    }
+}
+
+/// A skill whose path is not UTF-8 is listed all the same (JSON and XML hold text, so the
+/// bytes that are not UTF-8 are shown as U+FFFD), with a warning: that path cannot be
+/// opened as printed.
+fn report_non_utf8(skills: &[&Skill], printer: &Printer) {
+    for s in skills.iter().filter(|s| s.skill_md.to_str().is_none()) {
+        printer.warn(&render::terminal_safe(&format!(
+            "{}: the path is not UTF-8; JSON and XML show it with U+FFFD in place of the bytes \
+             that are not, so it cannot be opened as printed: rename it",
+            s.skill_md.display()
+        )));
     }
 }
 
@@ -186,7 +203,7 @@ fn json(index: &Index, skills: &[&Skill], installed: &Installed) -> String {
             .roots()
             .iter()
             .map(|r| RootItem {
-                path: &r.path,
+                path: r.path.to_string_lossy(),
                 scope: r.scope.as_str(),
             })
             .collect(),
@@ -196,11 +213,11 @@ fn json(index: &Index, skills: &[&Skill], installed: &Installed) -> String {
                 id: &s.id,
                 name: &s.name,
                 description: &s.description,
-                path: &s.skill_md,
-                base_dir: &s.dir,
-                root: &s.root,
+                path: s.skill_md.to_string_lossy(),
+                base_dir: s.dir.to_string_lossy(),
+                root: s.root.to_string_lossy(),
                 scope: s.scope.as_str(),
-                shadowed_by: s.shadowed_by.as_deref(),
+                shadowed_by: s.shadowed_by.as_deref().map(Path::to_string_lossy),
                 installed: installed.get(&s.dir).map(|l| InstalledItem {
                     source: &l.source,
                     commit: l.commit.as_deref(),
@@ -333,18 +350,20 @@ impl Layout {
     fn fit(width: usize, id: usize, desc: usize, src: usize) -> Self {
         // Two spaces between columns.
         let left = width.saturating_sub(id + 2);
-        if left >= MIN_DESC + 2 + src {
+        // The room the description keeps: [`MIN_DESC`], or less when no line is as long.
+        let kept = desc.min(MIN_DESC);
+        if left >= kept + 2 + src {
             return Self {
                 id,
                 desc: (left - 2 - src).min(desc),
                 src: Some(src),
             };
         }
-        let src_room = left.saturating_sub(MIN_DESC + 2);
+        let src_room = left.saturating_sub(kept + 2);
         if src_room >= MIN_SRC {
             return Self {
                 id,
-                desc: MIN_DESC,
+                desc: kept,
                 src: Some(src_room),
             };
         }
@@ -422,6 +441,21 @@ mod tests {
         let layout = Layout::fit(80, 10, 300, source.chars().count());
         assert_eq!(layout.desc, 20);
         assert!(layout.src.is_some_and(|w| w < source.chars().count()));
+    }
+
+    /// At 60 columns a description of 6 characters was padded to 20 and the source cut
+    /// to make room for the padding.
+    #[test]
+    fn a_short_description_is_not_padded_to_cut_the_source() {
+        let source = "custom a-very-long-directory-name-for-testing/skills";
+        let n = source.chars().count();
+        let layout = Layout::fit(60, 2, "DESCRIPTION".len(), n);
+        assert_eq!((layout.desc, layout.src), (11, Some(n)));
+        let row = layout.row("x", "Short.", source);
+        assert!(row.trim_end().ends_with(source), "{row:?}");
+        // Narrower still, the source is cut, the description still unpadded.
+        let layout = Layout::fit(40, 2, 11, n);
+        assert_eq!((layout.desc, layout.src), (11, Some(40 - 4 - 13)));
     }
 
     #[test]

@@ -267,8 +267,9 @@ impl Card {
         if !self.tags.is_empty() {
             out.push_str(&format!("tags: {}\n", self.tags.join(", ")));
         }
+        // Every view: the card is id, name, description, path, scope and tags.
+        out.push_str(&format!("path: {} ({})\n", self.path, self.scope));
         if matches!(self.view, Some(View::Summary | View::Full)) {
-            out.push_str(&format!("path: {} ({})\n", self.path, self.scope));
             if let Some(l) = &self.license {
                 out.push_str(&format!("license: {l}\n"));
             }

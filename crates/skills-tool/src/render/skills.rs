@@ -8,13 +8,21 @@ use super::display_path;
 /// The `<available_skills>` catalog of the active skills, located by the absolute path of
 /// their `SKILL.md` (shared with `skills instructions --catalog`).
 pub(crate) fn catalog(index: &Index) -> String {
+    // A path that is not UTF-8 has U+FFFD where the bytes are not, never an empty location
+    // (`skills list` warns).
+    let locations: Vec<_> = index
+        .skills()
+        .iter()
+        .map(|s| s.skill_md.to_string_lossy())
+        .collect();
     let entries: Vec<CatalogEntry<'_>> = index
         .skills()
         .iter()
-        .map(|s| CatalogEntry {
+        .zip(&locations)
+        .map(|(s, location)| CatalogEntry {
             name: &s.name,
             description: &s.description,
-            location: s.skill_md.to_str().unwrap_or_default(),
+            location,
         })
         .collect();
     skills_export::catalog_xml(&entries)

@@ -69,6 +69,68 @@ fn only(doc: &serde_json::Value, rule: &str) -> serde_json::Value {
     diagnostics(doc)[0].clone()
 }
 
+/// A skill directory whose name is not UTF-8 beside a valid one: `list --format json`
+/// printed only `{"error":"path contains invalid UTF-8 characters"}` (exit 0, the valid
+/// skills lost) and the XML an empty `<location>`. Both now list every skill, the name
+/// with U+FFFD for the bytes that are not UTF-8, and warn.
+#[cfg(unix)]
+#[test]
+fn a_skill_directory_not_in_utf8_is_listed_with_a_warning() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let t = tempfile::tempdir().unwrap();
+    write_md(&t.path().join("skills/good"), clean_md("good").as_bytes());
+    let bad = t.path().join("skills").join(OsStr::from_bytes(b"bad\xff"));
+    write_md(&bad, clean_md("bad").as_bytes());
+    let json = in_root(t.path(), &["list", "--format", "json"]);
+    json.assert_code(0);
+    let doc = json.json();
+    let paths: Vec<&str> = doc["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 2, "{}", json.stdout);
+    assert!(
+        paths[0].ends_with("/skills/bad\u{fffd}/SKILL.md"),
+        "{paths:?}"
+    );
+    assert!(paths[1].ends_with("/skills/good/SKILL.md"), "{paths:?}");
+    assert_eq!(
+        doc["skills"][0]["base_dir"],
+        paths[0].trim_end_matches("/SKILL.md")
+    );
+    let warning = |run: &Run| {
+        assert_eq!(run.stderr.matches("warning: ").count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("bad\u{fffd}/SKILL.md: the path is not UTF-8"),
+            "{}",
+            run.stderr
+        );
+    };
+    warning(&json);
+    let xml = in_root(t.path(), &["list", "--format", "xml"]);
+    xml.assert_code(0);
+    assert!(
+        !xml.stdout.contains("<location></location>"),
+        "{}",
+        xml.stdout
+    );
+    assert!(
+        xml.stdout
+            .contains("/skills/bad\u{fffd}/SKILL.md</location>"),
+        "{}",
+        xml.stdout
+    );
+    warning(&xml);
+    let table = in_root(t.path(), &["list"]);
+    table.assert_code(0);
+    assert!(table.stdout.contains("good"), "{}", table.stdout);
+    warning(&table);
+}
+
 #[test]
 fn a_1_gib_skill_md_is_refused_by_its_size() {
     let t = tempfile::tempdir().unwrap();

@@ -516,6 +516,74 @@ fn explain() {
     snapshot("cli__explain_unknown", &run.command, None, &run.stderr);
 }
 
+/// `--explain` and `--rules` run nothing, but take the global options wherever they are
+/// written (`--explain X --color always` was refused with exit 2), and refuse a lint run's.
+#[test]
+fn explain_and_rules_take_global_options_after_the_subcommand() {
+    for args in [
+        &["--explain", "name-too-long", "--color", "always"][..],
+        &["--explain", "name-too-long", "-q", "--color", "never"],
+        &["--rules", "--color", "never"],
+        &["--rules", "--format", "json", "-q"],
+    ] {
+        lint(args).assert_code(0).assert_quiet();
+    }
+    for args in [
+        &["--explain", "name-too-long", "mixed"][..],
+        &["--rules", "mixed"],
+        &["--rules", "--deny", "vendor-field"],
+        &["--rules", "--explain", "name-too-long"],
+        &["--rules", "--statistics"],
+    ] {
+        lint(args).assert_code(2);
+    }
+    let run = lint(&["--rules", "--format", "sarif"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("--rules prints a table"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `skills lint --rules` lists every rule of the registry, which no command did: an unknown
+/// `--explain` pointed to a Markdown file.
+#[test]
+fn rules_lists_every_rule() {
+    let run = lint(&["--rules"]);
+    run.assert_code(0).assert_quiet();
+    let rows: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .take(RULES.len())
+        .collect();
+    let ids: Vec<&str> = RULES.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(rows, ids);
+    for line in run.stdout.lines() {
+        assert!(line.chars().count() <= 100, "{line:?}");
+    }
+    snapshot("cli__lint_rules", &run.command, None, &run.stdout);
+    let json = lint(&["--rules", "--format", "json"]);
+    json.assert_code(0).assert_quiet();
+    let doc = json.json();
+    let listed: Vec<&str> = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ids);
+    let unknown = lint(&["--explain", "nope-nope"]);
+    unknown.assert_code(2);
+    assert!(
+        unknown.stderr.contains("skills lint --rules") && !unknown.stderr.contains(".md"),
+        "{}",
+        unknown.stderr
+    );
+}
+
 #[test]
 fn every_rule_can_be_explained() {
     for rule in RULES {

@@ -917,6 +917,12 @@ fn show_views_as_text() {
         run.stdout
     );
     assert!(run.stdout.contains("tags: pdf, forms"), "{}", run.stdout);
+    // The card is id, name, description, path, scope and tags, in text as in JSON.
+    assert!(
+        run.stdout.contains("path: ") && run.stdout.contains("/SKILL.md (project)\n"),
+        "{}",
+        run.stdout
+    );
     assert!(!run.stdout.contains("license:"), "{}", run.stdout);
     t.snapshot("show_card_text", &run.command, &run.stdout);
 
@@ -1222,6 +1228,55 @@ fn skills_dir_replaces_the_defaults_in_the_order_given() {
     let run = t.run(&["list", "--skills-dir", "missing"]);
     run.assert_code(0);
     assert!(run.stderr.contains("missing (custom)"), "{}", run.stderr);
+}
+
+/// A directory named with `--skills-dir` (or in `SKILLS_PATH`) that does not exist is a
+/// warning in every format: a typo read as "no skills", silently in JSON and XML.
+#[test]
+fn a_named_root_that_does_not_exist_is_a_warning() {
+    let t = Tree::standard();
+    let a = t.base.join("a");
+    t.skill(&a.join("here"), "Here. Use when asked.");
+    let warning = "warning: --skills-dir missing: no such directory; no skills are read from it\n";
+    for format in ["table", "json", "xml"] {
+        let run = t.run(&[
+            "--skills-dir",
+            "missing",
+            "--skills-dir",
+            path_str(&a),
+            "list",
+            "--format",
+            format,
+        ]);
+        run.assert_code(0);
+        assert_eq!(run.stderr, warning, "{format}");
+        assert!(run.stdout.contains("here"), "{format}: {}", run.stdout);
+    }
+    let run = t.run(&["--skills-dir", "missing", "show", "here"]);
+    run.assert_code(1);
+    assert!(run.stderr.starts_with(warning), "{}", run.stderr);
+    let run = t.run_env(
+        &t.project,
+        &["list", "--format", "json"],
+        &[("SKILLS_PATH", "gone")],
+    );
+    run.assert_code(0);
+    assert_eq!(
+        run.stderr,
+        "warning: SKILLS_PATH gone: no such directory; no skills are read from it\n"
+    );
+    // The default roots that do not exist say nothing: most projects lack some.
+    t.run(&["list", "--format", "json"]).assert_quiet();
+    // Nor does one that exists, empty.
+    fs::create_dir_all(t.base.join("empty")).unwrap();
+    t.run(&[
+        "--skills-dir",
+        path_str(&t.base.join("empty")),
+        "list",
+        "--format",
+        "json",
+    ])
+    .assert_quiet();
 }
 
 #[test]
