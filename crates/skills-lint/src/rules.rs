@@ -533,6 +533,18 @@ pub static RULES: &[Rule] = &[
         good: "description: PDF utilities. Use when the user asks to extract text or fill a form.",
     },
     Rule {
+        id: RuleId::DescriptionPlaceholder,
+        label: "placeholder",
+        default: Error,
+        scope: File,
+        summary: "`description` is a placeholder: it starts with `TODO`, `TBD`, `FIXME` or `XXX`, as `skills new` writes it.",
+        rationale: "Agents decide whether to load a skill from its description alone: a placeholder makes the skill one no agent picks, or one picked for anything. `skills new` writes one (`TODO: say what ...`) so that a scaffold cannot pass lint, or be packaged or installed, before its author describes it.",
+        fix: "Write what the skill does and when to use it.",
+        help: "write what the skill does and when to use it: agents pick skills by their description alone",
+        bad: "description: \"TODO: say what PDF Forms does, then when to use it: Use when the user asks to ...\"",
+        good: "description: Fill PDF forms from a table of values. Use when the user asks to fill a PDF form.",
+    },
+    Rule {
         id: RuleId::CompatibilityNotString,
         label: "here",
         default: Error,

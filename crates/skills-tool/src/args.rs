@@ -100,7 +100,12 @@ pub(crate) enum Command {
     /// guide and the catalog of installed skills up to date.
     Instructions(InstructionsArgs),
 
-    /// Create a new skill that lints clean, with optional scripts/, references/, assets/.
+    /// Create a new skill where `skills list` finds it, with optional scripts/, references/,
+    /// assets/.
+    ///
+    /// The skill goes to the project's .agents/skills (at the repository root), or to the
+    /// first --skills-dir, or to --path DIR. Its description is a placeholder that `skills
+    /// lint` reports until you write it.
     New(NewArgs),
 
     /// Lint skills and write them as byte-reproducible .skill (ZIP) archives.
@@ -779,9 +784,10 @@ pub(crate) struct NewArgs {
     /// The skill's name: lowercase letters, digits and single hyphens, at most 64 characters.
     pub(crate) name: String,
 
-    /// The directory to create the skill in (the skill goes to DIR/NAME).
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub(crate) path: PathBuf,
+    /// The directory to create the skill in (the skill goes to DIR/NAME) [default: the
+    /// project's .agents/skills, or the first --skills-dir]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) path: Option<PathBuf>,
 
     /// Optional folders to add, with a starter file each (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FOLDERS")]

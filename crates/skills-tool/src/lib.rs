@@ -88,8 +88,9 @@ where
     };
     let printer = Printer::new(cli.color.forced(), verbosity);
     let p = &printer;
+    let found_in = || skills_discovery::Roots::from_env(&cli.skills_dirs);
     let roots = || {
-        let roots = skills_discovery::Roots::from_env(&cli.skills_dirs);
+        let roots = found_in();
         warn_missing_roots(&roots, !cli.skills_dirs.is_empty(), p);
         roots
     };
@@ -102,7 +103,8 @@ where
             .and_then(|roots| commands::doctor::run(args, &roots, p)),
         Command::Url(args) => commands::url::run(args, p),
         Command::Instructions(args) => commands::instructions::run(args, &roots(), p),
-        Command::New(args) => commands::new::run(args, p),
+        // `new` creates the root it writes to: one missing is no reason to warn.
+        Command::New(args) => commands::new::run(args, &found_in(), p),
         Command::Package(args) => commands::package::run(args, p),
         Command::Install(args) => commands::install::run(args, p),
         Command::Add(args) => commands::add::add(args, p),

@@ -35,8 +35,13 @@ pub(crate) fn nothing_found(roots: &Roots) -> String {
     for r in roots {
         out.push_str(&format!("  {} ({})\n", display_path(&r.path), r.scope));
     }
-    out.push_str("Create one with a SKILL.md in .agents/skills/<name>/, or point --skills-dir at your skills.");
+    out.push_str(how_to_create());
     out
+}
+
+/// How to make a skill discovery finds, for the messages that found none.
+pub(crate) fn how_to_create() -> &'static str {
+    "Create one with `skills new NAME` (it goes to .agents/skills/NAME), or point --skills-dir at your skills."
 }
 
 /// The warning for each file of skill `id` left out although no ignore file names it

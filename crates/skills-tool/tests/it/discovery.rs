@@ -1082,7 +1082,17 @@ fn show_not_found_names_the_roots_and_suggests() {
     let empty = Tree::new();
     let run = empty.run(&["show", "pdf"]);
     run.assert_code(1);
-    assert!(run.stderr.contains("no skills found"), "{}", run.stderr);
+    assert!(
+        crate::unwrapped(&run.stderr).contains("Create one with `skills new NAME`"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("~/.claude/skills").count(),
+        1,
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
