@@ -161,8 +161,26 @@ impl Linter {
                     path: path.clone(),
                     source,
                 })?;
-                let found = walk::skill_dirs(path, self.threads);
-                if found.is_empty() {
+                let walk::Walked {
+                    skills: found,
+                    unreadable,
+                } = walk::skill_dirs(path, self.threads);
+                let hidden = !unreadable.is_empty();
+                for dir in unreadable {
+                    other.extend(self.diagnostic(
+                        RuleId::FileUnreadable,
+                        format!(
+                            "cannot read this directory ({}): the skills in it are not checked",
+                            dir.error
+                        ),
+                        Some("make it readable (`chmod a+rx`), or leave it out of the walk with a `.ignore` file".to_string()),
+                        dir.path,
+                        None,
+                        None,
+                    ));
+                }
+                // A directory that could not be read may hold the skills: said above.
+                if found.is_empty() && !hidden {
                     other.extend(self.diagnostic(
                         RuleId::SkillMdMissing,
                         "no SKILL.md found in this directory or below it".to_string(),
@@ -179,6 +197,7 @@ impl Linter {
                     _ => PathBuf::from("."),
                 };
                 let found = walk::skill_dirs(&dir, self.threads)
+                    .skills
                     .into_iter()
                     .filter(|s| s.dir == dir)
                     .collect();
@@ -370,6 +389,7 @@ impl Linter {
         }
         checks::skill_md::check_file_name(self, skill, &mut out);
         checks::links::check_links_out(self, skill, &mut out);
+        checks::files::check_listing(self, skill, &mut out);
         // Every other rule needs the parsed file: a SKILL.md that cannot be read or parsed
         // gets only the finding that says why.
         let Some(skill_md) = checks::skill_md::parse(self, skill, &mut out) else {

@@ -49,6 +49,10 @@ pub(crate) struct SkillDir {
     pub(crate) not_a_file: Option<&'static str>,
     /// Symlinks in the skill that point outside it (not followed), with their targets.
     pub(crate) links_out: Vec<(PathBuf, PathBuf)>,
+    /// The other problems of the listing: what `skills package` refuses besides links out
+    /// (unreadable entries, names that are not UTF-8, broken or looping links, invalid
+    /// ignore files), in the order the listing met them.
+    pub(crate) problems: Vec<skills_core::files::Problem>,
     /// The skill's files as `skills_core::files` lists them, sorted by path bytes.
     files: Vec<FileEntry>,
     /// Why the directory could not be listed (it vanished or became unreadable after the
@@ -83,6 +87,7 @@ impl SkillDir {
             skill_md,
             not_a_file: None,
             links_out: Vec::new(),
+            problems: Vec::new(),
             unlisted: None,
             source: Some(source),
         }
@@ -124,6 +129,7 @@ impl SkillDir {
             skill_md: found.skill_md.clone(),
             not_a_file: found.not_a_file,
             links_out: Vec::new(),
+            problems: Vec::new(),
             files: Vec::new(),
             unlisted: None,
             source: None,
@@ -175,16 +181,14 @@ impl SkillDir {
                 size: f.size,
             })
             .collect();
-        skill.links_out = listing
-            .problems
-            .into_iter()
-            .filter_map(|p| match p {
+        for problem in listing.problems {
+            match problem {
                 skills_core::files::Problem::SymlinkEscape { link, target } => {
-                    Some((found.dir.join(link), target))
+                    skill.links_out.push((found.dir.join(link), target));
                 }
-                _ => None,
-            })
-            .collect();
+                other => skill.problems.push(other),
+            }
+        }
         skill
             .links_out
             .sort_unstable_by(|a, b| key(&a.0).cmp(key(&b.0)));
@@ -239,12 +243,16 @@ struct Marker {
 /// read twice. A `SKILL.md` in another letter case is seen only as the walk lists its
 /// directory, which it then walks on; a symlink in there that leaves the skill is not
 /// followed, so a link to `/usr` does not walk `/usr`.
-pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
+pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Walked {
     // The root itself: nothing to walk.
     if let Some(marker) = skill_marker(root, None) {
-        return skills_in(vec![marker]);
+        return Walked {
+            skills: skills_in(vec![marker]),
+            unreadable: Vec::new(),
+        };
     }
     let markers = Arc::new(Mutex::new(Vec::new()));
+    let unreadable = Arc::new(Mutex::new(Vec::new()));
     let (in_filter, owned_root) = (Arc::clone(&markers), root.to_path_buf());
     WalkBuilder::new(root)
         .hidden(false)
@@ -275,7 +283,15 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
         .build_parallel()
         .run(|| {
             let markers = Arc::clone(&markers);
+            let unreadable = Arc::clone(&unreadable);
             Box::new(move |entry| {
+                // A directory that cannot be read hides its skills: said, never skipped.
+                if let Err(error) = &entry
+                    && let Some(found) = Unreadable::of(error)
+                    && let Ok(mut all) = unreadable.lock()
+                {
+                    all.push(found);
+                }
                 // Only a `SKILL.md` in another letter case gets here.
                 if let Ok(entry) = entry
                     && entry.depth() > 0
@@ -298,7 +314,51 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
         .lock()
         .map(|mut m| std::mem::take(&mut *m))
         .unwrap_or_default();
-    skills_in(markers)
+    let mut unreadable = unreadable
+        .lock()
+        .map(|mut u| std::mem::take(&mut *u))
+        .unwrap_or_default();
+    unreadable.sort_unstable_by(|a, b| key(&a.path).cmp(key(&b.path)));
+    Walked {
+        skills: skills_in(markers),
+        unreadable,
+    }
+}
+
+/// What the walk of one path found: the skills, and the directories (or entries) it could
+/// not read, sorted by path.
+#[derive(Debug, Default)]
+pub(crate) struct Walked {
+    pub(crate) skills: Vec<Found>,
+    pub(crate) unreadable: Vec<Unreadable>,
+}
+
+/// A directory (or an entry of one) the walk could not read: the skills below it are not
+/// checked, which the run must say.
+#[derive(Debug)]
+pub(crate) struct Unreadable {
+    pub(crate) path: PathBuf,
+    pub(crate) error: String,
+}
+
+impl Unreadable {
+    /// The path and the system's reason of a walk error that is an I/O error (a symbolic
+    /// link loop is not: the walk steps over it, as discovery does).
+    fn of(error: &ignore::Error) -> Option<Self> {
+        match error {
+            ignore::Error::WithPath { path, err } => {
+                let io = err.io_error()?;
+                Some(Self {
+                    path: path.clone(),
+                    error: io.to_string(),
+                })
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                Self::of(err)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The marker of `dir` when it holds `SKILL.md`: one `stat` instead of walking the skill.
@@ -365,4 +425,32 @@ fn skills_in(mut markers: Vec<Marker>) -> Vec<Found> {
         });
     }
     skills
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walker reports a directory it cannot read as an I/O error with its path (wrapped
+    /// in its depth): that is a finding of the run. A link loop is not: it is stepped over.
+    #[test]
+    fn a_walk_error_is_unreadable_when_it_is_an_io_error_with_a_path() {
+        let denied = ignore::Error::WithDepth {
+            depth: 2,
+            err: Box::new(ignore::Error::WithPath {
+                path: PathBuf::from("skills/group"),
+                err: Box::new(ignore::Error::Io(std::io::Error::from(
+                    std::io::ErrorKind::PermissionDenied,
+                ))),
+            }),
+        };
+        let found = Unreadable::of(&denied).unwrap();
+        assert_eq!(found.path, Path::new("skills/group"));
+        assert_eq!(found.error, "permission denied");
+        let looped = ignore::Error::Loop {
+            ancestor: PathBuf::from("a"),
+            child: PathBuf::from("a/b/link"),
+        };
+        assert!(Unreadable::of(&looped).is_none());
+    }
 }

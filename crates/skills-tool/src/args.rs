@@ -100,8 +100,7 @@ pub(crate) enum Command {
     /// guide and the catalog of installed skills up to date.
     Instructions(InstructionsArgs),
 
-    /// Create a new skill where `skills list` finds it, with optional scripts/, references/,
-    /// assets/.
+    /// Create a skill in .agents/skills, with optional scripts/, references/, assets/.
     ///
     /// The skill goes to the project's .agents/skills (at the repository root), or to the
     /// first --skills-dir, or to --path DIR. Its description is a placeholder that `skills
