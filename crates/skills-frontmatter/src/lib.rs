@@ -464,7 +464,8 @@ impl SkillMd {
     }
 
     /// The local files the body refers to: Markdown links and images with relative targets,
-    /// and bare `scripts/…`, `references/…`, `assets/…` paths. Spans are file offsets.
+    /// and `scripts/…`, `references/…`, `assets/…` file paths written as code (in backticks
+    /// or a fenced block; not prose, not a path ending with `/`). Spans are file offsets.
     pub fn references(&self) -> Vec<Reference> {
         refs::find(self.body(), self.body.start)
     }

@@ -818,7 +818,7 @@ mod tests {
     #[test]
     fn skill_md_file_argument_and_config() {
         let t = tempfile::tempdir().unwrap();
-        skill(t.path(), "s", "See scripts/missing.py\n");
+        skill(t.path(), "s", "Run `scripts/missing.py`.\n");
         let mut config = Config::default();
         config.set("link-missing", Level::Deny).unwrap();
         let report = Linter::new(config)

@@ -170,7 +170,8 @@ mod tests {
         skill(
             t.path(),
             "s",
-            "See [a](references/a.md), [x](references/x.md), [o](../o.md), scripts/run.sh\n",
+            "See [a](references/a.md), [x](references/x.md), [o](../o.md), `scripts/run.sh`\n\
+             (outputs go to assets/out/, which prose names and lint does not check)\n",
         );
         write(t.path(), "s/references/a.md", "More in [b](b.md).\n");
         write(t.path(), "s/references/b.md", "b\n");
