@@ -28,8 +28,8 @@ pub enum LintError {
         /// The path as given.
         path: PathBuf,
     },
-    /// A file given to lint that is not a `SKILL.md`.
-    #[error("{}: not a SKILL.md file or a directory", path.display())]
+    /// A file given to lint that is neither a `SKILL.md` nor a flat skill file (`NAME.md`).
+    #[error("{}: not a SKILL.md, a flat skill file (NAME.md) or a directory", path.display())]
     NotASkill {
         /// The path as given.
         path: PathBuf,
@@ -51,6 +51,7 @@ pub struct Linter {
     threads: usize,
     sources: bool,
     downstreams: Option<std::sync::Arc<crate::Downstreams>>,
+    skills_folders: Vec<PathBuf>,
 }
 
 impl Linter {
@@ -62,7 +63,18 @@ impl Linter {
             threads,
             sources: true,
             downstreams: None,
+            skills_folders: Vec::new(),
         }
+    }
+
+    /// Takes `folders` for skills folders besides those named so by their path
+    /// (`.agents/skills`, `.claude/skills`, `.claude-ops/skills`...): the `NAME.md` files
+    /// with frontmatter directly in a skills folder are flat skills (seed 004's format), as
+    /// discovery has them. `skills --skills-dir DIR lint` passes its `DIR`s.
+    #[must_use]
+    pub fn with_skills_folders(mut self, folders: Vec<PathBuf>) -> Self {
+        self.skills_folders = folders;
+        self
     }
 
     /// Holds `tools.json` references to the servers of a gateway file and their tools
@@ -164,7 +176,7 @@ impl Linter {
                 let walk::Walked {
                     skills: found,
                     unreadable,
-                } = walk::skill_dirs(path, self.threads);
+                } = walk::skill_dirs(path, self.threads, self.skills_folders.contains(path));
                 let hidden = !unreadable.is_empty();
                 for dir in unreadable {
                     other.extend(self.diagnostic(
@@ -196,12 +208,18 @@ impl Linter {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
-                let found = walk::skill_dirs(&dir, self.threads)
+                let found = walk::skill_dirs(&dir, self.threads, false)
                     .skills
                     .into_iter()
                     .filter(|s| s.dir == dir)
                     .collect();
                 (found, false)
+            } else if path
+                .file_name()
+                .is_some_and(skills_core::layout::is_flat_skill_name)
+            {
+                // A flat skill named on the command line is linted whatever folder it is in.
+                (vec![walk::Found::flat(path)], false)
             } else {
                 return Err(LintError::NotASkill { path: path.clone() });
             };
@@ -376,14 +394,25 @@ impl Linter {
         let mut out = Vec::new();
         if let Some(error) = &skill.unlisted {
             // Without its files, every link would look broken: say why instead.
-            out.extend(self.diagnostic(
-                RuleId::FileUnreadable,
-                format!("the skill directory cannot be listed: {error}"),
-                Some("make the directory readable (or remove it, if it is gone), then lint again".to_string()),
-                skill.dir.clone(),
-                None,
-                None,
-            ));
+            out.extend(if skill.flat {
+                self.diagnostic(
+                    RuleId::FileUnreadable,
+                    format!("cannot read the flat skill file: {error}"),
+                    Some("make the file readable (or remove it, if it is gone), then lint again".to_string()),
+                    skill.dir.clone(),
+                    None,
+                    None,
+                )
+            } else {
+                self.diagnostic(
+                    RuleId::FileUnreadable,
+                    format!("the skill directory cannot be listed: {error}"),
+                    Some("make the directory readable (or remove it, if it is gone), then lint again".to_string()),
+                    skill.dir.clone(),
+                    None,
+                    None,
+                )
+            });
             report.diagnostics = out;
             return (report, None);
         }
@@ -623,6 +652,81 @@ mod tests {
             "{}",
             report.diagnostics[0].message
         );
+    }
+
+    /// Flat skills (seed 004's `NAME.md` directly in a skills folder, with frontmatter) are
+    /// linted as the `SKILL.md` of the directory they stand for, with `skill-md-flat`;
+    /// `lint` said `skill-md-missing` of the folder and exit 2 for the file named, while
+    /// `list` showed them.
+    #[test]
+    fn flat_skills_in_skills_folders_are_linted() {
+        let t = tempfile::tempdir().unwrap();
+        let folder = t.path().join("project/.claude/skills");
+        let fm = |name: &str| FM.replace("NAME", name);
+        write(
+            &folder,
+            "deploy.md",
+            &(fm("deploy") + "Run the pipeline.\n"),
+        );
+        write(
+            &folder,
+            "other.md",
+            &(fm("elsewhere") + "See [x](scripts/x.sh).\n"),
+        );
+        write(
+            &folder,
+            "notes.md",
+            "# Notes, no frontmatter: not a skill\n",
+        );
+        write(&folder, "README.md", &(fm("readme") + "Documentation.\n"));
+        skill(&folder, "dir-skill", "Body.\n");
+        // Not a skills folder: a Markdown file with frontmatter is not a skill there.
+        write(
+            &t.path().join("project/docs"),
+            "guide.md",
+            &(fm("guide") + "Text.\n"),
+        );
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("project")])
+            .unwrap();
+        let found: Vec<(String, RuleId)> = report
+            .diagnostics()
+            .map(|d| {
+                let path = d.path.strip_prefix(&folder).unwrap_or(&d.path);
+                (path.display().to_string(), d.rule)
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("deploy.md".to_string(), RuleId::SkillMdFlat),
+                ("other.md".to_string(), RuleId::SkillMdFlat),
+                ("other.md".to_string(), RuleId::NameDirMismatch),
+                ("other.md".to_string(), RuleId::LinkMissing),
+            ],
+        );
+        assert_eq!(report.skills.len(), 3, "deploy.md, dir-skill, other.md");
+        // Named on the command line, in any folder.
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("project/docs/guide.md")])
+            .unwrap();
+        assert_eq!(rules_of(&report), [RuleId::SkillMdFlat]);
+        let err = Linter::new(Config::default())
+            .lint_paths(&[folder.join("README.md")])
+            .unwrap_err();
+        assert!(matches!(err, LintError::NotASkill { .. }));
+        // A folder the caller names (`--skills-dir`), whatever its path.
+        let vendor = t.path().join("vendor");
+        write(&vendor, "tool.md", &(fm("tool") + "Body.\n"));
+        let plain = Linter::new(Config::default())
+            .lint_paths(std::slice::from_ref(&vendor))
+            .unwrap();
+        assert_eq!(rules_of(&plain), [RuleId::SkillMdMissing]);
+        let named = Linter::new(Config::default())
+            .with_skills_folders(vec![vendor.clone()])
+            .lint_paths(std::slice::from_ref(&vendor))
+            .unwrap();
+        assert_eq!(rules_of(&named), [RuleId::SkillMdFlat]);
     }
 
     #[test]

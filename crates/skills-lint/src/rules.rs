@@ -75,6 +75,7 @@ skills_frontmatter::for_each_check!(define_rule_ids! {
     before: [
         SkillMdMissing = "skill-md-missing",
         SkillMdLowercase = "skill-md-lowercase",
+        SkillMdFlat = "skill-md-flat",
         FileUnreadable = "file-unreadable",
     ]
     after: [
@@ -220,6 +221,18 @@ pub static RULES: &[Rule] = &[
         help: "rename `skill.md` to `SKILL.md`",
         bad: "pdf-processing/\n  skill.md",
         good: "pdf-processing/\n  SKILL.md",
+    },
+    Rule {
+        id: RuleId::SkillMdFlat,
+        label: "here",
+        default: Warning,
+        scope: Directory,
+        summary: "A flat skill file: a `NAME.md` with frontmatter directly in a skills folder (seed 004's format), or named to lint, instead of `NAME/SKILL.md`.",
+        rationale: "The specification's skill is a directory holding `SKILL.md`: Claude Code, Codex and the other agents that follow it load `.claude/skills/NAME/SKILL.md`, never `.claude/skills/NAME.md`. `skills list`, `show` and `mcp` find flat files, because seed 004's operations agent keeps its skills so, and lint checks them as the `SKILL.md` of the directory they stand for (`name` held to `NAME`, the file its only file); `skills package` packages one as `NAME/SKILL.md`. Allow the rule where flat files are the convention.",
+        fix: "Make it a skill directory: `mkdir NAME && mv NAME.md NAME/SKILL.md`.",
+        help: "make it a skill directory: `mkdir NAME && mv NAME.md NAME/SKILL.md`",
+        bad: ".claude/skills/git-pr.md",
+        good: ".claude/skills/git-pr/SKILL.md",
     },
     Rule {
         id: RuleId::FileUnreadable,

@@ -24,17 +24,31 @@ pub(crate) struct Found {
     not_a_file: Option<&'static str>,
     /// Whether the directory itself is a symbolic link, when the walk saw it as an entry.
     is_link: Option<bool>,
+    /// A flat skill: `dir` and `skill_md` are both its `NAME.md` file.
+    flat: bool,
 }
 
-#[cfg(test)]
 impl Found {
+    /// The flat skill in `file` (seed 004's `NAME.md`): the file is the whole skill.
+    pub(crate) fn flat(file: &Path) -> Self {
+        Self {
+            dir: file.to_path_buf(),
+            skill_md: file.to_path_buf(),
+            not_a_file: None,
+            is_link: None,
+            flat: true,
+        }
+    }
+
     /// A skill the walk saw in `dir`, as if it did.
+    #[cfg(test)]
     pub(crate) fn at(dir: &Path) -> Self {
         Self {
             dir: dir.to_path_buf(),
             skill_md: dir.join(skills_core::layout::SKILL_MD),
             not_a_file: None,
             is_link: None,
+            flat: false,
         }
     }
 }
@@ -62,6 +76,9 @@ pub(crate) struct SkillDir {
     /// ([`SkillDir::in_memory`]): then it is the skill's only file, and nothing of the
     /// skill is looked for on disk.
     source: Option<Vec<u8>>,
+    /// A flat skill (seed 004's `NAME.md`): `dir` and `skill_md` are both the file, which
+    /// is its only file, as `SKILL.md`.
+    pub(crate) flat: bool,
 }
 
 impl SkillDir {
@@ -90,7 +107,52 @@ impl SkillDir {
             problems: Vec::new(),
             unlisted: None,
             source: Some(source),
+            flat: false,
         }
+    }
+
+    /// The flat skill in `file`: the file alone, as the skill's `SKILL.md`. A symlink that
+    /// leads out of the file's folder is never read (as discovery never reads it): a link
+    /// out of the skill, reported where `SKILL.md` is read.
+    fn flat(file: &Path) -> Self {
+        let mut skill = SkillDir {
+            dir: file.to_path_buf(),
+            skill_md: file.to_path_buf(),
+            not_a_file: None,
+            links_out: Vec::new(),
+            problems: Vec::new(),
+            files: Vec::new(),
+            unlisted: None,
+            source: None,
+            flat: true,
+        };
+        let folder = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let linked_out = std::fs::symlink_metadata(file)
+            .is_ok_and(|m| m.file_type().is_symlink())
+            .then(
+                || match (std::fs::canonicalize(file), std::fs::canonicalize(folder)) {
+                    (Ok(target), Ok(folder)) => (!target.starts_with(folder)).then_some(target),
+                    _ => None,
+                },
+            )
+            .flatten();
+        if let Some(target) = linked_out {
+            skill.links_out.push((file.to_path_buf(), target));
+            return skill;
+        }
+        match std::fs::metadata(file) {
+            Ok(meta) if meta.is_file() => skill.files.push(FileEntry {
+                path: file.to_path_buf(),
+                rel: skills_core::layout::SKILL_MD.to_string(),
+                size: meta.len(),
+            }),
+            Ok(meta) => skill.not_a_file = Some(skills_core::describe_file_type(meta.file_type())),
+            Err(error) => skill.unlisted = Some(error),
+        }
+        skill
     }
 
     /// Whether the skill is a directory on disk, which checks may ask about files its
@@ -124,6 +186,9 @@ impl SkillDir {
     /// When the directory cannot be listed, the skill has no files and says why
     /// ([`SkillDir::unlisted`]).
     pub(crate) fn list(found: &Found, lister: &skills_core::files::Lister) -> (Self, Vec<Found>) {
+        if found.flat {
+            return (Self::flat(&found.skill_md), Vec::new());
+        }
         let mut skill = SkillDir {
             dir: found.dir.clone(),
             skill_md: found.skill_md.clone(),
@@ -133,6 +198,7 @@ impl SkillDir {
             files: Vec::new(),
             unlisted: None,
             source: None,
+            flat: false,
         };
         let listed = match found.is_link {
             Some(is_link) => lister.list_entry(&found.dir, is_link),
@@ -243,7 +309,7 @@ struct Marker {
 /// read twice. A `SKILL.md` in another letter case is seen only as the walk lists its
 /// directory, which it then walks on; a symlink in there that leaves the skill is not
 /// followed, so a link to `/usr` does not walk `/usr`.
-pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Walked {
+pub(crate) fn skill_dirs(root: &Path, threads: usize, root_is_folder: bool) -> Walked {
     // The root itself: nothing to walk.
     if let Some(marker) = skill_marker(root, None) {
         return Walked {
@@ -252,7 +318,9 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Walked {
         };
     }
     let markers = Arc::new(Mutex::new(Vec::new()));
+    let flats = Arc::new(Mutex::new(Vec::new()));
     let unreadable = Arc::new(Mutex::new(Vec::new()));
+    let root_is_folder = root_is_folder || skills_core::layout::is_skills_folder(root);
     let (in_filter, owned_root) = (Arc::clone(&markers), root.to_path_buf());
     WalkBuilder::new(root)
         .hidden(false)
@@ -283,8 +351,26 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Walked {
         .build_parallel()
         .run(|| {
             let markers = Arc::clone(&markers);
+            let flats = Arc::clone(&flats);
             let unreadable = Arc::clone(&unreadable);
             Box::new(move |entry| {
+                // A flat skill: a `NAME.md` with frontmatter directly in a skills folder.
+                if let Ok(entry) = &entry
+                    && entry.depth() > 0
+                    && entry.file_type().is_some_and(|t| t.is_file())
+                    && skills_core::layout::is_flat_skill_name(entry.file_name())
+                    && entry.path().parent().is_some_and(|folder| {
+                        if entry.depth() == 1 {
+                            root_is_folder
+                        } else {
+                            skills_core::layout::is_skills_folder(folder)
+                        }
+                    })
+                    && starts_with_frontmatter(entry.path())
+                    && let Ok(mut all) = flats.lock()
+                {
+                    all.push(Found::flat(entry.path()));
+                }
                 // A directory that cannot be read hides its skills: said, never skipped.
                 if let Err(error) = &entry
                     && let Some(found) = Unreadable::of(error)
@@ -319,10 +405,32 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Walked {
         .map(|mut u| std::mem::take(&mut *u))
         .unwrap_or_default();
     unreadable.sort_unstable_by(|a, b| key(&a.path).cmp(key(&b.path)));
-    Walked {
-        skills: skills_in(markers),
-        unreadable,
+    let mut skills = skills_in(markers);
+    if let Ok(mut flats) = flats.lock() {
+        skills.append(&mut flats);
+        skills.sort_unstable_by(|a, b| key(&a.dir).cmp(key(&b.dir)));
     }
+    Walked { skills, unreadable }
+}
+
+/// Whether the file starts with a frontmatter fence (after a byte order mark): a flat
+/// `NAME.md` without one is a note, not a skill, as discovery has it.
+fn starts_with_frontmatter(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 6];
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut read = 0;
+    while read < head.len() {
+        match file.read(head.get_mut(read..).unwrap_or_default()) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => read += n,
+        }
+    }
+    let head = head.get(..read).unwrap_or_default();
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    head.starts_with(b"---")
 }
 
 /// What the walk of one path found: the skills, and the directories (or entries) it could
@@ -422,6 +530,7 @@ fn skills_in(mut markers: Vec<Marker>) -> Vec<Found> {
             skill_md: md,
             not_a_file,
             is_link,
+            flat: false,
         });
     }
     skills

@@ -62,9 +62,10 @@ impl ColorChoice {
 pub(crate) enum Command {
     /// Check skills against the specification and its best practices.
     ///
-    /// Each PATH may be a skill directory, a SKILL.md file, or any directory, which is walked
-    /// for skills (honouring .gitignore, entering hidden directories such as .claude/skills,
-    /// skipping .git and node_modules). Settings are read from the nearest skills.toml.
+    /// Each PATH may be a skill directory, a SKILL.md file, a flat NAME.md skill, or any
+    /// directory, which is walked for skills (honouring .gitignore, entering hidden
+    /// directories such as .claude/skills, skipping .git and node_modules). Settings are read
+    /// from the nearest skills.toml.
     ///
     /// Exit status: 0 when there are no errors (and, with --strict, no warnings), 1 when
     /// there are, 2 when the run itself failed (bad arguments, unreadable path, bad
@@ -506,8 +507,8 @@ const LINT_RUN_ARGS: [&str; 8] = [
 
 #[derive(Debug, Args)]
 pub(crate) struct LintArgs {
-    /// Skill directories, SKILL.md files, or directories to search [default: the
-    /// --skills-dir directories, else .]
+    /// Skill directories, SKILL.md files, flat NAME.md skills, or directories to search
+    /// [default: the --skills-dir directories, else .]
     pub(crate) paths: Vec<PathBuf>,
 
     /// Output format.
@@ -803,7 +804,8 @@ pub(crate) enum Folder {
 /// `skills package PATH... [-o DIR] [--format skill|zip] [--no-lint] [--list]`.
 #[derive(Debug, Args)]
 pub(crate) struct PackageArgs {
-    /// Skill directories (each holding a SKILL.md).
+    /// Skill directories (each holding a SKILL.md), or flat skill files (NAME.md, packaged as
+    /// NAME/SKILL.md).
     #[arg(required = true, value_name = "PATH")]
     pub(crate) paths: Vec<PathBuf>,
 

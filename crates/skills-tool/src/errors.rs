@@ -49,7 +49,9 @@ pub(crate) fn lint(e: &LintError) -> miette::Report {
             "check the path; `skills lint` with no path lints the current directory"
         }
         LintError::NotASkill { .. } => {
-            "pass a skill directory, a SKILL.md file, or a directory that contains skills"
+            "pass a skill directory, a SKILL.md file, a flat NAME.md skill, or a directory that \
+             contains skills (README.md, AGENTS.md, CLAUDE.md, LICENSE.md and CHANGELOG.md are \
+             documentation, never skills)"
         }
         _ => "check that the path is readable",
     };

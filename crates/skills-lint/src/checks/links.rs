@@ -59,6 +59,26 @@ pub(crate) fn check_references(
             continue;
         }
         let full = skill.dir.join(resolved);
+        if skill.flat {
+            // Packages, installs and the MCP server have the file and nothing beside it.
+            out.extend(
+                linter.diagnostic(
+                    RuleId::LinkMissing,
+                    format!(
+                        "`{}` is not part of the skill: a flat skill file is its only file",
+                        r.target
+                    ),
+                    Some(
+                        "make it a skill directory (`NAME/SKILL.md`) and put the file in it"
+                            .to_string(),
+                    ),
+                    md.clone(),
+                    Some(r.span.clone()),
+                    text,
+                ),
+            );
+            continue;
+        }
         if !exists(skill, &full) {
             let left_out = skill.on_disk() && full.is_file();
             out.extend(

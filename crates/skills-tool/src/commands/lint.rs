@@ -82,6 +82,11 @@ pub(crate) fn run(
     // Only the human format quotes the source; the others need positions alone.
     let quotes = args.format == Format::Human && !args.statistics;
     let mut linter = Linter::new(config).with_sources(quotes);
+    // `skills --skills-dir DIR lint`: the roots discovery searches, whose `NAME.md` files
+    // are flat skills as `skills list` shows them.
+    if args.paths.is_empty() {
+        linter = linter.with_skills_folders(skills_dirs.to_vec());
+    }
     if let Some(file) = &args.gateway {
         linter = linter.with_downstreams(downstreams(file, printer)?);
     }

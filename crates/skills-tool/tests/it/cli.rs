@@ -73,8 +73,9 @@ fn file_that_is_not_skill_md_exits_2() {
     let run = lint(&["--no-config", "no-skill/README.md"]);
     run.assert_code(2);
     assert!(
-        run.stderr
-            .contains("no-skill/README.md: not a SKILL.md file or a directory"),
+        run.stderr.contains(
+            "no-skill/README.md: not a SKILL.md, a flat skill file (NAME.md) or a directory"
+        ),
         "{}",
         run.stderr
     );

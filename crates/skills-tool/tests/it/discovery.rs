@@ -729,6 +729,114 @@ fn flat_files_are_skills() {
     assert_eq!(release["name"], "ship-it");
 }
 
+/// What `list` shows, `lint` checks and `package` packages: a flat skill was listed, while
+/// `lint` said `skill-md-missing` (of the folder) and `lint NAME.md` and `package NAME.md`
+/// exited 2. Each is now checked as the `SKILL.md` of the directory it stands for, and
+/// `skill-md-flat` says why agents that follow the specification do not load it.
+#[test]
+fn flat_files_are_linted_and_packaged_as_the_skill_they_stand_for() {
+    let t = Tree::standard();
+    // deploy.md has no `name`: the SKILL.md it stands for would need one.
+    let rules = |run: &Run| -> Vec<(String, String)> {
+        crate::diagnostics(&run.json())
+            .iter()
+            .map(|d| {
+                (
+                    d["path"].as_str().unwrap().to_string(),
+                    d["rule"].as_str().unwrap().to_string(),
+                )
+            })
+            .filter(|(path, _)| path.starts_with(".agents/skills/deploy"))
+            .collect()
+    };
+    let flat = |rule: &str| (".agents/skills/deploy.md".to_string(), rule.to_string());
+    let run = t.run(&["lint", "--format", "json", "--no-config"]);
+    run.assert_code(1);
+    assert_eq!(rules(&run), [flat("skill-md-flat"), flat("name-missing")]);
+    // README.md and notes.md (no frontmatter) are not skills for lint either.
+    assert!(
+        !run.stdout.contains("README.md") && !run.stdout.contains("notes.md"),
+        "{}",
+        run.stdout
+    );
+    let run = t.run(&[
+        "lint",
+        "--format",
+        "json",
+        "--no-config",
+        ".agents/skills/deploy.md",
+    ]);
+    run.assert_code(1);
+    assert_eq!(rules(&run), [flat("skill-md-flat"), flat("name-missing")]);
+    // Named, it lints clean of errors and packages as deploy/SKILL.md.
+    let file = t.project.join(".agents/skills/deploy.md");
+    let named = DEPLOY_MD.replacen("---\n", "---\nname: deploy\n", 1);
+    fs::write(&file, &named).unwrap();
+    let run = t.run(&[
+        "lint",
+        "--format",
+        "json",
+        "--no-config",
+        ".agents/skills/deploy.md",
+    ]);
+    run.assert_code(0);
+    assert_eq!(rules(&run), [flat("skill-md-flat")]);
+    let run = t.run(&[
+        "package",
+        ".agents/skills/deploy.md",
+        "-o",
+        "dist",
+        "--list",
+    ]);
+    run.assert_code(0);
+    let listed = format!("deploy/SKILL.md\n1 file, {} bytes\n", named.len());
+    assert!(run.stdout.ends_with(&listed), "{}", run.stdout);
+    let run = t.run(&["package", ".agents/skills/deploy.md", "-o", "dist"]);
+    run.assert_code(0);
+    assert!(
+        t.project.join("dist/deploy.skill").is_file(),
+        "{}",
+        run.stderr
+    );
+    // Installed, it is a skill directory, which lints without `skill-md-flat`.
+    let run = t.run(&["install", "dist/deploy.skill", "--to", "installed"]);
+    run.assert_code(0);
+    let run = t.run(&[
+        "lint",
+        "--format",
+        "json",
+        "--no-config",
+        "installed/deploy",
+    ]);
+    run.assert_code(0);
+    assert!(crate::diagnostics(&run.json()).is_empty(), "{}", run.stdout);
+    // `--skills-dir DIR lint`: DIR is a root, its flat files skills, as `list` has them.
+    t.write(
+        &t.base.join("ops/git-pr.md"),
+        "---\nname: git-pr\ndescription: Open a PR. Use when asked.\n---\nBody.\n",
+    );
+    let ops = path_str(&t.base.join("ops")).to_string();
+    let run = t.run(&[
+        "--skills-dir",
+        &ops,
+        "lint",
+        "--format",
+        "json",
+        "--no-config",
+    ]);
+    run.assert_code(0);
+    assert_eq!(crate::rules_of(&run.json()), ["skill-md-flat"]);
+    t.run(&["lint", "--no-config", &ops]).assert_code(1);
+    // Documentation is never a skill.
+    let run = t.run(&["lint", ".agents/skills/README.md"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("documentation, never skills"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn nested_skills_are_found_to_depth_six() {
     let t = Tree::new();
