@@ -1,7 +1,7 @@
 //! The driver: finds the skills under the paths given, lints each one on rayon's pool, runs
 //! the rules that need the whole run, and returns the sorted [`Report`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -235,7 +235,7 @@ impl Linter {
         queue.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
         let lister = skills_core::files::Lister::new();
         // The first skill of each name, in the report's order, for `duplicate-name`.
-        let mut first_of_name: HashMap<String, checks::duplicate_names::First> = HashMap::new();
+        let mut seen_skills = checks::duplicate_names::Seen::default();
         for batch in queue.chunks(BATCH) {
             let mut linted = self.lint_batch(batch, &lister, &mut seen);
             // A nested skill sorts right after the skill it is in, inside this batch.
@@ -245,7 +245,7 @@ impl Linter {
             let reports = linted
                 .into_iter()
                 .filter_map(|(mut report, named)| {
-                    checks::duplicate_names::check(self, &mut report, named, &mut first_of_name)
+                    checks::duplicate_names::check(self, &mut report, named, &mut seen_skills)
                         .then_some(report)
                 })
                 .collect();
@@ -554,6 +554,52 @@ mod tests {
             std::os::unix::fs::symlink(t.path().join("real/linked"), t.path().join("agent/linked"))
                 .unwrap();
             assert_eq!(lint(t.path()), (1, vec![]));
+        }
+    }
+
+    /// A skill without a name (none, or a frontmatter that does not parse) reached through
+    /// two paths, or copied, was reported twice, each finding with it: docs/lint.md says
+    /// the same skill is linted once.
+    #[test]
+    fn a_skill_without_a_name_reached_twice_is_linted_once() {
+        for md in [
+            "---\ndescription: No name. Use when asked.\n---\nBody.\n",
+            "---\nname: [unclosed\n---\nBody.\n",
+        ] {
+            let t = tempfile::tempdir().unwrap();
+            write(t.path(), ".agents/skills/x/SKILL.md", md);
+            write(t.path(), ".agents/skills/x/notes.md", "notes");
+            // A copy, as `skills add --copy` makes, and a different skill without a name.
+            write(t.path(), ".codex/skills/x/SKILL.md", md);
+            write(t.path(), ".codex/skills/x/notes.md", "notes");
+            write(t.path(), ".other/skills/x/SKILL.md", md);
+            write(t.path(), ".other/skills/x/notes.md", "other notes");
+            #[cfg(unix)]
+            {
+                std::fs::create_dir_all(t.path().join(".claude/skills")).unwrap();
+                std::os::unix::fs::symlink(
+                    t.path().join(".agents/skills/x"),
+                    t.path().join(".claude/skills/x"),
+                )
+                .unwrap();
+            }
+            let report = Linter::new(Config::default())
+                .lint_paths(&[t.path().to_path_buf()])
+                .unwrap();
+            let dirs: Vec<_> = report
+                .skills
+                .iter()
+                .map(|s| s.dir.strip_prefix(t.path()).unwrap().to_path_buf())
+                .collect();
+            assert_eq!(
+                dirs,
+                [
+                    PathBuf::from(".agents/skills/x"),
+                    PathBuf::from(".other/skills/x")
+                ],
+                "{md:?}"
+            );
+            assert_eq!(report.diagnostics().count(), 2, "{md:?}");
         }
     }
 

@@ -138,11 +138,31 @@ pub(crate) fn config(e: ConfigError) -> miette::Report {
             d = d.with_label(miette::LabeledSpan::at(span, "here"));
             miette::Report::new(d).with_source_code(code)
         }
+        ConfigError::UnknownRuleIn {
+            path,
+            id,
+            suggestion,
+            span,
+            text,
+        } => {
+            let name = render::relative(&path);
+            let shown = ConfigError::UnknownRule {
+                id: id.clone(),
+                suggestion,
+            };
+            let mut d = miette::MietteDiagnostic::new(format!("{name}: {shown}")).with_help(
+                match suggestion {
+                    Some(s) => format!("write `{s}`; `skills lint --rules` lists every rule id"),
+                    None => "`skills lint --rules` lists every rule id".to_string(),
+                },
+            );
+            let (code, span) = Snippet::new(name, &text, span, None);
+            d = d.with_label(miette::LabeledSpan::at(span, "not a rule"));
+            miette::Report::new(d).with_source_code(code)
+        }
         other => {
             let help = match &other {
-                ConfigError::UnknownRule { .. } => {
-                    "rule ids are listed by `skills lint --explain RULE` and in docs/lint-rules.md"
-                }
+                ConfigError::UnknownRule { .. } => "`skills lint --rules` lists every rule id",
                 _ => "check the file",
             };
             miette::Report::new(miette::MietteDiagnostic::new(other.to_string()).with_help(help))

@@ -100,6 +100,35 @@ fn unknown_rule_in_flags_exits_2_with_a_suggestion() {
     assert!(!run.stderr.contains("did you mean"), "{}", run.stderr);
 }
 
+/// An unknown rule id in `skills.toml` was an error without the file or the line
+/// (docs/lint.md says both): it is now named where it is written.
+#[test]
+fn an_unknown_rule_in_skills_toml_is_named_where_it_is_written() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("skills.toml"),
+        "[lint]\nstrict = false\ndeny = [\"vendor-field\", \"name-to-long\"]\n",
+    )
+    .unwrap();
+    let run = skills(t.path(), &["lint"]);
+    run.assert_code(2);
+    assert_eq!(run.stdout, "");
+    let text = crate::unwrapped(&run.stderr);
+    for part in [
+        "skills.toml: unknown rule `name-to-long`; did you mean `name-too-long`?",
+        "[skills.toml:3:25]",
+        "help: write `name-too-long`; `skills lint --rules` lists every rule id",
+    ] {
+        assert!(text.contains(part), "{part}\n{}", run.stderr);
+    }
+    snapshot(
+        "cli__unknown_rule_in_skills_toml",
+        &run.command,
+        None,
+        &run.stderr,
+    );
+}
+
 #[test]
 fn bad_skills_toml_exits_2_showing_file_and_line() {
     let run = lint(&["bad-config"]);
