@@ -32,7 +32,7 @@ pub(crate) fn check_file_name(linter: &Linter, skill: &walk::SkillDir, out: &mut
         out.extend(linter.diagnostic(
             RuleId::SkillMdFlat,
             format!(
-                "`{file}` is a flat skill file (seed 004's format): agents that follow the \
+                "`{file}` is a flat skill file: agents that follow the Agent Skills \
                  specification load `{stem}/SKILL.md`, not `{file}`"
             ),
             Some(format!(

@@ -51,7 +51,7 @@ pub(crate) fn run(
     }
     if args.rules {
         let text = match args.format {
-            Format::Human => render::rules::table(printer.ui().width),
+            Format::Human => render::rules::table(printer.ui().width, printer.ui().quiet()),
             Format::Json => render::rules::json(),
             _ => {
                 return Err(errors::plain(

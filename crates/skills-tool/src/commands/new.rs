@@ -225,9 +225,8 @@ pub(crate) fn run(args: &NewArgs, roots: &Roots, printer: &Printer) -> Result<Ex
     })?;
     let made = shown(&dir);
     printer.status(&format!(
-        "created {made}\nnext: write what it does and when to use it in {made}/SKILL.md \
-         (`skills lint` reports the placeholder description until then), then run \
-         `skills lint {made}`\n",
+        "created {made}\nnext: write its description in {made}/SKILL.md\n      \
+         (`skills lint` reports the placeholder until you do)\n",
     ));
     if !is_root(&parent, roots) {
         printer.note(&format!(

@@ -47,8 +47,8 @@ pub(crate) fn json() -> String {
 }
 
 /// The rules in documentation order, one a line: id, default severity, summary (cut with
-/// `…` to fit `width`), then where to read more.
-pub(crate) fn table(width: usize) -> String {
+/// `…` to fit `width`), then (unless `quiet`) how many and where to read more.
+pub(crate) fn table(width: usize, quiet: bool) -> String {
     let id_w = RULES.iter().map(|r| r.id.as_str().len()).max().unwrap_or(2);
     let sev_w = "DEFAULT".len();
     let summary_w = width.saturating_sub(id_w + 2 + sev_w + 2).max(20);
@@ -63,10 +63,12 @@ pub(crate) fn table(width: usize) -> String {
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    out.push_str(&format!(
-        "{} rules; `skills lint --explain RULE` tells why and how to fix\n",
-        RULES.len()
-    ));
+    if !quiet {
+        out.push_str(&format!(
+            "{} rules; `skills lint --explain RULE` tells why and how to fix\n",
+            RULES.len()
+        ));
+    }
     out
 }
 
@@ -87,7 +89,7 @@ mod tests {
     #[test]
     fn every_rule_is_a_row_that_fits() {
         for width in [40, 60, 100, 160] {
-            let table = table(width);
+            let table = table(width, false);
             for r in RULES {
                 assert!(
                     table.lines().any(|l| l.starts_with(&format!("{} ", r.id))),

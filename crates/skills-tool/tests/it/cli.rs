@@ -595,6 +595,14 @@ fn rules_lists_every_rule() {
         assert!(line.chars().count() <= 100, "{line:?}");
     }
     snapshot("cli__lint_rules", &run.command, None, &run.stdout);
+    // -q: the rules alone, no count or pointer.
+    let quiet = lint(&["--rules", "-q"]);
+    assert_eq!(
+        quiet.stdout.lines().count(),
+        RULES.len() + 1,
+        "{}",
+        quiet.stdout
+    );
     let json = lint(&["--rules", "--format", "json"]);
     json.assert_code(0).assert_quiet();
     let doc = json.json();
