@@ -443,13 +443,13 @@ mod tests {
         assert!(layout.src.is_some_and(|w| w < source.chars().count()));
     }
 
-    /// At 60 columns a description of 6 characters was padded to 20 and the source cut
+    /// At 70 columns a description of 6 characters was padded to 20 and the source cut
     /// to make room for the padding.
     #[test]
     fn a_short_description_is_not_padded_to_cut_the_source() {
         let source = "custom a-very-long-directory-name-for-testing/skills";
         let n = source.chars().count();
-        let layout = Layout::fit(60, 2, "DESCRIPTION".len(), n);
+        let layout = Layout::fit(70, 2, "DESCRIPTION".len(), n);
         assert_eq!((layout.desc, layout.src), (11, Some(n)));
         let row = layout.row("x", "Short.", source);
         assert!(row.trim_end().ends_with(source), "{row:?}");

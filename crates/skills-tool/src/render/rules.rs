@@ -65,7 +65,7 @@ pub(crate) fn table(width: usize, quiet: bool) -> String {
     }
     if !quiet {
         out.push_str(&format!(
-            "{} rules; `skills lint --explain RULE` tells why and how to fix\n",
+            "{} rules; why and how to fix one: skills lint --explain RULE\n",
             RULES.len()
         ));
     }
