@@ -708,7 +708,7 @@ fn unreadable_directories_are_reported_and_fail_lint() {
     let (Some(run), Some(human), Some(package), Some(list)) = (run, human, package, list) else {
         crate::no_data_loss::skipped(
             "unreadable_directories_are_reported_and_fail_lint",
-            "running as root, and setpriv cannot run as nobody here",
+            "running as root, and the binary cannot run as nobody here (no setpriv, or a private TMPDIR)",
         );
         return;
     };

@@ -157,9 +157,21 @@ pub(crate) fn unprivileged(cwd: &Path, args: &[&str]) -> Option<Run> {
     if !no_data_loss::privileged() {
         return Some(skills(cwd, args));
     }
+    let setpriv = ["--reuid=65534", "--regid=65534", "--clear-groups", "--"];
+    // `nobody` must reach `cwd` (a temporary directory under a private one cannot).
+    let reachable = std::process::Command::new("setpriv")
+        .args(setpriv)
+        .arg("test")
+        .arg("-x")
+        .arg(cwd)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !reachable {
+        return None;
+    }
     let bin = assert_cmd::cargo::cargo_bin!("skills");
     let output = std::process::Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .args(setpriv)
         .arg(bin)
         .args(args)
         .current_dir(cwd)
