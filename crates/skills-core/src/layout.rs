@@ -34,6 +34,51 @@ pub fn is_skill_md(name: &OsStr) -> bool {
     name.eq_ignore_ascii_case(SKILL_MD)
 }
 
+/// The skills folders of a project (in each directory from the current one up to the
+/// repository root) and of a user (in the home directory), highest priority first: the
+/// default roots of discovery.
+pub const SKILL_DIRS: [&str; 3] = [".agents/skills", ".agent/skills", ".claude/skills"];
+
+/// The skills folder a repository brings for one run (seed 004's repository-provided
+/// skills: `skills show --repo`, `skills doctor --repo`).
+pub const REPO_SKILL_DIR: &str = ".claude-ops/skills";
+
+/// Flat `NAME.md` files in a root that are documentation, not skills (compared ignoring
+/// case).
+pub const NOT_FLAT_SKILLS: [&str; 5] = [
+    "README.md",
+    "AGENTS.md",
+    "CLAUDE.md",
+    "LICENSE.md",
+    "CHANGELOG.md",
+];
+
+/// Whether `name` can be a flat skill file (seed 004's `NAME.md` directly in a root): a
+/// UTF-8 name ending in `.md` (any case) that is neither `SKILL.md` nor one of
+/// [`NOT_FLAT_SKILLS`]. Whether it is one also takes frontmatter.
+pub fn is_flat_skill_name(name: &OsStr) -> bool {
+    let Some(name) = name.to_str() else {
+        return false;
+    };
+    let is_md = name.len() > 3
+        && name
+            .get(name.len() - 3..)
+            .is_some_and(|ext| ext.eq_ignore_ascii_case(".md"));
+    is_md
+        && !is_skill_md(name.as_ref())
+        && !NOT_FLAT_SKILLS.iter().any(|n| n.eq_ignore_ascii_case(name))
+}
+
+/// Whether `dir` is a skills folder by its path: it ends with one of [`SKILL_DIRS`] or
+/// [`REPO_SKILL_DIR`] (`~/.claude/skills`, `repo/.claude-ops/skills`). What lint takes for a
+/// root, whose `NAME.md` files are flat skills, as discovery does.
+pub fn is_skills_folder(dir: &std::path::Path) -> bool {
+    SKILL_DIRS
+        .iter()
+        .chain(std::iter::once(&REPO_SKILL_DIR))
+        .any(|folder| dir.ends_with(folder))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -43,5 +88,24 @@ mod tests {
         assert!(is_skill_md(OsStr::new("SKILL.md")) && is_skill_md(OsStr::new("skill.MD")));
         assert!(!is_skill_md(OsStr::new("SKILL.md.bak")));
         assert!(is_skipped_dir(OsStr::new(".git")) && !is_skipped_dir(OsStr::new(".github")));
+        for flat in ["deploy.md", "git-pr.MD", "x.md"] {
+            assert!(is_flat_skill_name(OsStr::new(flat)), "{flat}");
+        }
+        for not in [
+            "SKILL.md",
+            "skill.md",
+            "readme.md",
+            "notes.txt",
+            ".md",
+            "md",
+        ] {
+            assert!(!is_flat_skill_name(OsStr::new(not)), "{not}");
+        }
+        use std::path::Path;
+        assert!(is_skills_folder(Path::new("/p/.claude/skills")));
+        assert!(is_skills_folder(Path::new(".agents/skills")));
+        assert!(is_skills_folder(Path::new("repo/.claude-ops/skills")));
+        assert!(!is_skills_folder(Path::new("/p/skills")));
+        assert!(!is_skills_folder(Path::new("/p/.claude/skills/x")));
     }
 }

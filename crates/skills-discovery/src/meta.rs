@@ -13,14 +13,7 @@ use skills_frontmatter::{MAX_FILE_BYTES, ParseError, SkillMd, Value};
 
 use crate::SkipReason;
 
-/// Flat `NAME.md` files in a root that are documentation, not skills (compared ignoring case).
-pub const NOT_FLAT_SKILLS: [&str; 5] = [
-    "README.md",
-    "AGENTS.md",
-    "CLAUDE.md",
-    "LICENSE.md",
-    "CHANGELOG.md",
-];
+pub use skills_core::layout::NOT_FLAT_SKILLS;
 
 /// What one skill file said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,20 +45,12 @@ pub(crate) enum Flat {
 
 /// What a file directly in a root is.
 pub(crate) fn flat_file(name: &OsStr) -> Flat {
-    let Some(name) = name.to_str() else {
-        return Flat::Not;
-    };
-    if is_skill_md(name.as_ref()) {
-        return Flat::SkillMd;
-    }
-    let is_md = name.len() > 3
-        && name
-            .get(name.len() - 3..)
-            .is_some_and(|ext| ext.eq_ignore_ascii_case(".md"));
-    if !is_md || NOT_FLAT_SKILLS.iter().any(|n| n.eq_ignore_ascii_case(name)) {
-        Flat::Not
-    } else {
+    if name.to_str().is_some() && is_skill_md(name) {
+        Flat::SkillMd
+    } else if skills_core::layout::is_flat_skill_name(name) {
         Flat::Skill
+    } else {
+        Flat::Not
     }
 }
 

@@ -11,7 +11,7 @@ use skills_core::Stamp;
 
 /// The directories searched in each scope, highest priority first: the cross-agent
 /// convention, the legacy singular name, and Claude's.
-pub const SKILL_DIRS: [&str; 3] = [".agents/skills", ".agent/skills", ".claude/skills"];
+pub use skills_core::layout::SKILL_DIRS;
 
 /// Where a root comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]

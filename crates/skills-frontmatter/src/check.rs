@@ -41,6 +41,7 @@ macro_rules! for_each_check {
             DescriptionTooLong = "description-too-long",
             DescriptionXmlChars = "description-xml-chars",
             DescriptionNoTrigger = "description-no-trigger",
+            DescriptionPlaceholder = "description-placeholder",
             CompatibilityNotString = "compatibility-not-string",
             CompatibilityEmpty = "compatibility-empty",
             CompatibilityTooLong = "compatibility-too-long",
@@ -493,6 +494,27 @@ fn suggest_name(name: &str) -> String {
     out.trim_end_matches('-').to_string()
 }
 
+/// Words that start a description nobody has written yet (`TODO: say what it does`), as
+/// written: a description that begins with `Todo list` is about to-do lists.
+const PLACEHOLDER_WORDS: [&str; 4] = ["TODO", "TBD", "FIXME", "XXX"];
+
+/// What `skills new` wrote before it started its placeholder with `TODO`.
+const OLD_NEW_PLACEHOLDER: &str = "Replace this with what the skill does";
+
+/// The placeholder `text` is, when it is one: it starts with one of [`PLACEHOLDER_WORDS`]
+/// as a word of its own, or is the text an earlier `skills new` wrote.
+fn placeholder(text: &str) -> Option<&'static str> {
+    let text = text.trim_start();
+    let word = PLACEHOLDER_WORDS.into_iter().find(|w| {
+        text.strip_prefix(w)
+            .is_some_and(|rest| !rest.starts_with(|c: char| c.is_alphanumeric() || c == '_'))
+    });
+    word.or_else(|| {
+        text.starts_with(OLD_NEW_PLACEHOLDER)
+            .then_some(OLD_NEW_PLACEHOLDER)
+    })
+}
+
 fn check_description(skill: &SkillMd, out: &mut Vec<Finding>) {
     let (text, span) = match string_field(skill, "description") {
         Field::Missing => {
@@ -552,6 +574,16 @@ fn check_description(skill: &SkillMd, out: &mut Vec<Finding>) {
                 Some(span.clone()),
             )
             .help("reword without angle brackets: agents embed descriptions in XML catalogs"),
+        );
+    }
+    if let Some(marker) = placeholder(text) {
+        out.push(
+            Finding::new(
+                Check::DescriptionPlaceholder,
+                format!("`description` is a placeholder (`{marker}`), not a description"),
+                Some(span.clone()),
+            )
+            .help("write what the skill does and when to use it: agents pick skills by their description alone"),
         );
     }
     let lower = text.to_lowercase();

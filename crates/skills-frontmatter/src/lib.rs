@@ -464,7 +464,8 @@ impl SkillMd {
     }
 
     /// The local files the body refers to: Markdown links and images with relative targets,
-    /// and bare `scripts/…`, `references/…`, `assets/…` paths. Spans are file offsets.
+    /// and `scripts/…`, `references/…`, `assets/…` file paths written as code (in backticks
+    /// or a fenced block; not prose, not a path ending with `/`). Spans are file offsets.
     pub fn references(&self) -> Vec<Reference> {
         refs::find(self.body(), self.body.start)
     }
@@ -984,6 +985,33 @@ mod tests {
     fn description_and_optional_rules() {
         let with = |fields: &str| ids(&format!("---\nname: s\n{fields}\n---\nbody\n"), "s");
         assert_eq!(with("description: x"), ["description-no-trigger"]);
+        // What `skills new` writes, and what an author leaves for later.
+        for placeholder in [
+            "\"TODO: say what X does, then when to use it: Use when the user asks to ...\"",
+            "\"  FIXME - Use when asked\"",
+            "TBD. Use when asked.",
+            "XXX use when needed",
+            "Replace this with what the skill does and when to use it. Use when the user asks for X.",
+        ] {
+            assert_eq!(
+                with(&format!("description: {placeholder}")),
+                ["description-placeholder"],
+                "{placeholder}"
+            );
+        }
+        assert_eq!(
+            with("description: TODO"),
+            ["description-placeholder", "description-no-trigger"]
+        );
+        // Words that only begin with one, and the word later on, are descriptions.
+        for fine in [
+            "Todo lists, with items to add and check. Use when asked.",
+            "TODOs in code, found. Use when asked.",
+            "Finds TODO comments. Use when asked.",
+            "XXXL sizes. Use when asked.",
+        ] {
+            assert!(with(&format!("description: {fine}")).is_empty(), "{fine}");
+        }
         assert_eq!(
             with(&format!("description: {}when", "x".repeat(1021))),
             ["description-too-long"]

@@ -1,5 +1,11 @@
-//! Finding the files a `SKILL.md` body points at: Markdown links and images, and bare paths
-//! under the conventional `scripts/`, `references/` and `assets/` folders.
+//! Finding the files a `SKILL.md` body points at: Markdown links and images, and paths under
+//! the conventional `scripts/`, `references/` and `assets/` folders written as code (in
+//! backticks or a fenced block) that name a file.
+//!
+//! Prose is not a reference: "see assets/code," or "outputs go to assets/output/." say where
+//! things go, not which file the skill holds. A path in code is the skill's own file
+//! (`` `scripts/fill.py` ``, `python scripts/fill.py` in a fenced example), unless it ends
+//! with `/` (a folder: `` `assets/output/` `` may be made at run time).
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -13,7 +19,8 @@ use pulldown_cmark::{Event, Options, Parser, Tag};
 pub enum ReferenceKind {
     /// `[text](path)` or `![alt](path)`.
     Link,
-    /// A path written as text or code, such as `scripts/fill.py`.
+    /// A path written as code (in backticks or a fenced block), such as
+    /// `` `scripts/fill.py` ``.
     Bare,
 }
 
@@ -161,6 +168,13 @@ fn may_link_locally(text: &str) -> bool {
 /// specification writes it (up to three spaces, at least as many of the same character,
 /// then only spaces and tabs), so a range never ends where the parser's block goes on.
 fn fenced_code(text: &str) -> Vec<Range<usize>> {
+    fenced_code_until(text).0
+}
+
+/// [`fenced_code`], and the offset up to which the ranges are all the fenced blocks there
+/// are: past it, a block of another shape may hold text the ranges do not cover (`len`
+/// when they cover every one).
+fn fenced_code_until(text: &str) -> (Vec<Range<usize>>, usize) {
     let bytes = text.as_bytes();
     // Every run of three backticks or tildes, in order: a fence of a shape not taken here is
     // one of them, found without searching each line.
@@ -175,6 +189,7 @@ fn fenced_code(text: &str) -> Vec<Range<usize>> {
     // The fence character and length of the open block, and where it starts.
     let mut open: Option<(u8, usize, usize)> = None;
     let mut start = 0;
+    let mut sure_until = text.len();
     while let Some(rest) = bytes.get(start..).filter(|r| !r.is_empty()) {
         let end = memchr::memchr(b'\n', rest).map_or(bytes.len(), |i| start + i + 1);
         let line = bytes.get(start..end).unwrap_or_default();
@@ -211,30 +226,224 @@ fn fenced_code(text: &str) -> Vec<Range<usize>> {
                 .find(|b| !b.is_ascii_whitespace())
                 .is_some_and(|&b| b == b'<')
         {
+            sure_until = line_start;
             break;
         }
     }
     if let Some((_, _, from)) = open {
         ranges.push(from..text.len());
     }
-    ranges
+    (ranges, sure_until)
+}
+
+/// Where code is in a text, as CommonMark reads it: inline code spans and fenced code
+/// blocks. Found cheaply where the text is plain ([`Code::cheap`]), else from the parser,
+/// once.
+struct Code<'t> {
+    text: &'t str,
+    /// The fenced blocks [`fenced_code_until`] is sure of, and up to where it is.
+    fences: Vec<Range<usize>>,
+    sure_until: usize,
+    /// Code and link ranges from the parser, once it has run.
+    parsed: Option<Parsed>,
+}
+
+/// What the parser says of a text: its code (spans and fenced blocks) and its links.
+#[derive(Default)]
+struct Parsed {
+    code: Vec<Range<usize>>,
+    links: Vec<Range<usize>>,
+}
+
+impl Parsed {
+    /// Whether a mention at `at` is code, and not inside a link (whose text or destination
+    /// it then is).
+    fn code_at(&self, at: usize) -> bool {
+        self.code.iter().any(|r| r.contains(&at)) && !self.links.iter().any(|r| r.contains(&at))
+    }
+}
+
+/// Code spans and fenced code blocks, and every link and image, from the parser.
+fn parse_code(text: &str) -> Parsed {
+    use pulldown_cmark::CodeBlockKind;
+    let mut parsed = Parsed::default();
+    for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
+        match event {
+            Event::Code(_) | Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => {
+                parsed.code.push(range);
+            }
+            Event::Start(Tag::Link { .. } | Tag::Image { .. }) => parsed.links.push(range),
+            _ => {}
+        }
+    }
+    parsed
+}
+
+impl<'t> Code<'t> {
+    /// The code of a text the parser has read.
+    fn parsed(text: &'t str, parsed: Parsed) -> Self {
+        Self {
+            text,
+            fences: Vec::new(),
+            sure_until: 0,
+            parsed: Some(parsed),
+        }
+    }
+
+    fn new(text: &'t str) -> Self {
+        let (fences, sure_until) = fenced_code_until(text);
+        Self {
+            text,
+            fences,
+            sure_until,
+            parsed: None,
+        }
+    }
+
+    /// Whether the text at `at` is code (and not part of a link).
+    fn contains(&mut self, at: usize) -> bool {
+        if let Some(parsed) = &self.parsed {
+            return parsed.code_at(at);
+        }
+        if let Some(answer) = self.cheap(at) {
+            return answer;
+        }
+        let parsed = self.parsed.insert(parse_code(self.text));
+        parsed.code_at(at)
+    }
+
+    /// The answer without the parser, when the text around `at` is plain enough to be sure
+    /// of it: inside a fenced block it is sure of, code; else, when the lines of its
+    /// paragraph up to its own each pair up their backtick runs, with no indented line (an
+    /// indented code block, or a continuation), no `<` (HTML, autolinks), no `[` or `]`
+    /// before it (a link around it) and no escaped backtick, code when it is between two
+    /// runs of its line. Then no code span crosses a line, and the runs pair as CommonMark
+    /// pairs them. `None` otherwise: the parser decides (a property test holds the two
+    /// equal wherever this answers).
+    fn cheap(&self, at: usize) -> Option<bool> {
+        if self.fences.iter().any(|r| r.contains(&at)) {
+            return Some(true);
+        }
+        if at >= self.sure_until {
+            return None;
+        }
+        let bytes = self.text.as_bytes();
+        // The paragraph around `at`: from the blank line (or fence) before it to the blank
+        // line after it.
+        let line_start = |i: usize| {
+            bytes
+                .get(..i)
+                .and_then(|b| memchr::memrchr(b'\n', b))
+                .map_or(0, |n| n + 1)
+        };
+        let line_end = |i: usize| {
+            bytes
+                .get(i..)
+                .and_then(|b| memchr::memchr(b'\n', b))
+                .map_or(bytes.len(), |n| i + n + 1)
+        };
+        let blank = |from: usize, to: usize| {
+            bytes
+                .get(from..to)
+                .is_some_and(|l| l.iter().all(u8::is_ascii_whitespace))
+        };
+        let fence_end_before = self
+            .fences
+            .iter()
+            .map(|r| r.end)
+            .filter(|&e| e <= at)
+            .max()
+            .unwrap_or(0);
+        let mut first = line_start(at);
+        while first > fence_end_before {
+            let prev = line_start(first - 1);
+            if blank(prev, first) {
+                break;
+            }
+            first = prev;
+        }
+        // Its lines up to the mention's: a code span that reaches the mention starts there,
+        // and once those lines pair up their runs, no later line can change that.
+        let last = line_end(at);
+        let mut found = None;
+        let mut line = first;
+        while line < last {
+            let end = line_end(line);
+            let content = bytes.get(line..end).unwrap_or_default();
+            let lead = content
+                .iter()
+                .take_while(|&&b| b == b' ' || b == b'\t')
+                .count();
+            let indented = lead >= 4 || content.get(..lead).is_some_and(|l| l.contains(&b'\t'));
+            // A link around the mention opens before it.
+            let before = bytes.get(line..at.min(end)).unwrap_or_default();
+            if indented
+                || content.contains(&b'<')
+                || before.iter().any(|b| matches!(b, b'[' | b']'))
+                || memchr::memmem::find(content, b"\\`").is_some()
+            {
+                return None;
+            }
+            let spans = backtick_spans(content)?;
+            if (line..end).contains(&at) {
+                let offset = at - line;
+                found = Some(spans.iter().any(|r| r.contains(&offset)));
+            }
+            line = end;
+        }
+        found
+    }
+}
+
+/// The code spans of one line, as byte ranges of it (the backticks included): each run of
+/// backticks closed by the next run of the same length. `None` when a run is left without
+/// its closing run: a span could then cross into another line.
+fn backtick_spans(line: &[u8]) -> Option<Vec<Range<usize>>> {
+    let mut runs = Vec::new();
+    let mut i = 0;
+    while let Some(at) = line.get(i..).and_then(|rest| memchr::memchr(b'`', rest)) {
+        let start = i + at;
+        let len = line
+            .get(start..)
+            .map_or(0, |r| r.iter().take_while(|&&b| b == b'`').count());
+        runs.push((start, len));
+        i = start + len;
+    }
+    let mut spans = Vec::new();
+    let mut k = 0;
+    while let Some(&(start, len)) = runs.get(k) {
+        let close = runs.iter().skip(k + 1).position(|&(_, l)| l == len)?;
+        let (end, end_len) = runs.get(k + 1 + close).copied()?;
+        spans.push(start..end + end_len);
+        k += close + 2;
+    }
+    Some(spans)
 }
 
 /// Finds every local reference in `text`. Spans are offset by `base`.
 pub(crate) fn find(text: &str, base: usize) -> Vec<Reference> {
+    use pulldown_cmark::CodeBlockKind;
     let mut out = Vec::new();
-    let mut link_ranges: Vec<Range<usize>> = Vec::new();
+    // Where code is: from the parse below when there is one, else built when the first
+    // mention of a folder needs it (most bodies have none).
+    let mut code: Option<Code<'_>> = None;
     // Markdown parsing is by far the most expensive step of linting a skill, and most bodies
     // link only to web pages, or not at all: parse only when a local link may be there.
     if may_link_locally(text) {
+        let mut parsed = Parsed::default();
         for (event, range) in Parser::new_ext(text, Options::empty()).into_offset_iter() {
             let dest = match &event {
                 Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) => {
                     dest_url.clone()
                 }
+                // The same pass says where code is, for the paths below.
+                Event::Code(_) | Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(_))) => {
+                    parsed.code.push(range);
+                    continue;
+                }
                 _ => continue,
             };
-            link_ranges.push(range.clone());
+            parsed.links.push(range.clone());
             let raw = dest.trim();
             if raw.is_empty() || raw.starts_with('#') || has_scheme(raw) {
                 continue;
@@ -258,11 +467,9 @@ pub(crate) fn find(text: &str, base: usize) -> Vec<Reference> {
                 kind: ReferenceKind::Link,
             });
         }
+        code = Some(Code::parsed(text, parsed));
     }
     for (start, folder) in folder_mentions(text) {
-        if link_ranges.iter().any(|r| r.contains(&start)) {
-            continue;
-        }
         // Part of a longer path or word (`foo/scripts/x`, `myscripts/x`): not ours.
         let before = text.as_bytes().get(start.wrapping_sub(1)).copied();
         if start > 0 && before.is_some_and(|b| b.is_ascii_alphanumeric() || b"/._-~$".contains(&b))
@@ -279,9 +486,18 @@ pub(crate) fn find(text: &str, base: usize) -> Vec<Reference> {
         if next.is_some_and(|b| b"*<{[$%".contains(&b)) {
             continue;
         }
-        let mut path = rest.get(..len).unwrap_or("");
-        path = path.trim_end_matches(['.', '/', '-', '_']);
+        let written = rest.get(..len).unwrap_or("");
+        // A folder (`assets/output/`, which the skill may make when it runs) is not a file.
+        if written.ends_with('/') {
+            continue;
+        }
+        let path = written.trim_end_matches(['.', '/', '-', '_']);
         if path.is_empty() {
+            continue;
+        }
+        // Prose says where things go ("see assets/code,"); code names the skill's files. A
+        // path inside a link is the link's (its text, or its destination, found above).
+        if !code.get_or_insert_with(|| Code::new(text)).contains(start) {
             continue;
         }
         let target = format!("{folder}{path}");
@@ -313,18 +529,62 @@ mod tests {
     }
 
     #[test]
-    fn links_and_bare_paths() {
+    fn links_and_paths_in_code() {
         let text = "See [forms](references/FORMS.md#top) and run `python scripts/fill.py`.\n\
-                    ![logo](assets/logo.png)\nAlso scripts/check.sh.\n";
+                    ![logo](assets/logo.png)\nAlso scripts/check.sh.\n\n\
+                    ```bash\nbash scripts/run.sh --in data/x\n```\n";
         assert_eq!(
             targets(text),
             [
                 "references/FORMS.md",
                 "scripts/fill.py",
                 "assets/logo.png",
-                "scripts/check.sh"
+                "scripts/run.sh"
             ]
         );
+    }
+
+    /// Prose says where things go; only links, and files named in code, are references
+    /// (issue 35: `see assets/code,` and `Outputs go to assets/output/.` were `link-missing`).
+    #[test]
+    fn prose_and_folders_are_not_references() {
+        for text in [
+            "Keep examples in assets/code, one per file.\n",
+            "Outputs go to assets/output/.\n",
+            "Put helpers in scripts/ and docs in references/.\n",
+            "Write the result to `assets/output/`.\n",
+            "```\nmkdir -p assets/output/\n```\n",
+            "The references/ directory has the rest.\n",
+        ] {
+            assert!(targets(text).is_empty(), "{text:?}: {:?}", targets(text));
+        }
+        // In code, a file, with or without an extension, on any line of a paragraph.
+        assert_eq!(
+            targets("Run `scripts/sdd-workspace PLAN`,\nthen `scripts/task-brief`.\n"),
+            ["scripts/sdd-workspace", "scripts/task-brief"]
+        );
+        // In a list, a quote, a heading; and where the parser decides (a code span over two
+        // lines, an indented fence, HTML nearby).
+        assert_eq!(
+            targets("- `scripts/a.py`\n> `scripts/b.py`\n# `scripts/c.py`\n"),
+            ["scripts/a.py", "scripts/b.py", "scripts/c.py"]
+        );
+        assert_eq!(
+            targets("Run `python\nscripts/d.py` now.\n"),
+            ["scripts/d.py"]
+        );
+        assert_eq!(
+            targets("- step\n\n  ```\n  bash scripts/e.sh\n  ```\n"),
+            ["scripts/e.sh"]
+        );
+        assert_eq!(
+            targets("Text <b>bold</b> `scripts/f.py` and scripts/g.py\n"),
+            ["scripts/f.py"]
+        );
+        // An HTML block runs to the blank line: its text is not code.
+        assert!(targets("<br>\n`scripts/f.py`\n").is_empty());
+        // Inside a link's text or destination to a web page: the link, not a file.
+        assert!(targets("[`scripts/h.py`](https://x.org/h)\n").is_empty());
     }
 
     #[test]
@@ -437,6 +697,64 @@ mod tests {
             let text = lines.join(if crlf { "\r\n" } else { "\n" });
             if parser_finds_local_link(&text) {
                 proptest::prop_assert!(may_link_locally(&text), "{text:?}");
+            }
+        }
+    }
+
+    fn code_line() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just(String::new()),
+            Just("```".to_string()),
+            Just("~~~".to_string()),
+            Just("  ```".to_string()),
+            Just("    indented scripts/a.py".to_string()),
+            Just("\tscripts/a.py".to_string()),
+            Just("- item `scripts/a.py`".to_string()),
+            Just("> `scripts/a.py` quoted".to_string()),
+            Just("# `scripts/a.py`".to_string()),
+            Just("<div>".to_string()),
+            Just("a <b>`scripts/a.py`</b>".to_string()),
+            Just("[x](https://x.org) `scripts/a.py`".to_string()),
+            Just("[`scripts/a.py`](https://x.org)".to_string()),
+            Just("`scripts/a.py` then [x](https://x.org)".to_string()),
+            Just("`scripts/a.py` then [x".to_string()),
+            Just("and](https://x.org) `scripts/a.py`".to_string()),
+            Just("`scripts/a.py` <b title=\"`\">x</b>".to_string()),
+            Just("[r]: https://x.org".to_string()),
+            Just("plain scripts/a.py text".to_string()),
+            Just("`scripts/a.py`".to_string()),
+            Just("``scripts/a.py``".to_string()),
+            Just("`` `scripts/a.py` ``".to_string()),
+            Just("`a` scripts/a.py `b`".to_string()),
+            Just("open ` then scripts/a.py".to_string()),
+            Just("close ` here".to_string()),
+            Just("``".to_string()),
+            Just("\\`scripts/a.py`".to_string()),
+            Just("1. `scripts/a.py`".to_string()),
+            Just("---".to_string()),
+            Just("===".to_string()),
+            "[ -~]{0,8}".prop_map(|s| s),
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3_000))]
+
+        /// Wherever the cheap answer is given, it is the parser's: code or not, as
+        /// CommonMark reads the text.
+        #[test]
+        fn the_cheap_answer_is_the_parsers(
+            lines in proptest::collection::vec(code_line(), 1..10),
+            crlf in proptest::bool::ANY,
+        ) {
+            let text = lines.join(if crlf { "\r\n" } else { "\n" });
+            let code = Code::new(&text);
+            let parsed = parse_code(&text);
+            for (at, _) in folder_mentions(&text) {
+                if let Some(cheap) = code.cheap(at) {
+                    proptest::prop_assert_eq!(cheap, parsed.code_at(at), "at {} of {:?}", at, text);
+                }
             }
         }
     }

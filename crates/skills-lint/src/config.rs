@@ -81,6 +81,20 @@ pub enum ConfigError {
         /// The closest real id.
         suggestion: Option<&'static str>,
     },
+    /// A rule id in `skills.toml` that does not exist, with where it is written.
+    #[error("{}: unknown rule `{}`{}", path.display(), shorten(id), suggestion.map(|s| format!("; did you mean `{s}`?")).unwrap_or_default())]
+    UnknownRuleIn {
+        /// The file.
+        path: PathBuf,
+        /// The id as written.
+        id: String,
+        /// The closest real id.
+        suggestion: Option<&'static str>,
+        /// Byte range of the id (with its quotes) in the file.
+        span: std::ops::Range<usize>,
+        /// The file's text, for rendering.
+        text: String,
+    },
     /// `skills.toml` could not be read.
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -124,11 +138,11 @@ struct LintSection {
     #[serde(default)]
     strict: bool,
     #[serde(default)]
-    deny: Vec<String>,
+    deny: Vec<toml::Spanned<String>>,
     #[serde(default)]
-    warn: Vec<String>,
+    warn: Vec<toml::Spanned<String>>,
     #[serde(default)]
-    allow: Vec<String>,
+    allow: Vec<toml::Spanned<String>>,
     #[serde(default)]
     profile: Profile,
 }
@@ -196,8 +210,19 @@ impl Config {
             (&file.lint.warn, Level::Warn),
             (&file.lint.deny, Level::Deny),
         ] {
-            for id in ids {
-                config.set(id, level)?;
+            for spanned in ids {
+                // Named where it is written: the file, line and column.
+                let span = spanned.span();
+                config.set(spanned.get_ref(), level).map_err(|e| match e {
+                    ConfigError::UnknownRule { id, suggestion } => ConfigError::UnknownRuleIn {
+                        path: path.to_path_buf(),
+                        id,
+                        suggestion,
+                        span,
+                        text: text.to_string(),
+                    },
+                    other => other,
+                })?;
             }
         }
         Ok(config)
@@ -270,12 +295,17 @@ mod tests {
 
     #[test]
     fn unknown_rules_and_keys_are_errors() {
-        let err = Config::from_toml("[lint]\nallow = [\"name-to-long\"]\n", Path::new("s.toml"))
-            .unwrap_err();
+        let text = "[lint]\nallow = [\"name-to-long\"]\n";
+        let err = Config::from_toml(text, Path::new("s.toml")).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "unknown rule `name-to-long`; did you mean `name-too-long`?"
+            "s.toml: unknown rule `name-to-long`; did you mean `name-too-long`?"
         );
+        // Where it is written, for the file, line and column.
+        let ConfigError::UnknownRuleIn { span, .. } = err else {
+            panic!("{err:?}");
+        };
+        assert_eq!(&text[span], "\"name-to-long\"");
         let err = Config::from_toml("[lint]\nalow = []\n", Path::new("s.toml")).unwrap_err();
         assert!(
             matches!(err, ConfigError::Parse { span: Some(_), .. }),

@@ -1,7 +1,7 @@
 //! The driver: finds the skills under the paths given, lints each one on rayon's pool, runs
 //! the rules that need the whole run, and returns the sorted [`Report`].
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -28,8 +28,8 @@ pub enum LintError {
         /// The path as given.
         path: PathBuf,
     },
-    /// A file given to lint that is not a `SKILL.md`.
-    #[error("{}: not a SKILL.md file or a directory", path.display())]
+    /// A file given to lint that is neither a `SKILL.md` nor a flat skill file (`NAME.md`).
+    #[error("{}: not a SKILL.md, a flat skill file (NAME.md) or a directory", path.display())]
     NotASkill {
         /// The path as given.
         path: PathBuf,
@@ -51,6 +51,7 @@ pub struct Linter {
     threads: usize,
     sources: bool,
     downstreams: Option<std::sync::Arc<crate::Downstreams>>,
+    skills_folders: Vec<PathBuf>,
 }
 
 impl Linter {
@@ -62,7 +63,18 @@ impl Linter {
             threads,
             sources: true,
             downstreams: None,
+            skills_folders: Vec::new(),
         }
+    }
+
+    /// Takes `folders` for skills folders besides those named so by their path
+    /// (`.agents/skills`, `.claude/skills`, `.claude-ops/skills`...): the `NAME.md` files
+    /// with frontmatter directly in a skills folder are flat skills (seed 004's format), as
+    /// discovery has them. `skills --skills-dir DIR lint` passes its `DIR`s.
+    #[must_use]
+    pub fn with_skills_folders(mut self, folders: Vec<PathBuf>) -> Self {
+        self.skills_folders = folders;
+        self
     }
 
     /// Holds `tools.json` references to the servers of a gateway file and their tools
@@ -161,8 +173,26 @@ impl Linter {
                     path: path.clone(),
                     source,
                 })?;
-                let found = walk::skill_dirs(path, self.threads);
-                if found.is_empty() {
+                let walk::Walked {
+                    skills: found,
+                    unreadable,
+                } = walk::skill_dirs(path, self.threads, self.skills_folders.contains(path));
+                let hidden = !unreadable.is_empty();
+                for dir in unreadable {
+                    other.extend(self.diagnostic(
+                        RuleId::FileUnreadable,
+                        format!(
+                            "cannot read this directory ({}): the skills in it are not checked",
+                            dir.error
+                        ),
+                        Some("make it readable (`chmod a+rx`), or leave it out of the walk with a `.ignore` file".to_string()),
+                        dir.path,
+                        None,
+                        None,
+                    ));
+                }
+                // A directory that could not be read may hold the skills: said above.
+                if found.is_empty() && !hidden {
                     other.extend(self.diagnostic(
                         RuleId::SkillMdMissing,
                         "no SKILL.md found in this directory or below it".to_string(),
@@ -178,11 +208,18 @@ impl Linter {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
-                let found = walk::skill_dirs(&dir, self.threads)
+                let found = walk::skill_dirs(&dir, self.threads, false)
+                    .skills
                     .into_iter()
                     .filter(|s| s.dir == dir)
                     .collect();
                 (found, false)
+            } else if path
+                .file_name()
+                .is_some_and(skills_core::layout::is_flat_skill_name)
+            {
+                // A flat skill named on the command line is linted whatever folder it is in.
+                (vec![walk::Found::flat(path)], false)
             } else {
                 return Err(LintError::NotASkill { path: path.clone() });
             };
@@ -198,7 +235,7 @@ impl Linter {
         queue.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
         let lister = skills_core::files::Lister::new();
         // The first skill of each name, in the report's order, for `duplicate-name`.
-        let mut first_of_name: HashMap<String, checks::duplicate_names::First> = HashMap::new();
+        let mut seen_skills = checks::duplicate_names::Seen::default();
         for batch in queue.chunks(BATCH) {
             let mut linted = self.lint_batch(batch, &lister, &mut seen);
             // A nested skill sorts right after the skill it is in, inside this batch.
@@ -208,7 +245,7 @@ impl Linter {
             let reports = linted
                 .into_iter()
                 .filter_map(|(mut report, named)| {
-                    checks::duplicate_names::check(self, &mut report, named, &mut first_of_name)
+                    checks::duplicate_names::check(self, &mut report, named, &mut seen_skills)
                         .then_some(report)
                 })
                 .collect();
@@ -357,19 +394,31 @@ impl Linter {
         let mut out = Vec::new();
         if let Some(error) = &skill.unlisted {
             // Without its files, every link would look broken: say why instead.
-            out.extend(self.diagnostic(
-                RuleId::FileUnreadable,
-                format!("the skill directory cannot be listed: {error}"),
-                Some("make the directory readable (or remove it, if it is gone), then lint again".to_string()),
-                skill.dir.clone(),
-                None,
-                None,
-            ));
+            out.extend(if skill.flat {
+                self.diagnostic(
+                    RuleId::FileUnreadable,
+                    format!("cannot read the flat skill file: {error}"),
+                    Some("make the file readable (or remove it, if it is gone), then lint again".to_string()),
+                    skill.dir.clone(),
+                    None,
+                    None,
+                )
+            } else {
+                self.diagnostic(
+                    RuleId::FileUnreadable,
+                    format!("the skill directory cannot be listed: {error}"),
+                    Some("make the directory readable (or remove it, if it is gone), then lint again".to_string()),
+                    skill.dir.clone(),
+                    None,
+                    None,
+                )
+            });
             report.diagnostics = out;
             return (report, None);
         }
         checks::skill_md::check_file_name(self, skill, &mut out);
         checks::links::check_links_out(self, skill, &mut out);
+        checks::files::check_listing(self, skill, &mut out);
         // Every other rule needs the parsed file: a SKILL.md that cannot be read or parsed
         // gets only the finding that says why.
         let Some(skill_md) = checks::skill_md::parse(self, skill, &mut out) else {
@@ -508,6 +557,52 @@ mod tests {
         }
     }
 
+    /// A skill without a name (none, or a frontmatter that does not parse) reached through
+    /// two paths, or copied, was reported twice, each finding with it: docs/lint.md says
+    /// the same skill is linted once.
+    #[test]
+    fn a_skill_without_a_name_reached_twice_is_linted_once() {
+        for md in [
+            "---\ndescription: No name. Use when asked.\n---\nBody.\n",
+            "---\nname: [unclosed\n---\nBody.\n",
+        ] {
+            let t = tempfile::tempdir().unwrap();
+            write(t.path(), ".agents/skills/x/SKILL.md", md);
+            write(t.path(), ".agents/skills/x/notes.md", "notes");
+            // A copy, as `skills add --copy` makes, and a different skill without a name.
+            write(t.path(), ".codex/skills/x/SKILL.md", md);
+            write(t.path(), ".codex/skills/x/notes.md", "notes");
+            write(t.path(), ".other/skills/x/SKILL.md", md);
+            write(t.path(), ".other/skills/x/notes.md", "other notes");
+            #[cfg(unix)]
+            {
+                std::fs::create_dir_all(t.path().join(".claude/skills")).unwrap();
+                std::os::unix::fs::symlink(
+                    t.path().join(".agents/skills/x"),
+                    t.path().join(".claude/skills/x"),
+                )
+                .unwrap();
+            }
+            let report = Linter::new(Config::default())
+                .lint_paths(&[t.path().to_path_buf()])
+                .unwrap();
+            let dirs: Vec<_> = report
+                .skills
+                .iter()
+                .map(|s| s.dir.strip_prefix(t.path()).unwrap().to_path_buf())
+                .collect();
+            assert_eq!(
+                dirs,
+                [
+                    PathBuf::from(".agents/skills/x"),
+                    PathBuf::from(".other/skills/x")
+                ],
+                "{md:?}"
+            );
+            assert_eq!(report.diagnostics().count(), 2, "{md:?}");
+        }
+    }
+
     #[test]
     fn honours_gitignore_outside_git() {
         let t = tempfile::tempdir().unwrap();
@@ -603,6 +698,81 @@ mod tests {
             "{}",
             report.diagnostics[0].message
         );
+    }
+
+    /// Flat skills (seed 004's `NAME.md` directly in a skills folder, with frontmatter) are
+    /// linted as the `SKILL.md` of the directory they stand for, with `skill-md-flat`;
+    /// `lint` said `skill-md-missing` of the folder and exit 2 for the file named, while
+    /// `list` showed them.
+    #[test]
+    fn flat_skills_in_skills_folders_are_linted() {
+        let t = tempfile::tempdir().unwrap();
+        let folder = t.path().join("project/.claude/skills");
+        let fm = |name: &str| FM.replace("NAME", name);
+        write(
+            &folder,
+            "deploy.md",
+            &(fm("deploy") + "Run the pipeline.\n"),
+        );
+        write(
+            &folder,
+            "other.md",
+            &(fm("elsewhere") + "See [x](scripts/x.sh).\n"),
+        );
+        write(
+            &folder,
+            "notes.md",
+            "# Notes, no frontmatter: not a skill\n",
+        );
+        write(&folder, "README.md", &(fm("readme") + "Documentation.\n"));
+        skill(&folder, "dir-skill", "Body.\n");
+        // Not a skills folder: a Markdown file with frontmatter is not a skill there.
+        write(
+            &t.path().join("project/docs"),
+            "guide.md",
+            &(fm("guide") + "Text.\n"),
+        );
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("project")])
+            .unwrap();
+        let found: Vec<(String, RuleId)> = report
+            .diagnostics()
+            .map(|d| {
+                let path = d.path.strip_prefix(&folder).unwrap_or(&d.path);
+                (path.display().to_string(), d.rule)
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("deploy.md".to_string(), RuleId::SkillMdFlat),
+                ("other.md".to_string(), RuleId::SkillMdFlat),
+                ("other.md".to_string(), RuleId::NameDirMismatch),
+                ("other.md".to_string(), RuleId::LinkMissing),
+            ],
+        );
+        assert_eq!(report.skills.len(), 3, "deploy.md, dir-skill, other.md");
+        // Named on the command line, in any folder.
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().join("project/docs/guide.md")])
+            .unwrap();
+        assert_eq!(rules_of(&report), [RuleId::SkillMdFlat]);
+        let err = Linter::new(Config::default())
+            .lint_paths(&[folder.join("README.md")])
+            .unwrap_err();
+        assert!(matches!(err, LintError::NotASkill { .. }));
+        // A folder the caller names (`--skills-dir`), whatever its path.
+        let vendor = t.path().join("vendor");
+        write(&vendor, "tool.md", &(fm("tool") + "Body.\n"));
+        let plain = Linter::new(Config::default())
+            .lint_paths(std::slice::from_ref(&vendor))
+            .unwrap();
+        assert_eq!(rules_of(&plain), [RuleId::SkillMdMissing]);
+        let named = Linter::new(Config::default())
+            .with_skills_folders(vec![vendor.clone()])
+            .lint_paths(std::slice::from_ref(&vendor))
+            .unwrap();
+        assert_eq!(rules_of(&named), [RuleId::SkillMdFlat]);
     }
 
     #[test]
@@ -798,7 +968,7 @@ mod tests {
     #[test]
     fn skill_md_file_argument_and_config() {
         let t = tempfile::tempdir().unwrap();
-        skill(t.path(), "s", "See scripts/missing.py\n");
+        skill(t.path(), "s", "Run `scripts/missing.py`.\n");
         let mut config = Config::default();
         config.set("link-missing", Level::Deny).unwrap();
         let report = Linter::new(config)

@@ -24,17 +24,31 @@ pub(crate) struct Found {
     not_a_file: Option<&'static str>,
     /// Whether the directory itself is a symbolic link, when the walk saw it as an entry.
     is_link: Option<bool>,
+    /// A flat skill: `dir` and `skill_md` are both its `NAME.md` file.
+    flat: bool,
 }
 
-#[cfg(test)]
 impl Found {
+    /// The flat skill in `file` (seed 004's `NAME.md`): the file is the whole skill.
+    pub(crate) fn flat(file: &Path) -> Self {
+        Self {
+            dir: file.to_path_buf(),
+            skill_md: file.to_path_buf(),
+            not_a_file: None,
+            is_link: None,
+            flat: true,
+        }
+    }
+
     /// A skill the walk saw in `dir`, as if it did.
+    #[cfg(test)]
     pub(crate) fn at(dir: &Path) -> Self {
         Self {
             dir: dir.to_path_buf(),
             skill_md: dir.join(skills_core::layout::SKILL_MD),
             not_a_file: None,
             is_link: None,
+            flat: false,
         }
     }
 }
@@ -49,6 +63,10 @@ pub(crate) struct SkillDir {
     pub(crate) not_a_file: Option<&'static str>,
     /// Symlinks in the skill that point outside it (not followed), with their targets.
     pub(crate) links_out: Vec<(PathBuf, PathBuf)>,
+    /// The other problems of the listing: what `skills package` refuses besides links out
+    /// (unreadable entries, names that are not UTF-8, broken or looping links, invalid
+    /// ignore files), in the order the listing met them.
+    pub(crate) problems: Vec<skills_core::files::Problem>,
     /// The skill's files as `skills_core::files` lists them, sorted by path bytes.
     files: Vec<FileEntry>,
     /// Why the directory could not be listed (it vanished or became unreadable after the
@@ -58,6 +76,9 @@ pub(crate) struct SkillDir {
     /// ([`SkillDir::in_memory`]): then it is the skill's only file, and nothing of the
     /// skill is looked for on disk.
     source: Option<Vec<u8>>,
+    /// A flat skill (seed 004's `NAME.md`): `dir` and `skill_md` are both the file, which
+    /// is its only file, as `SKILL.md`.
+    pub(crate) flat: bool,
 }
 
 impl SkillDir {
@@ -83,9 +104,55 @@ impl SkillDir {
             skill_md,
             not_a_file: None,
             links_out: Vec::new(),
+            problems: Vec::new(),
             unlisted: None,
             source: Some(source),
+            flat: false,
         }
+    }
+
+    /// The flat skill in `file`: the file alone, as the skill's `SKILL.md`. A symlink that
+    /// leads out of the file's folder is never read (as discovery never reads it): a link
+    /// out of the skill, reported where `SKILL.md` is read.
+    fn flat(file: &Path) -> Self {
+        let mut skill = SkillDir {
+            dir: file.to_path_buf(),
+            skill_md: file.to_path_buf(),
+            not_a_file: None,
+            links_out: Vec::new(),
+            problems: Vec::new(),
+            files: Vec::new(),
+            unlisted: None,
+            source: None,
+            flat: true,
+        };
+        let folder = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let linked_out = std::fs::symlink_metadata(file)
+            .is_ok_and(|m| m.file_type().is_symlink())
+            .then(
+                || match (std::fs::canonicalize(file), std::fs::canonicalize(folder)) {
+                    (Ok(target), Ok(folder)) => (!target.starts_with(folder)).then_some(target),
+                    _ => None,
+                },
+            )
+            .flatten();
+        if let Some(target) = linked_out {
+            skill.links_out.push((file.to_path_buf(), target));
+            return skill;
+        }
+        match std::fs::metadata(file) {
+            Ok(meta) if meta.is_file() => skill.files.push(FileEntry {
+                path: file.to_path_buf(),
+                rel: skills_core::layout::SKILL_MD.to_string(),
+                size: meta.len(),
+            }),
+            Ok(meta) => skill.not_a_file = Some(skills_core::describe_file_type(meta.file_type())),
+            Err(error) => skill.unlisted = Some(error),
+        }
+        skill
     }
 
     /// Whether the skill is a directory on disk, which checks may ask about files its
@@ -119,14 +186,19 @@ impl SkillDir {
     /// When the directory cannot be listed, the skill has no files and says why
     /// ([`SkillDir::unlisted`]).
     pub(crate) fn list(found: &Found, lister: &skills_core::files::Lister) -> (Self, Vec<Found>) {
+        if found.flat {
+            return (Self::flat(&found.skill_md), Vec::new());
+        }
         let mut skill = SkillDir {
             dir: found.dir.clone(),
             skill_md: found.skill_md.clone(),
             not_a_file: found.not_a_file,
             links_out: Vec::new(),
+            problems: Vec::new(),
             files: Vec::new(),
             unlisted: None,
             source: None,
+            flat: false,
         };
         let listed = match found.is_link {
             Some(is_link) => lister.list_entry(&found.dir, is_link),
@@ -175,16 +247,14 @@ impl SkillDir {
                 size: f.size,
             })
             .collect();
-        skill.links_out = listing
-            .problems
-            .into_iter()
-            .filter_map(|p| match p {
+        for problem in listing.problems {
+            match problem {
                 skills_core::files::Problem::SymlinkEscape { link, target } => {
-                    Some((found.dir.join(link), target))
+                    skill.links_out.push((found.dir.join(link), target));
                 }
-                _ => None,
-            })
-            .collect();
+                other => skill.problems.push(other),
+            }
+        }
         skill
             .links_out
             .sort_unstable_by(|a, b| key(&a.0).cmp(key(&b.0)));
@@ -239,12 +309,18 @@ struct Marker {
 /// read twice. A `SKILL.md` in another letter case is seen only as the walk lists its
 /// directory, which it then walks on; a symlink in there that leaves the skill is not
 /// followed, so a link to `/usr` does not walk `/usr`.
-pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
+pub(crate) fn skill_dirs(root: &Path, threads: usize, root_is_folder: bool) -> Walked {
     // The root itself: nothing to walk.
     if let Some(marker) = skill_marker(root, None) {
-        return skills_in(vec![marker]);
+        return Walked {
+            skills: skills_in(vec![marker]),
+            unreadable: Vec::new(),
+        };
     }
     let markers = Arc::new(Mutex::new(Vec::new()));
+    let flats = Arc::new(Mutex::new(Vec::new()));
+    let unreadable = Arc::new(Mutex::new(Vec::new()));
+    let root_is_folder = root_is_folder || skills_core::layout::is_skills_folder(root);
     let (in_filter, owned_root) = (Arc::clone(&markers), root.to_path_buf());
     WalkBuilder::new(root)
         .hidden(false)
@@ -275,7 +351,33 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
         .build_parallel()
         .run(|| {
             let markers = Arc::clone(&markers);
+            let flats = Arc::clone(&flats);
+            let unreadable = Arc::clone(&unreadable);
             Box::new(move |entry| {
+                // A flat skill: a `NAME.md` with frontmatter directly in a skills folder.
+                if let Ok(entry) = &entry
+                    && entry.depth() > 0
+                    && entry.file_type().is_some_and(|t| t.is_file())
+                    && skills_core::layout::is_flat_skill_name(entry.file_name())
+                    && entry.path().parent().is_some_and(|folder| {
+                        if entry.depth() == 1 {
+                            root_is_folder
+                        } else {
+                            skills_core::layout::is_skills_folder(folder)
+                        }
+                    })
+                    && starts_with_frontmatter(entry.path())
+                    && let Ok(mut all) = flats.lock()
+                {
+                    all.push(Found::flat(entry.path()));
+                }
+                // A directory that cannot be read hides its skills: said, never skipped.
+                if let Err(error) = &entry
+                    && let Some(found) = Unreadable::of(error)
+                    && let Ok(mut all) = unreadable.lock()
+                {
+                    all.push(found);
+                }
                 // Only a `SKILL.md` in another letter case gets here.
                 if let Ok(entry) = entry
                     && entry.depth() > 0
@@ -298,7 +400,73 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize) -> Vec<Found> {
         .lock()
         .map(|mut m| std::mem::take(&mut *m))
         .unwrap_or_default();
-    skills_in(markers)
+    let mut unreadable = unreadable
+        .lock()
+        .map(|mut u| std::mem::take(&mut *u))
+        .unwrap_or_default();
+    unreadable.sort_unstable_by(|a, b| key(&a.path).cmp(key(&b.path)));
+    let mut skills = skills_in(markers);
+    if let Ok(mut flats) = flats.lock() {
+        skills.append(&mut flats);
+        skills.sort_unstable_by(|a, b| key(&a.dir).cmp(key(&b.dir)));
+    }
+    Walked { skills, unreadable }
+}
+
+/// Whether the file starts with a frontmatter fence (after a byte order mark): a flat
+/// `NAME.md` without one is a note, not a skill, as discovery has it.
+fn starts_with_frontmatter(path: &Path) -> bool {
+    use std::io::Read as _;
+    let mut head = [0u8; 6];
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut read = 0;
+    while read < head.len() {
+        match file.read(head.get_mut(read..).unwrap_or_default()) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => read += n,
+        }
+    }
+    let head = head.get(..read).unwrap_or_default();
+    let head = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    head.starts_with(b"---")
+}
+
+/// What the walk of one path found: the skills, and the directories (or entries) it could
+/// not read, sorted by path.
+#[derive(Debug, Default)]
+pub(crate) struct Walked {
+    pub(crate) skills: Vec<Found>,
+    pub(crate) unreadable: Vec<Unreadable>,
+}
+
+/// A directory (or an entry of one) the walk could not read: the skills below it are not
+/// checked, which the run must say.
+#[derive(Debug)]
+pub(crate) struct Unreadable {
+    pub(crate) path: PathBuf,
+    pub(crate) error: String,
+}
+
+impl Unreadable {
+    /// The path and the system's reason of a walk error that is an I/O error (a symbolic
+    /// link loop is not: the walk steps over it, as discovery does).
+    fn of(error: &ignore::Error) -> Option<Self> {
+        match error {
+            ignore::Error::WithPath { path, err } => {
+                let io = err.io_error()?;
+                Some(Self {
+                    path: path.clone(),
+                    error: io.to_string(),
+                })
+            }
+            ignore::Error::WithDepth { err, .. } | ignore::Error::WithLineNumber { err, .. } => {
+                Self::of(err)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The marker of `dir` when it holds `SKILL.md`: one `stat` instead of walking the skill.
@@ -362,7 +530,36 @@ fn skills_in(mut markers: Vec<Marker>) -> Vec<Found> {
             skill_md: md,
             not_a_file,
             is_link,
+            flat: false,
         });
     }
     skills
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walker reports a directory it cannot read as an I/O error with its path (wrapped
+    /// in its depth): that is a finding of the run. A link loop is not: it is stepped over.
+    #[test]
+    fn a_walk_error_is_unreadable_when_it_is_an_io_error_with_a_path() {
+        let denied = ignore::Error::WithDepth {
+            depth: 2,
+            err: Box::new(ignore::Error::WithPath {
+                path: PathBuf::from("skills/group"),
+                err: Box::new(ignore::Error::Io(std::io::Error::from(
+                    std::io::ErrorKind::PermissionDenied,
+                ))),
+            }),
+        };
+        let found = Unreadable::of(&denied).unwrap();
+        assert_eq!(found.path, Path::new("skills/group"));
+        assert_eq!(found.error, "permission denied");
+        let looped = ignore::Error::Loop {
+            ancestor: PathBuf::from("a"),
+            child: PathBuf::from("a/b/link"),
+        };
+        assert!(Unreadable::of(&looped).is_none());
+    }
 }

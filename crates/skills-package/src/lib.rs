@@ -55,7 +55,7 @@ mod unpack;
 pub use install::install_dir;
 pub use pack::{
     Collected, Entry, Format, Options, Packaged, SkipReason, Skipped, collect, collect_all,
-    package, skill_id, source_date_epoch,
+    collect_flat, package, package_flat, skill_id, source_date_epoch,
 };
 pub use unpack::{Limits, unpack};
 

@@ -207,10 +207,94 @@ fn refusal(dir: &Path, problem: Problem) -> PackageError {
 /// Those of [`collect`], and I/O or ZIP errors naming the file.
 pub fn package(dir: &Path, out_dir: &Path, options: &Options) -> Result<Packaged, PackageError> {
     let id = skill_id(dir)?;
+    let collected = collect_all(dir)?;
+    write_archive(id, collected, out_dir, options)
+}
+
+/// The flat skill in `file` (seed 004's `NAME.md`, its frontmatter and instructions) as
+/// the skill directory it stands for: its id is the file's stem, its one entry `SKILL.md`,
+/// holding the file's bytes.
+///
+/// # Errors
+///
+/// [`PackageError::NonUtf8Name`] when the stem is not UTF-8 (or there is none),
+/// [`PackageError::SymlinkEscape`] when `file` is a symlink that leads out of its folder
+/// (what discovery never reads), and an I/O error when it is not a readable regular file.
+pub fn collect_flat(file: &Path) -> Result<(String, Vec<Entry>), PackageError> {
+    let id = file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| !s.is_empty())
+        .ok_or_else(|| PackageError::NonUtf8Name {
+            path: file.to_path_buf(),
+        })?;
+    let lmeta = fs::symlink_metadata(file).map_err(|e| PackageError::io(file, e))?;
+    if lmeta.file_type().is_symlink() {
+        let folder = match file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let target = fs::canonicalize(file).map_err(|_| PackageError::BrokenSymlink {
+            link: file.to_path_buf(),
+        })?;
+        let folder = fs::canonicalize(folder).map_err(|e| PackageError::io(folder, e))?;
+        if !target.starts_with(&folder) {
+            return Err(PackageError::SymlinkEscape {
+                link: file.to_path_buf(),
+                target,
+            });
+        }
+    }
+    let meta = fs::metadata(file).map_err(|e| PackageError::io(file, e))?;
+    if !meta.is_file() {
+        return Err(PackageError::io(
+            file,
+            io::Error::other(format!(
+                "it is {}, not a regular file",
+                skills_core::describe_file_type(meta.file_type())
+            )),
+        ));
+    }
+    let entry = Entry {
+        path: skills_core::layout::SKILL_MD.to_string(),
+        source: file.to_path_buf(),
+        size: meta.len(),
+        executable: false,
+    };
+    Ok((id.to_string(), vec![entry]))
+}
+
+/// Packages the flat skill in `file` into `out_dir/<stem>.skill` (or `.zip`): an archive
+/// with one entry, `<stem>/SKILL.md`, as [`package`] writes a skill directory holding only
+/// that file. Does not lint: lint first.
+///
+/// # Errors
+///
+/// Those of [`collect_flat`], and I/O or ZIP errors naming the file.
+pub fn package_flat(
+    file: &Path,
+    out_dir: &Path,
+    options: &Options,
+) -> Result<Packaged, PackageError> {
+    let (id, entries) = collect_flat(file)?;
+    let collected = Collected {
+        entries,
+        skipped: Vec::new(),
+    };
+    write_archive(id, collected, out_dir, options)
+}
+
+/// Writes the archive of skill `id` holding `collected`, replacing `out_dir/<id>.<ext>`.
+fn write_archive(
+    id: String,
+    collected: Collected,
+    out_dir: &Path,
+    options: &Options,
+) -> Result<Packaged, PackageError> {
     let Collected {
         mut entries,
         skipped,
-    } = collect_all(dir)?;
+    } = collected;
     let archive = out_dir.join(format!("{id}.{}", options.format.extension()));
     // An earlier archive written inside the skill is not part of it.
     if let Ok(existing) = fs::canonicalize(&archive) {

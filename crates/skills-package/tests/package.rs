@@ -11,7 +11,9 @@ use std::fs;
 use std::io::{Cursor, Write};
 use std::path::Path;
 
-use skills_package::{Limits, Options, PackageError, collect, install_dir, package, unpack};
+use skills_package::{
+    Limits, Options, PackageError, collect, install_dir, package, package_flat, unpack,
+};
 use zip::write::SimpleFileOptions;
 
 fn skill(root: &Path, id: &str) -> std::path::PathBuf {
@@ -116,6 +118,51 @@ fn reproducible_and_modes() {
 }
 
 #[cfg(unix)]
+/// A flat skill file (seed 004's `NAME.md`) is packaged as the skill directory it stands
+/// for: one entry, `NAME/SKILL.md`, with the file's bytes, which installs as a skill.
+#[test]
+fn a_flat_skill_is_packaged_as_its_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join(".claude/skills");
+    fs::create_dir_all(&root).unwrap();
+    let text = "---\nname: git-pr\ndescription: Open a PR. Use when asked.\n---\nBody.\n";
+    fs::write(root.join("git-pr.md"), text).unwrap();
+    let out = tmp.path().join("dist");
+    fs::create_dir(&out).unwrap();
+    let packaged = package_flat(&root.join("git-pr.md"), &out, &Options::default()).unwrap();
+    assert_eq!(packaged.id, "git-pr");
+    assert_eq!(packaged.archive, out.join("git-pr.skill"));
+    let dest = tempfile::tempdir().unwrap();
+    let file = fs::File::open(&packaged.archive).unwrap();
+    let id = unpack(file, &packaged.archive, dest.path(), &Limits::default()).unwrap();
+    assert_eq!(id, "git-pr");
+    assert_eq!(
+        fs::read_to_string(dest.path().join("git-pr/SKILL.md")).unwrap(),
+        text
+    );
+    // The same bytes as a directory holding only that SKILL.md.
+    let dir = tmp.path().join("as-dir/git-pr");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(dir.join("SKILL.md"), text).unwrap();
+    let out2 = tmp.path().join("dist2");
+    fs::create_dir(&out2).unwrap();
+    let from_dir = package(&dir, &out2, &Options::default()).unwrap();
+    assert_eq!(
+        fs::read(&packaged.archive).unwrap(),
+        fs::read(&from_dir.archive).unwrap()
+    );
+    // A link out of its folder is never read.
+    #[cfg(unix)]
+    {
+        fs::write(tmp.path().join("secret.md"), "---\n").unwrap();
+        std::os::unix::fs::symlink(tmp.path().join("secret.md"), root.join("leak.md")).unwrap();
+        assert!(matches!(
+            package_flat(&root.join("leak.md"), &out, &Options::default()),
+            Err(PackageError::SymlinkEscape { .. })
+        ));
+    }
+}
+
 #[test]
 fn symlinks() {
     use std::os::unix::fs::symlink;

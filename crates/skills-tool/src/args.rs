@@ -62,15 +62,16 @@ impl ColorChoice {
 pub(crate) enum Command {
     /// Check skills against the specification and best practices.
     ///
-    /// Each PATH may be a skill directory, a SKILL.md file, or any directory, which is walked
-    /// for skills (honouring .gitignore, entering hidden directories such as .claude/skills,
-    /// skipping .git and node_modules). Settings are read from the nearest skills.toml.
+    /// Each PATH may be a skill directory, a SKILL.md file, a flat NAME.md skill, or any
+    /// directory, which is walked for skills (honouring .gitignore, entering hidden
+    /// directories such as .claude/skills, skipping .git and node_modules). Settings are read
+    /// from the nearest skills.toml.
     ///
     /// Exit status: 0 when there are no errors (and, with --strict, no warnings), 1 when
     /// there are, 2 when the run itself failed (bad arguments, unreadable path, bad
     /// skills.toml).
     #[command(
-        after_help = "Rules and their documentation: skills lint --explain RULE, or docs/lint-rules.md."
+        after_help = "Rules: `skills lint --rules` lists them, `skills lint --explain RULE` explains one."
     )]
     Lint(LintArgs),
 
@@ -103,9 +104,12 @@ pub(crate) enum Command {
     /// guide and the catalog of installed skills up to date.
     Instructions(InstructionsArgs),
 
-    /// Create a skill that lints clean.
+    /// Create a skill where discovery finds it.
     ///
-    /// With --with, also scripts/, references/ or assets/, each with a starter file.
+    /// The skill goes to the project's .agents/skills (at the repository root), or to the
+    /// first --skills-dir, or to --path DIR. Its description is a placeholder that `skills
+    /// lint` reports until you write it. With --with, also scripts/, references/ or assets/,
+    /// each with a starter file.
     New(NewArgs),
 
     /// Lint skills and write them as reproducible .skill archives.
@@ -502,10 +506,23 @@ pub(crate) enum ShowFormat {
     Json,
 }
 
+/// The arguments of a lint run, which `--explain` and `--rules` (which run nothing) refuse;
+/// the global options (`--color`, `-q`...) go with either.
+const LINT_RUN_ARGS: [&str; 8] = [
+    "paths",
+    "deny",
+    "warn",
+    "allow",
+    "strict",
+    "no_config",
+    "statistics",
+    "gateway",
+];
+
 #[derive(Debug, Args)]
 pub(crate) struct LintArgs {
-    /// Skill directories, SKILL.md files, or directories to search [default: the
-    /// --skills-dir directories, else .]
+    /// Skill directories, SKILL.md files, flat NAME.md skills, or directories to search
+    /// [default: the --skills-dir directories, else .]
     pub(crate) paths: Vec<PathBuf>,
 
     /// Output format.
@@ -533,8 +550,13 @@ pub(crate) struct LintArgs {
     pub(crate) no_config: bool,
 
     /// Print the documentation of RULE and exit.
-    #[arg(long, value_name = "RULE", exclusive = true)]
+    #[arg(long, value_name = "RULE", conflicts_with_all = LINT_RUN_ARGS)]
     pub(crate) explain: Option<String>,
+
+    /// List every rule: its id, default severity and what it reports (a table, or with
+    /// --format json one document), and exit.
+    #[arg(long, conflicts_with_all = LINT_RUN_ARGS, conflicts_with = "explain")]
+    pub(crate) rules: bool,
 
     /// Print how many findings each rule has, most first, instead of the findings (as a
     /// table, or with --format json as one document).
@@ -776,9 +798,10 @@ pub(crate) struct NewArgs {
     /// The skill's name: lowercase letters, digits and single hyphens, at most 64 characters.
     pub(crate) name: String,
 
-    /// The directory to create the skill in (the skill goes to DIR/NAME).
-    #[arg(long, value_name = "DIR", default_value = ".")]
-    pub(crate) path: PathBuf,
+    /// The directory to create the skill in (the skill goes to DIR/NAME) [default: the
+    /// project's .agents/skills, or the first --skills-dir]
+    #[arg(long, value_name = "DIR")]
+    pub(crate) path: Option<PathBuf>,
 
     /// Optional folders to add, with a starter file each (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', value_name = "FOLDERS")]
@@ -795,7 +818,8 @@ pub(crate) enum Folder {
 /// `skills package PATH... [-o DIR] [--format skill|zip] [--no-lint] [--list]`.
 #[derive(Debug, Args)]
 pub(crate) struct PackageArgs {
-    /// Skill directories (each holding a SKILL.md).
+    /// Skill directories (each holding a SKILL.md), or flat skill files (NAME.md, packaged as
+    /// NAME/SKILL.md).
     #[arg(required = true, value_name = "PATH")]
     pub(crate) paths: Vec<PathBuf>,
 
@@ -973,6 +997,7 @@ mod tests {
     const JSON_VARIANTS: &[(&str, &str, &str)] = &[
         ("prompt", "stats", "prompt-stats"),
         ("lint", "statistics", "lint-statistics"),
+        ("lint", "rules", "lint-rules"),
     ];
 
     /// The schema files every `--format json` output needs: `<command>.schema.json`, and one

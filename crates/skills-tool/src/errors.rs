@@ -49,7 +49,9 @@ pub(crate) fn lint(e: &LintError) -> miette::Report {
             "check the path; `skills lint` with no path lints the current directory"
         }
         LintError::NotASkill { .. } => {
-            "pass a skill directory, a SKILL.md file, or a directory that contains skills"
+            "pass a skill directory, a SKILL.md file, a flat NAME.md skill, or a directory that \
+             contains skills (README.md, AGENTS.md, CLAUDE.md, LICENSE.md and CHANGELOG.md are \
+             documentation, never skills)"
         }
         _ => "check that the path is readable",
     };
@@ -61,8 +63,8 @@ pub(crate) fn unknown_rule(id: &str) -> miette::Report {
     plain(
         format!("unknown rule `{id}`"),
         match skills_lint::suggest(id) {
-            Some(s) => format!("did you mean `{s}`? `skills lint --explain` takes a rule id"),
-            None => "the rules are listed in docs/lint-rules.md".to_string(),
+            Some(s) => format!("did you mean `{s}`? `skills lint --rules` lists every rule id"),
+            None => "`skills lint --rules` lists every rule id".to_string(),
         },
     )
 }
@@ -136,11 +138,31 @@ pub(crate) fn config(e: ConfigError) -> miette::Report {
             d = d.with_label(miette::LabeledSpan::at(span, "here"));
             miette::Report::new(d).with_source_code(code)
         }
+        ConfigError::UnknownRuleIn {
+            path,
+            id,
+            suggestion,
+            span,
+            text,
+        } => {
+            let name = render::relative(&path);
+            let shown = ConfigError::UnknownRule {
+                id: id.clone(),
+                suggestion,
+            };
+            let mut d = miette::MietteDiagnostic::new(format!("{name}: {shown}")).with_help(
+                match suggestion {
+                    Some(s) => format!("write `{s}`; `skills lint --rules` lists every rule id"),
+                    None => "`skills lint --rules` lists every rule id".to_string(),
+                },
+            );
+            let (code, span) = Snippet::new(name, &text, span, None);
+            d = d.with_label(miette::LabeledSpan::at(span, "not a rule"));
+            miette::Report::new(d).with_source_code(code)
+        }
         other => {
             let help = match &other {
-                ConfigError::UnknownRule { .. } => {
-                    "rule ids are listed by `skills lint --explain RULE` and in docs/lint-rules.md"
-                }
+                ConfigError::UnknownRule { .. } => "`skills lint --rules` lists every rule id",
                 _ => "check the file",
             };
             miette::Report::new(miette::MietteDiagnostic::new(other.to_string()).with_help(help))

@@ -88,8 +88,13 @@ where
         (false, false) => Verbosity::Normal,
     };
     let printer = Printer::new(cli.color.forced(), verbosity);
-    let roots = || skills_discovery::Roots::from_env(&cli.skills_dirs);
     let p = &printer;
+    let found_in = || skills_discovery::Roots::from_env(&cli.skills_dirs);
+    let roots = || {
+        let roots = found_in();
+        warn_missing_roots(&roots, !cli.skills_dirs.is_empty(), p);
+        roots
+    };
     let result = match &cli.command {
         Command::Lint(args) => commands::lint::run(args, &cli.skills_dirs, p),
         Command::List(args) => commands::list::run(args, &roots(), p),
@@ -99,7 +104,8 @@ where
             .and_then(|roots| commands::doctor::run(args, &roots, p)),
         Command::Url(args) => commands::url::run(args, p),
         Command::Instructions(args) => commands::instructions::run(args, &roots(), p),
-        Command::New(args) => commands::new::run(args, p),
+        // `new` creates the root it writes to: one missing is no reason to warn.
+        Command::New(args) => commands::new::run(args, &found_in(), p),
         Command::Package(args) => commands::package::run(args, p),
         Command::Install(args) => commands::install::run(args, p),
         Command::Add(args) => commands::add::add(args, p),
@@ -117,6 +123,26 @@ where
         Command::Man(args) => commands::generate::man(args, p),
     };
     exit::code(result, p)
+}
+
+/// A directory the user named with `--skills-dir` or `SKILLS_PATH` that does not exist is
+/// a warning: a typo would otherwise read as "no skills" (the default roots that do not
+/// exist are skipped silently: most projects have one or two of them).
+fn warn_missing_roots(roots: &skills_discovery::Roots, flag: bool, printer: &Printer) {
+    let named = if flag { "--skills-dir" } else { "SKILLS_PATH" };
+    for root in roots
+        .iter()
+        .filter(|r| r.scope == skills_discovery::Scope::Custom)
+    {
+        if let Err(e) = std::fs::metadata(&root.path)
+            && e.kind() == std::io::ErrorKind::NotFound
+        {
+            printer.warn(&render::terminal_safe(&format!(
+                "{named} {}: no such directory; no skills are read from it",
+                render::display_path(&root.path)
+            )));
+        }
+    }
 }
 
 /// Parses the command line, or prints help, the version or the usage error and says how to

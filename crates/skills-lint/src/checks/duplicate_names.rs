@@ -15,6 +15,37 @@ pub(crate) struct First {
     identity: Option<Identity>,
 }
 
+/// What the run has reported so far: the first skill of each name, and the skills without
+/// a name (whose `SKILL.md` has none, or does not parse) by the digest of their `SKILL.md`.
+#[derive(Default)]
+pub(crate) struct Seen {
+    by_name: HashMap<String, First>,
+    nameless: HashMap<[u8; 32], PathBuf>,
+}
+
+/// Whether `report`, a skill without a name, is one the run reported already: the same
+/// directory through a link, or an identical copy (the same `SKILL.md`, then the same
+/// files). Its `SKILL.md` is read again to compare: skills without a name are the rare
+/// broken ones, and the run would otherwise report each of its findings twice.
+fn seen_nameless(report: &SkillReport, nameless: &mut HashMap<[u8; 32], PathBuf>) -> bool {
+    // Never through a link out of the skill (which lint reports and never reads).
+    let Ok(bytes) = skills_core::fs::read_bounded_in(
+        &report.skill_md,
+        &report.dir,
+        skills_frontmatter::MAX_FILE_BYTES,
+    ) else {
+        return false;
+    };
+    let digest = skills_core::digest::sha256_parts(&[&bytes]);
+    match nameless.entry(digest) {
+        Entry::Vacant(slot) => {
+            slot.insert(report.dir.clone());
+            false
+        }
+        Entry::Occupied(first) => skills_core::files::same_skill(first.get(), &report.dir),
+    }
+}
+
 /// Reports `report` when an earlier skill of the run has its name, pointing at that skill;
 /// otherwise remembers it as the first of its name. Reports come in the run's order (by
 /// directory), so which skill counts as the first does not depend on thread timing, and
@@ -29,13 +60,15 @@ pub(crate) fn check(
     linter: &Linter,
     report: &mut SkillReport,
     named: Option<Named>,
-    first_of_name: &mut HashMap<String, First>,
+    seen: &mut Seen,
 ) -> bool {
     let Some(name) = &report.name else {
-        return true;
+        // Without a name there is no duplicate to report, but the same skill reached twice
+        // is still one skill.
+        return !seen_nameless(report, &mut seen.nameless);
     };
     let identity = named.as_ref().map(|n| n.identity.clone());
-    let first = match first_of_name.entry(name.clone()) {
+    let first = match seen.by_name.entry(name.clone()) {
         Entry::Vacant(slot) => {
             slot.insert(First {
                 skill_md: report.skill_md.clone(),

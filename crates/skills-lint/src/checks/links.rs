@@ -60,6 +60,26 @@ pub(crate) fn check_references(
             continue;
         }
         let full = skill.dir.join(resolved);
+        if skill.flat {
+            // Packages, installs and the MCP server have the file and nothing beside it.
+            out.extend(
+                linter.diagnostic(
+                    RuleId::LinkMissing,
+                    format!(
+                        "`{}` is not part of the skill: a flat skill file is its only file",
+                        r.target
+                    ),
+                    Some(
+                        "make it a skill directory (`NAME/SKILL.md`) and put the file in it"
+                            .to_string(),
+                    ),
+                    md.clone(),
+                    Some(r.span.clone()),
+                    text,
+                ),
+            );
+            continue;
+        }
         // A path the body names again is looked up once.
         let presence = *looked_up
             .entry(resolved.to_string())
@@ -175,7 +195,8 @@ mod tests {
         skill(
             t.path(),
             "s",
-            "See [a](references/a.md), [x](references/x.md), [o](../o.md), scripts/run.sh\n",
+            "See [a](references/a.md), [x](references/x.md), [o](../o.md), `scripts/run.sh`\n\
+             (outputs go to assets/out/, which prose names and lint does not check)\n",
         );
         write(t.path(), "s/references/a.md", "More in [b](b.md).\n");
         write(t.path(), "s/references/b.md", "b\n");

@@ -13,6 +13,7 @@ use crate::walk;
 
 pub(crate) mod context;
 pub(crate) mod duplicate_names;
+pub(crate) mod files;
 pub(crate) mod links;
 pub(crate) mod size;
 pub(crate) mod skill_md;

@@ -13,9 +13,40 @@ use crate::rules::RuleId;
 use crate::walk;
 
 /// `skill-md-lowercase` and `skill-md-missing` for a skill whose `SKILL.md` is spelt in
-/// another letter case: the walk accepts any case, clients do not.
+/// another letter case: the walk accepts any case, clients do not. `skill-md-flat` for a
+/// flat skill file, which no client that follows the specification loads.
 pub(crate) fn check_file_name(linter: &Linter, skill: &walk::SkillDir, out: &mut Vec<Diagnostic>) {
     let md = &skill.skill_md;
+    if skill.flat {
+        let file = md
+            .file_name()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        let stem = md
+            .file_stem()
+            .map(|n| n.to_string_lossy())
+            .unwrap_or_default();
+        // As renderers show paths: `skills lint .` reaches `./x.md`, shown `x.md`.
+        let shown = md.strip_prefix(".").unwrap_or(md);
+        let dir = shown.with_extension("");
+        out.extend(linter.diagnostic(
+            RuleId::SkillMdFlat,
+            format!(
+                "`{file}` is a flat skill file: agents that follow the Agent Skills \
+                 specification load `{stem}/SKILL.md`, not `{file}`"
+            ),
+            Some(format!(
+                "make it a skill directory: `mkdir {} && mv {} {}`",
+                dir.display(),
+                shown.display(),
+                dir.join("SKILL.md").display()
+            )),
+            md.clone(),
+            None,
+            None,
+        ));
+        return;
+    }
     let md_name = md.file_name().and_then(|n| n.to_str()).unwrap_or("");
     if md_name == "skill.md" {
         out.extend(linter.diagnostic(
@@ -186,6 +217,10 @@ pub(crate) fn check_file_rules(
 /// resolve).
 fn dir_name(skill: &walk::SkillDir) -> Option<String> {
     let dir = &skill.dir;
+    // A flat skill's id is its file's stem, the directory it stands for.
+    if skill.flat {
+        return dir.file_stem().map(|n| n.to_string_lossy().into_owned());
+    }
     match dir.file_name() {
         Some(n) => Some(n.to_string_lossy().into_owned()),
         None if skill.on_disk() => std::fs::canonicalize(dir)

@@ -49,6 +49,21 @@ pub(crate) fn run(
     if let Some(id) = &args.explain {
         return explain(id, printer);
     }
+    if args.rules {
+        let text = match args.format {
+            Format::Human => render::rules::table(printer.ui().width, printer.ui().quiet()),
+            Format::Json => render::rules::json(),
+            _ => {
+                return Err(errors::plain(
+                    "--rules prints a table or, with --format json, a JSON document",
+                    "use --format human or --format json with --rules",
+                )
+                .into());
+            }
+        };
+        printer.out(&text)?;
+        return Ok(ExitStatus::Success);
+    }
     if args.statistics && matches!(args.format, Format::Github | Format::Sarif) {
         return Err(errors::plain(
             "--statistics prints a table or, with --format json, a JSON document",
@@ -67,6 +82,11 @@ pub(crate) fn run(
     // Only the human format quotes the source; the others need positions alone.
     let quotes = args.format == Format::Human && !args.statistics;
     let mut linter = Linter::new(config).with_sources(quotes);
+    // `skills --skills-dir DIR lint`: the roots discovery searches, whose `NAME.md` files
+    // are flat skills as `skills list` shows them.
+    if args.paths.is_empty() {
+        linter = linter.with_skills_folders(skills_dirs.to_vec());
+    }
     if let Some(file) = &args.gateway {
         linter = linter.with_downstreams(downstreams(file, printer)?);
     }

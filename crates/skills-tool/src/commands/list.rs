@@ -1,5 +1,6 @@
 //! `skills list`.
 
+use std::borrow::Cow;
 use std::path::Path;
 
 use serde::Serialize;
@@ -21,9 +22,11 @@ struct Document<'a> {
     skipped: Vec<SkippedItem>,
 }
 
+/// Paths are text in JSON: one that is not UTF-8 is shown with U+FFFD in place of the
+/// bytes that are not (a warning names it), never an error that loses the whole document.
 #[derive(Serialize)]
 struct RootItem<'a> {
-    path: &'a Path,
+    path: Cow<'a, str>,
     scope: &'a str,
 }
 
@@ -32,11 +35,11 @@ struct SkillItem<'a> {
     id: &'a str,
     name: &'a str,
     description: &'a str,
-    path: &'a Path,
-    base_dir: &'a Path,
-    root: &'a Path,
+    path: Cow<'a, str>,
+    base_dir: Cow<'a, str>,
+    root: Cow<'a, str>,
     scope: &'a str,
-    shadowed_by: Option<&'a Path>,
+    shadowed_by: Option<Cow<'a, str>>,
     installed: Option<InstalledItem<'a>>,
 }
 
@@ -126,6 +129,7 @@ pub(crate) fn run(args: &ListArgs, roots: &Roots, printer: &Printer) -> Result<E
     } else {
         index.skills().iter().collect()
     };
+    report_non_utf8(&skills, printer);
     let text = match args.format {
         ListFormat::Json => json(&index, &skills, &installed),
         ListFormat::Xml => render::skills::catalog(&index),
@@ -151,6 +155,19 @@ fn report_problems(index: &Index, printer: &Printer) {
             Warning::Skipped(_) | Warning::Shadowed { .. } => {}
             other => printer.warn(&other.to_string()),
         }
+    }
+}
+
+/// A skill whose path is not UTF-8 is listed all the same (JSON and XML hold text, so the
+/// bytes that are not UTF-8 are shown as U+FFFD), with a warning: that path cannot be
+/// opened as printed.
+fn report_non_utf8(skills: &[&Skill], printer: &Printer) {
+    for s in skills.iter().filter(|s| s.skill_md.to_str().is_none()) {
+        printer.warn(&render::terminal_safe(&format!(
+            "{}: the path is not UTF-8; JSON and XML show it with U+FFFD in place of the bytes \
+             that are not, so it cannot be opened as printed: rename it",
+            s.skill_md.display()
+        )));
     }
 }
 
@@ -186,7 +203,7 @@ fn json(index: &Index, skills: &[&Skill], installed: &Installed) -> String {
             .roots()
             .iter()
             .map(|r| RootItem {
-                path: &r.path,
+                path: r.path.to_string_lossy(),
                 scope: r.scope.as_str(),
             })
             .collect(),
@@ -196,11 +213,11 @@ fn json(index: &Index, skills: &[&Skill], installed: &Installed) -> String {
                 id: &s.id,
                 name: &s.name,
                 description: &s.description,
-                path: &s.skill_md,
-                base_dir: &s.dir,
-                root: &s.root,
+                path: s.skill_md.to_string_lossy(),
+                base_dir: s.dir.to_string_lossy(),
+                root: s.root.to_string_lossy(),
                 scope: s.scope.as_str(),
-                shadowed_by: s.shadowed_by.as_deref(),
+                shadowed_by: s.shadowed_by.as_deref().map(Path::to_string_lossy),
                 installed: installed.get(&s.dir).map(|l| InstalledItem {
                     source: &l.source,
                     commit: l.commit.as_deref(),
@@ -375,7 +392,8 @@ impl Layout {
             src.min((room / 3).max(room.saturating_sub(desc)))
         };
         let desc_w = room - src_w;
-        if desc_w >= MIN_DESC && src_w >= MIN_SRC {
+        // A description shorter than MIN_DESC is not padded to it at the source's cost.
+        if desc_w >= MIN_DESC.min(desc) && src_w >= MIN_SRC {
             return Self {
                 id,
                 desc: desc_w,
@@ -488,5 +506,17 @@ mod tests {
         assert_eq!(installed.cut(14), "…agents/skills");
         let layout = Layout::fit(40, 13, long, src.width());
         assert_eq!((layout.desc, layout.src), (25, None));
+    }
+
+    /// At 40 columns a description of 11 columns was padded to 20, and the source cut (or
+    /// left out) to make room for the padding.
+    #[test]
+    fn a_short_description_is_not_padded_to_cut_the_source() {
+        let src = root("custom a-very-long-directory-name-for-testing/skills");
+        let n = src.width();
+        let layout = Layout::fit(70, 2, "DESCRIPTION".len(), n);
+        assert_eq!((layout.desc, layout.src), (11, Some(n)));
+        let layout = Layout::fit(40, 2, 11, n);
+        assert_eq!((layout.desc, layout.src), (11, Some(40 - 4 - 13)));
     }
 }

@@ -1,14 +1,21 @@
-//! `skills new NAME`: scaffold a skill that lints clean.
+//! `skills new NAME`: scaffold a skill where discovery finds it, which lints clean once its
+//! description is written.
 
 use std::path::{Path, PathBuf};
 
 use skills_core::durable::{self, NEW_PREFIX};
+use skills_discovery::{Roots, Scope};
 use skills_frontmatter::SkillMd;
 
 use crate::args::{Folder, NewArgs};
 use crate::errors;
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
+use crate::render;
+
+/// How the description `skills new` writes starts: `skills lint` reports it
+/// (`description-placeholder`) until the author writes a real one.
+const PLACEHOLDER: &str = "TODO: say";
 
 fn skill_md(name: &str, with: &[Folder]) -> String {
     let title: String = name
@@ -45,7 +52,7 @@ fn skill_md(name: &str, with: &[Folder]) -> String {
     format!(
         "---\n\
 name: {name}\n\
-description: Replace this with what the skill does and when to use it. Use when the user asks for {title}.\n\
+description: \"{PLACEHOLDER} what {title} does, then when to use it: Use when the user asks to ...\"\n\
 ---\n\
 \n\
 # {title}\n\
@@ -147,9 +154,60 @@ fn create(root: &Path, name: &str, with: &[Folder]) -> std::io::Result<PathBuf> 
     Ok(target)
 }
 
-pub(crate) fn run(args: &NewArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+/// Where the skill goes: `--path`, else the first root `--skills-dir` (or `SKILLS_PATH`)
+/// names, else the project's `.agents/skills` (the repository root's, else the current
+/// directory's), the root `skills install` writes to: a root discovery searches.
+fn parent_dir(args: &NewArgs, roots: &Roots) -> Result<PathBuf, Error> {
+    if let Some(path) = &args.path {
+        return Ok(path.clone());
+    }
+    if let Some(first) = roots.iter().find(|r| r.scope == Scope::Custom) {
+        return Ok(first.path.clone());
+    }
+    Ok(crate::settings::project_root()?.join(".agents/skills"))
+}
+
+/// `path` as the messages show it: relative to the current directory (`..` where it is
+/// above it) when the two share more than the file system root, else as it is.
+fn shown(path: &Path) -> String {
+    use std::path::Component;
+    let Some((path, cwd)) = std::env::current_dir()
+        .ok()
+        .and_then(|cwd| Some((std::path::absolute(path).ok()?, cwd)))
+    else {
+        return render::path_str(path);
+    };
+    let (mut p, mut c) = (path.components().peekable(), cwd.components().peekable());
+    let mut shared = 0;
+    while let (Some(a), Some(b)) = (p.peek(), c.peek())
+        && a == b
+    {
+        shared += usize::from(matches!(a, Component::Normal(_)));
+        p.next();
+        c.next();
+    }
+    if shared == 0 {
+        return render::path_str(&path);
+    }
+    let mut rel = std::path::PathBuf::new();
+    for _ in c {
+        rel.push("..");
+    }
+    rel.extend(p);
+    render::path_str(&rel)
+}
+
+/// Whether discovery searches `dir` for skills: one of `roots`, compared as absolute paths.
+fn is_root(dir: &Path, roots: &Roots) -> bool {
+    let absolute = |p: &Path| std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf());
+    let dir = absolute(dir);
+    roots.iter().any(|r| absolute(&r.path) == dir)
+}
+
+pub(crate) fn run(args: &NewArgs, roots: &Roots, printer: &Printer) -> Result<ExitStatus, Error> {
     check_name(&args.name)?;
-    let target = args.path.join(&args.name);
+    let parent = parent_dir(args, roots)?;
+    let target = parent.join(&args.name);
     if target.exists() {
         return Err(errors::plain(
             format!("{} already exists", target.display()),
@@ -157,20 +215,27 @@ pub(crate) fn run(args: &NewArgs, printer: &Printer) -> Result<ExitStatus, Error
         )
         .into());
     }
-    std::fs::create_dir_all(&args.path)
-        .map_err(|e| errors::plain(format!("cannot create {}: {e}", args.path.display()), ""))?;
-    let dir = create(&args.path, &args.name, &args.with).map_err(|e| {
+    std::fs::create_dir_all(&parent)
+        .map_err(|e| errors::plain(format!("cannot create {}: {e}", parent.display()), ""))?;
+    let dir = create(&parent, &args.name, &args.with).map_err(|e| {
         errors::plain(
             format!("cannot create {}: {e}", target.display()),
             "check that the directory is writable; nothing was left behind",
         )
     })?;
+    let made = shown(&dir);
     printer.status(&format!(
-        "created {}\nnext: edit {} and run `skills lint {}`\n",
-        dir.display(),
-        dir.join("SKILL.md").display(),
-        dir.display()
+        "created {made}\nnext: write its description in {made}/SKILL.md\n      \
+         (`skills lint` reports the placeholder until you do)\n",
     ));
+    if !is_root(&parent, roots) {
+        printer.note(&format!(
+            "`skills list` and `skills show` do not look in {}: move the skill to \
+             .agents/skills/, or pass --skills-dir {}",
+            shown(&parent),
+            shown(&parent),
+        ));
+    }
     Ok(ExitStatus::Success)
 }
 

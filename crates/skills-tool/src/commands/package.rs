@@ -11,12 +11,23 @@ use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
 use crate::render;
 
+/// Whether `path` is a flat skill file (seed 004's `NAME.md`), packaged as `NAME/SKILL.md`.
+fn is_flat(path: &Path) -> bool {
+    path.is_file()
+        && path
+            .file_name()
+            .is_some_and(skills_core::layout::is_flat_skill_name)
+}
+
 pub(crate) fn run(args: &PackageArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     for path in &args.paths {
-        if !path.join("SKILL.md").is_file() {
+        if !path.join("SKILL.md").is_file() && !is_flat(path) {
             return Err(errors::plain(
-                format!("{}: not a skill directory (no SKILL.md)", path.display()),
-                "pass the directory that holds the skill's SKILL.md",
+                format!(
+                    "{}: not a skill directory (no SKILL.md) or a flat skill file (NAME.md)",
+                    path.display()
+                ),
+                "pass the directory that holds the skill's SKILL.md, or a flat NAME.md skill",
             )
             .into());
         }
@@ -52,7 +63,12 @@ pub(crate) fn run(args: &PackageArgs, printer: &Printer) -> Result<ExitStatus, E
     };
     let mut out = String::new();
     for path in &args.paths {
-        match skills_package::package(path, &args.output, &options) {
+        let packaged = if is_flat(path) {
+            skills_package::package_flat(path, &args.output, &options)
+        } else {
+            skills_package::package(path, &args.output, &options)
+        };
+        match packaged {
             Ok(p) => {
                 for warning in render::skills::skipped_files(&p.id, &p.skipped) {
                     printer.warn(&warning);
@@ -89,9 +105,13 @@ fn list(paths: &[PathBuf], printer: &Printer) -> Result<ExitStatus, Error> {
     let mut out = String::new();
     let (mut count, mut total) = (0usize, 0u64);
     for path in paths {
-        let entries = match skills_package::skill_id(path)
-            .and_then(|id| skills_package::collect(path).map(|e| (id, e)))
-        {
+        let collected = if is_flat(path) {
+            skills_package::collect_flat(path)
+        } else {
+            skills_package::skill_id(path)
+                .and_then(|id| skills_package::collect(path).map(|e| (id, e)))
+        };
+        let entries = match collected {
             Ok(found) => found,
             Err(e) => {
                 printer.out(&out)?;

@@ -62,10 +62,20 @@ fn not_found(name: &str, roots: &Roots, printer: &Printer) -> ExitStatus {
         );
     }
     let suggestions = index.suggest(name);
+    // A skill made outside the roots (by hand, or by `skills new` before it wrote into
+    // .agents/skills): say where it is and how to make it found.
+    let here = skills_frontmatter::is_valid_name(name)
+        .then(|| std::path::Path::new(name).join(skills_core::layout::SKILL_MD))
+        .filter(|md| md.is_file());
     let help = if skipped.is_some() {
         format!(
             "`skills lint {}` shows what to fix",
             display_path(&s_dir(skipped))
+        )
+    } else if here.is_some() {
+        format!(
+            "`{name}/` in the current directory holds a SKILL.md, but no skills root does: \
+             move it to .agents/skills/{name}, or pass --skills-dir ."
         )
     } else if let Some(first) = suggestions.first() {
         let more: Vec<String> = suggestions
@@ -79,7 +89,8 @@ fn not_found(name: &str, roots: &Roots, printer: &Printer) -> ExitStatus {
             format!("did you mean `{first}`? (or {})", more.join(", "))
         }
     } else if index.skills().is_empty() {
-        render::skills::nothing_found(roots)
+        // The roots are listed above: only how to make a skill.
+        render::skills::how_to_create().to_string()
     } else {
         "`skills list` shows the installed skills".to_string()
     };
@@ -267,8 +278,9 @@ impl Card {
         if !self.tags.is_empty() {
             out.push_str(&format!("tags: {}\n", self.tags.join(", ")));
         }
+        // Every view: the card is id, name, description, path, scope and tags.
+        out.push_str(&format!("path: {} ({})\n", self.path, self.scope));
         if matches!(self.view, Some(View::Summary | View::Full)) {
-            out.push_str(&format!("path: {} ({})\n", self.path, self.scope));
             if let Some(l) = &self.license {
                 out.push_str(&format!("license: {l}\n"));
             }

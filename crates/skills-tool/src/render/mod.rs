@@ -8,6 +8,7 @@ pub(crate) mod github;
 pub(crate) mod graphical;
 pub(crate) mod human;
 pub(crate) mod json;
+pub(crate) mod rules;
 pub(crate) mod sarif;
 pub(crate) mod skills;
 pub(crate) mod snippet;

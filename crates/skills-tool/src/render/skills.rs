@@ -8,13 +8,21 @@ use super::display_path;
 /// The `<available_skills>` catalog of the active skills, located by the absolute path of
 /// their `SKILL.md` (shared with `skills instructions --catalog`).
 pub(crate) fn catalog(index: &Index) -> String {
+    // A path that is not UTF-8 has U+FFFD where the bytes are not, never an empty location
+    // (`skills list` warns).
+    let locations: Vec<_> = index
+        .skills()
+        .iter()
+        .map(|s| s.skill_md.to_string_lossy())
+        .collect();
     let entries: Vec<CatalogEntry<'_>> = index
         .skills()
         .iter()
-        .map(|s| CatalogEntry {
+        .zip(&locations)
+        .map(|(s, location)| CatalogEntry {
             name: &s.name,
             description: &s.description,
-            location: s.skill_md.to_str().unwrap_or_default(),
+            location,
         })
         .collect();
     skills_export::catalog_xml(&entries)
@@ -27,8 +35,13 @@ pub(crate) fn nothing_found(roots: &Roots) -> String {
     for r in roots {
         out.push_str(&format!("  {} ({})\n", display_path(&r.path), r.scope));
     }
-    out.push_str("Create one with a SKILL.md in .agents/skills/<name>/, or point --skills-dir at your skills.");
+    out.push_str(how_to_create());
     out
+}
+
+/// How to make a skill discovery finds, for the messages that found none.
+pub(crate) fn how_to_create() -> &'static str {
+    "Create one with `skills new NAME` (it goes to .agents/skills/NAME), or point --skills-dir at your skills."
 }
 
 /// The warning for each file of skill `id` left out although no ignore file names it

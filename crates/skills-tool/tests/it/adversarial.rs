@@ -69,6 +69,68 @@ fn only(doc: &serde_json::Value, rule: &str) -> serde_json::Value {
     diagnostics(doc)[0].clone()
 }
 
+/// A skill directory whose name is not UTF-8 beside a valid one: `list --format json`
+/// printed only `{"error":"path contains invalid UTF-8 characters"}` (exit 0, the valid
+/// skills lost) and the XML an empty `<location>`. Both now list every skill, the name
+/// with U+FFFD for the bytes that are not UTF-8, and warn.
+#[cfg(unix)]
+#[test]
+fn a_skill_directory_not_in_utf8_is_listed_with_a_warning() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    let t = tempfile::tempdir().unwrap();
+    write_md(&t.path().join("skills/good"), clean_md("good").as_bytes());
+    let bad = t.path().join("skills").join(OsStr::from_bytes(b"bad\xff"));
+    write_md(&bad, clean_md("bad").as_bytes());
+    let json = in_root(t.path(), &["list", "--format", "json"]);
+    json.assert_code(0);
+    let doc = json.json();
+    let paths: Vec<&str> = doc["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 2, "{}", json.stdout);
+    assert!(
+        paths[0].ends_with("/skills/bad\u{fffd}/SKILL.md"),
+        "{paths:?}"
+    );
+    assert!(paths[1].ends_with("/skills/good/SKILL.md"), "{paths:?}");
+    assert_eq!(
+        doc["skills"][0]["base_dir"],
+        paths[0].trim_end_matches("/SKILL.md")
+    );
+    let warning = |run: &Run| {
+        assert_eq!(run.stderr.matches("warning: ").count(), 1, "{}", run.stderr);
+        assert!(
+            run.stderr
+                .contains("bad\u{fffd}/SKILL.md: the path is not UTF-8"),
+            "{}",
+            run.stderr
+        );
+    };
+    warning(&json);
+    let xml = in_root(t.path(), &["list", "--format", "xml"]);
+    xml.assert_code(0);
+    assert!(
+        !xml.stdout.contains("<location></location>"),
+        "{}",
+        xml.stdout
+    );
+    assert!(
+        xml.stdout
+            .contains("/skills/bad\u{fffd}/SKILL.md</location>"),
+        "{}",
+        xml.stdout
+    );
+    warning(&xml);
+    let table = in_root(t.path(), &["list"]);
+    table.assert_code(0);
+    assert!(table.stdout.contains("good"), "{}", table.stdout);
+    warning(&table);
+}
+
 #[test]
 fn a_1_gib_skill_md_is_refused_by_its_size() {
     let t = tempfile::tempdir().unwrap();
@@ -363,18 +425,32 @@ fn symlink_loops_end_and_links_out_of_a_skill_are_not_followed() {
     symlink(outside.join("secret.txt"), out.join("secret.txt")).unwrap();
 
     let (run, doc) = lint_json(t.path());
-    run.assert_code(0);
+    // The loops end, and are what `skills package` refuses: errors (they linted clean).
+    run.assert_code(1);
     // The 600 files behind the link are not counted (no too-many-files): not walked.
     assert_eq!(
         rules_of(&doc),
-        ["link-outside-skill", "link-outside-skill"],
+        [
+            "file-not-packageable",
+            "file-not-packageable",
+            "link-outside-skill",
+            "link-outside-skill"
+        ],
         "{doc:#}"
     );
     let paths: Vec<&str> = diagnostics(&doc)
         .iter()
         .map(|d| d["path"].as_str().unwrap())
         .collect();
-    assert_eq!(paths, ["skills/out/bulk", "skills/out/secret.txt"]);
+    assert_eq!(
+        paths,
+        [
+            "skills/loopy/self",
+            "skills/loopy/sub/up",
+            "skills/out/bulk",
+            "skills/out/secret.txt"
+        ]
+    );
     // Not a snapshot: the message holds the absolute target, so its wrapping depends on
     // where the temporary directory is.
     let run = skills(
@@ -389,7 +465,7 @@ fn symlink_loops_end_and_links_out_of_a_skill_are_not_followed() {
             "skills",
         ],
     );
-    run.assert_code(0).assert_quiet();
+    run.assert_code(1).assert_quiet();
     let flat = crate::unwrapped(&run.stdout);
     let outside = outside.canonicalize().unwrap();
     for link in ["bulk", "secret.txt"] {
@@ -598,18 +674,15 @@ fn control_characters_are_lint_errors_and_show_escapes_them_at_a_terminal() {
     assert!(!agents.contains(['\u{1b}', '\u{7}']), "{agents:?}");
 }
 
+/// A directory lint cannot read is a `file-unreadable` error: lint said nothing and
+/// exited 0, so a CI passed over skills it never saw. Inside a skill it is one too, as
+/// `skills package` refuses such a skill. `list` warns and lists the rest.
 #[cfg(unix)]
 #[test]
-fn unreadable_directories_are_reported_not_fatal() {
+fn unreadable_directories_are_reported_and_fail_lint() {
     use std::os::unix::fs::PermissionsExt;
-    if crate::no_data_loss::privileged() {
-        crate::no_data_loss::skipped(
-            "unreadable_directories_are_reported_not_fatal",
-            "running as root, which reads mode-000 directories",
-        );
-        return;
-    }
     let t = tempfile::tempdir().unwrap();
+    fs::set_permissions(t.path(), fs::Permissions::from_mode(0o755)).unwrap();
     write_md(&t.path().join("skills/fine"), clean_md("fine").as_bytes());
     let locked_skill = write_md(
         &t.path().join("skills/locked"),
@@ -622,12 +695,66 @@ fn unreadable_directories_are_reported_not_fatal() {
     for dir in [&locked_skill.join("assets"), &group] {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o000)).unwrap();
     }
-    let (run, _) = lint_json(t.path());
-    let list = in_root(t.path(), &["list"]);
+    let run = crate::unprivileged(
+        t.path(),
+        &["lint", "--no-config", "--format", "json", "skills"],
+    );
+    let human = crate::unprivileged(t.path(), &["lint", "--no-config", "skills"]);
+    let package = crate::unprivileged(t.path(), &["package", "skills/locked", "-o", "dist"]);
+    let list = crate::unprivileged(t.path(), &["--skills-dir", "skills", "list"]);
     for dir in [&locked_skill.join("assets"), &group] {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
     }
-    run.assert_code(0);
+    let (Some(run), Some(human), Some(package), Some(list)) = (run, human, package, list) else {
+        crate::no_data_loss::skipped(
+            "unreadable_directories_are_reported_and_fail_lint",
+            "running as root, and the binary cannot run as nobody here (no setpriv, or a private TMPDIR)",
+        );
+        return;
+    };
+    run.assert_code(1);
+    let doc = run.json();
+    let found: Vec<(&str, &str, &str)> = diagnostics(&doc)
+        .iter()
+        .map(|d| {
+            (
+                d["rule"].as_str().unwrap(),
+                d["path"].as_str().unwrap(),
+                d["message"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (
+                "file-unreadable",
+                "skills/locked/assets",
+                "`assets` cannot be read (Permission denied (os error 13)); `skills package` and `skills install` refuse the skill while it is there"
+            ),
+            (
+                "file-unreadable",
+                "skills/group",
+                "cannot read this directory (Permission denied (os error 13)): the skills in it are not checked"
+            ),
+        ],
+        "{}",
+        run.stdout
+    );
+    assert_eq!(doc["summary"]["skills"], 2, "{}", run.stdout);
+    human.assert_code(1);
+    assert!(
+        crate::unwrapped(&human.stdout).contains("skills/group: cannot read this directory"),
+        "{}",
+        human.stdout
+    );
+    // What lint reports is what package refuses.
+    package.assert_code(1);
+    assert!(
+        package.stderr.contains("file-unreadable"),
+        "{}",
+        package.stderr
+    );
     list.assert_code(0);
     assert!(
         list.stdout.contains("fine") && list.stdout.contains("locked"),
@@ -911,7 +1038,12 @@ fn a_huge_rule_name_in_skills_toml_is_refused_at_once_and_shortened() {
     .unwrap();
     let run = skills(t.path(), &["lint", "skills"]);
     no_panic(&run, 2);
-    assert!(run.stderr.contains("xxxx… (1048576"), "{}", run.stderr);
+    // Named where it is written now, so the message may wrap before its size.
+    assert!(
+        crate::unwrapped(&run.stderr).contains("xxxx… (1048576 bytes)"),
+        "{}",
+        run.stderr
+    );
     assert!(
         run.stderr.len() < 1_000,
         "{} bytes of stderr",
@@ -949,7 +1081,15 @@ fn a_huge_integer_and_a_cycle_of_links_are_named_for_what_they_are() {
     let dir = write_md(&t.path().join("cycle"), clean_md("cycle").as_bytes());
     std::os::unix::fs::symlink("b", dir.join("a")).unwrap();
     std::os::unix::fs::symlink("a", dir.join("b")).unwrap();
+    // Lint says so first (`file-not-packageable`); without it, package names the cycle.
     let run = skills(t.path(), &["package", "cycle", "-o", "dist"]);
+    run.assert_code(1);
+    assert!(
+        crate::unwrapped(&run.stderr).contains("`a` is one of symlinks that lead to each other"),
+        "{}",
+        run.stderr
+    );
+    let run = skills(t.path(), &["package", "cycle", "--no-lint", "-o", "dist"]);
     run.assert_code(2);
     assert!(run.stderr.contains("a cycle of symlinks"), "{}", run.stderr);
     assert!(!run.stderr.contains("contains it"), "{}", run.stderr);

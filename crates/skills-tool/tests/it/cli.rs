@@ -73,8 +73,9 @@ fn file_that_is_not_skill_md_exits_2() {
     let run = lint(&["--no-config", "no-skill/README.md"]);
     run.assert_code(2);
     assert!(
-        run.stderr
-            .contains("no-skill/README.md: not a SKILL.md file or a directory"),
+        run.stderr.contains(
+            "no-skill/README.md: not a SKILL.md, a flat skill file (NAME.md) or a directory"
+        ),
         "{}",
         run.stderr
     );
@@ -97,6 +98,35 @@ fn unknown_rule_in_flags_exits_2_with_a_suggestion() {
     run.assert_code(2);
     assert!(run.stderr.contains("unknown rule `zzzzzzzzzzzz`"));
     assert!(!run.stderr.contains("did you mean"), "{}", run.stderr);
+}
+
+/// An unknown rule id in `skills.toml` was an error without the file or the line
+/// (docs/lint.md says both): it is now named where it is written.
+#[test]
+fn an_unknown_rule_in_skills_toml_is_named_where_it_is_written() {
+    let t = tempfile::tempdir().unwrap();
+    std::fs::write(
+        t.path().join("skills.toml"),
+        "[lint]\nstrict = false\ndeny = [\"vendor-field\", \"name-to-long\"]\n",
+    )
+    .unwrap();
+    let run = skills(t.path(), &["lint"]);
+    run.assert_code(2);
+    assert_eq!(run.stdout, "");
+    let text = crate::unwrapped(&run.stderr);
+    for part in [
+        "skills.toml: unknown rule `name-to-long`; did you mean `name-too-long`?",
+        "[skills.toml:3:25]",
+        "help: write `name-too-long`; `skills lint --rules` lists every rule id",
+    ] {
+        assert!(text.contains(part), "{part}\n{}", run.stderr);
+    }
+    snapshot(
+        "cli__unknown_rule_in_skills_toml",
+        &run.command,
+        None,
+        &run.stderr,
+    );
 }
 
 #[test]
@@ -514,6 +544,82 @@ fn explain() {
     run.assert_code(2);
     assert_eq!(run.stdout, "");
     snapshot("cli__explain_unknown", &run.command, None, &run.stderr);
+}
+
+/// `--explain` and `--rules` run nothing, but take the global options wherever they are
+/// written (`--explain X --color always` was refused with exit 2), and refuse a lint run's.
+#[test]
+fn explain_and_rules_take_global_options_after_the_subcommand() {
+    for args in [
+        &["--explain", "name-too-long", "--color", "always"][..],
+        &["--explain", "name-too-long", "-q", "--color", "never"],
+        &["--rules", "--color", "never"],
+        &["--rules", "--format", "json", "-q"],
+    ] {
+        lint(args).assert_code(0).assert_quiet();
+    }
+    for args in [
+        &["--explain", "name-too-long", "mixed"][..],
+        &["--rules", "mixed"],
+        &["--rules", "--deny", "vendor-field"],
+        &["--rules", "--explain", "name-too-long"],
+        &["--rules", "--statistics"],
+    ] {
+        lint(args).assert_code(2);
+    }
+    let run = lint(&["--rules", "--format", "sarif"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("--rules prints a table"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// `skills lint --rules` lists every rule of the registry, which no command did: an unknown
+/// `--explain` pointed to a Markdown file.
+#[test]
+fn rules_lists_every_rule() {
+    let run = lint(&["--rules"]);
+    run.assert_code(0).assert_quiet();
+    let rows: Vec<&str> = run
+        .stdout
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split_whitespace().next())
+        .take(RULES.len())
+        .collect();
+    let ids: Vec<&str> = RULES.iter().map(|r| r.id.as_str()).collect();
+    assert_eq!(rows, ids);
+    for line in run.stdout.lines() {
+        assert!(line.chars().count() <= 100, "{line:?}");
+    }
+    snapshot("cli__lint_rules", &run.command, None, &run.stdout);
+    // -q: the rules alone, no count or pointer.
+    let quiet = lint(&["--rules", "-q"]);
+    assert_eq!(
+        quiet.stdout.lines().count(),
+        RULES.len() + 1,
+        "{}",
+        quiet.stdout
+    );
+    let json = lint(&["--rules", "--format", "json"]);
+    json.assert_code(0).assert_quiet();
+    let doc = json.json();
+    let listed: Vec<&str> = doc["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(listed, ids);
+    let unknown = lint(&["--explain", "nope-nope"]);
+    unknown.assert_code(2);
+    assert!(
+        unknown.stderr.contains("skills lint --rules") && !unknown.stderr.contains(".md"),
+        "{}",
+        unknown.stderr
+    );
 }
 
 #[test]

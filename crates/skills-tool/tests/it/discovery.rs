@@ -796,6 +796,114 @@ fn flat_files_are_skills() {
     assert_eq!(release["name"], "ship-it");
 }
 
+/// What `list` shows, `lint` checks and `package` packages: a flat skill was listed, while
+/// `lint` said `skill-md-missing` (of the folder) and `lint NAME.md` and `package NAME.md`
+/// exited 2. Each is now checked as the `SKILL.md` of the directory it stands for, and
+/// `skill-md-flat` says why agents that follow the specification do not load it.
+#[test]
+fn flat_files_are_linted_and_packaged_as_the_skill_they_stand_for() {
+    let t = Tree::standard();
+    // deploy.md has no `name`: the SKILL.md it stands for would need one.
+    let rules = |run: &Run| -> Vec<(String, String)> {
+        crate::diagnostics(&run.json())
+            .iter()
+            .map(|d| {
+                (
+                    d["path"].as_str().unwrap().to_string(),
+                    d["rule"].as_str().unwrap().to_string(),
+                )
+            })
+            .filter(|(path, _)| path.starts_with(".agents/skills/deploy"))
+            .collect()
+    };
+    let flat = |rule: &str| (".agents/skills/deploy.md".to_string(), rule.to_string());
+    let run = t.run(&["lint", "--format", "json", "--no-config"]);
+    run.assert_code(1);
+    assert_eq!(rules(&run), [flat("skill-md-flat"), flat("name-missing")]);
+    // README.md and notes.md (no frontmatter) are not skills for lint either.
+    assert!(
+        !run.stdout.contains("README.md") && !run.stdout.contains("notes.md"),
+        "{}",
+        run.stdout
+    );
+    let run = t.run(&[
+        "lint",
+        "--format",
+        "json",
+        "--no-config",
+        ".agents/skills/deploy.md",
+    ]);
+    run.assert_code(1);
+    assert_eq!(rules(&run), [flat("skill-md-flat"), flat("name-missing")]);
+    // Named, it lints clean of errors and packages as deploy/SKILL.md.
+    let file = t.project.join(".agents/skills/deploy.md");
+    let named = DEPLOY_MD.replacen("---\n", "---\nname: deploy\n", 1);
+    fs::write(&file, &named).unwrap();
+    let run = t.run(&[
+        "lint",
+        "--format",
+        "json",
+        "--no-config",
+        ".agents/skills/deploy.md",
+    ]);
+    run.assert_code(0);
+    assert_eq!(rules(&run), [flat("skill-md-flat")]);
+    let run = t.run(&[
+        "package",
+        ".agents/skills/deploy.md",
+        "-o",
+        "dist",
+        "--list",
+    ]);
+    run.assert_code(0);
+    let listed = format!("deploy/SKILL.md\n1 file, {} bytes\n", named.len());
+    assert!(run.stdout.ends_with(&listed), "{}", run.stdout);
+    let run = t.run(&["package", ".agents/skills/deploy.md", "-o", "dist"]);
+    run.assert_code(0);
+    assert!(
+        t.project.join("dist/deploy.skill").is_file(),
+        "{}",
+        run.stderr
+    );
+    // Installed, it is a skill directory, which lints without `skill-md-flat`.
+    let run = t.run(&["install", "dist/deploy.skill", "--to", "installed"]);
+    run.assert_code(0);
+    let run = t.run(&[
+        "lint",
+        "--format",
+        "json",
+        "--no-config",
+        "installed/deploy",
+    ]);
+    run.assert_code(0);
+    assert!(crate::diagnostics(&run.json()).is_empty(), "{}", run.stdout);
+    // `--skills-dir DIR lint`: DIR is a root, its flat files skills, as `list` has them.
+    t.write(
+        &t.base.join("ops/git-pr.md"),
+        "---\nname: git-pr\ndescription: Open a PR. Use when asked.\n---\nBody.\n",
+    );
+    let ops = path_str(&t.base.join("ops")).to_string();
+    let run = t.run(&[
+        "--skills-dir",
+        &ops,
+        "lint",
+        "--format",
+        "json",
+        "--no-config",
+    ]);
+    run.assert_code(0);
+    assert_eq!(crate::rules_of(&run.json()), ["skill-md-flat"]);
+    t.run(&["lint", "--no-config", &ops]).assert_code(1);
+    // Documentation is never a skill.
+    let run = t.run(&["lint", ".agents/skills/README.md"]);
+    run.assert_code(2);
+    assert!(
+        run.stderr.contains("documentation, never skills"),
+        "{}",
+        run.stderr
+    );
+}
+
 #[test]
 fn nested_skills_are_found_to_depth_six() {
     let t = Tree::new();
@@ -984,6 +1092,12 @@ fn show_views_as_text() {
         run.stdout
     );
     assert!(run.stdout.contains("tags: pdf, forms"), "{}", run.stdout);
+    // The card is id, name, description, path, scope and tags, in text as in JSON.
+    assert!(
+        run.stdout.contains("path: ") && run.stdout.contains("/SKILL.md (project)\n"),
+        "{}",
+        run.stdout
+    );
     assert!(!run.stdout.contains("license:"), "{}", run.stdout);
     t.snapshot("show_card_text", &run.command, &run.stdout);
 
@@ -1143,7 +1257,17 @@ fn show_not_found_names_the_roots_and_suggests() {
     let empty = Tree::new();
     let run = empty.run(&["show", "pdf"]);
     run.assert_code(1);
-    assert!(run.stderr.contains("no skills found"), "{}", run.stderr);
+    assert!(
+        crate::unwrapped(&run.stderr).contains("Create one with `skills new NAME`"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("~/.claude/skills").count(),
+        1,
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -1289,6 +1413,55 @@ fn skills_dir_replaces_the_defaults_in_the_order_given() {
     let run = t.run(&["list", "--skills-dir", "missing"]);
     run.assert_code(0);
     assert!(run.stderr.contains("missing (custom)"), "{}", run.stderr);
+}
+
+/// A directory named with `--skills-dir` (or in `SKILLS_PATH`) that does not exist is a
+/// warning in every format: a typo read as "no skills", silently in JSON and XML.
+#[test]
+fn a_named_root_that_does_not_exist_is_a_warning() {
+    let t = Tree::standard();
+    let a = t.base.join("a");
+    t.skill(&a.join("here"), "Here. Use when asked.");
+    let warning = "warning: --skills-dir missing: no such directory; no skills are read from it\n";
+    for format in ["table", "json", "xml"] {
+        let run = t.run(&[
+            "--skills-dir",
+            "missing",
+            "--skills-dir",
+            path_str(&a),
+            "list",
+            "--format",
+            format,
+        ]);
+        run.assert_code(0);
+        assert_eq!(run.stderr, warning, "{format}");
+        assert!(run.stdout.contains("here"), "{format}: {}", run.stdout);
+    }
+    let run = t.run(&["--skills-dir", "missing", "show", "here"]);
+    run.assert_code(1);
+    assert!(run.stderr.starts_with(warning), "{}", run.stderr);
+    let run = t.run_env(
+        &t.project,
+        &["list", "--format", "json"],
+        &[("SKILLS_PATH", "gone")],
+    );
+    run.assert_code(0);
+    assert_eq!(
+        run.stderr,
+        "warning: SKILLS_PATH gone: no such directory; no skills are read from it\n"
+    );
+    // The default roots that do not exist say nothing: most projects lack some.
+    t.run(&["list", "--format", "json"]).assert_quiet();
+    // Nor does one that exists, empty.
+    fs::create_dir_all(t.base.join("empty")).unwrap();
+    t.run(&[
+        "--skills-dir",
+        path_str(&t.base.join("empty")),
+        "list",
+        "--format",
+        "json",
+    ])
+    .assert_quiet();
 }
 
 #[test]

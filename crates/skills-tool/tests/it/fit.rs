@@ -240,7 +240,7 @@ fn quiet_drops_notes_of_other_commands() {
     assert!(normal.stderr.starts_with("created "), "{}", normal.stderr);
     let quiet = skills(dir.path(), &["-q", "new", "two"]);
     quiet.assert_code(0).assert_quiet();
-    assert!(dir.path().join("two/SKILL.md").is_file());
+    assert!(dir.path().join(".agents/skills/two/SKILL.md").is_file());
 }
 
 // Completions and man pages

@@ -192,6 +192,98 @@ fn file_unreadable() {
     );
 }
 
+/// `file-not-packageable`: a file name that is not UTF-8, a broken symlink and a link to a
+/// directory that contains it. Each linted clean, then `skills package` refused the skill;
+/// lint now reports each, and the skill fixed lints clean and packages.
+#[cfg(unix)]
+#[test]
+fn file_not_packageable() {
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+
+    let t = tempfile::tempdir().unwrap();
+    let dir = write_skill(t.path(), "odd");
+    let latin1 = dir.join(OsStr::from_bytes(b"r\xe9sum\xe9.txt"));
+    fs::write(&latin1, "x").unwrap();
+    std::os::unix::fs::symlink("drafts/gone.md", dir.join("notes.md")).unwrap();
+    fs::create_dir(dir.join("nested")).unwrap();
+    std::os::unix::fs::symlink("..", dir.join("nested/up")).unwrap();
+    let run = skills(
+        t.path(),
+        &["lint", "--no-config", "--format", "json", "bad"],
+    );
+    run.assert_code(1).assert_quiet();
+    snapshot(
+        "generated__file-not-packageable__json",
+        &run.command,
+        Some(t.path()),
+        &run.stdout,
+    );
+    let human = skills(
+        t.path(),
+        &[
+            "lint",
+            "--no-config",
+            "--format",
+            "human",
+            "--color",
+            "never",
+            "bad",
+        ],
+    );
+    human.assert_code(1).assert_quiet();
+    snapshot(
+        "generated__file-not-packageable__human",
+        &human.command,
+        Some(t.path()),
+        &human.stdout,
+    );
+    let doc = run.json();
+    let found: Vec<(&str, &str)> = diagnostics(&doc)
+        .iter()
+        .map(|d| (d["path"].as_str().unwrap(), d["message"].as_str().unwrap()))
+        .collect();
+    let refused = "`skills package` and `skills install` refuse the skill while it is there";
+    assert_eq!(
+        found,
+        [
+            (
+                "bad/odd/nested/up",
+                format!("`nested/up` is a symlink to a directory that contains it; {refused}")
+                    .as_str()
+            ),
+            (
+                "bad/odd/notes.md",
+                format!("`notes.md` is a symlink to nothing (its target does not exist); {refused}")
+                    .as_str()
+            ),
+            (
+                "bad/odd/r\u{fffd}sum\u{fffd}.txt",
+                format!("`r\u{fffd}sum\u{fffd}.txt`: the file name is not UTF-8 (shown with U+FFFD where it is not); {refused}")
+                    .as_str()
+            ),
+        ]
+    );
+    // Package refuses each, and lint says so first.
+    let package = skills(t.path(), &["package", "bad/odd", "--no-lint", "-o", "dist"]);
+    package.assert_code(2);
+    let package = skills(t.path(), &["package", "bad/odd", "-o", "dist"]);
+    package.assert_code(1);
+    assert!(
+        package.stderr.contains("file-not-packageable"),
+        "{}",
+        package.stderr
+    );
+    // Fixed, it lints clean and packages.
+    fs::rename(&latin1, dir.join("resume.txt")).unwrap();
+    fs::remove_file(dir.join("notes.md")).unwrap();
+    fs::remove_file(dir.join("nested/up")).unwrap();
+    let (run, rules) = lint_strict(t.path());
+    run.assert_code(0);
+    assert!(rules.is_empty(), "{rules:?}");
+    skills(t.path(), &["package", "bad/odd", "-o", "dist"]).assert_code(0);
+}
+
 /// More skills than one batch of the streamed output (1,024): every format still writes one
 /// whole document, with every finding, in order, and the totals of the whole run.
 #[test]

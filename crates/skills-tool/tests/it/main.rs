@@ -153,6 +153,55 @@ pub(crate) fn skills_with(cwd: &Path, args: &[&str], env: &[(&str, &Path)]) -> R
     }
 }
 
+/// Runs `skills ARGS` in `cwd` as [`skills`] does, but where file modes apply: as root
+/// (which reads a mode-000 directory), as the user `nobody` through `setpriv`, with `HOME`
+/// set to `cwd`. `None` when that cannot be arranged (no `setpriv`, or it may not switch):
+/// the caller skips the case. The tree must be open to others (`chmod 755` the temporary
+/// directory), except for what is meant to be unreadable.
+#[cfg(unix)]
+pub(crate) fn unprivileged(cwd: &Path, args: &[&str]) -> Option<Run> {
+    if !no_data_loss::privileged() {
+        return Some(skills(cwd, args));
+    }
+    let setpriv = ["--reuid=65534", "--regid=65534", "--clear-groups", "--"];
+    // `nobody` must reach `cwd` (a temporary directory under a private one cannot).
+    let reachable = std::process::Command::new("setpriv")
+        .args(setpriv)
+        .arg("test")
+        .arg("-x")
+        .arg(cwd)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !reachable {
+        return None;
+    }
+    let bin = assert_cmd::cargo::cargo_bin!("skills");
+    let output = std::process::Command::new("setpriv")
+        .args(setpriv)
+        .arg(bin)
+        .args(args)
+        .current_dir(cwd)
+        .env("NO_COLOR", "1")
+        .env("COLUMNS", "100")
+        .env("HOME", cwd)
+        .env_remove("CLICOLOR_FORCE")
+        .env_remove("CLICOLOR")
+        .env_remove("SKILLS_PATH")
+        .output()
+        .ok()?;
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    // setpriv itself failed (not permitted here): no run to judge.
+    if output.status.code() == Some(127) || stderr.starts_with("setpriv:") {
+        return None;
+    }
+    Some(Run {
+        command: format!("skills {}", args.join(" ")),
+        code: output.status.code().expect("killed by a signal"),
+        stdout: String::from_utf8(output.stdout).unwrap(),
+        stderr,
+    })
+}
+
 /// `text` as one line: the frame of miette's drawing (`│`) dropped and every run of white
 /// space made one space, so a message can be looked for whatever the width wrapped.
 pub(crate) fn unwrapped(text: &str) -> String {

@@ -627,7 +627,8 @@ fn install_says_what_is_not_an_archive_and_takes_a_skill_md() {
 #[test]
 fn a_skill_md_alone_names_the_files_it_could_not_bring() {
     let t = tempfile::tempdir().unwrap();
-    let body = "---\nname: demo\ndescription: Fill forms. Use when a form is sent.\n---\n\nRun [the script](scripts/fill.py), read `references/forms.md`.\n";
+    // Prose and folders name no file: "see assets/code," was listed as not installed.
+    let body = "---\nname: demo\ndescription: Fill forms. Use when a form is sent.\n---\n\nRun [the script](scripts/fill.py), read `references/forms.md`.\nSee assets/code, and write to `assets/output/`. Outputs go to assets/output/.\n";
     let mut routes = Routes::new();
     route(
         &mut routes,

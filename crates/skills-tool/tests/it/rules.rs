@@ -8,9 +8,10 @@ use skills_lint::{RULES, Rule, Severity};
 use crate::{diagnostics, rules_of, skills, snapshot, testdata};
 
 /// Rules whose trees cannot be committed as plain files; `generated.rs` builds them.
-pub(crate) const GENERATED: [&str; 4] = [
+pub(crate) const GENERATED: [&str; 5] = [
     "file-too-large",
     "file-unreadable",
+    "file-not-packageable",
     "too-many-files",
     "skill-too-large",
 ];

@@ -2,21 +2,37 @@
 
 use std::path::Path;
 
-use crate::{skills, snapshot};
+use crate::{rules_of, skills, skills_with, snapshot};
 
 fn temp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
 }
 
+/// `skills new` in a project (with `.git`) writes to the project's `.agents/skills`, where
+/// `list` and `show` look: it wrote `./pdf-forms`, which neither found. Its placeholder
+/// description fails lint until it is written; then the skill lints clean, even `--strict`.
 #[test]
-fn new_scaffolds_a_skill_that_lints_clean() {
+fn new_scaffolds_a_skill_where_discovery_finds_it() {
     let t = temp();
-    skills(
-        t.path(),
+    std::fs::create_dir_all(t.path().join(".git")).unwrap();
+    std::fs::create_dir_all(t.path().join("sub/dir")).unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let env: &[(&str, &Path)] = &[("HOME", &home)];
+    let run = skills_with(
+        &t.path().join("sub/dir"),
         &["new", "pdf-forms", "--with", "scripts,references,assets"],
-    )
-    .assert_code(0);
-    let dir = t.path().join("pdf-forms");
+        env,
+    );
+    run.assert_code(0);
+    assert!(
+        run.stderr
+            .starts_with("created ../../.agents/skills/pdf-forms\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("note:"), "{}", run.stderr);
+    let dir = t.path().join(".agents/skills/pdf-forms");
     for f in [
         "SKILL.md",
         "scripts/example.py",
@@ -34,31 +50,132 @@ fn new_scaffolds_a_skill_that_lints_clean() {
             .mode();
         assert_eq!(mode & 0o111, 0o111, "the script is executable");
     }
-    let lint = skills(
-        t.path(),
-        &[
-            "lint",
-            "--strict",
-            "--no-config",
-            "--format",
-            "json",
+    // Found from anywhere in the project.
+    for cwd in [t.path().to_path_buf(), t.path().join("sub/dir")] {
+        let list = skills_with(&cwd, &["list", "--format", "json"], env);
+        list.assert_code(0);
+        assert_eq!(
+            list.json()["skills"][0]["id"],
             "pdf-forms",
-        ],
+            "{}",
+            list.stdout
+        );
+        skills_with(&cwd, &["show", "pdf-forms", "--view", "card"], env).assert_code(0);
+    }
+    let lint = |strict: bool| {
+        let mut args = vec!["lint", "--no-config", "--format", "json"];
+        if strict {
+            args.push("--strict");
+        }
+        args.push(".agents/skills/pdf-forms");
+        skills(t.path(), &args)
+    };
+    let run = lint(false);
+    run.assert_code(1);
+    assert_eq!(
+        rules_of(&run.json()),
+        ["description-placeholder"],
+        "{}",
+        run.stdout
     );
-    lint.assert_code(0);
-    assert_eq!(lint.json()["summary"]["warnings"], 0, "{}", lint.stdout);
     snapshot(
         "scaffold__new_skill_md",
         "skills new pdf-forms --with scripts,references,assets",
         None,
         &std::fs::read_to_string(dir.join("SKILL.md")).unwrap(),
     );
+    // Described, it lints clean.
+    let md = std::fs::read_to_string(dir.join("SKILL.md")).unwrap();
+    let start = md.find("description: ").unwrap();
+    let end = start + md[start..].find('\n').unwrap();
+    let described = format!(
+        "{}description: Fill PDF forms from a table of values. Use when the user asks to fill a PDF form.{}",
+        &md[..start],
+        &md[end..]
+    );
+    std::fs::write(dir.join("SKILL.md"), described).unwrap();
+    let run = lint(true);
+    run.assert_code(0);
+    assert_eq!(run.json()["summary"]["warnings"], 0, "{}", run.stdout);
     // No temporary directory is left beside it.
-    let names: Vec<String> = std::fs::read_dir(t.path())
+    let names: Vec<String> = std::fs::read_dir(t.path().join(".agents/skills"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();
     assert_eq!(names, ["pdf-forms"]);
+}
+
+/// Outside a repository the project is the current directory; `--skills-dir` moves where
+/// discovery looks, and so where the skill goes; `--path` puts it anywhere, with a note
+/// when no root is there.
+#[test]
+fn new_writes_to_the_root_discovery_searches_or_to_path() {
+    let t = temp();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let env: &[(&str, &Path)] = &[("HOME", &home)];
+    skills_with(t.path(), &["new", "one"], env).assert_code(0);
+    assert!(t.path().join(".agents/skills/one/SKILL.md").is_file());
+    let run = skills_with(t.path(), &["--skills-dir", "vendor", "new", "two"], env);
+    run.assert_code(0);
+    assert!(
+        run.stderr.starts_with("created vendor/two\n"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("note:"), "{}", run.stderr);
+    assert!(t.path().join("vendor/two/SKILL.md").is_file());
+    let run = skills_with(t.path(), &["new", "three", "--path", "drafts"], env);
+    run.assert_code(0);
+    assert!(t.path().join("drafts/three/SKILL.md").is_file());
+    assert!(
+        run.stderr.contains(
+            "note: `skills list` and `skills show` do not look in drafts: move the skill to .agents/skills/, or pass --skills-dir drafts"
+        ),
+        "{}",
+        run.stderr
+    );
+    // `--path` into a root: no note.
+    let run = skills_with(t.path(), &["new", "four", "--path", ".claude/skills"], env);
+    run.assert_code(0);
+    assert!(!run.stderr.contains("note:"), "{}", run.stderr);
+    // A skill made outside the roots: `show` says where it is, and the roots once.
+    std::fs::create_dir_all(t.path().join("five")).unwrap();
+    std::fs::write(
+        t.path().join("five/SKILL.md"),
+        "---\nname: five\ndescription: Five. Use when asked.\n---\nBody.\n",
+    )
+    .unwrap();
+    let run = skills_with(t.path(), &["show", "five"], env);
+    run.assert_code(1);
+    let text = crate::unwrapped(&run.stderr);
+    assert!(
+        text.contains("`five/` in the current directory holds a SKILL.md, but no skills root does: move it to .agents/skills/five, or pass --skills-dir ."),
+        "{}",
+        run.stderr
+    );
+}
+
+/// With no skill in any root, `show` listed the roots it looked in twice (its own list,
+/// then "no skills found. Looked in: ..." as the help).
+#[test]
+fn show_with_no_skills_lists_the_roots_once() {
+    let t = temp();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let run = skills_with(t.path(), &["show", "pdf-forms"], &[("HOME", &home)]);
+    run.assert_code(1);
+    assert_eq!(
+        run.stderr.matches(".agents/skills (project)").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    assert!(
+        crate::unwrapped(&run.stderr).contains("Create one with `skills new NAME`"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
@@ -76,13 +193,14 @@ fn new_refuses_bad_names_and_existing_directories() {
         skills(t.path(), &["new", bad]).assert_code(2);
     }
     assert!(!t.path().join("../escape").exists());
-    std::fs::create_dir(t.path().join("taken")).unwrap();
-    std::fs::write(t.path().join("taken/keep.txt"), "mine").unwrap();
+    let taken = t.path().join(".agents/skills/taken");
+    std::fs::create_dir_all(&taken).unwrap();
+    std::fs::write(taken.join("keep.txt"), "mine").unwrap();
     let run = skills(t.path(), &["new", "taken"]);
     run.assert_code(2);
     assert!(run.stderr.contains("already exists"), "{}", run.stderr);
     assert_eq!(
-        std::fs::read_to_string(t.path().join("taken/keep.txt")).unwrap(),
+        std::fs::read_to_string(taken.join("keep.txt")).unwrap(),
         "mine"
     );
 }

@@ -20,6 +20,7 @@ use crate::{Run, skills, testdata};
 const SCHEMAS: &[&str] = &[
     "lint",
     "lint-statistics",
+    "lint-rules",
     "list",
     "show",
     "url",
@@ -98,6 +99,17 @@ fn schema_files_are_draft_2020_12_with_ids_titles_and_descriptions() {
             assert!(schema[key].is_string(), "{name}: no {key}");
         }
     }
+}
+
+#[test]
+fn lint_rules_json_matches_its_schema() {
+    let run = skills(&testdata(), &["lint", "--rules", "--format", "json"]);
+    run.assert_code(0);
+    let doc = check("lint-rules", &run);
+    assert_eq!(
+        doc["rules"].as_array().unwrap().len(),
+        skills_lint::RULES.len()
+    );
 }
 
 #[test]
