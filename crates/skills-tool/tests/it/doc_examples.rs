@@ -18,6 +18,8 @@
 //!   `HOME` (the fixture's `home/`, copied beside the working directory so that it shows as
 //!   `~`), `PATH` (its `bin/`, likewise), `TMPDIR` (beside them), `COLUMNS=100` and
 //!   `NO_COLOR=1`.
+//! - A `sh` block is a list of commands to type, not run; each `skills` command in it must
+//!   parse.
 
 use std::io::{Read as _, Seek as _};
 use std::path::{Path, PathBuf};
@@ -205,18 +207,21 @@ fn environment(words: &[String]) -> (Vec<(&str, &str)>, &[String]) {
     let mut env = Vec::new();
     for (i, word) in words.iter().enumerate() {
         match word.split_once('=') {
-            Some((name, value))
-                if !name.is_empty()
-                    && name
-                        .chars()
-                        .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_') =>
-            {
+            Some((name, value)) if is_variable(name) => {
                 env.push((name, value));
             }
             _ => return (env, &words[i..]),
         }
     }
     (env, &[])
+}
+
+/// Whether `name` is an environment variable's name as the docs write them (`COLUMNS`).
+fn is_variable(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
 }
 
 /// Whether `line` is what `pattern` shows, `[..]` standing for any text.
@@ -440,6 +445,103 @@ fn the_docs_examples_print_what_they_show() {
     );
 }
 
+/// `line` cut where a shell ends a command of a list or pipeline (`;`, `|`, `&&`, `||`)
+/// outside quotes.
+fn parts(line: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut quote: Option<char> = None;
+    let mut start = 0;
+    for (i, c) in line.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '\'' | '"') => quote = Some(c),
+            (None, ';' | '|' | '&') => {
+                out.push(&line[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&line[start..]);
+    out
+}
+
+/// The `skills` commands of a `sh` block, the lists of commands to type (one a line, a
+/// `# comment` after it): each with its line. A line is cut into [`parts`], each a command,
+/// and a command at a redirection (`> FILE`); one that needs a shell to expand it (`$(…)`,
+/// `$VAR`) is left out.
+fn commands(body: &[String], block_line: usize) -> Vec<(usize, Vec<String>)> {
+    let mut out = Vec::new();
+    for (i, line) in body.iter().enumerate() {
+        for part in parts(line) {
+            // Other programs' lines (curl's JSON spans lines) are not split into words.
+            let program = part
+                .split_whitespace()
+                .find(|w| !w.split_once('=').is_some_and(|(n, _)| is_variable(n)));
+            if program != Some("skills") {
+                continue;
+            }
+            let words = words(part);
+            let (_, words) = environment(&words);
+            if words.first().map(String::as_str) != Some("skills")
+                || words.iter().any(|w| w.contains('$') || w.contains('`'))
+            {
+                continue;
+            }
+            let args = words
+                .iter()
+                .skip(1)
+                .take_while(|w| !w.starts_with('>'))
+                .cloned()
+                .collect();
+            out.push((block_line + 1 + i, args));
+        }
+    }
+    out
+}
+
+/// Every `skills` command a `sh` block lists is one the binary accepts: its subcommands,
+/// flags and values parse (run with `--help` after them, which clap answers once it has
+/// parsed what comes before, without running anything), so a renamed flag or command in a
+/// list of examples fails here.
+#[test]
+fn the_docs_command_lists_parse() {
+    let empty = tempfile::tempdir().unwrap();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for doc in docs() {
+        let text = std::fs::read_to_string(workspace().join(&doc)).unwrap();
+        for block in blocks(&text).into_iter().filter(|b| b.info == "sh") {
+            for (line, args) in commands(&block.body, block.line) {
+                let out = Command::new(env!("CARGO_BIN_EXE_skills"))
+                    .args(&args)
+                    .arg("--help")
+                    .current_dir(empty.path())
+                    .env_clear()
+                    .env("HOME", empty.path())
+                    .env("NO_COLOR", "1")
+                    .stdin(Stdio::null())
+                    .output()
+                    .unwrap();
+                checked += 1;
+                if !out.status.success() {
+                    problems.push(format!(
+                        "{doc}:{line}: `skills {}` is not a command skills accepts:\n{}",
+                        args.join(" "),
+                        String::from_utf8_lossy(&out.stderr)
+                    ));
+                }
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert!(
+        checked > 50,
+        "only {checked} commands found in the docs' lists"
+    );
+}
+
 /// The convention holds: a block that shows `$ ` commands is a `console` block, a `console` block
 /// is a transcript, one that is not run says why, a directory to run in exists, and every
 /// fixture belongs to a doc.
@@ -558,6 +660,32 @@ fn the_parsers_and_the_wildcards_read_what_the_docs_write() {
     assert!(!line_matches("ab[..]ba", "aba"));
     assert!(!line_matches("exact", "exact "));
     let patterns: Vec<String> = ["first", "...", "last"].map(String::from).into();
+    let body: Vec<String> = [
+        "skills lint --strict                # a comment",
+        "skills completions bash > ~/.bash; skills -q lint && skills -v lint",
+        "SOURCE_DATE_EPOCH=$(git log -1) skills package x",
+        "SKILLS_PATH=a:b skills show pdf | head",
+        "grep -E 'a|b' x || skills list",
+        "cargo xtask ci",
+    ]
+    .map(String::from)
+    .into();
+    let found: Vec<(usize, String)> = commands(&body, 10)
+        .into_iter()
+        .map(|(line, args)| (line, args.join(" ")))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (11, "lint --strict".to_string()),
+            (12, "completions bash".to_string()),
+            (12, "-q lint".to_string()),
+            (12, "-v lint".to_string()),
+            (14, "show pdf".to_string()),
+            (15, "list".to_string()),
+        ]
+    );
+
     assert!(lines_match(&patterns, &["first", "last"]));
     assert!(lines_match(&patterns, &["first", "a", "b", "last"]));
     assert!(!lines_match(&patterns, &["first", "a"]));
