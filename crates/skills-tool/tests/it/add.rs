@@ -543,6 +543,25 @@ fn check_update_and_remove() {
         moved.stdout
     );
 
+    // A folder source locked as written (`./vendor/skills`) is named as a path, without the
+    // `/./` of the join (`<project>/./vendor/skills` it was).
+    write(
+        &w.project.join("vendor/skills/notes/SKILL.md"),
+        &skill_md("notes", "Notes."),
+    );
+    w.run(&["add", "./vendor/skills", "--all"]).assert_code(0);
+    std::fs::remove_dir_all(w.project.join("vendor/skills/notes")).unwrap();
+    let gone = w.run(&["check", "notes"]);
+    gone.assert_code(1);
+    let vendor = w.project.join("vendor/skills");
+    assert_eq!(
+        gone.stdout,
+        format!(
+            "notes: cannot check the source: notes: no skill at `notes` in {}\n",
+            vendor.display()
+        )
+    );
+
     // remove: the link, the canonical copy, the lock entry.
     let removed = w.run(&["remove", "pdf"]);
     removed.assert_code(0);

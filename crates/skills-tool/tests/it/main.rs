@@ -30,7 +30,8 @@
 //!   through `lint`, `list` and `show`: a clear message, no panic, no hang.
 //! - `no_data_loss`: every command that writes, against a read-only target, a full disk and
 //!   a `SIGKILL` midway: the previous state survives and no temporary file is left.
-//! - `doc_examples`: the ```console examples of the docs, run and compared with their text.
+//! - `doc_examples`: the ```console transcripts of `README.md` and `docs/*.md`, run in copies
+//!   of their fixtures (`testdata/docs/<doc>/`) and compared with their text.
 //!
 //! Outputs are compared with insta snapshots in `snapshots/`; regenerate them with
 //! `INSTA_UPDATE=always cargo test -p skills-tool --test it` and review the diff.

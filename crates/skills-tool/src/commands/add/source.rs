@@ -224,14 +224,16 @@ pub(super) fn find(
 }
 
 /// The locked source of `entry` as given (a relative local path is relative to the lock's
-/// directory), or its repository.
+/// directory: joined to it, without the `.` of `./vendor`, which messages would show), or
+/// its repository.
 pub(super) fn locked_origin(entry: &Locked, target: &Target) -> String {
     if let Some(url) = &entry.url {
         return url.clone();
     }
     let path = Path::new(&entry.source);
-    if path.is_relative() && target.base.join(path).exists() {
-        return target.base.join(path).display().to_string();
+    let joined: PathBuf = target.base.join(path).components().collect();
+    if path.is_relative() && joined.exists() {
+        return joined.display().to_string();
     }
     entry.source.clone()
 }
