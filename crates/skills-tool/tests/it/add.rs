@@ -538,7 +538,7 @@ fn check_update_and_remove() {
     assert!(
         moved
             .stdout
-            .contains("docx: cannot check the source: docx: no skill at `skills/docx`"),
+            .contains("docx: cannot check the source: no skill at `skills/docx`"),
         "{}",
         moved.stdout
     );
@@ -557,7 +557,7 @@ fn check_update_and_remove() {
     assert_eq!(
         gone.stdout,
         format!(
-            "notes: cannot check the source: notes: no skill at `notes` in {}\n",
+            "notes: cannot check the source: no skill at `notes` in {}\n",
             vendor.display()
         )
     );
@@ -691,7 +691,7 @@ fn plugin_manifests_and_deleted_skills() {
     assert!(
         checked
             .stdout
-            .contains("secret: cannot check the source: secret: no skill at `.internal/secret`"),
+            .contains("secret: cannot check the source: no skill at `.internal/secret`"),
         "{}",
         checked.stdout
     );

@@ -1705,7 +1705,7 @@ fn an_old_lock_without_its_registry_uses_skills_registry() {
     unknown.assert_code(1);
     assert!(
         unknown.stdout.starts_with(
-            "demo: cannot check the source: demo: `demo` names no path here, its lock entry names no registry"
+            "demo: cannot check the source: `demo` names no path here, its lock entry names no registry"
         ) && unknown
             .stdout
             .contains("set SKILLS_REGISTRY to the registry's URL"),

@@ -78,7 +78,12 @@ pub(crate) fn check(args: &CheckArgs, printer: &Printer) -> Result<ExitStatus, E
                     notes.push(format!("changed at the source{commits}"));
                 }
             }
-            Err(e) => notes.push(format!("cannot check the source: {e}")),
+            Err(e) => {
+                // The line starts with the name already; the error names it too.
+                let why = e.to_string();
+                let why = why.strip_prefix(&format!("{name}: ")).unwrap_or(&why);
+                notes.push(format!("cannot check the source: {why}"));
+            }
         }
         if notes.is_empty() {
             lines.insert(name, format!("{name}: up to date\n"));
