@@ -46,7 +46,7 @@ pub use lock::{LOCK_FILE, Lock, LockGuard, Locked, global_lock_path, hold, is_re
 pub use npm::{HashCheck, NPM_LOCK_FILE, NpmLock, NpmLocked, NpmOrigin, npm_folder_hash};
 pub use place::{AgentState, Placed, place, relative, state, unplace};
 pub use plugin::plugin_skill_dirs;
-pub use source::{GitSource, Source, parse_source, skill_md_repository};
+pub use source::{GitSource, Source, parse_source, pasted_url, skill_md_repository};
 
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]

@@ -84,7 +84,45 @@ pub fn parse_source(source: &str) -> Source {
         }
         return web(source);
     }
+    if let Some(url) = pasted_url(source) {
+        return parse_source(&url);
+    }
     shorthand(source).unwrap_or_else(|| Source::Other(source.to_string()))
+}
+
+/// Hosts whose URLs people paste without the scheme. None of them can be the owner of the
+/// `owner/repo` shorthand: GitHub owners have no dot.
+const PASTED_HOSTS: &[&str] = &[
+    "github.com",
+    "www.github.com",
+    "raw.githubusercontent.com",
+    "gist.github.com",
+    "gist.githubusercontent.com",
+    "gitlab.com",
+    "www.gitlab.com",
+    "bitbucket.org",
+    "www.bitbucket.org",
+];
+
+/// `source` with `https://` in front when it is a URL of a known host pasted without its
+/// scheme (`github.com/o/r/tree/main/skills/pdf`, as a browser's address bar copies it);
+/// `None` otherwise.
+///
+/// ```
+/// use skills_add::pasted_url;
+///
+/// assert_eq!(
+///     pasted_url("github.com/o/r/blob/main/x/SKILL.md").as_deref(),
+///     Some("https://github.com/o/r/blob/main/x/SKILL.md")
+/// );
+/// assert_eq!(pasted_url("anthropics/skills"), None);
+/// assert_eq!(pasted_url("https://github.com/o/r"), None);
+/// ```
+#[must_use]
+pub fn pasted_url(source: &str) -> Option<String> {
+    let (host, rest) = source.trim().split_once('/')?;
+    (PASTED_HOSTS.contains(&host.to_ascii_lowercase().as_str()) && !rest.is_empty())
+        .then(|| format!("https://{}", source.trim()))
 }
 
 fn git(url: &str, reference: Option<&str>, path: Option<String>, skill: Option<String>) -> Source {
@@ -351,6 +389,14 @@ mod tests {
         assert_eq!(g.url, "https://github.com/anthropics/skills.git");
         assert_eq!(g.reference.as_deref(), Some("main"));
         assert_eq!(g.path.as_deref(), Some("skills/pdf"));
+        // Pasted without the scheme, as an address bar copies it.
+        let g = git_of("github.com/anthropics/skills/tree/main/skills/pdf");
+        assert_eq!(g.url, "https://github.com/anthropics/skills.git");
+        assert_eq!(g.path.as_deref(), Some("skills/pdf"));
+        let g = git_of("gitlab.com/g/sub/p/-/tree/main/skills/pdf");
+        assert_eq!(g.url, "https://gitlab.com/g/sub/p.git");
+        // A first segment that is no known host stays the shorthand's owner.
+        assert_eq!(git_of("o/r").url, "https://github.com/o/r.git");
         let g = git_of("https://github.com/anthropics/skills");
         assert_eq!((g.reference, g.path), (None, None));
         for other in [

@@ -87,6 +87,9 @@ pub(crate) fn stage_source(
     printer: &Printer,
 ) -> Result<Staged, miette::Report> {
     let local = |id| Staged { id, registry: None };
+    // A URL pasted without its scheme (`github.com/o/r/blob/main/x/SKILL.md`).
+    let pasted = skills_add::pasted_url(source);
+    let source = pasted.as_deref().unwrap_or(source);
     let lower = source.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
         // The SKILL.md of a repository is one file of a skill: its directory is fetched

@@ -172,6 +172,40 @@ fn a_skill_md_url_installs_the_whole_skill_from_its_repository() {
     );
 }
 
+/// What a browser's address bar copies has no scheme: `install` and `add` take it as the
+/// URL it is (`github.com` cannot be the owner of `owner/repo`).
+#[cfg(unix)]
+#[test]
+fn a_url_pasted_without_its_scheme_is_that_url() {
+    let w = World::new();
+    let config = serve_repository_as(&w, "https://github.com/", "o/r");
+    let pasted = run(
+        &w,
+        Some(&config),
+        &[
+            "install",
+            "github.com/o/r/tree/v1/skills/pdf",
+            "--to",
+            "pasted",
+        ],
+        &[],
+    );
+    pasted.assert_code(0);
+    assert_eq!(
+        files(&w.project.join("pasted/pdf")),
+        ["SKILL.md", "scripts/fill.py"],
+        "{}",
+        pasted.stderr
+    );
+    assert!(
+        pasted
+            .stderr
+            .contains("fetching https://github.com/o/r.git at v1"),
+        "{}",
+        pasted.stderr
+    );
+}
+
 /// The file alone when the repository cannot be fetched (the server is no git server, or
 /// there is no git), with a warning that says so and why, and names what it lacks.
 #[test]
