@@ -93,7 +93,7 @@ pub(crate) enum Command {
     ///
     /// GitHub blob -> raw.githubusercontent.com, GitLab /-/blob/ -> /-/raw/, Bitbucket
     /// /src/ -> /raw/, gists -> gist.githubusercontent.com; tree URLs name the directory's
-    /// SKILL.md.
+    /// SKILL.md. The https:// of a GitHub, GitLab, Bitbucket or gist URL may be left out.
     /// Exit status 2 when the URL is malformed. Rules: docs/url.md.
     Url(UrlArgs),
 
@@ -779,7 +779,8 @@ pub(crate) struct InstructionsArgs {
     #[arg(long, conflicts_with = "write")]
     pub(crate) no_xml: bool,
 
-    /// Also print the <available_skills> catalog of the discovered skills.
+    /// Also print the <available_skills> catalog of the discovered skills (with --write, a
+    /// project's skill is located relative to FILE, a skill in your home as ~/...).
     #[arg(long)]
     pub(crate) catalog: bool,
 
