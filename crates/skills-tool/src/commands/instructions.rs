@@ -5,7 +5,7 @@ use std::path::{Component, Path, PathBuf};
 
 use skills_core::{ReadError, durable};
 use skills_discovery::{Index, Roots};
-use skills_export::{Block, CatalogEntry};
+use skills_export::Block;
 
 use crate::args::InstructionsArgs;
 use crate::errors;
@@ -133,17 +133,7 @@ fn catalog_for(file: &Path, index: &Index) -> String {
             )
         })
         .collect();
-    let entries: Vec<CatalogEntry<'_>> = index
-        .skills()
-        .iter()
-        .zip(&locations)
-        .map(|(s, location)| CatalogEntry {
-            name: &s.name,
-            description: &s.description,
-            location,
-        })
-        .collect();
-    skills_export::catalog_xml(&entries)
+    crate::render::skills::catalog_at(index, &locations)
 }
 
 /// The directory whose skills are the file's own: the nearest ancestor of `dir` (itself

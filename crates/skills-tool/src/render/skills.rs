@@ -15,14 +15,19 @@ pub(crate) fn catalog(index: &Index) -> String {
         .iter()
         .map(|s| s.skill_md.to_string_lossy())
         .collect();
+    catalog_at(index, &locations)
+}
+
+/// The catalog of `index`'s skills, the i-th at `locations[i]`.
+pub(crate) fn catalog_at(index: &Index, locations: &[impl AsRef<str>]) -> String {
     let entries: Vec<CatalogEntry<'_>> = index
         .skills()
         .iter()
-        .zip(&locations)
+        .zip(locations)
         .map(|(s, location)| CatalogEntry {
             name: &s.name,
             description: &s.description,
-            location,
+            location: location.as_ref(),
         })
         .collect();
     skills_export::catalog_xml(&entries)
