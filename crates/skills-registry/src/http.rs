@@ -483,6 +483,7 @@ async fn ready<S: Store>(State(registry): State<Arc<Registry<S>>>) -> Response {
 #[serde(deny_unknown_fields)]
 struct ListParams {
     q: Option<String>,
+    sort: Option<crate::store::Sort>,
     tag: Option<String>,
     registry: Option<String>,
     enabled: Option<bool>,
@@ -492,8 +493,26 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-fn decode_cursor(cursor: &str) -> Result<String> {
-    crate::cursor::decode(cursor).map_err(Problem::from)
+/// A list query's place: after a name (a list by name) or at a position (another order).
+/// A cursor of the other kind is refused: it came from another list.
+pub(crate) fn place(
+    query: &mut ListQuery,
+    cursor: Option<&str>,
+) -> std::result::Result<(), RegistryError> {
+    let Some(cursor) = cursor else {
+        return Ok(());
+    };
+    let by_name = query.sort.effective(query.q.as_deref()) == crate::store::Sort::Name;
+    match (crate::cursor::decode_any(cursor)?, by_name) {
+        (crate::cursor::Cursor::After(name), true) => query.after = Some(name),
+        (crate::cursor::Cursor::Offset(offset), false) => query.offset = offset,
+        _ => {
+            return Err(RegistryError::Invalid(
+                "`cursor` is of a list in another order: keep `sort` and `q` as they were".into(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {
@@ -505,6 +524,8 @@ fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {
 struct Page<'a> {
     skills: Vec<crate::model::Viewed<'a>>,
     next_cursor: Option<String>,
+    /// How many skills match, on every page.
+    total: u64,
 }
 
 /// A cached JSON body as a response.
@@ -554,15 +575,17 @@ async fn list<S: Store>(
     if limit == 0 || limit > MAX_PAGE {
         return Err(RegistryError::Invalid(format!("`limit` must be 1 to {MAX_PAGE}")).into());
     }
-    let query = ListQuery {
+    let mut query = ListQuery {
         q: params.q,
+        sort: params.sort.unwrap_or_default(),
         tag: params.tag,
         registry: params.registry,
         enabled: params.enabled,
         exportable: params.exportable.unwrap_or(false),
-        after: params.cursor.as_deref().map(decode_cursor).transpose()?,
         limit,
+        ..ListQuery::default()
     };
+    place(&mut query, params.cursor.as_deref())?;
     let view = params.view.unwrap_or_default();
     let (cards, next) = if view == View::Full {
         registry.list_full(&caller, &query).await?
@@ -574,9 +597,11 @@ async fn list<S: Store>(
         .iter()
         .map(|(card, content)| card.view(view, content.as_deref()))
         .collect();
+    let total = registry.count(&caller, &query).await?;
     let page = Page {
         skills,
-        next_cursor: next.as_deref().map(crate::cursor::encode),
+        next_cursor: next,
+        total,
     };
     cache_and_answer(slot, &page)
 }

@@ -157,7 +157,7 @@ async fn list_html<S: Store>(
             "tag": tag,
             "tags": tags,
             "skills": skills,
-            "next": next.as_deref().map(crate::cursor::encode),
+            "next": next,
         }),
     )
 }
