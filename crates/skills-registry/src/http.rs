@@ -29,12 +29,13 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// Every endpoint of the API and the pages the router serves, as `(method, path
 /// template)`: what tests hold the OpenAPI document and the router to. Beside them, `/mcp`
 /// speaks MCP (Streamable HTTP), not REST; `docs/registry.md` documents it.
-pub const ENDPOINTS: [(&str, &str); 19] = [
+pub const ENDPOINTS: [(&str, &str); 20] = [
     ("GET", "/"),
     ("GET", "/skills/{name}"),
     ("GET", "/healthz"),
     ("GET", "/readyz"),
     ("GET", "/api/openapi.json"),
+    ("GET", "/api/docs"),
     ("GET", "/api/skills"),
     ("POST", "/api/skills"),
     ("GET", "/api/skills/{name}"),
@@ -66,6 +67,7 @@ fn routes<S: Store>() -> Routes<S> {
             "/api/openapi.json",
             get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI) }),
         ),
+        ("GET", "/api/docs", get(api_docs::<S>)),
         ("GET", "/api/skills", get(list::<S>)),
         ("POST", "/api/skills", post(register::<S>)),
         ("GET", "/api/skills/{name}", get(show::<S>)),
@@ -133,7 +135,7 @@ fn routes_with<S: Store>(registry: Arc<Registry<S>>, views: crate::mcp::Views) -
         .fold(Router::new(), |router, (_, path, handler)| {
             router.route(path, handler)
         })
-        .fallback(|| async { Problem::not_found_route() })
+        .fallback(fallback::<S>)
         .layer(axum::middleware::from_fn(read_whole_body))
         // After the layer: MCP bodies have their own bound, and SSE answers stream.
         .route(
@@ -449,9 +451,37 @@ fn bearer_token(value: &str) -> Option<&str> {
 async fn list_page<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Query(params): Query<crate::web::PageParams>,
+    params: std::result::Result<
+        Query<crate::web::PageParams>,
+        axum::extract::rejection::QueryRejection,
+    >,
+    headers: HeaderMap,
 ) -> Response {
-    crate::web::list_page(registry, caller, params).await
+    // A page takes what it understands of a hand-edited address.
+    let params = params.map(|Query(p)| p).unwrap_or_default();
+    crate::web::list_page(registry, caller, params, &headers).await
+}
+
+async fn api_docs<S: Store>(State(registry): State<Arc<Registry<S>>>) -> Response {
+    crate::web::api_docs_page(&registry)
+}
+
+/// A path nothing is routed to: a page for a browser (one that accepts HTML, outside
+/// `/api/`), else a problem.
+async fn fallback<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> Response {
+    let wants_html = headers
+        .get(header::ACCEPT)
+        .and_then(|a| a.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"));
+    if wants_html && !uri.path().starts_with("/api/") {
+        crate::web::not_found_page(&registry, uri.path(), &headers)
+    } else {
+        Problem::not_found_route().into_response()
+    }
 }
 
 async fn skill_page<S: Store>(

@@ -25,6 +25,7 @@ mod tokens;
 mod tools;
 
 pub use register::Registration;
+pub(crate) use register::lint as lint_skill_md;
 pub use tokens::TOKEN_CACHE_TTL;
 pub use tools::{KnownServer, ToolStatus};
 

@@ -54,6 +54,31 @@ fn start(
         line,
         format!("MCP (Streamable HTTP) at http://{address}/mcp\n")
     );
+    // Where people go, whether they need a token, and how one is made.
+    for expected in [
+        format!(
+            "web pages at http://{address}/, the API's documentation at http://{address}/api/docs\n"
+        ),
+        if args.contains(&"--public-read") {
+            "anonymous reads: on (public skills are shown without a token)\n".to_string()
+        } else {
+            "anonymous reads: off (every call and page needs a token; --public-read turns them on)\n".to_string()
+        },
+    ] {
+        line.clear();
+        stderr.read_line(&mut line).unwrap();
+        assert_eq!(line, expected);
+    }
+    line.clear();
+    stderr.read_line(&mut line).unwrap();
+    assert!(
+        line.starts_with("make a token: skills registry token create --user NAME"),
+        "{line}"
+    );
+    // Named as the server was given it (a password left out).
+    if database.is_some() {
+        assert!(line.contains(" --database "), "{line}");
+    }
     (child, address, stderr)
 }
 
@@ -669,7 +694,7 @@ fn the_skills_command_as_a_registry_client() {
     let forms_url = format!("http://{fixture}/o/r/main/forms/SKILL.md");
     client(work.path(), &["publish", &forms_url], &env).assert_code(0);
 
-    // A header; `-` for a skill nobody rated (it said `0.0`); descriptions cut to the
+    // A header; `–` for a skill nobody rated (it said `0.0`); descriptions cut to the
     // terminal's width (they ran past it); and what was searched, on stderr.
     let found = client(work.path(), &["search", "pdf"], &env);
     found.assert_code(0);
@@ -681,12 +706,12 @@ fn the_skills_command_as_a_registry_client() {
     );
     assert_eq!(
         lines[1],
-        "demo       -  extra  Extract text from PDF files. Use when the user asks about PDFs.",
+        "demo       –  extra  Extract text from PDF files. Use when the user asks about PDFs.",
         "{}",
         found.stdout
     );
     assert!(
-        lines[2].starts_with("forms      -         Fill in PDF forms"),
+        lines[2].starts_with("forms      –         Fill in PDF forms"),
         "{}",
         found.stdout
     );
@@ -698,7 +723,7 @@ fn the_skills_command_as_a_registry_client() {
     );
     assert_eq!(
         found.stderr,
-        format!("2 skills whose name or description contains `pdf` in {registry}\n")
+        format!("2 skills matching `pdf` in {registry}\n")
     );
     let narrow = client(
         work.path(),
@@ -708,6 +733,30 @@ fn the_skills_command_as_a_registry_client() {
     for line in narrow.stdout.lines() {
         assert!(line.chars().count() <= 60, "{line:?}");
     }
+    // The body counts: the demo's instructions say "Say hi.", nothing else says "say"; and
+    // a typo in a name is forgiven. More than asked for says how many there are.
+    let body = client(work.path(), &["search", "say"], &env);
+    assert_eq!(
+        body.stdout.lines().nth(1).unwrap().split(' ').next(),
+        Some("demo"),
+        "{}",
+        body.stdout
+    );
+    let typo = client(work.path(), &["search", "fomrs"], &env);
+    assert!(
+        typo.stdout.lines().nth(1).unwrap().starts_with("forms "),
+        "{}",
+        typo.stdout
+    );
+    let one = client(work.path(), &["search", "pdf", "--limit", "1"], &env);
+    assert_eq!(one.stdout.lines().count(), 2, "{}", one.stdout);
+    assert!(
+        one.stderr.contains(&format!(
+            "1 of 2 skills matching `pdf` in {registry}; narrow the search or raise --limit"
+        )),
+        "{}",
+        one.stderr
+    );
     let by_tag = client(
         work.path(),
         &["search", "--tag", "extra", "--format", "json"],
@@ -721,7 +770,7 @@ fn the_skills_command_as_a_registry_client() {
     assert_eq!(none.stdout, "");
     assert_eq!(
         none.stderr,
-        format!("no skills whose name or description contains `nothing-like-it` in {registry}\n")
+        format!("no skills matching `nothing-like-it` in {registry}\n")
     );
 
     let rated = client(work.path(), &["rate", "demo", "4"], &env);
