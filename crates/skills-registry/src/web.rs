@@ -154,7 +154,11 @@ fn error_page<S: Store>(
 ) -> Response {
     let base = base_url(headers);
     let (status, title, message) = match error {
-        RegistryError::NotFound(_) => (StatusCode::NOT_FOUND, "Not found", error.to_string()),
+        RegistryError::NotFound(_) => (
+            StatusCode::NOT_FOUND,
+            "Not found",
+            sentence(&error.to_string()),
+        ),
         RegistryError::Unauthorized | RegistryError::InvalidToken(_) => {
             next = vec![
                 Step::says("Ask the registry's operator for a token; on the server,")
@@ -208,6 +212,14 @@ fn error_page<S: Store>(
         // The templates are built in; a failure is a bug, and the answer still says what.
         Err(_) => html(status, escape(&message)),
     }
+}
+
+/// `text` with its first letter capital, as a page's sentence starts.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 fn escape(text: &str) -> String {
@@ -493,6 +505,10 @@ fn content_type_of(item: &Value) -> Option<String> {
 fn api_docs_html(registry: &str) -> Result<String, RegistryError> {
     let doc: Value = serde_json::from_str(crate::http::OPENAPI)
         .map_err(|e| RegistryError::Internal(format!("openapi.json: {e}")))?;
+    // Descriptions are CommonMark (OpenAPI says so): rendered and sanitized as a SKILL.md.
+    let prose = |v: &Value, key: &str| {
+        markdown_to_safe_html(v.get(key).and_then(Value::as_str).unwrap_or_default())
+    };
     let text = |v: &Value, key: &str| {
         v.get(key)
             .and_then(Value::as_str)
@@ -505,7 +521,7 @@ fn api_docs_html(registry: &str) -> Result<String, RegistryError> {
             "in": text(p, "in"),
             "required": p.get("required").and_then(Value::as_bool).unwrap_or(false),
             "type": p.get("schema").map(type_of).unwrap_or_default(),
-            "description": text(p, "description"),
+            "description": prose(p, "description"),
         })
     };
     let mut operations = Vec::new();
@@ -553,7 +569,7 @@ fn api_docs_html(registry: &str) -> Result<String, RegistryError> {
                 "method": method.to_uppercase(),
                 "path": path,
                 "summary": text(op, "summary"),
-                "description": text(op, "description"),
+                "description": prose(op, "description"),
                 "public": public,
                 "parameters": parameters,
                 "body": op.get("requestBody").and_then(content_type_of),
@@ -582,13 +598,13 @@ fn api_docs_html(registry: &str) -> Result<String, RegistryError> {
                         "name": field,
                         "type": type_of(s),
                         "required": required.contains(&field.as_str()),
-                        "description": text(s, "description"),
+                        "description": prose(s, "description"),
                     })
                 })
                 .collect();
             serde_json::json!({
                 "name": name,
-                "description": text(schema, "description"),
+                "description": prose(schema, "description"),
                 "fields": fields,
             })
         })
@@ -600,7 +616,7 @@ fn api_docs_html(registry: &str) -> Result<String, RegistryError> {
             "registry": registry,
             "q": "",
             "title": text(&info, "title"),
-            "description": text(&info, "description"),
+            "description": prose(&info, "description"),
             "openapi": text(&doc, "openapi"),
             "operations": operations,
             "schemas": schemas,

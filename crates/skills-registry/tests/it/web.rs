@@ -192,7 +192,7 @@ fn a_skill_page_renders_its_skill_md_inert() {
     let missing = reader.get("/skills/nope");
     assert_eq!(missing.status, 404);
     assert!(
-        missing.body.contains("no skill named `nope`"),
+        missing.body.contains("No skill named `nope`"),
         "{}",
         missing.body
     );
