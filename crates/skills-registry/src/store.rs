@@ -407,8 +407,10 @@ fn query_words(q: &str) -> Vec<String> {
 const MAX_TYPO_NAMES: usize = 64;
 
 /// The names among `names` a typo away from a word of the search, or from the words
-/// joined by `-`: the whole name or a `-`-separated part of it, within one edit (two for
-/// a word of 7 characters or more) but not equal (those the full-text search finds).
+/// joined by `-`: the whole name, a `-`-separated part of it or the start of one as long as
+/// the word (of 6 characters or more, typed halfway: `brainstrom` for `brainstorming`),
+/// within one edit (two
+/// for a word of 7 characters or more) but not equal (those the full-text search finds).
 /// Words under 4 characters are too short to tell a typo from another word.
 fn typo_names(words: &[String], names: &[String]) -> Vec<String> {
     let joined = words.join("-");
@@ -431,9 +433,12 @@ fn typo_names(words: &[String], names: &[String]) -> Vec<String> {
         .filter(|name| {
             candidates.iter().any(|word| {
                 close(word, name)
-                    || name
-                        .split('-')
-                        .any(|part| part.len() >= 3 && close(word, part))
+                    || name.split('-').any(|part| {
+                        let start: String = part.chars().take(word.chars().count()).collect();
+                        part.len() >= 3
+                            && (close(word, part)
+                                || (word.chars().count() >= 6 && close(word, &start)))
+                    })
             })
         })
         .take(MAX_TYPO_NAMES)
@@ -1723,6 +1728,13 @@ mod tests {
         assert_eq!(typo_names(&words("pfd-froms"), &names), ["pdf-forms"]);
         assert_eq!(typo_names(&words("relase"), &names), ["release-notes"]);
         assert_eq!(typo_names(&words("docs"), &names), ["docx"]);
+        assert_eq!(typo_names(&words("relaese"), &names), ["release-notes"]);
+        let names = ["brainstorming", "systematic-debugging"].map(String::from);
+        assert_eq!(typo_names(&words("brainstrom"), &names), ["brainstorming"]);
+        assert_eq!(
+            typo_names(&words("debuging"), &names),
+            ["systematic-debugging"]
+        );
         assert!(
             typo_names(&words("pdf"), &names).is_empty(),
             "too short to guess"

@@ -181,7 +181,7 @@ pub(crate) enum Command {
     /// domain it needs. docs/doctor.md.
     Doctor(DoctorArgs),
 
-    /// Search a skills registry by name, description and tag.
+    /// Search a skills registry: names, descriptions, tags, instructions.
     ///
     /// The registry is --registry URL, else SKILLS_REGISTRY, else `[registry] url` in the
     /// nearest skills.toml; the token SKILLS_REGISTRY_TOKEN or `[registry] token`.
