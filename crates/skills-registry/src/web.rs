@@ -31,7 +31,7 @@ use crate::store::{ListQuery, Sort, Store};
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /// Skills on one page of the list.
-pub const PAGE: u32 = 24;
+const PAGE: u32 = 24;
 
 /// The last page a list goes to (a position past it is the last page's).
 const MAX_PAGE_NUMBER: u32 = 10_000;
