@@ -55,8 +55,9 @@ pub enum StoreError {
 #[serde(rename_all = "lowercase")]
 #[non_exhaustive]
 pub enum Sort {
-    /// The best match first (an exact name, then the full-text rank: name, then
-    /// description and tags, then the body); by name when there is no query.
+    /// The best match first (an exact name, then names holding every word, then the
+    /// full-text rank: name, then description and tags, then the body); by name when there
+    /// is no query.
     #[default]
     Relevance,
     /// By name.
@@ -453,6 +454,9 @@ struct Search {
     pattern: String,
     full_text: Option<String>,
     typos: Vec<String>,
+    /// A `LIKE` pattern of each word: a name holding them all ranks first after an exact
+    /// one (`code review`: `requesting-code-review` before a long body that says it more).
+    word_patterns: Vec<String>,
 }
 
 /// The text a skill is found by: its name, description, tags (space-separated) and the
@@ -552,6 +556,7 @@ macro_rules! sql_store {
                     pattern: like_pattern(text),
                     full_text: (!words.is_empty()).then(|| Self::full_text_query(&words)),
                     typos,
+                    word_patterns: words.iter().map(|w| like_pattern(w)).collect(),
                 }))
             }
 
@@ -663,6 +668,18 @@ macro_rules! sql_store {
                         sql.push(" ORDER BY CASE WHEN s.name = ");
                         sql.push_bind(search.text.clone());
                         sql.push(" THEN 0 ELSE 1 END");
+                        if !search.word_patterns.is_empty() {
+                            sql.push(", CASE WHEN ");
+                            for (i, pattern) in search.word_patterns.iter().enumerate() {
+                                if i > 0 {
+                                    sql.push(" AND ");
+                                }
+                                sql.push("LOWER(s.name) LIKE ");
+                                sql.push_bind(pattern.clone());
+                                sql.push(" ESCAPE '\\'");
+                            }
+                            sql.push(" THEN 0 ELSE 1 END");
+                        }
                         if search.full_text.is_some() {
                             sql.push(", CASE WHEN m.score IS NULL THEN 1 ELSE 0 END, m.score");
                         }

