@@ -29,12 +29,13 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// Every endpoint of the API and the pages the router serves, as `(method, path
 /// template)`: what tests hold the OpenAPI document and the router to. Beside them, `/mcp`
 /// speaks MCP (Streamable HTTP), not REST; `docs/registry.md` documents it.
-pub const ENDPOINTS: [(&str, &str); 19] = [
+pub const ENDPOINTS: [(&str, &str); 20] = [
     ("GET", "/"),
     ("GET", "/skills/{name}"),
     ("GET", "/healthz"),
     ("GET", "/readyz"),
     ("GET", "/api/openapi.json"),
+    ("GET", "/api/docs"),
     ("GET", "/api/skills"),
     ("POST", "/api/skills"),
     ("GET", "/api/skills/{name}"),
@@ -66,6 +67,7 @@ fn routes<S: Store>() -> Routes<S> {
             "/api/openapi.json",
             get(|| async { ([(header::CONTENT_TYPE, "application/json")], OPENAPI) }),
         ),
+        ("GET", "/api/docs", get(api_docs::<S>)),
         ("GET", "/api/skills", get(list::<S>)),
         ("POST", "/api/skills", post(register::<S>)),
         ("GET", "/api/skills/{name}", get(show::<S>)),
@@ -133,7 +135,7 @@ fn routes_with<S: Store>(registry: Arc<Registry<S>>, views: crate::mcp::Views) -
         .fold(Router::new(), |router, (_, path, handler)| {
             router.route(path, handler)
         })
-        .fallback(|| async { Problem::not_found_route() })
+        .fallback(fallback::<S>)
         .layer(axum::middleware::from_fn(read_whole_body))
         // After the layer: MCP bodies have their own bound, and SSE answers stream.
         .route(
@@ -449,9 +451,37 @@ fn bearer_token(value: &str) -> Option<&str> {
 async fn list_page<S: Store>(
     State(registry): State<Arc<Registry<S>>>,
     Auth(caller): Auth,
-    Query(params): Query<crate::web::PageParams>,
+    params: std::result::Result<
+        Query<crate::web::PageParams>,
+        axum::extract::rejection::QueryRejection,
+    >,
+    headers: HeaderMap,
 ) -> Response {
-    crate::web::list_page(registry, caller, params).await
+    // A page takes what it understands of a hand-edited address.
+    let params = params.map(|Query(p)| p).unwrap_or_default();
+    crate::web::list_page(registry, caller, params, &headers).await
+}
+
+async fn api_docs<S: Store>(State(registry): State<Arc<Registry<S>>>) -> Response {
+    crate::web::api_docs_page(&registry)
+}
+
+/// A path nothing is routed to: a page for a browser (one that accepts HTML, outside
+/// `/api/`), else a problem.
+async fn fallback<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    uri: axum::http::Uri,
+    headers: HeaderMap,
+) -> Response {
+    let wants_html = headers
+        .get(header::ACCEPT)
+        .and_then(|a| a.to_str().ok())
+        .is_some_and(|a| a.contains("text/html"));
+    if wants_html && !uri.path().starts_with("/api/") {
+        crate::web::not_found_page(&registry, uri.path(), &headers)
+    } else {
+        Problem::not_found_route().into_response()
+    }
 }
 
 async fn skill_page<S: Store>(
@@ -483,6 +513,7 @@ async fn ready<S: Store>(State(registry): State<Arc<Registry<S>>>) -> Response {
 #[serde(deny_unknown_fields)]
 struct ListParams {
     q: Option<String>,
+    sort: Option<crate::store::Sort>,
     tag: Option<String>,
     registry: Option<String>,
     enabled: Option<bool>,
@@ -492,8 +523,26 @@ struct ListParams {
     cursor: Option<String>,
 }
 
-fn decode_cursor(cursor: &str) -> Result<String> {
-    crate::cursor::decode(cursor).map_err(Problem::from)
+/// A list query's place: after a name (a list by name) or at a position (another order).
+/// A cursor of the other kind is refused: it came from another list.
+pub(crate) fn place(
+    query: &mut ListQuery,
+    cursor: Option<&str>,
+) -> std::result::Result<(), RegistryError> {
+    let Some(cursor) = cursor else {
+        return Ok(());
+    };
+    let by_name = query.sort.effective(query.q.as_deref()) == crate::store::Sort::Name;
+    match (crate::cursor::decode_any(cursor)?, by_name) {
+        (crate::cursor::Cursor::After(name), true) => query.after = Some(name),
+        (crate::cursor::Cursor::Offset(offset), false) => query.offset = offset,
+        _ => {
+            return Err(RegistryError::Invalid(
+                "`cursor` is of a list in another order: keep `sort` and `q` as they were".into(),
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {
@@ -505,6 +554,8 @@ fn query_error(error: &axum::extract::rejection::QueryRejection) -> Problem {
 struct Page<'a> {
     skills: Vec<crate::model::Viewed<'a>>,
     next_cursor: Option<String>,
+    /// How many skills match, on every page.
+    total: u64,
 }
 
 /// A cached JSON body as a response.
@@ -554,15 +605,17 @@ async fn list<S: Store>(
     if limit == 0 || limit > MAX_PAGE {
         return Err(RegistryError::Invalid(format!("`limit` must be 1 to {MAX_PAGE}")).into());
     }
-    let query = ListQuery {
+    let mut query = ListQuery {
         q: params.q,
+        sort: params.sort.unwrap_or_default(),
         tag: params.tag,
         registry: params.registry,
         enabled: params.enabled,
         exportable: params.exportable.unwrap_or(false),
-        after: params.cursor.as_deref().map(decode_cursor).transpose()?,
         limit,
+        ..ListQuery::default()
     };
+    place(&mut query, params.cursor.as_deref())?;
     let view = params.view.unwrap_or_default();
     let (cards, next) = if view == View::Full {
         registry.list_full(&caller, &query).await?
@@ -574,9 +627,11 @@ async fn list<S: Store>(
         .iter()
         .map(|(card, content)| card.view(view, content.as_deref()))
         .collect();
+    let total = registry.count(&caller, &query).await?;
     let page = Page {
         skills,
-        next_cursor: next.as_deref().map(crate::cursor::encode),
+        next_cursor: next,
+        total,
     };
     cache_and_answer(slot, &page)
 }

@@ -68,7 +68,7 @@ pub use service::{
     KnownServer, Registration, Registry, RegistryConfig, TOKEN_CACHE_TTL, ToolStatus,
 };
 pub use store::{
-    AnyStore, Caller, ListQuery, PostgresStore, SqliteStore, Store, StoreError, TokenRecord,
+    AnyStore, Caller, ListQuery, PostgresStore, Sort, SqliteStore, Store, StoreError, TokenRecord,
 };
 pub use time::rfc3339;
 pub use token::TOKEN_PREFIX;

@@ -356,15 +356,17 @@ async fn sync<S: Store>(
     };
     loop {
         let (cards, next) = registry.list(caller, &query).await?;
+        // A list by name continues after its last name.
+        let last = cards.last().map(|card| card.name.clone());
         for card in cards {
             // The name is a directory name below: only what the spec allows.
             if card.name.is_ascii() && skills_frontmatter::is_valid_name(&card.name) {
                 wanted.insert(card.name, card.content_version);
             }
         }
-        match next {
-            Some(after) => query.after = Some(after),
-            None => break,
+        match (next, last) {
+            (Some(_), Some(after)) => query.after = Some(after),
+            _ => break,
         }
     }
     let mut writes = Vec::new();

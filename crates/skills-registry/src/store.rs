@@ -50,12 +50,64 @@ pub enum StoreError {
     },
 }
 
+/// The order of a list.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+#[non_exhaustive]
+pub enum Sort {
+    /// The best match first (an exact name, then names holding every word, then the
+    /// full-text rank: name, then description and tags, then the body); by name when there
+    /// is no query.
+    #[default]
+    Relevance,
+    /// By name.
+    Name,
+    /// The highest average rating first (unrated last), then by name.
+    Rating,
+    /// The most recently changed content first, then by name.
+    Updated,
+}
+
+impl Sort {
+    /// The order a list with this sort and `q` is in: [`Sort::Relevance`] without a query
+    /// is [`Sort::Name`].
+    #[must_use]
+    pub fn effective(self, q: Option<&str>) -> Self {
+        match self {
+            Self::Relevance if q.is_none_or(|q| q.trim().is_empty()) => Self::Name,
+            other => other,
+        }
+    }
+
+    /// `relevance`, `name`, `rating`, `updated`.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Relevance => "relevance",
+            Self::Name => "name",
+            Self::Rating => "rating",
+            Self::Updated => "updated",
+        }
+    }
+}
+
+/// The most words of a query that are searched for; the rest are left out.
+pub const MAX_QUERY_WORDS: usize = 8;
+
 /// What a list asks for: filters, and the page.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct ListQuery {
-    /// Text the name or the description contains, any case.
+    /// What to search for: each word (letters and digits) in the name, description, tags or
+    /// body of the `SKILL.md` (as a prefix, stemmed: `form` finds `forms`), all of them; or
+    /// the whole text in the name or description, any case; or a word a typo away from
+    /// the name or a part of it (`pfd` finds `pdf-forms`).
     pub q: Option<String>,
+    /// The order ([`Sort::effective`]).
+    pub sort: Sort,
+    /// How many to skip: the page of an order other than by name (whose pages continue
+    /// `after` a name).
+    pub offset: u32,
     /// A tag the skill has.
     pub tag: Option<String>,
     /// The registry the skill comes from.
@@ -162,13 +214,20 @@ pub trait Store: Send + Sync + 'static {
         &'a self,
         name: &'a str,
     ) -> impl Future<Output = Result<Option<(String, String)>, StoreError>> + Send + 'a;
-    /// The skills `caller` may see that match `query`, by name, at most `query.limit`
+    /// The skills `caller` may see that match `query`, in its order, at most `query.limit`
     /// (without their rating details).
     fn list<'a>(
         &'a self,
         query: &'a ListQuery,
         caller: &'a Caller,
     ) -> impl Future<Output = Result<Vec<SkillCard>, StoreError>> + Send + 'a;
+    /// How many skills `caller` may see match `query`'s filters and search, on every page
+    /// (its page, order and cursor aside).
+    fn count<'a>(
+        &'a self,
+        query: &'a ListQuery,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send + 'a;
     /// As [`Store::list`], each card with its cached `SKILL.md` (`None` when it has none)
     /// read by the same query: a page of full views in one read, not one more per card.
     fn list_full<'a>(
@@ -261,6 +320,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "federation",
         include_str!("../migrations/0002_federation.sql"),
     ),
+    (5, "search", include_str!("../migrations/0005_search.sql")),
 ];
 
 fn migrator() -> sqlx::migrate::Migrator {
@@ -322,6 +382,88 @@ fn like_pattern(text: &str) -> String {
     }
     out.push('%');
     out
+}
+
+/// The words of a search, lowercased: runs of letters and digits, at most
+/// [`MAX_QUERY_WORDS`] of at most 64 characters each. What the full-text query is made of,
+/// so no character of it is syntax to either database.
+fn query_words(q: &str) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for word in q.split(|c: char| !c.is_alphanumeric()) {
+        if word.is_empty() || word.chars().nth(64).is_some() {
+            continue;
+        }
+        let word = word.to_lowercase();
+        if !words.contains(&word) {
+            words.push(word);
+        }
+        if words.len() == MAX_QUERY_WORDS {
+            break;
+        }
+    }
+    words
+}
+
+/// The most names a search takes as typos of its words.
+const MAX_TYPO_NAMES: usize = 64;
+
+/// The names among `names` a typo away from a word of the search, or from the words
+/// joined by `-`: the whole name, a `-`-separated part of it or the start of one as long as
+/// the word (of 6 characters or more, typed halfway: `brainstrom` for `brainstorming`),
+/// within one edit (two
+/// for a word of 7 characters or more) but not equal (those the full-text search finds).
+/// Words under 4 characters are too short to tell a typo from another word.
+fn typo_names(words: &[String], names: &[String]) -> Vec<String> {
+    let joined = words.join("-");
+    let candidates: Vec<&str> = words
+        .iter()
+        .map(String::as_str)
+        .chain(std::iter::once(joined.as_str()).filter(|_| words.len() > 1))
+        .filter(|w| w.chars().count() >= 4)
+        .collect();
+    if candidates.is_empty() {
+        return Vec::new();
+    }
+    let close = |word: &str, part: &str| {
+        let allowed = if word.chars().count() >= 7 { 2 } else { 1 };
+        let d = skills_core::suggest::distance(word, part);
+        d > 0 && d <= allowed
+    };
+    names
+        .iter()
+        .filter(|name| {
+            candidates.iter().any(|word| {
+                close(word, name)
+                    || name.split('-').any(|part| {
+                        let start: String = part.chars().take(word.chars().count()).collect();
+                        part.len() >= 3
+                            && (close(word, part)
+                                || (word.chars().count() >= 6 && close(word, &start)))
+                    })
+            })
+        })
+        .take(MAX_TYPO_NAMES)
+        .cloned()
+        .collect()
+}
+
+/// What a search needs beside its SQL: the text as typed (lowercased), the full-text query
+/// in the database's syntax (none when the text has no word), the names a typo away.
+struct Search {
+    text: String,
+    pattern: String,
+    full_text: Option<String>,
+    typos: Vec<String>,
+    /// A `LIKE` pattern of each word: a name holding them all ranks first after an exact
+    /// one (`code review`: `requesting-code-review` before a long body that says it more).
+    word_patterns: Vec<String>,
+}
+
+/// The text a skill is found by: its name, description, tags (space-separated) and the
+/// body of its `SKILL.md` (the whole file when it does not parse).
+fn search_body(content: &str) -> String {
+    skills_frontmatter::SkillMd::parse(content.as_bytes())
+        .map_or_else(|_| content.to_string(), |md| md.body().to_string())
 }
 
 macro_rules! sql_store {
@@ -393,28 +535,68 @@ macro_rules! sql_store {
                 }
             }
 
-            /// [`Store::list`], and each skill's content too when `content` is set.
-            async fn page(
-                &self,
+            /// The search `query` asks for, when it has a text: its full-text query, and the
+            /// names (of every skill: the page's query applies the visibility) a typo away.
+            async fn search_of(&self, query: &ListQuery) -> Result<Option<Search>, StoreError> {
+                let Some(text) = query.q.as_deref().map(str::trim).filter(|q| !q.is_empty())
+                else {
+                    return Ok(None);
+                };
+                let words = query_words(text);
+                let typos = if words.iter().any(|w| w.chars().count() >= 4) {
+                    let names: Vec<String> = sqlx::query_scalar("SELECT name FROM skills")
+                        .fetch_all(&self.pool)
+                        .await?;
+                    typo_names(&words, &names)
+                } else {
+                    Vec::new()
+                };
+                Ok(Some(Search {
+                    text: text.to_lowercase(),
+                    pattern: like_pattern(text),
+                    full_text: (!words.is_empty()).then(|| Self::full_text_query(&words)),
+                    typos,
+                    word_patterns: words.iter().map(|w| like_pattern(w)).collect(),
+                }))
+            }
+
+            /// ` FROM … WHERE …` of a list: the filters of `query`, the visibility rule
+            /// of `caller`, the search; the ratings joined when they order it.
+            fn push_from_where(
+                sql: &mut sqlx::QueryBuilder<$db>,
                 query: &ListQuery,
                 caller: &Caller,
-                content: bool,
-            ) -> Result<Vec<(SkillCard, Option<String>)>, StoreError> {
+                search: Option<&Search>,
+                sort: Sort,
+            ) {
                 // A tag drives the query from its index, in name order: no scan of every
                 // skill, no sort, whatever the planner knows of the tables.
-                let mut sql = sqlx::QueryBuilder::<$db>::new(concat!("SELECT ", card_columns!()));
-                if content {
-                    sql.push(CONTENT_COLUMN);
+                if query.tag.is_some() {
+                    sql.push(" FROM skill_tags t JOIN skills s ON s.name = t.skill");
+                } else {
+                    sql.push(" FROM skills s");
+                }
+                let full_text = search.and_then(|s| s.full_text.as_ref());
+                if let Some(full_text) = full_text {
+                    sql.push(" LEFT JOIN (");
+                    sql.push(Self::MATCH_HEAD);
+                    sql.push_bind(full_text.clone());
+                    sql.push(Self::MATCH_TAIL);
+                    sql.push(") m ON m.skill = s.name");
+                }
+                if sort == Sort::Rating {
+                    sql.push(
+                        " LEFT JOIN (SELECT skill, CAST(AVG(stars) AS DOUBLE PRECISION) AS \
+                         average FROM ratings GROUP BY skill) r ON r.skill = s.name",
+                    );
                 }
                 match &query.tag {
                     Some(tag) => {
-                        sql.push(
-                            " FROM skill_tags t JOIN skills s ON s.name = t.skill WHERE t.tag = ",
-                        );
+                        sql.push(" WHERE t.tag = ");
                         sql.push_bind(tag.clone());
                     }
                     None => {
-                        sql.push(" FROM skills s WHERE 1 = 1");
+                        sql.push(" WHERE 1 = 1");
                     }
                 }
                 if !caller.admin {
@@ -426,18 +608,30 @@ macro_rules! sql_store {
                         Some(user) => {
                             sql.push(" AND (s.visibility = 'public' OR s.owner = ");
                             sql.push_bind(user.clone());
-                            Self::push_group_alternative(&mut sql, &caller.groups);
+                            Self::push_group_alternative(sql, &caller.groups);
                             sql.push(")");
                         }
                     }
                 }
-                if let Some(q) = query.q.as_deref().filter(|q| !q.is_empty()) {
-                    let pattern = like_pattern(q);
-                    sql.push(" AND (LOWER(s.name) LIKE ");
-                    sql.push_bind(pattern.clone());
+                if let Some(search) = search {
+                    sql.push(" AND (");
+                    if full_text.is_some() {
+                        sql.push("m.skill IS NOT NULL OR ");
+                    }
+                    sql.push("LOWER(s.name) LIKE ");
+                    sql.push_bind(search.pattern.clone());
                     sql.push(" ESCAPE '\\' OR LOWER(s.description) LIKE ");
-                    sql.push_bind(pattern);
-                    sql.push(" ESCAPE '\\')");
+                    sql.push_bind(search.pattern.clone());
+                    sql.push(" ESCAPE '\\'");
+                    if !search.typos.is_empty() {
+                        sql.push(" OR s.name IN (");
+                        let mut names = sql.separated(", ");
+                        for name in &search.typos {
+                            names.push_bind(name.clone());
+                        }
+                        sql.push(")");
+                    }
+                    sql.push(")");
                 }
                 if let Some(registry) = &query.registry {
                     sql.push(" AND s.registry_name = ");
@@ -453,15 +647,67 @@ macro_rules! sql_store {
                          AND s.imported_from IS NULL",
                     );
                 }
-                // By the tag index's own column when there is a tag: the planner then reads
-                // the index in order and stops at the limit.
-                let order = if query.tag.is_some() { "t.skill" } else { "s.name" };
-                if let Some(after) = &query.after {
-                    sql.push(format_args!(" AND {order} > "));
-                    sql.push_bind(after.clone());
+            }
+
+            /// [`Store::list`], and each skill's content too when `content` is set.
+            async fn page(
+                &self,
+                query: &ListQuery,
+                caller: &Caller,
+                content: bool,
+            ) -> Result<Vec<(SkillCard, Option<String>)>, StoreError> {
+                let search = self.search_of(query).await?;
+                let sort = query.sort.effective(query.q.as_deref());
+                let mut sql = sqlx::QueryBuilder::<$db>::new(concat!("SELECT ", card_columns!()));
+                if content {
+                    sql.push(CONTENT_COLUMN);
                 }
-                sql.push(format_args!(" ORDER BY {order} LIMIT "));
+                Self::push_from_where(&mut sql, query, caller, search.as_ref(), sort);
+                match (sort, &search) {
+                    (Sort::Relevance, Some(search)) => {
+                        sql.push(" ORDER BY CASE WHEN s.name = ");
+                        sql.push_bind(search.text.clone());
+                        sql.push(" THEN 0 ELSE 1 END");
+                        if !search.word_patterns.is_empty() {
+                            sql.push(", CASE WHEN ");
+                            for (i, pattern) in search.word_patterns.iter().enumerate() {
+                                if i > 0 {
+                                    sql.push(" AND ");
+                                }
+                                sql.push("LOWER(s.name) LIKE ");
+                                sql.push_bind(pattern.clone());
+                                sql.push(" ESCAPE '\\'");
+                            }
+                            sql.push(" THEN 0 ELSE 1 END");
+                        }
+                        if search.full_text.is_some() {
+                            sql.push(", CASE WHEN m.score IS NULL THEN 1 ELSE 0 END, m.score");
+                        }
+                        sql.push(", s.name");
+                    }
+                    (Sort::Rating, _) => {
+                        sql.push(" ORDER BY COALESCE(r.average, 0) DESC, s.name");
+                    }
+                    (Sort::Updated, _) => {
+                        sql.push(" ORDER BY s.content_updated_at DESC, s.name");
+                    }
+                    _ => {
+                        // By the tag index's own column when there is a tag: the planner
+                        // then reads the index in order and stops at the limit.
+                        let order = if query.tag.is_some() { "t.skill" } else { "s.name" };
+                        if let Some(after) = &query.after {
+                            sql.push(format_args!(" AND {order} > "));
+                            sql.push_bind(after.clone());
+                        }
+                        sql.push(format_args!(" ORDER BY {order}"));
+                    }
+                }
+                sql.push(" LIMIT ");
                 sql.push_bind(i64::from(query.limit));
+                if query.offset > 0 {
+                    sql.push(" OFFSET ");
+                    sql.push_bind(i64::from(query.offset));
+                }
                 let rows = sql.build().fetch_all(&self.pool).await?;
                 let mut cards = rows
                     .iter()
@@ -487,6 +733,30 @@ macro_rules! sql_store {
                     }
                 }
                 Ok(cards)
+            }
+
+            /// Writes a skill's row of `skill_search` (the database's index follows it).
+            async fn index_search(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                card: &SkillCard,
+                content: &str,
+            ) -> Result<(), StoreError> {
+                sqlx::query("DELETE FROM skill_search WHERE skill = $1")
+                    .bind(&card.name)
+                    .execute(&mut **tx)
+                    .await?;
+                sqlx::query(
+                    "INSERT INTO skill_search (skill, name, description, tags, body) \
+                     VALUES ($1, $2, $3, $4, $5)",
+                )
+                .bind(&card.name)
+                .bind(&card.name)
+                .bind(&card.description)
+                .bind(card.tags.join(" "))
+                .bind(search_body(content))
+                .execute(&mut **tx)
+                .await?;
+                Ok(())
             }
 
             fn card(row: &$row) -> Result<SkillCard, StoreError> {
@@ -611,6 +881,12 @@ macro_rules! sql_store {
         impl Store for $store {
             async fn migrate(&self) -> Result<(), StoreError> {
                 migrator().run(&self.pool).await?;
+                // The search index, in the database's own terms (idempotent).
+                let mut tx = self.pool.begin().await?;
+                for &statement in Self::SEARCH_INDEX {
+                    sqlx::query(statement).execute(&mut *tx).await?;
+                }
+                tx.commit().await?;
                 self.maintain().await
             }
 
@@ -679,6 +955,7 @@ macro_rules! sql_store {
                     .execute(&mut *tx)
                     .await?;
                 Self::index_lists(&mut tx, card).await?;
+                Self::index_search(&mut tx, card, content).await?;
                 tx.commit().await?;
                 Ok(())
             }
@@ -725,6 +1002,7 @@ macro_rules! sql_store {
                     .execute(&mut *tx)
                     .await?;
                 Self::index_lists(&mut tx, card).await?;
+                Self::index_search(&mut tx, card, content).await?;
                 tx.commit().await?;
                 Ok(true)
             }
@@ -810,6 +1088,14 @@ macro_rules! sql_store {
                 caller: &Caller,
             ) -> Result<Vec<(SkillCard, Option<String>)>, StoreError> {
                 self.page(query, caller, true).await
+            }
+
+            async fn count(&self, query: &ListQuery, caller: &Caller) -> Result<u64, StoreError> {
+                let search = self.search_of(query).await?;
+                let mut sql = sqlx::QueryBuilder::<$db>::new("SELECT COUNT(*) AS total");
+                Self::push_from_where(&mut sql, query, caller, search.as_ref(), Sort::Name);
+                let total: i64 = sql.build().fetch_one(&self.pool).await?.try_get("total")?;
+                Ok(u64::try_from(total).unwrap_or(0))
             }
 
             async fn delete(&self, name: &str) -> Result<bool, StoreError> {
@@ -978,6 +1264,36 @@ impl SqliteStore {
     /// first time): without statistics SQLite may sort a whole table for a page of 50.
     const MAINTAIN: Option<&'static str> = Some("PRAGMA optimize=0x10002");
 
+    /// The search index: an FTS5 table over `skill_search` (Porter stems, Unicode
+    /// words, diacritics folded), kept in step by triggers, filled when it is first made.
+    const SEARCH_INDEX: &'static [&'static str] = &[
+        "CREATE VIRTUAL TABLE IF NOT EXISTS skill_fts USING fts5(skill UNINDEXED, name, \
+         description, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')",
+        "CREATE TRIGGER IF NOT EXISTS skill_search_insert AFTER INSERT ON skill_search BEGIN \
+         INSERT INTO skill_fts (skill, name, description, tags, body) \
+         VALUES (new.skill, new.name, new.description, new.tags, new.body); END",
+        "CREATE TRIGGER IF NOT EXISTS skill_search_delete AFTER DELETE ON skill_search BEGIN \
+         DELETE FROM skill_fts WHERE skill = old.skill; END",
+        "INSERT INTO skill_fts (skill, name, description, tags, body) \
+         SELECT skill, name, description, tags, body FROM skill_search \
+         WHERE NOT EXISTS (SELECT 1 FROM skill_fts)",
+    ];
+
+    /// The full-text match of a search, with its rank (lower is better): BM25 with the
+    /// name weighing most, then the description and tags, then the body.
+    const MATCH_HEAD: &'static str = "SELECT skill, bm25(skill_fts, 0.0, 10.0, 4.0, 4.0, 1.0) AS score FROM skill_fts \
+         WHERE skill_fts MATCH ";
+    const MATCH_TAIL: &'static str = "";
+
+    /// Each word as a quoted prefix (`"form"*`), all of them required.
+    fn full_text_query(words: &[String]) -> String {
+        words
+            .iter()
+            .map(|w| format!("\"{w}\"*"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
     /// Opens (creating it if needed) the database at `url` (`sqlite://PATH` or
     /// `sqlite::memory:`), in WAL mode with full synchronous commits: an acknowledged write
     /// survives a crash.
@@ -1055,6 +1371,35 @@ impl PostgresStore {
     /// Autovacuum keeps PostgreSQL's statistics.
     const MAINTAIN: Option<&'static str> = None;
 
+    /// The search index: a GIN index over the weighted document of [`SEARCH_DOCUMENT`]
+    /// (English stems), made under a lock, so servers starting together do not race.
+    const SEARCH_INDEX: &'static [&'static str] = &[
+        "SELECT pg_advisory_xact_lock(5380038)",
+        concat!(
+            "CREATE INDEX IF NOT EXISTS skill_search_document ON skill_search USING GIN ((",
+            search_document!(),
+            "))"
+        ),
+    ];
+
+    /// The full-text match of a search, with its rank (lower is better: the cover density
+    /// rank, negated).
+    const MATCH_HEAD: &'static str = concat!(
+        "SELECT skill, CAST(-ts_rank_cd(",
+        search_document!(),
+        ", query) AS DOUBLE PRECISION) AS score FROM skill_search, to_tsquery('english', "
+    );
+    const MATCH_TAIL: &'static str = concat!(") AS query WHERE ", search_document!(), " @@ query");
+
+    /// Each word as a prefix (`form:*`), all of them required.
+    fn full_text_query(words: &[String]) -> String {
+        words
+            .iter()
+            .map(|w| format!("{w}:*"))
+            .collect::<Vec<_>>()
+            .join(" & ")
+    }
+
     /// Connects to `url` (`postgres://user:password@host:port/database`).
     ///
     /// # Errors
@@ -1095,6 +1440,19 @@ impl PostgresStore {
 }
 
 sql_store!(PostgresStore, sqlx::Postgres, sqlx::postgres::PgRow);
+
+/// PostgreSQL's search document of a `skill_search` row: the name weighs most (A), the
+/// description and tags next (B), the body least (D). The index and the queries must spell
+/// it alike for the index to serve them.
+macro_rules! search_document {
+    () => {
+        "setweight(to_tsvector('english', name), 'A') || \
+         setweight(to_tsvector('english', description), 'B') || \
+         setweight(to_tsvector('english', tags), 'B') || \
+         setweight(to_tsvector('english', body), 'D')"
+    };
+}
+use search_document;
 
 /// The store a database URL names: SQLite for `sqlite:…`, PostgreSQL for `postgres://…`
 /// and `postgresql://…`. What `skills registry serve --database URL` opens.
@@ -1284,6 +1642,13 @@ impl Store for AnyStore {
     {
         delegate!(self.list_full(query, caller))
     }
+    fn count<'a>(
+        &'a self,
+        query: &'a ListQuery,
+        caller: &'a Caller,
+    ) -> impl Future<Output = Result<u64, StoreError>> + Send + 'a {
+        delegate!(self.count(query, caller))
+    }
     fn delete<'a>(
         &'a self,
         name: &'a str,
@@ -1367,6 +1732,38 @@ mod tests {
     use super::*;
 
     #[test]
+    fn queries_are_words_and_typos_are_a_letter_away() {
+        assert_eq!(
+            query_words("PDF, forms!  pdf \"x*\" OR"),
+            ["pdf", "forms", "x", "or"]
+        );
+        assert!(query_words("-- * ()").is_empty());
+        assert_eq!(query_words(&"a ".repeat(20)).len(), 1);
+        let names = ["pdf-forms", "release-notes", "docx", "pdf"].map(String::from);
+        let words = |q: &str| query_words(q);
+        // A swap, a missing letter, a part of the name; never the name itself.
+        assert_eq!(typo_names(&words("pfd-froms"), &names), ["pdf-forms"]);
+        assert_eq!(typo_names(&words("relase"), &names), ["release-notes"]);
+        assert_eq!(typo_names(&words("docs"), &names), ["docx"]);
+        assert_eq!(typo_names(&words("relaese"), &names), ["release-notes"]);
+        let names = ["brainstorming", "systematic-debugging"].map(String::from);
+        assert_eq!(typo_names(&words("brainstrom"), &names), ["brainstorming"]);
+        assert_eq!(
+            typo_names(&words("debuging"), &names),
+            ["systematic-debugging"]
+        );
+        assert!(
+            typo_names(&words("pdf"), &names).is_empty(),
+            "too short to guess"
+        );
+        assert!(
+            typo_names(&words("forms"), &names).is_empty(),
+            "found by the text"
+        );
+        assert!(typo_names(&words("xylophone"), &names).is_empty());
+    }
+
+    #[test]
     fn like_patterns_match_text_literally() {
         assert_eq!(like_pattern("PDF"), "%pdf%");
         assert_eq!(like_pattern("100%_a\\b"), "%100\\%\\_a\\\\b%");
@@ -1394,6 +1791,6 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(summary(&embedded), summary(&read));
-        assert_eq!(summary(&read).len(), 2);
+        assert_eq!(summary(&read).len(), 3);
     }
 }

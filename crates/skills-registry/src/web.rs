@@ -1,6 +1,8 @@
-//! The registry's web pages: `/`, the skills with a search box and tag filters, and
-//! `/skills/{name}`, one skill's summary, its rendered `SKILL.md`, rating, health and the
-//! command that installs it.
+//! The registry's web pages: `/`, the skills found by a search, sorted and paged, with
+//! tag filters; `/skills/{name}`, one skill: the command that adds it, its facts (rating,
+//! lint, health, times), its files and its rendered `SKILL.md`; `/api/docs`, the API
+//! generated from the OpenAPI document; and the pages of errors (401, 404), which say
+//! what to do next.
 //!
 //! Server-rendered HTML (minijinja templates, escaped by default), no script at all. A
 //! `SKILL.md` is someone else's text: its Markdown is rendered, then sanitized with ammonia
@@ -16,19 +18,31 @@ use std::sync::{Arc, LazyLock};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use minijinja::Environment;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::caller::Caller;
 use crate::error::RegistryError;
 use crate::model::View;
 use crate::service::Registry;
-use crate::store::{ListQuery, Store};
+use crate::store::{ListQuery, Sort, Store};
 
 /// What a page may load: its own inline styles and images, nothing that runs.
 const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' https: data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 /// Skills on one page of the list.
-const PAGE: u32 = 48;
+const PAGE: u32 = 24;
+
+/// The last page a list goes to (a position past it is the last page's).
+const MAX_PAGE_NUMBER: u32 = 10_000;
+
+/// The orders the list offers, as `(sort, label)`.
+const SORTS: [(&str, &str); 4] = [
+    ("relevance", "Relevance"),
+    ("rating", "Rating"),
+    ("updated", "Recently updated"),
+    ("name", "Name"),
+];
 
 static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
     let mut env = Environment::new();
@@ -37,6 +51,8 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
         ("layout.html", include_str!("web/layout.html")),
         ("list.html", include_str!("web/list.html")),
         ("skill.html", include_str!("web/skill.html")),
+        ("error.html", include_str!("web/error.html")),
+        ("docs.html", include_str!("web/docs.html")),
     ] {
         if let Err(e) = env.add_template(name, source) {
             tracing::error!(template = name, error = %e, "web template");
@@ -45,12 +61,14 @@ static TEMPLATES: LazyLock<Environment<'static>> = LazyLock::new(|| {
     env
 });
 
-/// `GET /` and `GET /skills/{name}`'s query.
+/// `GET /`'s query. Anything it does not understand is the default, as a page does not
+/// refuse a hand-edited address.
 #[derive(Debug, Default, Deserialize)]
 pub(crate) struct PageParams {
     q: Option<String>,
     tag: Option<String>,
-    cursor: Option<String>,
+    sort: Option<String>,
+    page: Option<String>,
 }
 
 fn html(status: StatusCode, body: String) -> Response {
@@ -78,29 +96,130 @@ fn render(template: &str, ctx: &impl serde::Serialize) -> Result<String, Registr
         .map_err(|e| RegistryError::Internal(format!("template {template}: {e}")))
 }
 
-/// A page for an error: the same words as the API's problem, as HTML.
-fn error_page<S: Store>(registry: &Registry<S>, error: &RegistryError) -> Response {
-    let (status, message) = match error {
-        RegistryError::NotFound(_) => (StatusCode::NOT_FOUND, error.to_string()),
-        RegistryError::Unauthorized | RegistryError::InvalidToken(_) => (
-            StatusCode::UNAUTHORIZED,
-            "This registry shows its skills to signed-in users only: use its API with a token, or ask its operator for --public-read.".to_string(),
+/// One thing to do next on an error page: words, a command, a link.
+#[derive(Debug, Default, Serialize)]
+struct Step {
+    text: String,
+    code: Option<String>,
+    href: Option<String>,
+    link: Option<String>,
+}
+
+impl Step {
+    fn says(text: &str) -> Self {
+        Self {
+            text: text.to_string(),
+            ..Self::default()
+        }
+    }
+
+    fn code(mut self, code: impl Into<String>) -> Self {
+        self.code = Some(code.into());
+        self
+    }
+
+    fn link(mut self, href: impl Into<String>, link: &str) -> Self {
+        self.href = Some(href.into());
+        self.link = Some(link.to_string());
+        self
+    }
+}
+
+/// The registry as the browser reached it (`Host`, and `X-Forwarded-Proto` from a proxy
+/// that ends TLS), for the commands a page shows.
+fn base_url(headers: &HeaderMap) -> String {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .filter(|h| {
+            !h.is_empty()
+                && h.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+        })
+        .unwrap_or("127.0.0.1:8470");
+    let https = headers
+        .get("x-forwarded-proto")
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|p| p.eq_ignore_ascii_case("https"));
+    format!("{}://{host}", if https { "https" } else { "http" })
+}
+
+/// A styled page for an error, with what to do next: the same words as the API's problem
+/// where there is one.
+fn error_page<S: Store>(
+    registry: &Registry<S>,
+    error: &RegistryError,
+    headers: &HeaderMap,
+    mut next: Vec<Step>,
+) -> Response {
+    let base = base_url(headers);
+    let (status, title, message) = match error {
+        RegistryError::NotFound(_) => (
+            StatusCode::NOT_FOUND,
+            "Not found",
+            sentence(&error.to_string()),
         ),
-        RegistryError::Invalid(_) => (StatusCode::BAD_REQUEST, error.to_string()),
+        RegistryError::Unauthorized | RegistryError::InvalidToken(_) => {
+            next = vec![
+                Step::says("Ask the registry's operator for a token; on the server,")
+                    .code("skills registry token create --user NAME"),
+                Step::says("Use the API or the skills command with it:").code(format!(
+                    "curl -H \"Authorization: Bearer $TOKEN\" {base}/api/skills"
+                )),
+                Step::says("or").code(format!(
+                    "SKILLS_REGISTRY={base} SKILLS_REGISTRY_TOKEN=$TOKEN skills search"
+                )),
+                Step::says("Or ask the operator to turn on anonymous reads (")
+                    .code("--public-read"),
+                Step::says("").link("/api/docs", "The API's documentation"),
+            ];
+            (
+                StatusCode::UNAUTHORIZED,
+                "Sign-in needed",
+                "This registry shows its skills to people with a token only, and a browser sends none.".to_string(),
+            )
+        }
+        RegistryError::Invalid(_) => (
+            StatusCode::BAD_REQUEST,
+            "Not a request this registry understands",
+            error.to_string(),
+        ),
         _ => {
             tracing::error!(error = %error, "web page");
             (
                 StatusCode::INTERNAL_SERVER_ERROR,
-                "The registry could not answer; its log says why.".to_string(),
+                "The registry could not answer",
+                "Something failed on the server; its log says what. Try again in a moment."
+                    .to_string(),
             )
         }
     };
-    let body = format!(
-        "<!doctype html><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><p>{}</p><p><a href=\"/\">All skills</a></p>",
-        escape(&registry.config().name),
-        escape(&message)
+    if next.is_empty() {
+        next.push(Step::says("").link("/", "See every skill"));
+    }
+    let page = render(
+        "error.html",
+        &serde_json::json!({
+            "registry": registry.config().name,
+            "q": "",
+            "title": title,
+            "message": message,
+            "next": next,
+        }),
     );
-    html(status, body)
+    match page {
+        Ok(body) => html(status, body),
+        // The templates are built in; a failure is a bug, and the answer still says what.
+        Err(_) => html(status, escape(&message)),
+    }
+}
+
+/// `text` with its first letter capital, as a page's sentence starts.
+fn sentence(text: &str) -> String {
+    let mut chars = text.chars();
+    chars.next().map_or_else(String::new, |first| {
+        first.to_uppercase().chain(chars).collect()
+    })
 }
 
 fn escape(text: &str) -> String {
@@ -110,15 +229,26 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// `GET /`: the skills the caller may see, filtered by `q` and `tag`.
+/// The order a page asks for; anything else is relevance.
+fn sort_of(text: Option<&str>) -> Sort {
+    match text {
+        Some("rating") => Sort::Rating,
+        Some("updated") => Sort::Updated,
+        Some("name") => Sort::Name,
+        _ => Sort::Relevance,
+    }
+}
+
+/// `GET /`: the skills the caller may see, found by `q`, filtered by `tag`, sorted, paged.
 pub(crate) async fn list_page<S: Store>(
     registry: Arc<Registry<S>>,
     caller: Caller,
     params: PageParams,
+    headers: &HeaderMap,
 ) -> Response {
     match list_html(&registry, &caller, params).await {
         Ok(body) => html(StatusCode::OK, body),
-        Err(e) => error_page(&registry, &e),
+        Err(e) => error_page(&registry, &e, headers, Vec::new()),
     }
 }
 
@@ -129,18 +259,26 @@ async fn list_html<S: Store>(
 ) -> Result<String, RegistryError> {
     let q = params.q.unwrap_or_default().trim().to_string();
     let tag = params.tag.filter(|t| !t.trim().is_empty());
-    let after = match params.cursor.as_deref() {
-        Some(cursor) => Some(crate::cursor::decode(cursor)?),
-        None => None,
-    };
-    let query = ListQuery {
+    let sort = sort_of(params.sort.as_deref());
+    let page = params
+        .page
+        .and_then(|p| p.trim().parse::<u32>().ok())
+        .unwrap_or(1)
+        .clamp(1, MAX_PAGE_NUMBER);
+    let mut query = ListQuery {
         q: Some(q.clone()).filter(|q| !q.is_empty()),
         tag: tag.clone(),
-        after,
+        sort,
         limit: PAGE,
         ..ListQuery::default()
     };
-    let (cards, next) = registry.list(caller, &query).await?;
+    let total = registry.count(caller, &query).await?;
+    let pages = u32::try_from(total.div_ceil(u64::from(PAGE)))
+        .unwrap_or(MAX_PAGE_NUMBER)
+        .clamp(1, MAX_PAGE_NUMBER);
+    let page = page.min(pages);
+    query.offset = (page - 1).saturating_mul(PAGE);
+    let (cards, _) = registry.list(caller, &query).await?;
     let mut tags: Vec<&str> = cards
         .iter()
         .flat_map(|c| c.tags.iter().map(String::as_str))
@@ -155,9 +293,13 @@ async fn list_html<S: Store>(
             "registry": registry.config().name,
             "q": q,
             "tag": tag,
+            "sort": sort.as_str(),
+            "sorts": SORTS,
             "tags": tags,
             "skills": skills,
-            "next": next.as_deref().map(crate::cursor::encode),
+            "total": total,
+            "page": page,
+            "pages": pages,
         }),
     )
 }
@@ -171,7 +313,51 @@ pub(crate) async fn skill_page<S: Store>(
 ) -> Response {
     match skill_html(&registry, &caller, &name, headers).await {
         Ok(body) => html(StatusCode::OK, body),
-        Err(e) => error_page(&registry, &e),
+        Err(e @ RegistryError::NotFound(_)) => {
+            // Skills of a close name (a typo) or about it, as a search finds them.
+            let query = ListQuery {
+                q: Some(name.clone()),
+                limit: 3,
+                ..ListQuery::default()
+            };
+            let close = registry
+                .list(&caller, &query)
+                .await
+                .map(|(cards, _)| cards)
+                .unwrap_or_default();
+            let mut next: Vec<Step> = close
+                .iter()
+                .map(|card| {
+                    Step::says("Did you mean")
+                        .link(format!("/skills/{}", urlencode(&card.name)), &card.name)
+                })
+                .collect();
+            next.push(
+                Step::says("Search the skills for it:")
+                    .link(format!("/?q={}", urlencode(&name)), &format!("“{name}”")),
+            );
+            next.push(Step::says("").link("/", "See every skill"));
+            error_page(&registry, &e, headers, next)
+        }
+        Err(e) => error_page(&registry, &e, headers, Vec::new()),
+    }
+}
+
+/// A time for a page: RFC 3339 for machines, how long ago for people.
+fn when(iso: &str, now: ::time::OffsetDateTime) -> Value {
+    serde_json::json!({"iso": iso, "ago": crate::time::ago(iso, now)})
+}
+
+/// Bytes as people read them: `812 B`, `4.2 KiB`, `1.5 MiB`.
+fn human_size(bytes: usize) -> String {
+    #[allow(clippy::cast_precision_loss)] // a file's size, shown to one decimal
+    let b = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KiB", b / 1024.0)
+    } else {
+        format!("{:.1} MiB", b / (1024.0 * 1024.0))
     }
 }
 
@@ -183,22 +369,31 @@ async fn skill_html<S: Store>(
 ) -> Result<String, RegistryError> {
     let card = registry.rating(caller, name).await?;
     let (content, _) = registry.content(caller, name).await?;
+    // The rules registration ran: the warnings it let through, and errors a newer rule
+    // finds in what was registered before it.
+    let (findings, _) = crate::service::lint_skill_md(content.as_bytes(), Some(&card.name))?;
+    let errors = findings
+        .iter()
+        .filter(|d| d.severity == skills_lint::Severity::Error)
+        .count();
+    let lint = serde_json::json!({
+        "errors": errors,
+        "warnings": findings.len() - errors,
+        "findings": findings.iter().map(|d| serde_json::json!({
+            "rule": d.rule.as_str(),
+            "message": d.message,
+            "line": d.start.map(|p| p.line),
+        })).collect::<Vec<_>>(),
+    });
+    let size = content.len();
     let body = skills_frontmatter::SkillMd::parse(content.as_bytes())
         .map(|md| md.body().to_string())
         .unwrap_or(content);
-    // The registry as the browser reached it, for the command to copy.
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .filter(|h| {
-            h.bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
-        })
-        .unwrap_or("127.0.0.1:8470");
     let source = Some(card.skill_md_url.clone()).filter(|u| {
         let lower = u.to_ascii_lowercase();
         lower.starts_with("https://") || lower.starts_with("http://")
     });
+    let now = crate::time::now();
     render(
         "skill.html",
         &serde_json::json!({
@@ -207,9 +402,224 @@ async fn skill_html<S: Store>(
             "tag": null,
             "s": card.view(View::Summary, None),
             "ratings": card.rating_details.len(),
-            "install": format!("SKILLS_REGISTRY=http://{host} skills install {}", card.name),
+            "add": format!("skills add {} --registry {}", card.name, base_url(headers)),
+            "lint": lint,
+            "updated": when(&card.content_updated_at, now),
+            "created": when(&card.created_at, now),
+            "checked": card.last_checked_time.as_deref().map(|t| when(t, now)),
+            "files": [{"path": skills_core::layout::SKILL_MD, "size": human_size(size)}],
             "source": source,
             "body": markdown_to_safe_html(&body),
+        }),
+    )
+}
+
+/// A path segment or query value, percent-encoded.
+fn urlencode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(char::from(b));
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The page of a path nothing is routed to, for a browser (the API's callers get a
+/// problem).
+pub(crate) fn not_found_page<S: Store>(
+    registry: &Registry<S>,
+    path: &str,
+    headers: &HeaderMap,
+) -> Response {
+    let error = RegistryError::NotFound(path.to_string());
+    let next = vec![
+        Step::says("").link("/", "See every skill"),
+        Step::says("").link("/api/docs", "The API's documentation"),
+    ];
+    let mut response = error_page(registry, &error, headers, next);
+    *response.status_mut() = StatusCode::NOT_FOUND;
+    response
+}
+
+/// `GET /api/docs`: the OpenAPI document as a page for people.
+pub(crate) fn api_docs_page<S: Store>(registry: &Registry<S>) -> Response {
+    match api_docs_html(&registry.config().name) {
+        Ok(body) => html(StatusCode::OK, body),
+        Err(e) => error_page(registry, &e, &HeaderMap::new(), Vec::new()),
+    }
+}
+
+/// A schema in a few words: a name it refers to, a list of one, a choice of values.
+fn type_of(schema: &Value) -> String {
+    if let Some(reference) = schema.get("$ref").and_then(Value::as_str) {
+        return reference
+            .rsplit('/')
+            .next()
+            .unwrap_or(reference)
+            .to_string();
+    }
+    if let Some(values) = schema.get("enum").and_then(Value::as_array) {
+        let values: Vec<String> = values
+            .iter()
+            .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+            .collect();
+        return format!("one of {}", values.join(", "));
+    }
+    for key in ["oneOf", "anyOf"] {
+        if let Some(choices) = schema.get(key).and_then(Value::as_array) {
+            return choices.iter().map(type_of).collect::<Vec<_>>().join(" or ");
+        }
+    }
+    match schema.get("type") {
+        Some(Value::String(t)) if t == "array" => {
+            format!(
+                "list of {}",
+                schema.get("items").map_or_else(String::new, type_of)
+            )
+        }
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .collect::<Vec<_>>()
+            .join(" or "),
+        _ => "any".to_string(),
+    }
+}
+
+/// The schema of a body or an answer: of its first media type.
+fn content_type_of(item: &Value) -> Option<String> {
+    let content = item.get("content")?.as_object()?;
+    let (media, body) = content.iter().next()?;
+    let schema = body.get("schema").map(type_of).unwrap_or_default();
+    Some(if schema.is_empty() || schema == "string" {
+        media.clone()
+    } else {
+        format!("{media}: {schema}")
+    })
+}
+
+fn api_docs_html(registry: &str) -> Result<String, RegistryError> {
+    let doc: Value = serde_json::from_str(crate::http::OPENAPI)
+        .map_err(|e| RegistryError::Internal(format!("openapi.json: {e}")))?;
+    // Descriptions are CommonMark (OpenAPI says so): rendered and sanitized as a SKILL.md.
+    let prose = |v: &Value, key: &str| {
+        markdown_to_safe_html(v.get(key).and_then(Value::as_str).unwrap_or_default())
+    };
+    let text = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let parameter = |p: &Value| {
+        serde_json::json!({
+            "name": text(p, "name"),
+            "in": text(p, "in"),
+            "required": p.get("required").and_then(Value::as_bool).unwrap_or(false),
+            "type": p.get("schema").map(type_of).unwrap_or_default(),
+            "description": prose(p, "description"),
+        })
+    };
+    let mut operations = Vec::new();
+    for (path, item) in doc
+        .get("paths")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+    {
+        let shared: Vec<Value> = item
+            .get("parameters")
+            .and_then(Value::as_array)
+            .map(|ps| ps.iter().map(parameter).collect())
+            .unwrap_or_default();
+        for method in ["get", "post", "put", "delete"] {
+            let Some(op) = item.get(method) else { continue };
+            let mut parameters = shared.clone();
+            parameters.extend(
+                op.get("parameters")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(parameter),
+            );
+            let responses: Vec<Value> = op
+                .get("responses")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(status, r)| {
+                    serde_json::json!({
+                        "status": status,
+                        "description": text(r, "description"),
+                        "schema": content_type_of(r),
+                    })
+                })
+                .collect();
+            let public = op
+                .get("security")
+                .and_then(Value::as_array)
+                .is_some_and(Vec::is_empty);
+            let id = text(op, "operationId");
+            operations.push(serde_json::json!({
+                "id": if id.is_empty() { format!("{method}-{path}") } else { id },
+                "method": method.to_uppercase(),
+                "path": path,
+                "summary": text(op, "summary"),
+                "description": prose(op, "description"),
+                "public": public,
+                "parameters": parameters,
+                "body": op.get("requestBody").and_then(content_type_of),
+                "responses": responses,
+            }));
+        }
+    }
+    let schemas: Vec<Value> = doc
+        .pointer("/components/schemas")
+        .and_then(Value::as_object)
+        .into_iter()
+        .flatten()
+        .map(|(name, schema)| {
+            let required: Vec<&str> = schema
+                .get("required")
+                .and_then(Value::as_array)
+                .map(|r| r.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            let fields: Vec<Value> = schema
+                .get("properties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .map(|(field, s)| {
+                    serde_json::json!({
+                        "name": field,
+                        "type": type_of(s),
+                        "required": required.contains(&field.as_str()),
+                        "description": prose(s, "description"),
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "name": name,
+                "description": prose(schema, "description"),
+                "fields": fields,
+            })
+        })
+        .collect();
+    let info = doc.get("info").cloned().unwrap_or(Value::Null);
+    render(
+        "docs.html",
+        &serde_json::json!({
+            "registry": registry,
+            "q": "",
+            "title": text(&info, "title"),
+            "description": prose(&info, "description"),
+            "openapi": text(&doc, "openapi"),
+            "operations": operations,
+            "schemas": schemas,
         }),
     )
 }
@@ -254,30 +664,87 @@ mod tests {
         let list = render(
             "list.html",
             &serde_json::json!({"registry": "r", "q": "a b", "tag": "t", "tags": ["t", "u"],
+                "sort": "rating", "sorts": SORTS, "total": 30, "page": 2, "pages": 3,
                 "skills": [{"name": "x", "description": "d", "num_stars": 1.5,
                     "health_status": "unknown", "visibility": "public", "registry_name": "p",
-                    "tags": ["t"]}],
-                "next": "abc"}),
+                    "tags": ["t"]}, {"name": "y", "description": "e", "num_stars": 0.0,
+                    "health_status": "healthy", "visibility": "public", "registry_name": "r",
+                    "tags": []}]}),
         );
         let list = list.unwrap_or_else(|e| e.to_string());
-        assert!(
-            list.contains("href=\"/?cursor=abc&amp;q=a%20b&amp;tag=t\""),
-            "{list}"
-        );
-        assert!(list.contains("from p"), "{list}");
+        for expected in [
+            "30 skills matching “a b” tagged t · page 2 of 3",
+            "href=\"/?q=a%20b&amp;tag=t&amp;sort=rating&amp;page=3\">Next →",
+            "href=\"/?q=a%20b&amp;tag=t&amp;sort=rating&amp;page=1\">← Previous",
+            "href=\"/?q=a%20b&amp;tag=t&amp;page=1\">Relevance",
+            "href=\"/?q=a%20b&amp;tag=t&amp;sort=updated&amp;page=1\">Recently updated",
+            "aria-current=\"true\">Rating",
+            "href=\"/?q=a%20b&amp;sort=rating&amp;page=1\" title=\"Remove the filter\"",
+            "from p",
+            "★ 1.5",
+            "Not rated",
+            "name=\"sort\" value=\"rating\"",
+        ] {
+            assert!(list.contains(expected), "{expected}\n{list}");
+        }
+        assert!(!list.contains("★ 0.0"), "{list}");
         let skill = render(
             "skill.html",
             &serde_json::json!({"registry": "r", "q": "", "tag": null, "ratings": 1,
                 "s": {"name": "x", "description": "d", "num_stars": 4.0,
                     "health_status": "healthy", "visibility": "public", "registry_name": "r",
                     "owner": "o", "tags": [], "allowed_tools": [{"tool_name": "Bash",
-                    "capabilities": ["git:*"]}], "content_updated_at": "2026-11-25T00:00:00Z"},
-                "install": "skills install x", "source": null, "body": "<p>b</p>"}),
+                    "capabilities": ["git:*"]}], "content_version": "0123456789abcdef"},
+                "add": "skills add x --registry http://h", "source": null, "body": "<p>b</p>",
+                "lint": {"errors": 0, "warnings": 1, "findings": [{"rule": "body-too-long",
+                    "message": "long", "line": 3}]},
+                "updated": {"iso": "2026-11-25T00:00:00Z", "ago": "2 days ago"},
+                "created": {"iso": "2026-11-20T00:00:00Z", "ago": "7 days ago"},
+                "checked": null, "files": [{"path": "SKILL.md", "size": "1.2 KiB"}]}),
         );
         let skill = skill.unwrap_or_else(|e| e.to_string());
-        assert!(
-            skill.contains("★ 4.0 (1 rating)") && skill.contains("Bash(git:*)"),
-            "{skill}"
-        );
+        for expected in [
+            "★ 4.0 from 1 rating",
+            "Bash(git:*)",
+            // (minijinja escapes `/` too)
+            "skills add x --registry http:&#x2f;&#x2f;h",
+            "1 warning",
+            "<code>body-too-long</code> long (line 3)",
+            "<time datetime=\"2026-11-25T00:00:00Z\" title=\"2026-11-25T00:00:00Z\">2 days ago</time>",
+            "sha256:0123456789ab<",
+            "Not audited",
+            "1.2 KiB",
+        ] {
+            assert!(skill.contains(expected), "{expected}\n{skill}");
+        }
+    }
+
+    #[test]
+    fn sizes_and_sorts_read_as_people_write_them() {
+        assert_eq!(human_size(812), "812 B");
+        assert_eq!(human_size(4300), "4.2 KiB");
+        assert_eq!(human_size(1_572_864), "1.5 MiB");
+        assert_eq!(sort_of(Some("rating")), Sort::Rating);
+        assert_eq!(sort_of(Some("sideways")), Sort::Relevance);
+        assert_eq!(urlencode("a b/ü"), "a%20b%2F%C3%BC");
+    }
+
+    #[test]
+    fn the_api_page_has_every_endpoint_of_the_document() {
+        let page = api_docs_html("r").unwrap();
+        for (method, path) in crate::http::ENDPOINTS {
+            if method != "HEAD" {
+                assert!(
+                    // (minijinja escapes `/` too)
+                    page.contains(&format!(
+                        "<span class=\"method\">{method}</span> {}</h3>",
+                        path.replace('/', "&#x2f;")
+                    )),
+                    "{method} {path}"
+                );
+            }
+        }
+        assert!(page.contains("id=\"schema-SkillList\""), "{page}");
+        assert!(!page.to_lowercase().contains("seed 001"), "{page}");
     }
 }

@@ -181,7 +181,7 @@ pub(crate) enum Command {
     /// domain it needs. docs/doctor.md.
     Doctor(DoctorArgs),
 
-    /// Search a skills registry by name, description and tag.
+    /// Search a skills registry: names, descriptions, tags, instructions.
     ///
     /// The registry is --registry URL, else SKILLS_REGISTRY, else `[registry] url` in the
     /// nearest skills.toml; the token SKILLS_REGISTRY_TOKEN or `[registry] token`.
@@ -899,13 +899,18 @@ pub(crate) struct RegistryClientArgs {
 /// `skills search QUERY [--tag T]…`.
 #[derive(Debug, Args)]
 pub(crate) struct SearchArgs {
-    /// Words to find in skills' names and descriptions (any case); empty lists everything.
+    /// Words to find in skills' names, descriptions, tags and instructions, best match
+    /// first (a typo in a name is forgiven); empty lists everything.
     #[arg(default_value = "")]
     pub(crate) query: String,
 
     /// Only skills with this tag.
     #[arg(long, value_name = "TAG")]
     pub(crate) tag: Option<String>,
+
+    /// The order: relevance (by name without words), rating, updated (latest first), name.
+    #[arg(long, value_enum, default_value_t = SearchSort::Relevance)]
+    pub(crate) sort: SearchSort,
 
     /// At most this many skills (1 to 200).
     #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=200))]
@@ -917,6 +922,27 @@ pub(crate) struct SearchArgs {
 
     #[command(flatten)]
     pub(crate) registry: RegistryClientArgs,
+}
+
+/// `skills search --sort`: the registry's orders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum SearchSort {
+    Relevance,
+    Rating,
+    Updated,
+    Name,
+}
+
+impl SearchSort {
+    /// The registry's `sort` value.
+    pub(crate) fn as_str(self) -> &'static str {
+        match self {
+            Self::Relevance => "relevance",
+            Self::Rating => "rating",
+            Self::Updated => "updated",
+            Self::Name => "name",
+        }
+    }
 }
 
 /// `skills publish URL [--visibility V] [--group G]… [--tag T]…`.

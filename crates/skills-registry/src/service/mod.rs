@@ -25,6 +25,7 @@ mod tokens;
 mod tools;
 
 pub use register::Registration;
+pub(crate) use register::lint as lint_skill_md;
 pub use tokens::TOKEN_CACHE_TTL;
 pub use tools::{KnownServer, ToolStatus};
 
@@ -186,7 +187,17 @@ impl<S: Store> Registry<S> {
     ) -> Result<(Vec<SkillCard>, Option<String>), RegistryError> {
         self.readable(caller)?;
         let cards = self.store.list(&one_more(query), caller).await?;
-        Ok(page(cards, query.limit, |card| card))
+        Ok(page(cards, query, |card| card))
+    }
+
+    /// How many skills `caller` may see match `query` (on every page).
+    ///
+    /// # Errors
+    ///
+    /// As [`Registry::list`].
+    pub async fn count(&self, caller: &Caller, query: &ListQuery) -> Result<u64, RegistryError> {
+        self.readable(caller)?;
+        Ok(self.store.count(query, caller).await?)
     }
 
     /// As [`Registry::get`], with the cached `SKILL.md`: the card and the content of a
@@ -220,7 +231,7 @@ impl<S: Store> Registry<S> {
     ) -> Result<(Vec<(SkillCard, Option<String>)>, Option<String>), RegistryError> {
         self.readable(caller)?;
         let cards = self.store.list_full(&one_more(query), caller).await?;
-        Ok(page(cards, query.limit, |(card, _)| card))
+        Ok(page(cards, query, |(card, _)| card))
     }
 }
 
@@ -232,17 +243,26 @@ fn one_more(query: &ListQuery) -> ListQuery {
     ask
 }
 
-/// The page of `limit` among `items` (read with [`one_more`]), and the cursor of the next
-/// page when there is one: the name of the page's last card.
+/// The page of `query.limit` among `items` (read with [`one_more`]), and the cursor of the
+/// next page when there is one (encoded): after the name of the page's last card in a list
+/// by name, else the position after the page.
 fn page<T>(
     mut items: Vec<T>,
-    limit: u32,
+    query: &ListQuery,
     card: impl Fn(&T) -> &SkillCard,
 ) -> (Vec<T>, Option<String>) {
-    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let limit = usize::try_from(query.limit).unwrap_or(usize::MAX);
     let next = if items.len() > limit {
         items.truncate(limit);
-        items.last().map(|item| card(item).name.clone())
+        if query.sort.effective(query.q.as_deref()) == crate::store::Sort::Name {
+            items
+                .last()
+                .map(|item| crate::cursor::encode(&card(item).name))
+        } else {
+            Some(crate::cursor::encode_offset(
+                query.offset.saturating_add(query.limit),
+            ))
+        }
     } else {
         None
     };

@@ -318,7 +318,7 @@ fn split_list(text: &str) -> Vec<String> {
 /// Lints `body` as the `SKILL.md` of a directory named `dir_name`, or, when the URL's path
 /// names no directory, of one named as the file names itself (nothing says what else its
 /// name should be): the findings, and the name to use when the file has none.
-fn lint(
+pub(crate) fn lint(
     body: &[u8],
     dir_name: Option<&str>,
 ) -> Result<(Vec<skills_lint::Diagnostic>, String), RegistryError> {

@@ -53,6 +53,8 @@ on_both_stores!(
     bodies_are_read_whole_and_bounded,
     tools_are_checked_against_the_known_servers,
     the_seed_indexes_are_there,
+    search_ranks_forgives_typos_filters_sorts_and_counts,
+    a_name_with_every_word_ranks_first,
 );
 
 /// PostgreSQL going away: readiness says so, and every answer that needs the database is a
@@ -583,6 +585,176 @@ fn lists_filter_page_and_show_each_view(b: &Backend) {
     let one = alice.get("/api/skills/gamma").json();
     assert_eq!(one["owner"], "alice");
     assert!(one.get("content").is_none());
+}
+
+/// Full-text search (name, description, tags, body) ranked, a typo in a name forgiven,
+/// filters with the query, the orders, pages by position and the count of matches.
+fn search_ranks_forgives_typos_filters_sorts_and_counts(b: &Backend) {
+    let h = Harness::start(b);
+    let alice = h.client("alice", &[], false);
+    for (name, description, meta, body) in [
+        (
+            "invoice-reader",
+            "Read invoices. Use when an invoice arrives.",
+            "",
+            "# Invoices\n\nOpen the PDF with pdftotext, then read the totals.\n",
+        ),
+        (
+            "pdf-forms",
+            "Fill in forms. Use when a form arrives.",
+            "metadata:\n  tags: documents\n",
+            "# Forms\n\nFill each field.\n",
+        ),
+        (
+            "pdf",
+            "Work with PDF files. Use when a PDF arrives.",
+            "metadata:\n  tags: documents, pdf\n",
+            "# PDF\n\nSteps.\n",
+        ),
+        (
+            "release-notes",
+            "Write release notes. Use when tagging a release.",
+            "",
+            "# Notes\n\nSteps.\n",
+        ),
+    ] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        let text =
+            skill_md(name, description, meta).replace(&format!("# {name}\n\nSteps.\n"), body);
+        h.serve(&path, &text);
+        let created = alice.post("/api/skills", &json!({"skill_md_url": h.url(&path)}));
+        assert_eq!(created.status, 201, "{}", created.body);
+    }
+    let names = |v: &Value| -> Vec<String> {
+        v["skills"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let all = alice.get("/api/skills").json();
+    assert_eq!(all["total"], 4);
+
+    // The exact name first, then a name match, then a skill only its body mentions.
+    let pdf = alice.get("/api/skills?q=pdf").json();
+    assert_eq!(names(&pdf), ["pdf", "pdf-forms", "invoice-reader"], "{pdf}");
+
+    assert_eq!(pdf["total"], 3);
+    assert_eq!(
+        names(&alice.get("/api/skills?q=pdftotext").json()),
+        ["invoice-reader"]
+    );
+    // Words are stemmed prefixes, all required; the text's own syntax is not syntax.
+    assert_eq!(
+        names(&alice.get("/api/skills?q=invoic").json()),
+        ["invoice-reader"]
+    );
+    assert_eq!(
+        names(&alice.get("/api/skills?q=filling%20field").json()),
+        ["pdf-forms"]
+    );
+    // (`-forms` is no NOT, `*` and `"` nothing: the words are pdf and forms.)
+    assert_eq!(
+        names(&alice.get("/api/skills?q=pdf%20-forms%20*%22").json()),
+        ["pdf-forms"]
+    );
+    // A typo in a name.
+    assert_eq!(
+        names(&alice.get("/api/skills?q=relase").json()),
+        ["release-notes"]
+    );
+    assert_eq!(
+        names(&alice.get("/api/skills?q=pfd-froms").json()),
+        ["pdf-forms"]
+    );
+    // Filters with the query.
+    let tagged = alice.get("/api/skills?q=pdf&tag=documents").json();
+    assert_eq!(names(&tagged), ["pdf", "pdf-forms"]);
+    assert_eq!(tagged["total"], 2);
+
+    // Pages of a ranked list continue from a position, the count on each.
+    let first = alice.get("/api/skills?q=pdf&limit=2").json();
+    assert_eq!(names(&first), ["pdf", "pdf-forms"]);
+    assert_eq!(first["total"], 3);
+    let cursor = first["next_cursor"].as_str().unwrap().to_string();
+    let second = alice
+        .get(&format!("/api/skills?q=pdf&limit=2&cursor={cursor}"))
+        .json();
+    assert_eq!(names(&second), ["invoice-reader"]);
+    assert_eq!(second["total"], 3);
+    assert_eq!(second["next_cursor"], Value::Null);
+    let mixed = alice.get(&format!("/api/skills?q=pdf&sort=name&cursor={cursor}"));
+    assert_eq!(mixed.status, 400, "{}", mixed.body);
+
+    // By rating (unrated last), by the latest content.
+    for (name, stars) in [("release-notes", 5), ("pdf", 3)] {
+        let rated = alice.post(
+            &format!("/api/skills/{name}/rate"),
+            &json!({"rating": stars}),
+        );
+        assert_eq!(rated.status, 200, "{}", rated.body);
+    }
+    assert_eq!(
+        names(&alice.get("/api/skills?sort=rating").json()),
+        ["release-notes", "pdf", "invoice-reader", "pdf-forms"]
+    );
+    assert_eq!(
+        names(&alice.get("/api/skills?sort=rating&q=pdf").json()),
+        ["pdf", "invoice-reader", "pdf-forms"]
+    );
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let path = "/o/r/main/pdf-forms/SKILL.md";
+    h.serve(
+        path,
+        &skill_md(
+            "pdf-forms",
+            "Fill in forms, now with signatures. Use when a form arrives.",
+            "",
+        ),
+    );
+    let updated = alice.put("/api/skills/pdf-forms", &json!({}));
+    assert_eq!(updated.status, 200, "{}", updated.body);
+    assert_eq!(
+        names(&alice.get("/api/skills?sort=updated").json())[0],
+        "pdf-forms"
+    );
+    // The search follows the new content.
+    assert_eq!(
+        names(&alice.get("/api/skills?q=signatures").json()),
+        ["pdf-forms"]
+    );
+    assert_eq!(alice.get("/api/skills?sort=sideways").status, 400);
+    // A deleted skill leaves the index.
+    assert_eq!(alice.delete("/api/skills/invoice-reader").status, 204);
+    assert_eq!(alice.get("/api/skills?q=pdftotext").json()["total"], 0);
+}
+
+/// A name holding every word of the search ranks before a text that says them more often
+/// (`code review` found `subagent-driven-development` before `receiving-code-review`).
+fn a_name_with_every_word_ranks_first(b: &Backend) {
+    let h = Harness::start(b);
+    let alice = h.client("alice", &[], false);
+    for (name, description) in [
+        (
+            "code",
+            "Code review, code review and more code review. Use when a code review is due.",
+        ),
+        ("review-code-helper", "Helps. Use when asked."),
+    ] {
+        let path = format!("/o/r/main/{name}/SKILL.md");
+        h.serve(&path, &skill_md(name, description, ""));
+        let created = alice.post("/api/skills", &json!({"skill_md_url": h.url(&path)}));
+        assert_eq!(created.status, 201, "{}", created.body);
+    }
+    let found = alice.get("/api/skills?q=code%20review").json();
+    let names: Vec<&str> = found["skills"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["review-code-helper", "code"], "{found}");
 }
 
 fn who_sees_what(b: &Backend) {

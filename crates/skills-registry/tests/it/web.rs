@@ -77,18 +77,102 @@ fn the_list_searches_and_filters_by_tag() {
     );
     let tagged = page(&reader, "/?tag=pdf");
     assert!(tagged.contains("/skills/pdf-forms") && !tagged.contains("/skills/release-notes"));
-    let none = page(&reader, "/?q=%3Cscript%3E");
+    let none = page(&reader, "/?q=%3Cscript%3Exyzzy");
     assert!(none.contains("No skills match"), "{none}");
+    assert!(none.contains("0 skills matching"), "{none}");
     assert!(!none.contains("<script>"), "the query is escaped");
+    // The count, the orders, the tags of each card; the body is searched too.
+    assert!(all.contains("3 skills</p>"), "{all}");
+    assert!(all.contains(">Recently updated</a>"), "{all}");
+    assert!(all.contains("<div class=\"tags\"><a href=\"/?tag=pdf\">pdf</a><a href=\"/?tag=forms\">forms</a></div>"), "{all}");
+    let steps = page(&reader, "/?q=steps");
+    assert!(steps.contains("2 skills matching “steps”"), "{steps}");
+    assert!(
+        steps.contains("/skills/pdf-forms")
+            && steps.contains("/skills/hostile")
+            && !steps.contains("/skills/release-notes"),
+        "{steps}"
+    );
+    // Nobody rated them: no `★ 0.0`.
+    assert!(!all.contains("★ 0.0") && all.contains("Not rated"), "{all}");
+}
+
+#[test]
+fn the_list_sorts_and_pages() {
+    let (h, reader) = start();
+    let alice = h.client("alice", &[], false);
+    for i in 0..23 {
+        let reply = h.register(&alice, &format!("extra-{i:02}"));
+        assert_eq!(reply.status, 201, "{}", reply.body);
+    }
+    let rated = alice.post("/api/skills/release-notes/rate", &json!({"rating": 5}));
+    assert_eq!(rated.status, 200, "{}", rated.body);
+    let first = page(&reader, "/");
+    assert!(first.contains("26 skills · page 1 of 2"), "{first}");
+    assert_eq!(first.matches("<li>").count(), 24, "{first}");
+    assert!(first.contains("rel=\"next\" href=\"/?page=2\""), "{first}");
+    assert!(!first.contains("rel=\"prev\""), "{first}");
+    let second = page(&reader, "/?page=2");
+    assert_eq!(second.matches("<li>").count(), 2, "{second}");
+    assert!(
+        second.contains("rel=\"prev\" href=\"/?page=1\""),
+        "{second}"
+    );
+    // A page past the last is the last; nonsense is the first.
+    assert_eq!(page(&reader, "/?page=99").matches("<li>").count(), 2);
+    assert_eq!(
+        page(&reader, "/?page=x&sort=sideways")
+            .matches("<li>")
+            .count(),
+        24
+    );
+    let by_rating = page(&reader, "/?sort=rating");
+    let top = by_rating.find("/skills/release-notes").unwrap();
+    assert!(
+        by_rating.find("/skills/extra-00").unwrap() > top,
+        "{by_rating}"
+    );
+    assert!(
+        by_rating.contains("aria-current=\"true\">Rating"),
+        "{by_rating}"
+    );
+    assert!(
+        by_rating.contains("href=\"/?sort=rating&amp;page=2\""),
+        "{by_rating}"
+    );
+    let by_update = page(&reader, "/?sort=updated");
+    assert!(
+        by_update.find("/skills/extra-22").unwrap() < by_update.find("/skills/extra-00").unwrap(),
+        "{by_update}"
+    );
 }
 
 #[test]
 fn a_skill_page_renders_its_skill_md_inert() {
-    let (_h, reader) = start();
+    let (h, reader) = start();
     let pdf = page(&reader, "/skills/pdf-forms");
     assert!(pdf.contains("<h2>Steps</h2>"), "{pdf}");
-    assert!(pdf.contains("skills install pdf-forms"), "{pdf}");
-    assert!(pdf.contains("★ 0.0 (0 ratings)"), "{pdf}");
+    // The command that adds it from this registry (minijinja escapes `/` as `&#x2f;`).
+    let port = h
+        .base()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .to_string();
+    assert!(
+        pdf.contains(&format!(
+            "skills add pdf-forms --registry http:&#x2f;&#x2f;127.0.0.1:{port}<"
+        )),
+        "{pdf}"
+    );
+    assert!(pdf.contains("Not rated yet"), "{pdf}");
+    assert!(
+        pdf.contains("<dt>Lint</dt>") && pdf.contains("<dt>Audit</dt>"),
+        "{pdf}"
+    );
+    assert!(pdf.contains("just now</time>"), "{pdf}");
+    assert!(pdf.contains("<code>SKILL.md</code>"), "{pdf}");
     let hostile = page(&reader, "/skills/hostile");
     for bad in [
         "<script",
@@ -108,10 +192,49 @@ fn a_skill_page_renders_its_skill_md_inert() {
     let missing = reader.get("/skills/nope");
     assert_eq!(missing.status, 404);
     assert!(
-        missing.body.contains("no skill named `nope`"),
+        missing.body.contains("No skill named `nope`"),
         "{}",
         missing.body
     );
+    // A styled page, with what to do next: a close name, a search.
+    let typo = reader.get("/skills/pdf-form");
+    assert_eq!(typo.status, 404);
+    assert_eq!(typo.header("content-type"), "text/html; charset=utf-8");
+    assert!(
+        typo.body.contains("What to do next") && typo.body.contains("<style>"),
+        "{}",
+        typo.body
+    );
+    assert!(
+        typo.body
+            .contains("Did you mean <a href=\"&#x2f;skills&#x2f;pdf-forms\">"),
+        "{}",
+        typo.body
+    );
+    assert!(
+        typo.body.contains("href=\"&#x2f;?q=pdf-form\""),
+        "{}",
+        typo.body
+    );
+    // A path nothing serves: a page for a browser, a problem for the API's callers.
+    let browser = reader.get_with("/nowhere", &[("accept", "text/html,application/xhtml+xml")]);
+    assert_eq!(browser.status, 404);
+    assert!(browser.body.contains("See every skill"), "{}", browser.body);
+    let api = reader.get("/nowhere");
+    assert_eq!(api.status, 404);
+    assert_eq!(api.header("content-type"), "application/problem+json");
+}
+
+#[test]
+fn the_api_documentation_is_a_page() {
+    let (_h, reader) = start();
+    let docs = page(&reader, "/api/docs");
+    assert!(
+        docs.contains("&#x2f;api&#x2f;skills&#x2f;{name}&#x2f;rate</h3>"),
+        "{docs}"
+    );
+    assert!(docs.contains("id=\"schema-CardView\""), "{docs}");
+    assert!(!docs.to_lowercase().contains("seed 001"), "{docs}");
 }
 
 #[test]
@@ -120,4 +243,22 @@ fn without_public_reads_a_browser_is_told_to_use_a_token() {
     let reply = Client::anonymous(&h).get("/");
     assert_eq!(reply.status, 401);
     assert!(reply.body.contains("--public-read"), "{}", reply.body);
+    // Styled, and it says how to get a token and use it.
+    assert!(
+        reply.body.contains("<style>") && reply.body.contains("What to do next"),
+        "{}",
+        reply.body
+    );
+    assert!(
+        reply
+            .body
+            .contains("skills registry token create --user NAME"),
+        "{}",
+        reply.body
+    );
+    assert!(
+        reply.body.contains("Authorization: Bearer $TOKEN"),
+        "{}",
+        reply.body
+    );
 }

@@ -9,10 +9,15 @@ use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
 use crate::registry_client::{Client, encode};
 use crate::render;
+use crate::render::cells;
 
 pub(crate) fn search(args: &SearchArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let client = Client::required(args.registry.registry.as_deref())?;
-    let mut path = format!("/api/skills?view=card&limit={}", args.limit);
+    let mut path = format!(
+        "/api/skills?view=card&limit={}&sort={}",
+        args.limit,
+        args.sort.as_str()
+    );
     if !args.query.trim().is_empty() {
         path.push_str(&format!("&q={}", encode(args.query.trim())));
     }
@@ -32,17 +37,13 @@ pub(crate) fn search(args: &SearchArgs, printer: &Printer) -> Result<ExitStatus,
         return Ok(ExitStatus::Success);
     }
     let query = args.query.trim();
-    // What was looked for, and where: the registry matches `q` against names and
-    // descriptions only (docs/registry.md), so a skill about PDFs whose description does
-    // not say so is not found by `pdf`; the line says so rather than let the list pass for
-    // everything there is.
+    // What was looked for, and where: the words are searched in names, descriptions, tags
+    // and instructions (docs/registry.md).
     let asked = match (query.is_empty(), &args.tag) {
         (true, None) => String::new(),
-        (false, None) => format!(" whose name or description contains `{query}`"),
+        (false, None) => format!(" matching `{query}`"),
         (true, Some(tag)) => format!(" tagged `{tag}`"),
-        (false, Some(tag)) => {
-            format!(" tagged `{tag}` whose name or description contains `{query}`")
-        }
+        (false, Some(tag)) => format!(" tagged `{tag}` matching `{query}`"),
     };
     let asked = render::terminal_safe(&asked);
     if skills.is_empty() {
@@ -50,19 +51,30 @@ pub(crate) fn search(args: &SearchArgs, printer: &Printer) -> Result<ExitStatus,
         return Ok(ExitStatus::Success);
     }
     printer.out(&table(&skills, printer.ui().width))?;
+    // A registry older than the count says nothing of it: what came is what there is,
+    // unless there is a next page.
+    let total = page
+        .get("total")
+        .and_then(Value::as_u64)
+        .and_then(|t| usize::try_from(t).ok());
     let more = page.get("next_cursor").is_some_and(|c| !c.is_null());
-    if more {
-        printer.note(&format!(
+    match total {
+        Some(total) if total > skills.len() => printer.note(&format!(
+            "{} of {}{asked} in {}; narrow the search or raise --limit",
+            skills.len(),
+            render::human::plural(total, "skill"),
+            client.base()
+        )),
+        None if more => printer.note(&format!(
             "more than {} skills{asked} in {}; narrow the search or raise --limit",
             args.limit,
             client.base()
-        ));
-    } else {
-        printer.status(&format!(
+        )),
+        _ => printer.status(&format!(
             "{}{asked} in {}\n",
             render::human::plural(skills.len(), "skill"),
             client.base()
-        ));
+        )),
     }
     Ok(ExitStatus::Success)
 }
@@ -70,17 +82,26 @@ pub(crate) fn search(args: &SearchArgs, printer: &Printer) -> Result<ExitStatus,
 /// The widest the tags column gets before it is cut: the description needs the room more.
 const MAX_TAGS_WIDTH: usize = 24;
 
-/// The narrowest the description is cut to, however narrow the terminal.
+/// The widest the name column gets while the description has less than
+/// [`MIN_DESCRIPTION_WIDTH`].
+const MIN_NAME_WIDTH: usize = 16;
+
+/// The narrowest the description is cut to, while the other columns can give room.
 const MIN_DESCRIPTION_WIDTH: usize = 20;
 
-/// A header, then one line per skill: name, stars (`-` when nobody rated it), tags, and
-/// the description's first line cut to what is left of `width` (display cells, so wide
-/// characters count double). Each cell is made safe for a terminal: a registry's text is
+/// What the stars column shows for a skill nobody rated.
+const UNRATED: &str = "\u{2013}";
+
+/// A header, then one line per skill: name, stars (`–` when nobody rated it), tags, and
+/// the description's first line, each line within `width` (display cells, so wide
+/// characters count double): the description is cut first, down to
+/// [`MIN_DESCRIPTION_WIDTH`], then the tags, then the name; past that the description
+/// takes what is left. Each cell is made safe for a terminal: a registry's text is
 /// someone else's.
 fn table(skills: &[Value], width: usize) -> String {
     let text = |s: &Value, key: &str| {
-        render::terminal_safe(s.get(key).and_then(Value::as_str).unwrap_or_default())
-            .replace(['\n', '\r', '\t'], " ")
+        let raw = render::terminal_safe(s.get(key).and_then(Value::as_str).unwrap_or_default());
+        cells::one_line(&raw).replace(['\n', '\r'], " ")
     };
     let rows: Vec<[String; 4]> = skills
         .iter()
@@ -96,28 +117,17 @@ fn table(skills: &[Value], width: usize) -> String {
                         .collect()
                 })
                 .unwrap_or_default();
-            let description = s
-                .get("description")
-                .and_then(Value::as_str)
-                .unwrap_or_default();
-            let first_line = description
-                .lines()
-                .map(str::trim)
-                .find(|l| !l.is_empty())
-                .unwrap_or_default();
+            let tags = render::terminal_safe(&tags.join(",")).replace(['\n', '\r', '\t'], " ");
             [
                 text(s, "name"),
                 // Ratings are 1 to 5: an average of 0 is nobody's.
                 if stars > 0.0 {
                     format!("{stars:.1}")
                 } else {
-                    "-".to_string()
+                    UNRATED.to_string()
                 },
-                cut(
-                    &render::terminal_safe(&tags.join(",")).replace(['\n', '\r', '\t'], " "),
-                    MAX_TAGS_WIDTH,
-                ),
-                render::terminal_safe(first_line).replace('\t', " "),
+                cells::cut_end(&tags, MAX_TAGS_WIDTH).into_owned(),
+                text(s, "description"),
             ]
         })
         .collect();
@@ -125,60 +135,43 @@ fn table(skills: &[Value], width: usize) -> String {
     let column = |i: usize| {
         std::iter::once(&header)
             .chain(&rows)
-            .map(|r| r.get(i).map_or(0, |c| cells(c)))
+            .map(|r| r.get(i).map_or(0, |c| cells::width(c)))
             .max()
             .unwrap_or(0)
     };
-    let (name_w, stars_w, tags_w) = (column(0), column(1), column(2));
-    let desc_w = width
-        .saturating_sub(name_w + stars_w + tags_w + 6)
-        .max(MIN_DESCRIPTION_WIDTH);
+    let (mut name_w, stars_w, mut tags_w) = (column(0), column(1), column(2));
+    let gaps = 6;
+    let room =
+        |name_w: usize, tags_w: usize| width.saturating_sub(name_w + stars_w + tags_w + gaps);
+    // How many columns short the description is of its least.
+    let short = |name_w: usize, tags_w: usize| {
+        (name_w + stars_w + tags_w + gaps + MIN_DESCRIPTION_WIDTH).saturating_sub(width)
+    };
+    // Tags, then the name, give room until the description has its least.
+    tags_w = tags_w
+        .saturating_sub(short(name_w, tags_w))
+        .max(cells::width("TAGS"));
+    if name_w > MIN_NAME_WIDTH {
+        name_w = name_w
+            .saturating_sub(short(name_w, tags_w))
+            .max(MIN_NAME_WIDTH);
+    }
+    let desc_w = room(name_w, tags_w);
     let mut out = String::new();
     for [name, stars, tags, description] in std::iter::once(&header).chain(&rows) {
+        let stars = format!(
+            "{}{stars}",
+            " ".repeat(stars_w.saturating_sub(cells::width(stars)))
+        );
         let line = format!(
-            "{}  {}  {}  {}",
-            pad(name, name_w),
-            pad_left(stars, stars_w),
-            pad(tags, tags_w),
-            cut(description, desc_w)
+            "{}  {stars}  {}  {}",
+            cells::pad(&cells::cut_end(name, name_w), name_w),
+            cells::pad(&cells::cut_end(tags, tags_w), tags_w),
+            cells::cut_end(description, desc_w)
         );
         out.push_str(line.trim_end());
         out.push('\n');
     }
-    out
-}
-
-/// The display cells `text` takes in a terminal.
-fn cells(text: &str) -> usize {
-    unicode_width::UnicodeWidthStr::width(text)
-}
-
-/// `text` padded with spaces to `width` cells.
-fn pad(text: &str, width: usize) -> String {
-    format!("{text}{}", " ".repeat(width.saturating_sub(cells(text))))
-}
-
-/// `text` right-aligned in `width` cells.
-fn pad_left(text: &str, width: usize) -> String {
-    format!("{}{text}", " ".repeat(width.saturating_sub(cells(text))))
-}
-
-/// `text` cut to `width` cells, ending with `…` when cut.
-fn cut(text: &str, width: usize) -> String {
-    if cells(text) <= width {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for c in text.chars() {
-        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
-        if used + w + 1 > width {
-            break;
-        }
-        used += w;
-        out.push(c);
-    }
-    out.push('…');
     out
 }
 
@@ -260,7 +253,7 @@ fn skill_of_url(url: &str) -> Option<&str> {
 
 #[cfg(test)]
 mod tests {
-    use super::{cut, skill_of_url, table};
+    use super::{skill_of_url, table};
     use serde_json::json;
 
     #[test]
@@ -277,7 +270,7 @@ mod tests {
         assert_eq!(skill_of_url("https://example.com/SKILL.md"), None);
     }
 
-    /// A header, `-` for a skill nobody rated (it said `0.0`), and descriptions cut to the
+    /// A header, `–` for a skill nobody rated (it said `0.0`), and descriptions cut to the
     /// width in display cells (they ran on past it).
     #[test]
     fn a_header_no_zero_stars_and_the_width_kept() {
@@ -296,7 +289,7 @@ mod tests {
                 "{text}"
             );
             assert!(
-                lines[2].starts_with("report-writer      -        報告書"),
+                lines[2].starts_with("report-writer      –        報告書"),
                 "{text}"
             );
             for line in &lines {
@@ -305,7 +298,25 @@ mod tests {
             }
             assert!(lines[1].ends_with('…') && lines[2].ends_with('…'), "{text}");
         }
-        assert_eq!(cut("short", 10), "short");
-        assert_eq!(cut("報告書を書く", 7), "報告書…");
+    }
+
+    /// A long name and many tags give room to the description before a line passes the
+    /// terminal's edge (the name and tags were never cut: 40 columns made 90-column lines).
+    #[test]
+    fn narrow_terminals_cut_tags_then_names() {
+        let skills = [
+            json!({"name": "internal-quarterly-financial-report-writer", "num_stars": 3.0,
+            "tags": ["finance", "reports", "quarterly", "internal"],
+            "description": "Write the quarterly report. Use when the quarter closes."}),
+        ];
+        for width in [40, 50, 60] {
+            let text = table(&skills, width);
+            for line in text.lines() {
+                let cells = unicode_width::UnicodeWidthStr::width(line);
+                assert!(cells <= width, "{width}: {cells} cells: {line}");
+            }
+            assert!(text.lines().nth(1).unwrap().contains("3.0"), "{text}");
+            assert!(text.contains("Wr"), "{width}: {text}");
+        }
     }
 }

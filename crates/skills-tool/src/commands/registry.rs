@@ -313,6 +313,23 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         redact(&url)
     ));
     printer.status(&format!("MCP (Streamable HTTP) at http://{address}/mcp\n"));
+    printer.status(&format!(
+        "web pages at http://{address}/, the API's documentation at http://{address}/api/docs\n"
+    ));
+    printer.status(if config.public_read {
+        "anonymous reads: on (public skills are shown without a token)\n"
+    } else {
+        "anonymous reads: off (every call and page needs a token; --public-read turns them on)\n"
+    });
+    // The same database the server opened: a token made elsewhere is unknown here.
+    let same = match (&args.db.database, &args.db.config) {
+        (Some(database), _) => format!(" --database {}", redact(database)),
+        (None, Some(config)) => format!(" --config {}", config.display()),
+        (None, None) => String::new(),
+    };
+    printer.status(&format!(
+        "make a token: skills registry token create --user NAME{same}\n"
+    ));
     let issuer = config.oidc.as_ref().map(|o| o.issuer.clone());
     let registry = Registry::new(store, config);
     if let Some(issuer) = issuer {

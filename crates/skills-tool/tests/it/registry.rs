@@ -54,6 +54,31 @@ fn start(
         line,
         format!("MCP (Streamable HTTP) at http://{address}/mcp\n")
     );
+    // Where people go, whether they need a token, and how one is made.
+    for expected in [
+        format!(
+            "web pages at http://{address}/, the API's documentation at http://{address}/api/docs\n"
+        ),
+        if args.contains(&"--public-read") {
+            "anonymous reads: on (public skills are shown without a token)\n".to_string()
+        } else {
+            "anonymous reads: off (every call and page needs a token; --public-read turns them on)\n".to_string()
+        },
+    ] {
+        line.clear();
+        stderr.read_line(&mut line).unwrap();
+        assert_eq!(line, expected);
+    }
+    line.clear();
+    stderr.read_line(&mut line).unwrap();
+    assert!(
+        line.starts_with("make a token: skills registry token create --user NAME"),
+        "{line}"
+    );
+    // Named as the server was given it (a password left out).
+    if database.is_some() {
+        assert!(line.contains(" --database "), "{line}");
+    }
     (child, address, stderr)
 }
 
@@ -669,7 +694,7 @@ fn the_skills_command_as_a_registry_client() {
     let forms_url = format!("http://{fixture}/o/r/main/forms/SKILL.md");
     client(work.path(), &["publish", &forms_url], &env).assert_code(0);
 
-    // A header; `-` for a skill nobody rated (it said `0.0`); descriptions cut to the
+    // A header; `–` for a skill nobody rated (it said `0.0`); descriptions cut to the
     // terminal's width (they ran past it); and what was searched, on stderr.
     let found = client(work.path(), &["search", "pdf"], &env);
     found.assert_code(0);
@@ -681,12 +706,12 @@ fn the_skills_command_as_a_registry_client() {
     );
     assert_eq!(
         lines[1],
-        "demo       -  extra  Extract text from PDF files. Use when the user asks about PDFs.",
+        "demo       –  extra  Extract text from PDF files. Use when the user asks about PDFs.",
         "{}",
         found.stdout
     );
     assert!(
-        lines[2].starts_with("forms      -         Fill in PDF forms"),
+        lines[2].starts_with("forms      –         Fill in PDF forms"),
         "{}",
         found.stdout
     );
@@ -698,7 +723,7 @@ fn the_skills_command_as_a_registry_client() {
     );
     assert_eq!(
         found.stderr,
-        format!("2 skills whose name or description contains `pdf` in {registry}\n")
+        format!("2 skills matching `pdf` in {registry}\n")
     );
     let narrow = client(
         work.path(),
@@ -708,6 +733,30 @@ fn the_skills_command_as_a_registry_client() {
     for line in narrow.stdout.lines() {
         assert!(line.chars().count() <= 60, "{line:?}");
     }
+    // The body counts: the demo's instructions say "Say hi.", nothing else says "say"; and
+    // a typo in a name is forgiven. More than asked for says how many there are.
+    let body = client(work.path(), &["search", "say"], &env);
+    assert_eq!(
+        body.stdout.lines().nth(1).unwrap().split(' ').next(),
+        Some("demo"),
+        "{}",
+        body.stdout
+    );
+    let typo = client(work.path(), &["search", "fomrs"], &env);
+    assert!(
+        typo.stdout.lines().nth(1).unwrap().starts_with("forms "),
+        "{}",
+        typo.stdout
+    );
+    let one = client(work.path(), &["search", "pdf", "--limit", "1"], &env);
+    assert_eq!(one.stdout.lines().count(), 2, "{}", one.stdout);
+    assert!(
+        one.stderr.contains(&format!(
+            "1 of 2 skills matching `pdf` in {registry}; narrow the search or raise --limit"
+        )),
+        "{}",
+        one.stderr
+    );
     let by_tag = client(
         work.path(),
         &["search", "--tag", "extra", "--format", "json"],
@@ -721,7 +770,7 @@ fn the_skills_command_as_a_registry_client() {
     assert_eq!(none.stdout, "");
     assert_eq!(
         none.stderr,
-        format!("no skills whose name or description contains `nothing-like-it` in {registry}\n")
+        format!("no skills matching `nothing-like-it` in {registry}\n")
     );
 
     let rated = client(work.path(), &["rate", "demo", "4"], &env);
@@ -1066,6 +1115,165 @@ fn rendered_dom(chromium: &std::path::Path, url: &str) -> String {
     String::from_utf8(output.stdout).unwrap()
 }
 
+/// What a copy of a registry page runs in the browser (the served page runs no script: its
+/// CSP allows none), posting what it measured to the frame around it: the scheme and
+/// width it was laid out in, how far it overflows sideways, every visible text whose
+/// contrast with the background behind it is under 4.5:1 (WCAG AA, computed colours),
+/// the first focusable elements in tab order, positive tab indexes, the search box's
+/// label and focus, and the heights of the cards.
+const PAGE_CHECKS: &str = r##"<script>
+(function () {
+  const rgba = (s) => {
+    const m = /rgba?\(([^)]+)\)/.exec(s || "");
+    if (!m) return null;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const lum = (c) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(c[0]) + 0.7152 * f(c[1]) + 0.0722 * f(c[2]);
+  };
+  const behind = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c && c[3] > 0.5) return c;
+    }
+    return [255, 255, 255, 1];
+  };
+  const name = location.pathname.split("/").pop();
+  const report = {
+    page: name,
+    dark: matchMedia("(prefers-color-scheme: dark)").matches,
+    width: innerWidth,
+    overflow: document.documentElement.scrollWidth - innerWidth,
+    checked: 0,
+    low: [],
+  };
+  for (const e of document.querySelectorAll("body *")) {
+    const text = [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim());
+    if (!text && !(e.tagName === "INPUT" && e.type !== "hidden")) continue;
+    const cs = getComputedStyle(e);
+    const r = e.getBoundingClientRect();
+    if (cs.display === "none" || cs.visibility === "hidden" || r.width === 0 || r.height === 0) continue;
+    if (e.closest(".visually-hidden")) continue;
+    const fg = rgba(cs.color), bg = behind(e);
+    const a = lum(fg), b = lum(bg);
+    const ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    report.checked++;
+    if (ratio < 4.5) {
+      report.low.push(e.tagName.toLowerCase() + (e.className ? "." + e.className : "") + " " +
+        ratio.toFixed(2) + ":1 " + cs.color + " on rgb(" + bg.slice(0, 3).join(", ") + "): " +
+        (e.textContent || e.value || "").trim().slice(0, 40));
+    }
+  }
+  const focusable = [...document.querySelectorAll("a[href], button, input, select, textarea, [tabindex]")]
+    .filter((e) => e.tabIndex >= 0 && e.type !== "hidden");
+  report.first = focusable.slice(0, 3).map((e) => e.tagName.toLowerCase() + (e.id ? "#" + e.id : "") + (e.className ? "." + e.className : ""));
+  report.positive_tabindex = [...document.querySelectorAll("[tabindex]")].filter((e) => e.tabIndex > 0).length;
+  const skip = document.querySelector("a.skip");
+  report.skip_target = !!(skip && document.querySelector(skip.getAttribute("href")));
+  const q = document.getElementById("q");
+  if (q) {
+    q.focus();
+    report.search_focused = document.activeElement === q;
+    report.search_label = q.labels.length ? q.labels[0].textContent : "";
+    report.search_get = !!q.form && q.form.method === "get";
+  }
+  const cards = [...document.querySelectorAll("ul.cards > li")];
+  report.cards = cards.length;
+  report.card_heights = [...new Set(cards.map((c) => Math.round(c.getBoundingClientRect().height)))];
+  report.cards_with_links = cards.filter((c) => c.querySelector("h2 a[href]")).length;
+  parent.postMessage(report, "*");
+})();
+</script>"##;
+
+/// Chromium's arguments for a page in `scheme` (`light`, `dark`).
+fn chromium_args(profile: &std::path::Path, scheme: &str) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--no-first-run",
+        "--disable-extensions",
+        "--hide-scrollbars",
+        "--virtual-time-budget=5000",
+    ]
+    .map(String::from)
+    .to_vec();
+    args.push(format!("--user-data-dir={}", profile.display()));
+    if scheme == "dark" {
+        args.push("--force-dark-mode".to_string());
+    }
+    args
+}
+
+/// Each page of `pages` (name, HTML as served) laid out `width` pixels wide in `scheme`,
+/// checked by [`PAGE_CHECKS`] and photographed into `shots`: copies of the pages (with
+/// the checks) in frames of that width (headless Chromium lays a window out at least 500
+/// pixels wide, whatever `--window-size` says; a frame is as wide as it is told), one
+/// frame a run. The reports, by page.
+fn pages_in_chromium(
+    chromium: &std::path::Path,
+    dir: &std::path::Path,
+    shots: &std::path::Path,
+    pages: &[(&str, String)],
+    width: u32,
+    scheme: &str,
+) -> std::collections::BTreeMap<String, serde_json::Value> {
+    let profile = tempfile::tempdir().unwrap();
+    let mut reports = std::collections::BTreeMap::new();
+    for (name, html) in pages {
+        let copy = dir.join(format!("{name}.html"));
+        std::fs::write(
+            &copy,
+            html.replace("</body>", &format!("{PAGE_CHECKS}</body>")),
+        )
+        .unwrap();
+        let frame = dir.join(format!("{name}-{width}-{scheme}-frame.html"));
+        std::fs::write(
+            &frame,
+            format!(
+                "<!doctype html><html><body style=\"margin:0\"><iframe src=\"{name}.html\" style=\"border:0;display:block;width:{width}px;height:1400px\"></iframe><pre id=\"report\"></pre><script>addEventListener('message', (e) => {{ document.getElementById('report').textContent = JSON.stringify(e.data); }});</script></body></html>"
+            ),
+        )
+        .unwrap();
+        let url = format!("file://{}", frame.display());
+        let output = Command::new(chromium)
+            .args(chromium_args(profile.path(), scheme))
+            .args(["--dump-dom", &url])
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "chromium failed on {url}");
+        let dom = String::from_utf8(output.stdout).unwrap();
+        let report = dom
+            .split("<pre id=\"report\">")
+            .nth(1)
+            .and_then(|rest| rest.split("</pre>").next())
+            .unwrap_or_default()
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&amp;", "&");
+        let report: serde_json::Value = serde_json::from_str(&report)
+            .unwrap_or_else(|e| panic!("{name} at {width} px, {scheme}: no report ({e}):\n{dom}"));
+        let shot = shots.join(format!("{name}-{width}-{scheme}.png"));
+        let taken = Command::new(chromium)
+            .args(chromium_args(profile.path(), scheme))
+            .arg(format!("--window-size={width},1400"))
+            .arg(format!("--screenshot={}", shot.display()))
+            .arg(&url)
+            .stderr(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            taken.status.success() && shot.is_file(),
+            "no screenshot of {name}"
+        );
+        reports.insert((*name).to_string(), report);
+    }
+    reports
+}
+
 /// The web pages in a real browser: the list, a search as the form submits it, a tag
 /// filter, a skill's page, and a hostile SKILL.md whose scripts must not run.
 #[cfg(unix)]
@@ -1080,7 +1288,7 @@ fn the_web_pages_in_chromium() {
     let mut routes = Routes::new();
     for (name, text) in [
         ("pdf-forms", "---\nname: pdf-forms\ndescription: Fill PDF forms. Use when a PDF form arrives.\nmetadata:\n  tags: pdf\n---\n# PDF forms\n\n## Steps\n\nFill it.\n".to_string()),
-        ("release-notes", "---\nname: release-notes\ndescription: Write release notes. Use when tagging a release.\nmetadata:\n  tags: docs\n---\nWrite them.\n".to_string()),
+        ("release-notes", "---\nname: release-notes\ndescription: Write release notes from the merged pull requests since the last tag, grouped by area, with breaking changes first, credits to every contributor and links to each change. Use when tagging a release.\nmetadata:\n  tags: docs, releases, changelog, writing, git, github\n---\nWrite them.\n".to_string()),
         ("hostile", hostile.clone()),
     ] {
         route(&mut routes, &format!("/o/r/main/{name}/SKILL.md"), 200, &[], text.as_bytes());
@@ -1126,6 +1334,52 @@ fn the_web_pages_in_chromium() {
         !attacked.contains("data-pwned"),
         "a script ran:\n{attacked}"
     );
+
+    // Contrast, a phone's width, the keyboard: each page in light and dark, 1000 and 390
+    // pixels wide, measured in the browser; the screenshots are left for a reviewer in the
+    // tests' output directory.
+    let shots = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("registry-pages");
+    std::fs::create_dir_all(&shots).unwrap();
+    let fetch = |path: &str| call("GET", &format!("{base}{path}"), &alice, None).1;
+    let pages = [
+        ("list", fetch("/")),
+        ("search", fetch("/?q=pdf&sort=rating")),
+        ("skill", fetch("/skills/pdf-forms")),
+        ("not-found", fetch("/skills/pdf-form")),
+        ("api-docs", fetch("/api/docs")),
+    ];
+    let copies = tempfile::tempdir().unwrap();
+    for width in [1000, 390] {
+        for scheme in ["light", "dark"] {
+            let reports =
+                pages_in_chromium(&chromium, copies.path(), &shots, &pages, width, scheme);
+            for (name, report) in &reports {
+                let at = format!("{name} at {width} px, {scheme}: {report}");
+                // The browser did lay it out as asked: the checks below are of that.
+                assert_eq!(report["dark"], scheme == "dark", "{at}");
+                assert_eq!(report["width"], width, "{at}");
+                assert!(report["checked"].as_u64().unwrap() > 5, "{at}");
+                assert_eq!(report["low"], serde_json::json!([]), "{at}");
+                assert!(report["overflow"].as_i64().unwrap() <= 0, "{at}");
+                // Keyboard: a skip link to the content first, then the search box (a
+                // labelled GET form), no tab order of its own.
+                assert_eq!(report["first"][0], "a.skip", "{at}");
+                assert_eq!(report["first"][2], "input#q", "{at}");
+                assert_eq!(report["skip_target"], true, "{at}");
+                assert_eq!(report["positive_tabindex"], 0, "{at}");
+                assert_eq!(report["search_focused"], true, "{at}");
+                assert_eq!(report["search_label"], "Search skills", "{at}");
+                assert_eq!(report["search_get"], true, "{at}");
+                let cards = report["cards"].as_u64().unwrap();
+                assert_eq!(report["cards_with_links"], cards, "{at}");
+                if cards > 0 {
+                    // Cards of one height, whatever their descriptions.
+                    assert_eq!(report["card_heights"].as_array().unwrap().len(), 1, "{at}");
+                }
+            }
+            assert_eq!(reports["list"]["cards"], 3, "{}", reports["list"]);
+        }
+    }
     stop(child, stderr);
 }
 
