@@ -1636,12 +1636,11 @@ async fn over_http_listen_wire() {
         let stream = std::io::BufReader::new(response.into_body().into_reader());
         for line in stream.lines() {
             let Ok(line) = line else { break };
-            if let Some(data) = line.strip_prefix("data:") {
-                if let Ok(message) = serde_json::from_str::<Value>(data.trim()) {
-                    if events.send(message).is_err() {
-                        break;
-                    }
-                }
+            if let Some(data) = line.strip_prefix("data:")
+                && let Ok(message) = serde_json::from_str::<Value>(data.trim())
+                && events.send(message).is_err()
+            {
+                break;
             }
         }
     });
