@@ -72,6 +72,10 @@ fn main() -> ExitCode {
             "over_http_a_stateless_client_names_its_scope_in_meta",
             || Box::pin(over_http_a_stateless_client_names_its_scope_in_meta()),
         ),
+        trial(
+            "over_http_a_listen_stream_hears_of_downstream_and_skill_changes",
+            || Box::pin(over_http_a_listen_stream_hears_of_downstream_and_skill_changes()),
+        ),
         trial("a_server_that_does_not_start_is_reported", || {
             Box::pin(a_server_that_does_not_start_is_reported())
         }),
@@ -871,6 +875,129 @@ async fn over_http_a_stateless_client_names_its_scope_in_meta() {
             "{refused}"
         );
     }
+    drop(child);
+}
+
+/// A 2026-07-28 client's `subscriptions/listen` stream on the gateway over HTTP: told,
+/// with its `subscriptionId`, when a downstream server's tools change (the `stuck` server's
+/// `flood` announces a change) and when a skill appears on disk; and only of the type it
+/// asked for.
+async fn over_http_a_listen_stream_hears_of_downstream_and_skill_changes() {
+    use std::io::BufRead as _;
+    use tokio::io::AsyncBufReadExt as _;
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("mcp")
+        .arg("--skills-dir")
+        .arg(setup.path("skills"))
+        .arg("--gateway")
+        .arg(setup.path("gateway.json"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("the gateway announces its address");
+        if let Some((_, url)) = line.split_once("Streamable HTTP at ") {
+            break url.trim().to_string();
+        }
+    };
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "stateless", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let agent = || {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent()
+    };
+    let (events, received) = std::sync::mpsc::channel::<Value>();
+    let listen = json!({"jsonrpc": "2.0", "id": "gw-listen", "method": "subscriptions/listen",
+        "params": {"_meta": meta.clone(), "notifications": {"toolsListChanged": true}}});
+    let listen_url = url.clone();
+    std::thread::spawn(move || {
+        let response = agent()
+            .post(&listen_url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "subscriptions/listen")
+            .send(listen.to_string())
+            .unwrap();
+        let stream = std::io::BufReader::new(response.into_body().into_reader());
+        for line in stream.lines() {
+            let Ok(line) = line else { break };
+            if let Some(data) = line.strip_prefix("data:")
+                && let Ok(message) = serde_json::from_str::<Value>(data.trim())
+                && events.send(message).is_err()
+            {
+                break;
+            }
+        }
+    });
+    let next = |what: &str| {
+        received
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no {what} within 20 s"))
+    };
+    let ack = next("acknowledgement");
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    let told = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "gw-listen"}}});
+
+    // A downstream change: `flood` makes the stuck server announce a new tool.
+    let flood = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "flood", "arguments": {"count": 3}, "_meta": meta}});
+    let called_url = url.clone();
+    let answer = std::thread::spawn(move || {
+        agent()
+            .post(&called_url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "flood")
+            .send(flood.to_string())
+            .unwrap()
+            .into_body()
+            .read_to_string()
+            .unwrap()
+    })
+    .join()
+    .unwrap();
+    assert!(answer.contains("flooded"), "{answer}");
+    assert_eq!(next("a notification of the downstream change"), told);
+
+    // The flood's later re-lists may tell again; each is the same notification, and only
+    // the type asked for.
+    std::thread::sleep(Duration::from_secs(1));
+    while let Ok(more) = received.try_recv() {
+        assert_eq!(more, told);
+    }
+    // A skill on disk.
+    write(
+        &setup.path("skills/fresh/SKILL.md"),
+        "---\nname: fresh\ndescription: Brand new. Use when testing.\n---\n# Fresh\n",
+    );
+    assert_eq!(next("a notification of the new skill"), told);
+    drop(received);
     drop(child);
 }
 
