@@ -16,9 +16,11 @@ use rmcp::model::{
     GetSkillRequestParams, GetSkillResult, ListPromptsResult, ListResourcesResult,
     ListSkillsResult, ListToolsResult, PaginatedRequestParams, ReadResourceDirectoryRequestParams,
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse, ServerConfig,
+    SubscriptionFilter,
 };
 use rmcp::service::{
-    NotificationContext, RequestContext, RxJsonRpcMessage, ServiceRole, TxJsonRpcMessage,
+    NotificationContext, RequestContext, RxJsonRpcMessage, ServiceRole, SubscriptionContext,
+    TxJsonRpcMessage,
 };
 use rmcp::transport::{IntoTransport, Transport};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
@@ -139,6 +141,11 @@ type Res<T> = Result<T, ErrorData>;
 trait DynHandler: Send + Sync {
     fn get_info(&self) -> ServerConfig;
     fn on_initialized(&self, context: NotificationContext<RoleServer>) -> Boxed<'_, ()>;
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter>;
+    fn listen(&self, context: SubscriptionContext) -> Boxed<'_, Res<()>>;
     fn list_tools(
         &self,
         request: Option<PaginatedRequestParams>,
@@ -192,6 +199,15 @@ impl<H: ServerHandler + 'static> DynHandler for H {
     }
     fn on_initialized(&self, context: NotificationContext<RoleServer>) -> Boxed<'_, ()> {
         Box::pin(ServerHandler::on_initialized(self, context))
+    }
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        ServerHandler::accepted_subscription_filter(self, requested)
+    }
+    fn listen(&self, context: SubscriptionContext) -> Boxed<'_, Res<()>> {
+        Box::pin(ServerHandler::listen(self, context))
     }
     fn list_tools(
         &self,
@@ -266,6 +282,15 @@ impl ServerHandler for Handler {
     }
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         self.0.on_initialized(context).await;
+    }
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        self.0.accepted_subscription_filter(requested)
+    }
+    async fn listen(&self, context: SubscriptionContext) -> Res<()> {
+        self.0.listen(context).await
     }
     async fn list_tools(
         &self,

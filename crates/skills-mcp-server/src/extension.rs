@@ -126,10 +126,11 @@ pub(crate) fn list_resources(
 
 /// `resources/read`.
 pub(crate) fn read(state: &Shared, uri: &str) -> Res<ReadResourceResult> {
+    // The URI asked for in `data`, as MCP 2026-07-28 asks of a resource not found (SEP-2164).
     let unknown = || {
         ErrorData::invalid_params(
             format!("No resource is served at {}", text::clip(uri)),
-            None,
+            Some(serde_json::json!({"uri": uri})),
         )
     };
     let (id, _) = catalog::split_uri(uri).ok_or_else(unknown)?;

@@ -68,6 +68,7 @@ mod prompts;
 mod server;
 mod sessions;
 mod state;
+mod subscribe;
 mod text;
 mod tier;
 mod tls;
@@ -182,6 +183,10 @@ pub struct Config {
     /// The gateway file of `skills mcp --gateway`: serve as a gateway in front of its
     /// servers (see [`gateway`]) instead of the skills tools.
     pub gateway: Option<gateway::GatewayFile>,
+    /// Run before each look for changes of a `subscriptions/listen` stream (MCP
+    /// 2026-07-28), for skills that reach the disk only when asked for (the registry's
+    /// views of its database). `None` looks at the disk alone.
+    pub before_look: Option<BeforeLook>,
 }
 
 /// How the `get_skill` and `skill` tools tell the client where a skill's files are.
@@ -211,7 +216,15 @@ impl Config {
             tool_inventory: true,
             max_tier: None,
             gateway: None,
+            before_look: None,
         }
+    }
+
+    /// Runs `look` before each look for changes of a `subscriptions/listen` stream.
+    #[must_use]
+    pub fn before_look(mut self, look: Option<BeforeLook>) -> Self {
+        self.before_look = look;
+        self
     }
 
     /// Serves only skills of tier `max` and below (seed 004's tier gate).
@@ -319,6 +332,7 @@ pub use http::{
 pub use listen::{ConnectionLimits, serve_router};
 pub use probe::{ProbeError, ProbeTarget, probe_tools};
 pub use sessions::SessionLimits;
+pub use subscribe::BeforeLook;
 
 /// Serves `config` over stdin and stdout until the client closes the connection.
 ///

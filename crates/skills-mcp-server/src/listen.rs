@@ -125,6 +125,9 @@ fn serve_router_boxed(
         http.timer(TokioTimer::new())
             .header_read_timeout(limits.header_timeout);
         let graceful = GracefulShutdown::new();
+        // Ends the `subscriptions/listen` streams when the server stops: they would hold
+        // the graceful shutdown forever (`subscribe.rs`).
+        let (stop, stopping) = tokio::sync::watch::channel(false);
         let mut shutdown = std::pin::pin!(shutdown);
         loop {
             // The slot is taken before `accept`: past the limit a client waits in the backlog
@@ -166,6 +169,7 @@ fn serve_router_boxed(
             let connection =
                 http.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
             let connection = graceful.watch(connection);
+            let connection = crate::subscribe::STOPPING.scope(stopping.clone(), connection);
             tokio::spawn(async move {
                 // A client that goes away or times out is not the server's error.
                 if let Err(error) = connection.await {
@@ -175,6 +179,7 @@ fn serve_router_boxed(
             });
         }
         drop(listener);
+        stop.send_replace(true);
         graceful.shutdown().await;
         Ok(())
     })

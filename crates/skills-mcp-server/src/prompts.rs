@@ -46,7 +46,7 @@ pub(crate) async fn get(
     state: &Shared,
     globals: &Globals,
     name: &str,
-    peer: &Peer<RoleServer>,
+    peer: Option<&Peer<RoleServer>>,
 ) -> Res<GetPromptResult> {
     let (text, description) = match name {
         PROMPT => (

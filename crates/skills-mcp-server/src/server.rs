@@ -8,9 +8,9 @@ use rmcp::model::{
     GetSkillRequestParams, GetSkillResult, Implementation, ListPromptsResult, ListResourcesResult,
     ListSkillsResult, ListToolsResult, PaginatedRequestParams, ReadResourceDirectoryRequestParams,
     ReadResourceDirectoryResult, ReadResourceRequestParams, ReadResourceResponse,
-    ServerCapabilities, ServerConfig,
+    ServerCapabilities, ServerConfig, SubscriptionFilter,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{RequestContext, SubscriptionContext};
 use rmcp::{ErrorData, RoleServer, ServerHandler};
 
 use crate::state::Shared;
@@ -29,6 +29,10 @@ pub(crate) struct SkillsServer {
     /// `None` when the `tool_inventory` tool is not offered.
     inventory: Option<crate::inventory::Cached>,
     max_tier: Option<u32>,
+    /// Run before each look for changes of a `subscriptions/listen` stream.
+    before_look: Option<crate::BeforeLook>,
+    /// Ends the listen streams when the server stops.
+    stopping: crate::subscribe::Stopping,
 }
 
 impl SkillsServer {
@@ -42,6 +46,8 @@ impl SkillsServer {
                 .tool_inventory
                 .then(crate::inventory::Cached::default),
             max_tier: config.max_tier,
+            before_look: config.before_look.clone(),
+            stopping: crate::subscribe::stopping(),
         }
     }
 }
@@ -69,12 +75,32 @@ impl ServerHandler for SkillsServer {
         )
     }
 
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(crate::subscribe::accepted())
+    }
+
+    async fn listen(&self, context: SubscriptionContext) -> Res<()> {
+        crate::subscribe::listen(
+            &self.state,
+            context,
+            self.before_look.as_ref(),
+            self.stopping.clone(),
+            None,
+        )
+        .await
+    }
+
     async fn list_tools(
         &self,
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Res<ListToolsResult> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         let mut tools = tools::list(&self.state.lock().index, self.locations);
         if self.inventory.is_none() {
             tools.retain(|t| t.name != "tool_inventory");
@@ -87,7 +113,9 @@ impl ServerHandler for SkillsServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Res<CallToolResponse> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         let state = self.state.lock();
         let args = request.arguments.as_ref();
         let tools = tools::Tools {
@@ -113,9 +141,14 @@ impl ServerHandler for SkillsServer {
         request: GetPromptRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Res<GetPromptResponse> {
-        prompts::get(&self.state, &self.globals, &request.name, &context.peer)
-            .await
-            .map(Into::into)
+        prompts::get(
+            &self.state,
+            &self.globals,
+            &request.name,
+            crate::state::session_peer(&context),
+        )
+        .await
+        .map(Into::into)
     }
 
     async fn list_resources(
@@ -123,7 +156,9 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Res<ListResourcesResult> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         extension::list_resources(&self.state, self.page_size, request.as_ref())
     }
 
@@ -132,7 +167,9 @@ impl ServerHandler for SkillsServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Res<ReadResourceResponse> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         extension::read(&self.state, &request.uri).map(Into::into)
     }
 
@@ -141,7 +178,9 @@ impl ServerHandler for SkillsServer {
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Res<ListSkillsResult> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         extension::list_skills(&self.state, self.page_size, request.as_ref())
     }
 
@@ -150,7 +189,9 @@ impl ServerHandler for SkillsServer {
         request: GetSkillRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Res<GetSkillResult> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         extension::get_skill(&self.state, &request.uri)
     }
 
@@ -159,7 +200,9 @@ impl ServerHandler for SkillsServer {
         request: ReadResourceDirectoryRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Res<ReadResourceDirectoryResult> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         extension::read_directory(&self.state, &request.uri)
     }
 }

@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use rmcp::RoleServer;
-use rmcp::service::Peer;
+use rmcp::model::ProtocolVersion;
+use rmcp::service::{Peer, RequestContext};
 use skills_discovery::{Changed, Changes, DirWatch, Index, Roots, ScanOptions, Skill};
 
 use crate::catalog::{self, Cache, Cached, Manifest, Sha};
@@ -68,25 +69,13 @@ impl Shared {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Brings the index up to date and, when the set of skills changed, tells the client.
-    pub(crate) async fn refresh(&self, peer: &Peer<RoleServer>) {
-        let changed = {
-            let mut guard = self.lock();
-            let state = &mut *guard;
-            let changed = state.index.refresh();
-            state.catalog.untrust_changed();
-            if changed == Changed::Yes {
-                for warning in state.index.warnings() {
-                    tracing::warn!("{warning}");
-                }
-                // Forget the skills that are gone.
-                let ids: HashSet<&str> =
-                    state.index.skills().iter().map(|s| s.id.as_str()).collect();
-                state.catalog.cache.retain(|id| ids.contains(id));
-            }
-            changed
-        };
-        if changed == Changed::Yes {
+    /// Brings the index up to date and, when the set of skills changed, tells the client of
+    /// a session (`peer`; a 2026-07-28 request has none: such a client hears of changes on
+    /// a `subscriptions/listen` stream only).
+    pub(crate) async fn refresh(&self, peer: Option<&Peer<RoleServer>>) {
+        if self.update()
+            && let Some(peer) = peer
+        {
             tracing::info!("the skills changed; notifying the client");
             if let Err(e) = peer.notify_tool_list_changed().await {
                 tracing::debug!("cannot send tools/list_changed: {e}");
@@ -96,6 +85,38 @@ impl Shared {
             }
         }
     }
+
+    /// Brings the index up to date; whether the set of skills changed.
+    pub(crate) fn update(&self) -> bool {
+        let mut guard = self.lock();
+        let state = &mut *guard;
+        let changed = state.index.refresh();
+        state.catalog.untrust_changed();
+        if changed == Changed::Yes {
+            for warning in state.index.warnings() {
+                tracing::warn!("{warning}");
+            }
+            // Forget the skills that are gone.
+            let ids: HashSet<&str> = state.index.skills().iter().map(|s| s.id.as_str()).collect();
+            state.catalog.cache.retain(|id| ids.contains(id));
+        }
+        changed == Changed::Yes
+    }
+}
+
+/// The peer of a 2025-11-25 session the request belongs to, which is told of changes;
+/// `None` for a 2026-07-28 request, whose `_meta` names that revision: its client hears of
+/// changes on a `subscriptions/listen` stream only.
+pub(crate) fn session_peer(context: &RequestContext<RoleServer>) -> Option<&Peer<RoleServer>> {
+    (!is_stateless(context)).then_some(&context.peer)
+}
+
+/// Whether the request is a 2026-07-28 one (its `_meta` names that revision or a later one).
+pub(crate) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .meta
+        .protocol_version()
+        .is_some_and(|v| v.as_str() >= ProtocolVersion::V_2026_07_28.as_str())
 }
 
 impl Catalog {

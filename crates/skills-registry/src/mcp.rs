@@ -29,7 +29,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::{Duration, Instant};
 
 use axum::extract::Request;
@@ -156,8 +156,14 @@ impl Views {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The view of `caller`, made when they have none; idle views are dropped on the way.
-    fn view(&self, caller: &Caller) -> std::io::Result<Arc<View>> {
+    /// The view of `caller`, made when they have none (its endpoint's listen streams
+    /// run what `before_look` makes of it before each look for changes); idle views are
+    /// dropped on the way.
+    fn view(
+        &self,
+        caller: &Caller,
+        before_look: impl FnOnce(Weak<View>) -> skills_mcp_server::BeforeLook,
+    ) -> std::io::Result<Arc<View>> {
         let now = Instant::now();
         let mut inner = self.lock();
         if inner
@@ -192,27 +198,32 @@ impl Views {
         let staging = root.join(format!("{}.staging", inner.next_id));
         create_private_dir(&dir)?;
         create_private_dir(&staging)?;
-        // A remote caller learns nothing of the server's machine: no tool inventory.
-        let config = skills_mcp_server::Config::new(skills_discovery::Roots::custom([&dir]))
-            .locations(skills_mcp_server::Locations::Uris)
-            .tool_inventory(false);
-        let view = Arc::new(View {
-            endpoint: skills_mcp_server::http_router_for(
-                config,
-                self.options.clone(),
-                &self.sessions,
-                // A user's sessions count against them, whatever their token's groups;
-                // anonymous readers share a view, and are told apart by address.
-                caller
-                    .user
-                    .as_ref()
-                    .map(|user| format!("user {user}"))
-                    .as_deref(),
-            ),
-            dir,
-            staging,
-            synced: tokio::sync::Mutex::default(),
-            last_used: Mutex::new(now),
+        let view = Arc::new_cyclic(|weak| {
+            // A remote caller learns nothing of the server's machine: no tool inventory.
+            // A listen stream (MCP 2026-07-28) brings the view in step with the database
+            // before each look, as a request does before it is answered.
+            let config = skills_mcp_server::Config::new(skills_discovery::Roots::custom([&dir]))
+                .locations(skills_mcp_server::Locations::Uris)
+                .tool_inventory(false)
+                .before_look(Some(before_look(weak.clone())));
+            View {
+                endpoint: skills_mcp_server::http_router_for(
+                    config,
+                    self.options.clone(),
+                    &self.sessions,
+                    // A user's sessions count against them, whatever their token's groups;
+                    // anonymous readers share a view, and are told apart by address.
+                    caller
+                        .user
+                        .as_ref()
+                        .map(|user| format!("user {user}"))
+                        .as_deref(),
+                ),
+                dir,
+                staging,
+                synced: tokio::sync::Mutex::default(),
+                last_used: Mutex::new(now),
+            }
         });
         inner.views.insert(caller.clone(), Arc::clone(&view));
         Ok(view)
@@ -235,12 +246,14 @@ impl Drop for View {
 
 /// Answers an MCP request of `caller` at `/mcp`.
 pub(crate) async fn handle<S: Store>(
-    registry: &Registry<S>,
+    registry: &Arc<Registry<S>>,
     views: &Views,
     caller: &Caller,
     request: Request,
 ) -> Result<Response, RegistryError> {
-    let view = views.view(caller).map_err(unavailable)?;
+    let view = views
+        .view(caller, |view| before_look(registry, view, caller))
+        .map_err(unavailable)?;
     sync(registry, &view, caller).await?;
     let host = request
         .headers()
@@ -261,6 +274,34 @@ pub(crate) async fn handle<S: Store>(
         );
     }
     Ok(response)
+}
+
+/// What a listen stream of `caller`'s view runs before each look for changes: the sync a
+/// request runs before it is answered, so that a skill published, changed or removed
+/// through the registry reaches the stream (within the sync's own expiry when another
+/// server wrote it). A failed sync is logged; the stream goes on. The stream keeps its
+/// view: a view in use is not idle.
+fn before_look<S: Store>(
+    registry: &Arc<Registry<S>>,
+    view: Weak<View>,
+    caller: &Caller,
+) -> skills_mcp_server::BeforeLook {
+    let registry = Arc::clone(registry);
+    let caller = caller.clone();
+    skills_mcp_server::BeforeLook::new(move || {
+        let (registry, view, caller) = (Arc::clone(&registry), view.clone(), caller.clone());
+        Box::pin(async move {
+            let Some(view) = view.upgrade() else {
+                return;
+            };
+            // An open stream is a use: its view is not dropped as idle under it.
+            *view.touched() = Instant::now();
+            if let Err(e) = sync(&registry, &view, &caller).await {
+                // Four times a second per stream: the requests of the caller say it louder.
+                tracing::debug!("MCP listen stream: the view could not be brought up to date: {e}");
+            }
+        })
+    })
 }
 
 /// Makes `state` (0700 when new), takes the lock beside `mcp-views/`, and empties it:

@@ -68,6 +68,14 @@ fn main() -> ExitCode {
         trial("over_http_both_ways_with_a_scope_per_session", || {
             Box::pin(over_http_both_ways_with_a_scope_per_session())
         }),
+        trial(
+            "over_http_a_stateless_client_names_its_scope_in_meta",
+            || Box::pin(over_http_a_stateless_client_names_its_scope_in_meta()),
+        ),
+        trial(
+            "over_http_a_listen_stream_hears_of_downstream_and_skill_changes",
+            || Box::pin(over_http_a_listen_stream_hears_of_downstream_and_skill_changes()),
+        ),
         trial("a_server_that_does_not_start_is_reported", || {
             Box::pin(a_server_that_does_not_start_is_reported())
         }),
@@ -687,6 +695,310 @@ async fn over_http_both_ways_with_a_scope_per_session() {
     assert_eq!(text(&rows), "3 rows for: select 3");
     first.cancel().await.unwrap();
     second.cancel().await.unwrap();
+}
+
+/// The `_meta` key of a request's active skill (docs/gateway.md).
+const SCOPE_KEY: &str = "io.github.skills-rs/activeSkill";
+
+/// A 2026-07-28 client of the gateway over HTTP, as bytes: no `initialize`, no session, so
+/// the scope cannot be the session's. `view_skill` answers with the scope in its result's
+/// `_meta`; a request that sends it back is in the skill's scope (its tools listed and
+/// proxied), one that does not is at Level 1, and a scope that names no skill is refused.
+/// No `notifications/tools/list_changed` rides on the answers (the stateless revision
+/// sends those on `subscriptions/listen` streams only).
+async fn over_http_a_stateless_client_names_its_scope_in_meta() {
+    use tokio::io::AsyncBufReadExt as _;
+    let setup = Setup::new(json!({}));
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("mcp")
+        .arg("--skills-dir")
+        .arg(setup.path("skills"))
+        .arg("--gateway")
+        .arg(setup.path("gateway.json"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("the gateway announces its address");
+        if let Some((_, url)) = line.split_once("Streamable HTTP at ") {
+            break url.trim().to_string();
+        }
+    };
+    // Every message of the answer to one stateless request (SSE or JSON).
+    let post =
+        |method: &'static str, name: Option<&str>, mut params: Value, scope: Option<Value>| {
+            let url = url.clone();
+            let name = name.map(str::to_string);
+            let mut meta = json!({
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientInfo": {"name": "stateless", "version": "1"},
+                "io.modelcontextprotocol/clientCapabilities": {}
+            });
+            if let Some(scope) = scope {
+                meta[SCOPE_KEY] = scope;
+            }
+            params["_meta"] = meta;
+            let body = json!({"jsonrpc": "2.0", "id": 7, "method": method, "params": params});
+            std::thread::spawn(move || {
+                let agent = ureq::Agent::config_builder()
+                    .http_status_as_error(false)
+                    .build()
+                    .new_agent();
+                let mut request = agent
+                    .post(&url)
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream")
+                    .header("MCP-Protocol-Version", "2026-07-28")
+                    .header("Mcp-Method", method);
+                if let Some(name) = &name {
+                    request = request.header("Mcp-Name", name);
+                }
+                let text = request
+                    .send(body.to_string())
+                    .unwrap()
+                    .into_body()
+                    .read_to_string()
+                    .unwrap();
+                let messages: Vec<Value> = text
+                    .lines()
+                    .filter_map(|l| l.strip_prefix("data:").or(Some(l)))
+                    .filter_map(|l| serde_json::from_str(l.trim()).ok())
+                    .collect();
+                assert!(!messages.is_empty(), "no message in {text:?}");
+                messages
+            })
+            .join()
+            .unwrap()
+        };
+    let answer = |messages: &[Value]| {
+        messages
+            .iter()
+            .find(|m| m["id"] == 7)
+            .cloned()
+            .unwrap_or_else(|| panic!("no answer in {messages:?}"))
+    };
+    let tool_names = |messages: &[Value]| -> Vec<String> {
+        answer(messages)["result"]["tools"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{messages:?}"))
+            .iter()
+            .map(|t| t["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    let call = |tool: &'static str, arguments: Value, scope: Option<Value>| {
+        post(
+            "tools/call",
+            Some(tool),
+            json!({"name": tool, "arguments": arguments}),
+            scope,
+        )
+    };
+
+    assert_eq!(
+        tool_names(&post("tools/list", None, json!({}), None)),
+        ["view_skill", "fetch"]
+    );
+    let refused = answer(&call("explain", json!({"sql": "select 1"}), None));
+    let refusal = refused["result"]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    assert!(
+        refusal.contains(&format!(
+            "Call view_skill with skill_name \"trino-debug\" first, then send the `_meta` its result gives (\"{SCOPE_KEY}\": \"trino-debug\") with this call."
+        )),
+        "{refusal}"
+    );
+
+    let viewed = call("view_skill", json!({"skill_name": "trino-debug"}), None);
+    let result = &answer(&viewed)["result"];
+    assert_eq!(result["_meta"][SCOPE_KEY], "trino-debug", "{result}");
+    assert!(
+        viewed
+            .iter()
+            .all(|m| m["method"] != "notifications/tools/list_changed"),
+        "{viewed:?}"
+    );
+
+    let scope = Some(json!("trino-debug"));
+    let scoped = tool_names(&post("tools/list", None, json!({}), scope.clone()));
+    assert!(
+        scoped.starts_with(&["view_skill".into(), "leave_skill".into(), "fetch".into()])
+            && scoped.contains(&"explain".to_string()),
+        "{scoped:?}"
+    );
+    let explained = answer(&call("explain", json!({"sql": "select 1"}), scope.clone()));
+    assert_eq!(
+        explained["result"]["structuredContent"],
+        json!({"plan": "TableScan", "cost": 42}),
+        "{explained}"
+    );
+    let resources = answer(&post("resources/list", None, json!({}), scope.clone()));
+    assert_eq!(
+        resources["result"]["resources"][0]["uri"], "trino://rules/optimization.md",
+        "{resources}"
+    );
+    // Nothing was held: a request without the scope is at Level 1 again.
+    assert_eq!(
+        tool_names(&post("tools/list", None, json!({}), None)),
+        ["view_skill", "fetch"]
+    );
+    // Another skill's scope: its tools, not trino-debug's.
+    let report = tool_names(&post(
+        "tools/list",
+        None,
+        json!({}),
+        Some(json!("report-writer")),
+    ));
+    assert!(
+        report.contains(&"query".to_string()) && !report.contains(&"explain".to_string()),
+        "{report:?}"
+    );
+    // leave_skill says to send none.
+    let left = answer(&call("leave_skill", json!({}), scope.clone()));
+    assert_eq!(left["result"]["_meta"][SCOPE_KEY], Value::Null, "{left}");
+    // A scope that names no skill, or is not a name, is refused.
+    for bad in [json!("nope"), json!(3)] {
+        let refused = answer(&post("tools/list", None, json!({}), Some(bad.clone())));
+        assert_eq!(refused["error"]["code"], -32602, "{refused}");
+        assert!(
+            refused["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains(SCOPE_KEY),
+            "{refused}"
+        );
+    }
+    drop(child);
+}
+
+/// A 2026-07-28 client's `subscriptions/listen` stream on the gateway over HTTP: told,
+/// with its `subscriptionId`, when a downstream server's tools change (the `stuck` server's
+/// `flood` announces a change) and when a skill appears on disk; and only of the type it
+/// asked for.
+async fn over_http_a_listen_stream_hears_of_downstream_and_skill_changes() {
+    use std::io::BufRead as _;
+    use tokio::io::AsyncBufReadExt as _;
+    let setup = Setup::new(json!({}));
+    setup.add_stuck(json!({}));
+    let mut child = tokio::process::Command::new(env!("CARGO_BIN_EXE_skills"))
+        .arg("mcp")
+        .arg("--skills-dir")
+        .arg(setup.path("skills"))
+        .arg("--gateway")
+        .arg(setup.path("gateway.json"))
+        .args(["--http", "127.0.0.1:0"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = tokio::io::BufReader::new(child.stderr.take().unwrap()).lines();
+    let url = loop {
+        let line = tokio::time::timeout(Duration::from_secs(30), lines.next_line())
+            .await
+            .unwrap()
+            .unwrap()
+            .expect("the gateway announces its address");
+        if let Some((_, url)) = line.split_once("Streamable HTTP at ") {
+            break url.trim().to_string();
+        }
+    };
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "stateless", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let agent = || {
+        ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent()
+    };
+    let (events, received) = std::sync::mpsc::channel::<Value>();
+    let listen = json!({"jsonrpc": "2.0", "id": "gw-listen", "method": "subscriptions/listen",
+        "params": {"_meta": meta.clone(), "notifications": {"toolsListChanged": true}}});
+    let listen_url = url.clone();
+    std::thread::spawn(move || {
+        let response = agent()
+            .post(&listen_url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "subscriptions/listen")
+            .send(listen.to_string())
+            .unwrap();
+        let stream = std::io::BufReader::new(response.into_body().into_reader());
+        for line in stream.lines() {
+            let Ok(line) = line else { break };
+            if let Some(data) = line.strip_prefix("data:")
+                && let Ok(message) = serde_json::from_str::<Value>(data.trim())
+                && events.send(message).is_err()
+            {
+                break;
+            }
+        }
+    });
+    let next = |what: &str| {
+        received
+            .recv_timeout(Duration::from_secs(20))
+            .unwrap_or_else(|_| panic!("no {what} within 20 s"))
+    };
+    let ack = next("acknowledgement");
+    assert_eq!(
+        ack["method"], "notifications/subscriptions/acknowledged",
+        "{ack}"
+    );
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true})
+    );
+    let told = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed",
+        "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "gw-listen"}}});
+
+    // A downstream change: `flood` makes the stuck server announce a new tool.
+    let flood = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "flood", "arguments": {"count": 3}, "_meta": meta}});
+    let called_url = url.clone();
+    let answer = std::thread::spawn(move || {
+        agent()
+            .post(&called_url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "tools/call")
+            .header("Mcp-Name", "flood")
+            .send(flood.to_string())
+            .unwrap()
+            .into_body()
+            .read_to_string()
+            .unwrap()
+    })
+    .join()
+    .unwrap();
+    assert!(answer.contains("flooded"), "{answer}");
+    assert_eq!(next("a notification of the downstream change"), told);
+
+    // The flood's later re-lists may tell again; each is the same notification, and only
+    // the type asked for.
+    std::thread::sleep(Duration::from_secs(1));
+    while let Ok(more) = received.try_recv() {
+        assert_eq!(more, told);
+    }
+    // A skill on disk.
+    write(
+        &setup.path("skills/fresh/SKILL.md"),
+        "---\nname: fresh\ndescription: Brand new. Use when testing.\n---\n# Fresh\n",
+    );
+    assert_eq!(next("a notification of the new skill"), told);
+    drop(received);
+    drop(child);
 }
 
 /// A downstream server that cannot be started leaves the others served; the log says why.

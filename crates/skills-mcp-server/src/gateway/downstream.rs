@@ -109,6 +109,10 @@ async fn forward(route: &Route, params: ProgressNotificationParam) {
 /// The agents' sessions, told when a downstream server's tools or resources change.
 pub(crate) type Sessions = Arc<Mutex<Vec<Peer<RoleServer>>>>;
 
+/// How many times the downstream servers' tools and resources changed: what the
+/// 2026-07-28 clients' `subscriptions/listen` streams follow (they have no session to tell).
+pub(crate) type Changes = Arc<tokio::sync::watch::Sender<(u64, u64)>>;
+
 /// The client handler of one downstream session: forwards progress to the agent, and
 /// follows the server's list changes.
 #[derive(Clone)]
@@ -119,6 +123,7 @@ struct Forwarder {
     tools: Arc<Mutex<Vec<Tool>>>,
     resources: Arc<Mutex<Vec<Resource>>>,
     sessions: Sessions,
+    changes: Changes,
     relists: Relists,
     /// Progress notifications being written to the agent ([`MAX_FORWARDING`]).
     forwarding: Arc<std::sync::atomic::AtomicUsize>,
@@ -191,6 +196,13 @@ impl Forwarder {
 
     /// Tells every agent session that its lists may have changed; forgets closed ones.
     async fn tell_sessions(&self, tools: bool) {
+        self.changes.send_modify(|(t, r)| {
+            if tools {
+                *t += 1;
+            } else {
+                *r += 1;
+            }
+        });
         let peers: Vec<Peer<RoleServer>> = self
             .sessions
             .lock()
@@ -415,6 +427,7 @@ pub(crate) struct Server {
     tools: Arc<Mutex<Vec<Tool>>>,
     resources: Arc<Mutex<Vec<Resource>>>,
     sessions: Sessions,
+    changes: Changes,
     /// The calls waiting on it ([`MAX_CALLS`]).
     calls: Arc<tokio::sync::Semaphore>,
 }
@@ -424,6 +437,8 @@ pub(crate) struct Servers {
     pub(crate) servers: Vec<Arc<Server>>,
     /// The agents' sessions (over HTTP, several), for list changes.
     pub(crate) sessions: Sessions,
+    /// The list changes, for the 2026-07-28 clients' listen streams.
+    pub(crate) changes: Changes,
 }
 
 impl Servers {
@@ -432,6 +447,7 @@ impl Servers {
     pub(crate) async fn start(specs: &[Spec]) -> Self {
         let routes = Routes::default();
         let sessions = Sessions::default();
+        let changes: Changes = Arc::new(tokio::sync::watch::Sender::new((0, 0)));
         let servers: Vec<Arc<Server>> = specs
             .iter()
             .enumerate()
@@ -446,6 +462,7 @@ impl Servers {
                     tools: Arc::default(),
                     resources: Arc::default(),
                     sessions: Arc::clone(&sessions),
+                    changes: Arc::clone(&changes),
                     calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
                 })
             })
@@ -472,7 +489,11 @@ impl Servers {
                 }
             }
         }
-        Self { servers, sessions }
+        Self {
+            servers,
+            sessions,
+            changes,
+        }
     }
 
     /// The server named `name`.
@@ -494,6 +515,7 @@ pub(crate) async fn list_once(spec: &Spec) -> Result<Vec<String>, String> {
         tools: Arc::default(),
         resources: Arc::default(),
         sessions: Sessions::default(),
+        changes: Arc::new(tokio::sync::watch::Sender::new((0, 0))),
         calls: Arc::new(tokio::sync::Semaphore::new(MAX_CALLS)),
     };
     let (live, tools, _) = server.connect().await?;
@@ -565,6 +587,7 @@ impl Server {
             tools: Arc::clone(&self.tools),
             resources: Arc::clone(&self.resources),
             sessions: Arc::clone(&self.sessions),
+            changes: Arc::clone(&self.changes),
             // Per session: a re-listing still running on a session that died (it fails
             // soon) must not hold up the next session's.
             relists: Relists::default(),

@@ -40,6 +40,11 @@ const SKILL_NAME: &str = "skill_name";
 /// The tool that leaves the active skill.
 const LEAVE_SKILL: &str = "leave_skill";
 
+/// The `_meta` key that names a request's active skill: how a 2026-07-28 client, which has
+/// no session to hold it, says which skill's scope a request is in (docs/gateway.md).
+/// `view_skill` answers with it in its result's `_meta`.
+pub(crate) const SCOPE_KEY: &str = "io.github.skills-rs/activeSkill";
+
 /// What a visible tool runs.
 #[derive(Clone)]
 enum Target {
@@ -67,6 +72,8 @@ pub(crate) struct GatewayServer {
     /// Over stdio, the read-ahead of the client's messages: a proxied call is parked
     /// while it waits on its server, and given up soon after the client's stream ends.
     read_ahead: Option<ReadAhead>,
+    /// Ends the listen streams when the server stops.
+    stopping: crate::subscribe::Stopping,
 }
 
 /// After the client's stream ends, how long the calls in flight have to be answered
@@ -136,7 +143,53 @@ impl GatewayServer {
             active: Arc::new(Mutex::new(None)),
             max_tier: config.max_tier,
             read_ahead,
+            stopping: crate::subscribe::stopping(),
         }
+    }
+
+    /// The active skill `context` is judged against: the skill its `_meta` names under
+    /// [`SCOPE_KEY`] (`null`: none), else the session's (2025-11-25), else none (a
+    /// 2026-07-28 request has no session). A name that is not a skill's, or a skill above
+    /// the tier served, is an error (`-32602`): what `view_skill` would refuse, `_meta`
+    /// cannot enter.
+    fn scope(&self, context: &RequestContext<RoleServer>) -> Result<Option<String>, ErrorData> {
+        let Some(named) = context.meta.0.get(SCOPE_KEY) else {
+            return Ok(if crate::state::is_stateless(context) {
+                None
+            } else {
+                self.active()
+            });
+        };
+        let id = match named {
+            serde_json::Value::Null => return Ok(None),
+            serde_json::Value::String(id) => id,
+            other => {
+                return Err(ErrorData::invalid_params(
+                    format!(
+                        "`_meta` {SCOPE_KEY:?} must be a skill's name (a string) or null, not {}",
+                        crate::text::clip(&other.to_string())
+                    ),
+                    None,
+                ));
+            }
+        };
+        let state = self.state.lock();
+        let Some(skill) = state.index.get(id) else {
+            return Err(ErrorData::invalid_params(
+                format!(
+                    "`_meta` {SCOPE_KEY:?} names skill {:?}, which this gateway does not have: call view_skill with a skill's name, and send the name its result's `_meta` gives",
+                    crate::text::clip(id)
+                ),
+                None,
+            ));
+        };
+        if self.max_tier.is_some() {
+            let declared = skill.read().ok().and_then(|s| crate::tier::declared(&s));
+            if let Some(why) = crate::tier::refusal(&skill.id, declared, self.max_tier) {
+                return Err(ErrorData::invalid_params(why, None));
+            }
+        }
+        Ok(Some(skill.id.clone()))
     }
 
     /// Resolves when the answer to a proxied request is no longer wanted: the client
@@ -261,14 +314,18 @@ impl GatewayServer {
     }
 
     /// The resources the session sees: the global references, then the active skill's.
-    fn visible_resources(&self, index: &Index) -> Vec<(Resource, Arc<Server>)> {
+    fn visible_resources(
+        &self,
+        index: &Index,
+        active: Option<&str>,
+    ) -> Vec<(Resource, Arc<Server>)> {
         let mut all: Vec<(Resource, Arc<Server>)> = self
             .globals
             .resources
             .iter()
             .flat_map(|r| self.resolve_resource(r, "--resources"))
             .collect();
-        if let Some(skill) = self.active().and_then(|id| index.get(&id).cloned()) {
+        if let Some(skill) = active.and_then(|id| index.get(id).cloned()) {
             all.extend(self.scoped_resources(&skill));
         }
         let mut seen = std::collections::HashSet::new();
@@ -292,12 +349,12 @@ impl GatewayServer {
 
     /// What the agent sees now: `view_skill`, `leave_skill` when a skill is active, the
     /// universal tools, and the active skill's scoped tools; the first of a name wins.
-    fn visible(&self, index: &Index) -> Vec<Visible> {
+    fn visible(&self, index: &Index, active: Option<&str>) -> Vec<Visible> {
         let mut all = vec![Visible {
             tool: tools::view_skill_tool(),
             target: Target::ViewSkill,
         }];
-        let active = self.active().and_then(|id| index.get(&id).cloned());
+        let active = active.and_then(|id| index.get(id).cloned());
         if active.is_some() {
             all.push(Visible {
                 tool: leave_skill_tool(),
@@ -402,7 +459,7 @@ impl GatewayServer {
     async fn view_skill(
         &self,
         args: Option<&rmcp::model::JsonObject>,
-        peer: &rmcp::Peer<RoleServer>,
+        context: &RequestContext<RoleServer>,
     ) -> Result<CallToolResult, Refused> {
         tools::only(args, &[SKILL_NAME])?;
         let wanted = tools::required(args, SKILL_NAME)?;
@@ -437,9 +494,15 @@ impl GatewayServer {
             let ok = result.is_error != Some(true);
             (result, ok.then(|| (skill.id.clone(), scoped.len())))
         };
+        let mut result = result;
         if let Some((id, count)) = activated {
             tracing::info!("[gateway] scope: skill={id} tools={count}");
-            self.set_active(Some(id), peer).await;
+            result.meta = Some(scope_meta(Some(&id)));
+            // A 2026-07-28 request has no session to hold the scope: its client sends the
+            // `_meta` above with the requests that are in it.
+            if !crate::state::is_stateless(context) {
+                self.set_active(Some(id), &context.peer).await;
+            }
         }
         Ok(result)
     }
@@ -450,6 +513,13 @@ fn convert<T: serde::de::DeserializeOwned>(value: &impl serde::Serialize) -> Opt
     serde_json::to_value(value)
         .ok()
         .and_then(|v| serde_json::from_value(v).ok())
+}
+
+/// The `_meta` of a result that enters `skill` (or leaves the scope: `None`).
+fn scope_meta(skill: Option<&str>) -> rmcp::model::MetaObject {
+    let mut meta = serde_json::Map::new();
+    meta.insert(SCOPE_KEY.to_string(), json!(skill));
+    rmcp::model::MetaObject(meta)
 }
 
 fn leave_skill_tool() -> Tool {
@@ -488,14 +558,35 @@ impl ServerHandler for GatewayServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Res<ListToolsResult> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
+        let active = self.scope(&context)?;
         let tools = {
             let state = self.state.lock();
-            self.visible(&state.index)
+            self.visible(&state.index, active.as_deref())
         };
         Ok(ListToolsResult::with_all_items(
             tools.into_iter().map(|v| v.tool).collect(),
         ))
+    }
+
+    fn accepted_subscription_filter(
+        &self,
+        _requested: &rmcp::model::SubscriptionFilter,
+    ) -> Option<rmcp::model::SubscriptionFilter> {
+        Some(crate::subscribe::accepted())
+    }
+
+    async fn listen(&self, context: rmcp::service::SubscriptionContext) -> Res<()> {
+        crate::subscribe::listen(
+            &self.state,
+            context,
+            None,
+            self.stopping.clone(),
+            Some(self.servers.changes.subscribe()),
+        )
+        .await
     }
 
     async fn on_initialized(&self, context: rmcp::service::NotificationContext<RoleServer>) {
@@ -512,10 +603,13 @@ impl ServerHandler for GatewayServer {
         _request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Res<ListResourcesResult> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
+        let active = self.scope(&context)?;
         let resources = {
             let state = self.state.lock();
-            self.visible_resources(&state.index)
+            self.visible_resources(&state.index, active.as_deref())
         };
         Ok(ListResourcesResult::with_all_items(
             resources.into_iter().map(|(r, _)| r).collect(),
@@ -527,12 +621,15 @@ impl ServerHandler for GatewayServer {
         request: ReadResourceRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Res<ReadResourceResponse> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         let uri = request.uri;
+        let active = self.scope(&context)?;
         let (found, elsewhere) = {
             let state = self.state.lock();
             let found = self
-                .visible_resources(&state.index)
+                .visible_resources(&state.index, active.as_deref())
                 .into_iter()
                 .find(|(r, _)| r.uri == uri);
             let elsewhere: Vec<String> = if found.is_none() {
@@ -552,7 +649,7 @@ impl ServerHandler for GatewayServer {
             let shown = crate::text::clip(&uri);
             tracing::info!(
                 "[gateway] skill={} resource={shown} refused: {}",
-                self.active().as_deref().unwrap_or("-"),
+                active.as_deref().unwrap_or("-"),
                 if elsewhere.is_empty() {
                     "unknown resource"
                 } else {
@@ -566,7 +663,10 @@ impl ServerHandler for GatewayServer {
                     ),
                     None,
                 ),
-                None => ErrorData::resource_not_found(format!("no resource {shown:?}"), None),
+                None => ErrorData::resource_not_found(
+                    format!("no resource {shown:?}"),
+                    Some(json!({"uri": uri})),
+                ),
             });
         };
         let started = Instant::now();
@@ -578,7 +678,7 @@ impl ServerHandler for GatewayServer {
             .await;
         tracing::info!(
             "[gateway] skill={} resource={} server={} duration={:.1}ms outcome={}",
-            self.active().as_deref().unwrap_or("-"),
+            active.as_deref().unwrap_or("-"),
             crate::text::clip(&uri),
             server.spec.name,
             started.elapsed().as_secs_f64() * 1000.0,
@@ -592,11 +692,14 @@ impl ServerHandler for GatewayServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Res<CallToolResponse> {
-        self.state.refresh(&context.peer).await;
+        self.state
+            .refresh(crate::state::session_peer(&context))
+            .await;
         let name = request.name.to_string();
+        let active = self.scope(&context)?;
         let (visible, scoped_elsewhere) = {
             let state = self.state.lock();
-            let visible = self.visible(&state.index);
+            let visible = self.visible(&state.index, active.as_deref());
             let found = visible.into_iter().find(|v| v.tool.name == name);
             let elsewhere = if found.is_none() {
                 self.skills_with(&state.index, &name)
@@ -613,7 +716,6 @@ impl ServerHandler for GatewayServer {
         };
         let Some(visible) = visible else {
             if scoped_elsewhere.is_empty() {
-                let active = self.active();
                 let down = self.down_servers_with(&name);
                 if !down.is_empty() {
                     tracing::info!(
@@ -638,13 +740,12 @@ impl ServerHandler for GatewayServer {
                     None,
                 ));
             }
-            let active = self.active();
             tracing::info!(
                 "[gateway] skill={} tool={name} refused: outside the scope",
                 active.as_deref().unwrap_or("-")
             );
             return Ok(tool_error(format!(
-                "Tool `{name}` is not available {}: it belongs to skill {}. Call view_skill with skill_name \"{}\" first.",
+                "Tool `{name}` is not available {}: it belongs to skill {}. Call view_skill with skill_name \"{}\" first{}.",
                 match &active {
                     Some(id) => format!("in the scope of skill `{id}`"),
                     None => "at the router (Level 1)".to_string(),
@@ -655,11 +756,19 @@ impl ServerHandler for GatewayServer {
                     .collect::<Vec<_>>()
                     .join(", "),
                 scoped_elsewhere.first().map_or("", String::as_str),
+                if crate::state::is_stateless(&context) {
+                    format!(
+                        ", then send the `_meta` its result gives (\"{SCOPE_KEY}\": \"{}\") with this call",
+                        scoped_elsewhere.first().map_or("", String::as_str)
+                    )
+                } else {
+                    String::new()
+                },
             ))
             .into());
         };
         match visible.target {
-            Target::ViewSkill => match self.view_skill(args, &context.peer).await {
+            Target::ViewSkill => match self.view_skill(args, &context).await {
                 Ok(result) => Ok(result.into()),
                 Err(Refused::Input(why)) => Ok(refused(why).into()),
                 Err(Refused::Protocol(e)) => Err(e),
@@ -670,17 +779,22 @@ impl ServerHandler for GatewayServer {
                     Err(Refused::Input(why)) => return Ok(refused(why).into()),
                     Err(Refused::Protocol(e)) => return Err(e),
                 }
-                let left = self.active();
+                let left = active;
                 tracing::info!(
                     "[gateway] scope: left skill={}",
                     left.as_deref().unwrap_or("-")
                 );
-                self.set_active(None, &context.peer).await;
-                Ok(CallToolResult::success(vec![rmcp::model::ContentBlock::text(format!(
-                    "Left skill `{}`; the router's tools are back. Call view_skill to load another skill.",
-                    left.as_deref().unwrap_or("-")
-                ))])
-                .into())
+                if !crate::state::is_stateless(&context) {
+                    self.set_active(None, &context.peer).await;
+                }
+                let mut result = CallToolResult::success(vec![rmcp::model::ContentBlock::text(
+                    format!(
+                        "Left skill `{}`; the router's tools are back. Call view_skill to load another skill.",
+                        left.as_deref().unwrap_or("-")
+                    ),
+                )]);
+                result.meta = Some(scope_meta(None));
+                Ok(result.into())
             }
             Target::Proxy { server, tool } => {
                 let started = Instant::now();
@@ -707,7 +821,7 @@ impl ServerHandler for GatewayServer {
                 };
                 tracing::info!(
                     "[gateway] skill={} tool={tool} server={} duration={:.1}ms outcome={outcome}",
-                    self.active().as_deref().unwrap_or("-"),
+                    active.as_deref().unwrap_or("-"),
                     server.spec.name,
                     started.elapsed().as_secs_f64() * 1000.0
                 );

@@ -1472,3 +1472,235 @@ async fn the_help_names_both_transports_and_what_the_server_serves() {
         }
     }
 }
+
+/// A 2026-07-28 client (`server/discover`, no session) of `url`, through rmcp's client.
+async fn stateless_client(url: &str) -> RunningService<RoleClient, Client> {
+    use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.to_string());
+    serve_client_with_lifecycle(
+        Client::default(),
+        transport,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .unwrap()
+}
+
+/// The next notification of `subscription` within 10 s.
+async fn next_notification(
+    subscription: &mut rmcp::service::Subscription,
+) -> rmcp::model::ServerNotification {
+    tokio::time::timeout(Duration::from_secs(10), subscription.next())
+        .await
+        .expect("no notification within 10 s")
+        .expect("the stream failed (a notification outside the filter, or untagged)")
+        .expect("the stream ended")
+}
+
+/// MCP 2026-07-28's `subscriptions/listen` over HTTP, through rmcp's client: the stream is
+/// acknowledged with the types asked for that the server has, and a skill added or removed
+/// on disk is told on it, each notification tagged with the listen request's id, and only
+/// the types asked for (rmcp's client ends a stream that carries another type, or an
+/// untagged one, with an error).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_listen_tells_of_skill_changes() {
+    use rmcp::model::{GetMeta as _, ServerNotification, SubscriptionFilter};
+    let (_child, url, dir) = start_http(&[]).await;
+    let root = dir.path().canonicalize().unwrap();
+    let client = stateless_client(&url).await;
+    assert_eq!(
+        client.peer_info().unwrap().protocol_version,
+        rmcp::model::ProtocolVersion::V_2026_07_28,
+        "a stateless client"
+    );
+
+    // Tools only; and prompts, whose list never changes here, are not acknowledged.
+    let mut tools = client
+        .peer()
+        .listen(
+            SubscriptionFilter::builder()
+                .tools_list_changed()
+                .prompts_list_changed()
+                .build(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        tools.acknowledged(),
+        &SubscriptionFilter::builder().tools_list_changed().build()
+    );
+    let mut resources = client
+        .peer()
+        .listen(
+            SubscriptionFilter::builder()
+                .resources_list_changed()
+                .build(),
+        )
+        .await
+        .unwrap();
+    assert_ne!(tools.id(), resources.id());
+
+    write(
+        &root.join("fresh/SKILL.md"),
+        skill_md("fresh", "Brand new."),
+    );
+    let told = next_notification(&mut tools).await;
+    assert!(
+        matches!(told, ServerNotification::ToolListChangedNotification(_)),
+        "{told:?}"
+    );
+    assert_eq!(told.get_meta().subscription_id().as_ref(), Some(tools.id()));
+    let told = next_notification(&mut resources).await;
+    assert!(
+        matches!(told, ServerNotification::ResourceListChangedNotification(_)),
+        "{told:?}"
+    );
+    assert_eq!(
+        told.get_meta().subscription_id().as_ref(),
+        Some(resources.id())
+    );
+    // The new skill is there for the client's next request.
+    let listed = call_stateless(&client, "list_skills").await;
+    assert!(listed.contains("fresh"), "{listed}");
+
+    // Removed: told again, on both, and nothing else came in between (the streams would
+    // have failed above on a type outside their filter).
+    std::fs::remove_dir_all(root.join("fresh")).unwrap();
+    let told = next_notification(&mut tools).await;
+    assert!(
+        matches!(told, ServerNotification::ToolListChangedNotification(_)),
+        "{told:?}"
+    );
+    let told = next_notification(&mut resources).await;
+    assert!(
+        matches!(told, ServerNotification::ResourceListChangedNotification(_)),
+        "{told:?}"
+    );
+    // Nothing changed since: nothing is told.
+    assert!(
+        tokio::time::timeout(Duration::from_millis(800), tools.next())
+            .await
+            .is_err(),
+        "a notification without a change"
+    );
+    tools.cancel().await.unwrap();
+    resources.cancel().await.unwrap();
+}
+
+async fn call_stateless(client: &RunningService<RoleClient, Client>, tool: &str) -> String {
+    let result = client
+        .call_tool(CallToolRequestParams::new(tool.to_string()))
+        .await
+        .unwrap();
+    text(&result).to_string()
+}
+
+/// The wire of `subscriptions/listen`, read as bytes off the SSE stream: the
+/// acknowledgement first, with the accepted filter and the request's id under
+/// `_meta["io.modelcontextprotocol/subscriptionId"]`, then only the asked-for
+/// `notifications/resources/list_changed`, tagged the same; a 2025-11-25 session's
+/// `subscriptions/listen` is not a method (`-32601`); and SIGTERM ends an open stream with
+/// its final result instead of waiting on it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn over_http_listen_wire() {
+    use std::io::BufRead as _;
+    let (mut child, url, dir) = start_http(&[]).await;
+    let root = dir.path().canonicalize().unwrap();
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "wire", "version": "1"},
+        "io.modelcontextprotocol/clientCapabilities": {}
+    });
+    let body = json!({"jsonrpc": "2.0", "id": "listen-1", "method": "subscriptions/listen",
+        "params": {"_meta": meta, "notifications": {"resourcesListChanged": true}}})
+    .to_string();
+    let (events, received) = std::sync::mpsc::channel::<Value>();
+    let listen_url = url.clone();
+    let reader = std::thread::spawn(move || {
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .build()
+            .new_agent();
+        let response = agent
+            .post(&listen_url)
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream")
+            .header("MCP-Protocol-Version", "2026-07-28")
+            .header("Mcp-Method", "subscriptions/listen")
+            .send(body)
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        let stream = std::io::BufReader::new(response.into_body().into_reader());
+        for line in stream.lines() {
+            let Ok(line) = line else { break };
+            if let Some(data) = line.strip_prefix("data:")
+                && let Ok(message) = serde_json::from_str::<Value>(data.trim())
+                && events.send(message).is_err()
+            {
+                break;
+            }
+        }
+    });
+    let next = |what: &str| {
+        received
+            .recv_timeout(Duration::from_secs(10))
+            .unwrap_or_else(|_| panic!("no {what} within 10 s"))
+    };
+    let ack = next("acknowledgement");
+    assert_eq!(
+        ack,
+        json!({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"},
+                "notifications": {"resourcesListChanged": true}}})
+    );
+    write(
+        &root.join("fresh/SKILL.md"),
+        skill_md("fresh", "Brand new."),
+    );
+    let told = next("a notification");
+    assert_eq!(
+        told,
+        json!({"jsonrpc": "2.0", "method": "notifications/resources/list_changed",
+            "params": {"_meta": {"io.modelcontextprotocol/subscriptionId": "listen-1"}}})
+    );
+
+    // A 2025-11-25 session has no subscriptions/listen (it has the GET stream).
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.clone());
+    let session = Client::default().serve(transport).await.unwrap();
+    let legacy = session
+        .peer()
+        .listen(
+            rmcp::model::SubscriptionFilter::builder()
+                .tools_list_changed()
+                .build(),
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error_code(legacy).0, -32601);
+    drop(session);
+
+    // SIGTERM: the open stream ends with its final result, and the server exits.
+    #[cfg(unix)]
+    {
+        let pid = child.id().unwrap().to_string();
+        let killed = std::process::Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .unwrap();
+        assert!(killed.success());
+        let last = next("the final result");
+        assert_eq!(last["id"], "listen-1", "{last}");
+        assert!(last.get("result").is_some(), "{last}");
+        let status = tokio::time::timeout(Duration::from_secs(10), child.wait())
+            .await
+            .expect("the server did not stop within 10 s")
+            .unwrap();
+        assert!(status.success(), "{status:?}");
+    }
+    drop(received);
+    reader.join().unwrap();
+}

@@ -1417,6 +1417,25 @@ async fn mcp_session(url: &str, token: &str) -> (McpSession, McpClient) {
     (client.clone().serve(transport).await.unwrap(), client)
 }
 
+/// A 2026-07-28 client (`server/discover`, no session) of `url` with `token`.
+async fn mcp_stateless(url: &str, token: &str) -> McpSession {
+    use rmcp::service::{ClientLifecycleMode, serve_client_with_lifecycle};
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let transport = rmcp::transport::StreamableHttpClientTransport::from_config(
+        StreamableHttpClientTransportConfig::with_uri(url).auth_header(token),
+    );
+    serve_client_with_lifecycle(
+        McpClient::default(),
+        transport,
+        ClientLifecycleMode::Discover {
+            preferred_versions: vec![rmcp::model::ProtocolVersion::V_2026_07_28],
+        },
+    )
+    .await
+    .unwrap()
+}
+
 /// The text of a tool call's result (the `isError` flag beside it).
 async fn mcp_call(session: &McpSession, tool: &str, args: serde_json::Value) -> (bool, String) {
     let mut params = rmcp::model::CallToolRequestParams::new(tool.to_string());
@@ -1580,6 +1599,19 @@ fn the_registry_serves_each_caller_their_skills_over_mcp() {
         );
         assert_eq!(b.list_all_skills().await.unwrap().len(), 1);
 
+        // A 2026-07-28 client of bob's listens (`subscriptions/listen`, no session): a
+        // change through the API reaches its stream without a request of his.
+        let listener = mcp_stateless(&url, &bob).await;
+        let mut stream = listener
+            .peer()
+            .listen(
+                rmcp::model::SubscriptionFilter::builder()
+                    .tools_list_changed()
+                    .build(),
+            )
+            .await
+            .unwrap();
+
         // A change through the API reaches open sessions, announced.
         let (status, text) = call(
             "PUT",
@@ -1588,6 +1620,25 @@ fn the_registry_serves_each_caller_their_skills_over_mcp() {
             Some(json!({"visibility": "public", "allowed_groups": []})),
         );
         assert_eq!(status, 200, "{text}");
+        let told = tokio::time::timeout(std::time::Duration::from_secs(10), stream.next())
+            .await
+            .expect("no notification on the listen stream within 10 s")
+            .unwrap()
+            .expect("the listen stream ended");
+        assert!(
+            matches!(
+                told,
+                rmcp::model::ServerNotification::ToolListChangedNotification(_)
+            ),
+            "{told:?}"
+        );
+        assert_eq!(
+            rmcp::model::GetMeta::get_meta(&told)
+                .subscription_id()
+                .as_ref(),
+            Some(stream.id())
+        );
+        stream.cancel().await.unwrap();
         assert_eq!(mcp_ids(&b).await, ["open-notes", "team-pdf"]);
         let (status, text) = call(
             "DELETE",
