@@ -64,6 +64,11 @@ pub struct Locked {
     /// have none, and fall back to the configured registry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registry: Option<String>,
+    /// The registry version installed, for a skill hosted there (`NAME@VERSION`): `sync`
+    /// installs that version again, yanked or not; `update` moves to the latest. Its
+    /// files' digest is [`Locked::hash`], the registry's digest of the version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// The skill's directory in the source, `/`-separated (`skills/pdf`; empty for the
     /// source's root).
     #[serde(default)]
@@ -98,6 +103,7 @@ impl Locked {
             reference: None,
             commit: None,
             registry: None,
+            version: None,
             path: path.into(),
             hash: hash.into(),
             agents: Vec::new(),
@@ -271,6 +277,16 @@ impl Invalid {
     }
 }
 
+/// Whether `text` can be a registry version: 1 to 64 of letters, digits, `.`, `_`, `+`,
+/// `-`, starting with a letter or digit (it becomes a URL path segment).
+fn is_version(text: &str) -> bool {
+    (1..=64).contains(&text.len())
+        && text.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
+}
+
 /// Checks what of a lock entry becomes a path, a command argument or a digest to compare.
 fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
     let invalid = |field, message: String| Err(Invalid { field, message });
@@ -317,6 +333,17 @@ fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
             format!(
                 "`ref` of `{name}` must be a branch, tag or commit name, not `{}`",
                 crate::clip(&reference.escape_debug().to_string(), 80)
+            ),
+        );
+    }
+    if let Some(version) = &entry.version
+        && !is_version(version)
+    {
+        return invalid(
+            Some("version"),
+            format!(
+                "`version` of `{name}` must be a registry version (letters, digits, `.`, `_`, `+`, `-`, at most 64), not `{}`",
+                crate::clip(&version.escape_debug().to_string(), 80)
             ),
         );
     }

@@ -76,6 +76,8 @@ pub(crate) fn staging_in(root: &Path) -> Result<tempfile::TempDir, miette::Repor
 pub(crate) struct Staged {
     pub(crate) id: String,
     pub(crate) registry: Option<String>,
+    /// The registry version installed, for a skill hosted there.
+    pub(crate) version: Option<String>,
 }
 
 /// Puts the skill from `source` (an archive path or URL, a `SKILL.md` URL, a registry
@@ -86,7 +88,11 @@ pub(crate) fn stage_source(
     staging: &Path,
     printer: &Printer,
 ) -> Result<Staged, miette::Report> {
-    let local = |id| Staged { id, registry: None };
+    let local = |id| Staged {
+        id,
+        registry: None,
+        version: None,
+    };
     // A URL pasted without its scheme (`github.com/o/r/blob/main/x/SKILL.md`).
     let pasted = skills_add::pasted_url(source);
     let source = pasted.as_deref().unwrap_or(source);
@@ -127,20 +133,82 @@ pub(crate) fn stage_source(
             None => crate::registry_client::Client::configured(download.registry.as_deref())?,
         };
         if let Some(client) = client {
-            let bytes = crate::registry_client::fetch_skill_md(&client, source)?;
-            let url = format!(
-                "{}/api/skills/{}/content",
-                client.base(),
-                crate::registry_client::encode(source)
-            );
-            let id = stage_skill_md(&bytes, &url, &OnlyFile::Registry, staging, printer)?;
-            return Ok(Staged {
-                id,
-                registry: Some(client.base().to_string()),
-            });
+            return stage_registry(&client, source, download, staging, printer);
         }
     }
     stage_path(source, staging, printer).map(local)
+}
+
+/// [`stage_source`] of a registry skill, `NAME` or `NAME@VERSION`: a hosted skill's every
+/// file, each checked against its digest (a lock's version when `sync` asks for it, else
+/// the one named, else the latest not yanked); a skill registered by URL from its
+/// repository when its host is a git host (the whole folder), else its cached `SKILL.md`
+/// alone, with a warning that names what is not installed.
+fn stage_registry(
+    client: &crate::registry_client::Client,
+    source: &str,
+    download: &DownloadArgs,
+    staging: &Path,
+    printer: &Printer,
+) -> Result<Staged, miette::Report> {
+    use crate::registry_client as registry;
+    let (name, asked) = registry::split_version(source);
+    let asked = download.locked_version.as_deref().or(asked);
+    let card = registry::card(client, name)?;
+    let staged = |id: String, version: Option<String>| Staged {
+        id,
+        registry: Some(client.base().to_string()),
+        version,
+    };
+    if card.get("hosted").and_then(serde_json::Value::as_bool) == Some(true) {
+        let got = registry::download(client, name, asked)?;
+        let root = staging.join(name);
+        for (path, bytes, executable) in &got.files {
+            let to = root.join(path);
+            let written = to
+                .parent()
+                .map_or(Ok(()), fs::create_dir_all)
+                .and_then(|()| fs::write(&to, bytes))
+                .and_then(|()| set_mode(&to, *executable));
+            written.map_err(|e| {
+                error(
+                    format!("{}: {e}", to.display()),
+                    "check that the destination is writable",
+                )
+            })?;
+        }
+        printer.detail(&format!(
+            "{name}@{}: {} file(s), {}\n",
+            got.version,
+            got.files.len(),
+            got.digest
+        ));
+        return Ok(staged(name.to_string(), Some(got.version)));
+    }
+    if let Some(version) = asked {
+        return Err(error(
+            format!(
+                "{name} is registered in {} by the URL of its SKILL.md, which has no versions: `{name}@{version}` names none",
+                client.base()
+            ),
+            format!("install `{name}` (what its URL holds now)"),
+        ));
+    }
+    // Registered by URL: the skill's folder from its repository where the host allows.
+    let url = card
+        .get("skill_md_url")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let only = match stage_from_repository(&url, &download.allow_hosts, staging, printer)? {
+        FromRepository::Staged(id) => return Ok(staged(id, None)),
+        FromRepository::Not(OnlyFile::NoRepository) => OnlyFile::Registry(url),
+        FromRepository::Not(other) => other,
+    };
+    let bytes = registry::fetch_skill_md(client, name)?;
+    let from = format!("{}/api/skills/{}/content", client.base(), registry::encode(name));
+    let id = stage_skill_md(&bytes, &from, &only, staging, printer)?;
+    Ok(staged(id, None))
 }
 
 /// [`stage_source`] of a path: a directory, a skill's `SKILL.md`, an archive.
@@ -243,8 +311,9 @@ enum OnlyFile {
     /// The URL is a SKILL.md in a repository, which could not be fetched (no git, no
     /// network, a host git cannot clone from) or has no such file at that ref: why.
     Unfetched(String),
-    /// A registry serves a skill's SKILL.md alone.
-    Registry,
+    /// A skill registered in a registry by this URL, which names no repository of a git
+    /// host: the registry has its SKILL.md alone.
+    Registry(String),
 }
 
 /// What [`stage_from_repository`] did.
@@ -392,7 +461,9 @@ fn stage_skill_md(
                 .to_string()
         }
         OnlyFile::Unfetched(why) => format!(": the repository could not be fetched ({why})"),
-        OnlyFile::Registry => ": the registry serves a skill's SKILL.md alone".to_string(),
+        OnlyFile::Registry(url) => format!(
+            ": the skill is registered by the URL of its SKILL.md ({url}), whose host has no repository to fetch its folder from, and the registry keeps that file alone"
+        ),
     };
     let named = if missing.is_empty() {
         "it names no other file, but any the skill has are not installed".to_string()

@@ -80,18 +80,16 @@ fn blob_digest(bytes: &[u8]) -> String {
 pub(crate) fn tree_digest<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
     let mut files: Vec<(&str, &[u8])> = files.into_iter().collect();
     files.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
-    let sizes: Vec<[u8; 8]> = files
-        .iter()
-        .map(|(_, bytes)| (bytes.len() as u64).to_be_bytes())
-        .collect();
-    let mut parts: Vec<&[u8]> = Vec::with_capacity(files.len() * 5);
-    for ((path, bytes), size) in files.iter().zip(&sizes) {
-        parts.extend([b"f".as_slice(), path.as_bytes(), &[0], size.as_slice(), bytes]);
+    let total: usize = files.iter().map(|(p, b)| p.len() + b.len() + 10).sum();
+    let mut stream = Vec::with_capacity(total);
+    for (path, bytes) in files {
+        stream.push(b'f');
+        stream.extend_from_slice(path.as_bytes());
+        stream.push(0);
+        stream.extend_from_slice(&(bytes.len() as u64).to_be_bytes());
+        stream.extend_from_slice(bytes);
     }
-    format!(
-        "sha256:{}",
-        skills_core::digest::hex(&skills_core::digest::sha256_parts(&parts))
-    )
+    format!("sha256:{}", skills_core::digest::sha256_hex(&stream))
 }
 
 /// Whether `version` may name a version: 1 to 64 of letters, digits, `.`, `_`, `+`, `-`,
