@@ -373,6 +373,12 @@ macro_rules! card_columns {
 const CONTENT_COLUMN: &str =
     ", (SELECT c.content FROM skill_content c WHERE c.skill = s.name) AS content";
 
+/// Removes the blobs no version uses (a file, or either archive).
+const UNUSED_BLOBS: &str = "DELETE FROM blobs WHERE NOT EXISTS \
+     (SELECT 1 FROM version_files f WHERE f.digest = blobs.digest) \
+     AND NOT EXISTS (SELECT 1 FROM skill_versions v WHERE \
+     v.archive_digest = blobs.digest OR v.flat_archive_digest = blobs.digest)";
+
 fn json_list<T: serde::Serialize>(items: &[T]) -> String {
     serde_json::to_string(items).unwrap_or_else(|_| "[]".to_string())
 }
@@ -889,10 +895,14 @@ macro_rules! sql_store {
             }
 
             async fn delete(&self, name: &str) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
                 let done = sqlx::query("DELETE FROM skills WHERE name = $1")
                     .bind(name)
-                    .execute(&self.pool)
+                    .execute(&mut *tx)
                     .await?;
+                // A hosted skill's versions went with it: so do the files no other uses.
+                sqlx::query(UNUSED_BLOBS).execute(&mut *tx).await?;
+                tx.commit().await?;
                 Ok(done.rows_affected() > 0)
             }
 
@@ -1214,14 +1224,22 @@ macro_rules! sql_store {
                 version: &str,
                 yanked: bool,
             ) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
                 let done = sqlx::query(
                     "UPDATE skill_versions SET yanked = $3 WHERE skill = $1 AND version = $2",
                 )
                 .bind(name)
                 .bind(version)
                 .bind(yanked)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
+                // The card changed with its latest version (what MCP views key on).
+                sqlx::query("UPDATE skills SET updated_at = $2 WHERE name = $1")
+                    .bind(name)
+                    .bind(time::now_ms())
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
                 Ok(done.rows_affected() > 0)
             }
 
@@ -1234,14 +1252,12 @@ macro_rules! sql_store {
                 .bind(version)
                 .execute(&mut *tx)
                 .await?;
-                sqlx::query(
-                    "DELETE FROM blobs WHERE NOT EXISTS \
-                     (SELECT 1 FROM version_files f WHERE f.digest = blobs.digest) \
-                     AND NOT EXISTS (SELECT 1 FROM skill_versions v WHERE \
-                     v.archive_digest = blobs.digest OR v.flat_archive_digest = blobs.digest)",
-                )
-                .execute(&mut *tx)
-                .await?;
+                sqlx::query("UPDATE skills SET updated_at = $2 WHERE name = $1")
+                    .bind(name)
+                    .bind(time::now_ms())
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(UNUSED_BLOBS).execute(&mut *tx).await?;
                 tx.commit().await?;
                 Ok(done.rows_affected() > 0)
             }

@@ -175,6 +175,19 @@ pub(crate) async fn skill_page<S: Store>(
     }
 }
 
+/// A path segment percent-encoded (all but unreserved characters).
+fn encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 async fn skill_html<S: Store>(
     registry: &Registry<S>,
     caller: &Caller,
@@ -195,6 +208,29 @@ async fn skill_html<S: Store>(
                 .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
         })
         .unwrap_or("127.0.0.1:8470");
+    // A hosted skill's files: its latest version's, each linked with its size.
+    let files = if card.hosted {
+        match registry.version(caller, name, "latest").await {
+            Ok(detail) => Some(serde_json::json!({
+                "version": detail.version.version,
+                "archive": format!("/api/skills/{}/versions/{}/archive", card.name, detail.version.version),
+                "list": detail.files.iter().map(|f| serde_json::json!({
+                    "path": f.path,
+                    "size": f.size,
+                    "href": format!(
+                        "/api/skills/{}/versions/{}/files/{}",
+                        card.name,
+                        detail.version.version,
+                        f.path.split('/').map(encode_segment).collect::<Vec<_>>().join("/")
+                    ),
+                })).collect::<Vec<_>>(),
+            })),
+            Err(RegistryError::NotFound(_)) => None,
+            Err(e) => return Err(e),
+        }
+    } else {
+        None
+    };
     let source = Some(card.skill_md_url.clone()).filter(|u| {
         let lower = u.to_ascii_lowercase();
         lower.starts_with("https://") || lower.starts_with("http://")
@@ -209,6 +245,7 @@ async fn skill_html<S: Store>(
             "ratings": card.rating_details.len(),
             "install": format!("SKILLS_REGISTRY=http://{host} skills install {}", card.name),
             "source": source,
+            "files": files,
             "body": markdown_to_safe_html(&body),
         }),
     )

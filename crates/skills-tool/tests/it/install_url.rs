@@ -330,7 +330,8 @@ fn a_skill_directory_that_links_out_of_its_repository_is_not_copied() {
     );
 }
 
-/// A registry serves a skill's SKILL.md alone: the install says so, and names what is missing.
+/// A skill registered in a registry by the URL of a SKILL.md outside a git host: the
+/// registry has that file alone; the install says so, and names what is missing.
 #[test]
 fn a_registry_skill_says_the_registry_serves_skill_md_alone() {
     let w = World::new();
@@ -342,7 +343,7 @@ fn a_registry_skill_says_the_registry_serves_skill_md_alone() {
         "/api/skills/demo?view=summary",
         200,
         &[("Content-Type", "application/json")],
-        format!("{{\"name\":\"demo\",\"content_version\":\"{digest}\"}}").as_bytes(),
+        format!("{{\"name\":\"demo\",\"hosted\":false,\"skill_md_url\":\"https://docs.example.com/demo/SKILL.md\",\"content_version\":\"{digest}\"}}").as_bytes(),
     );
     route(
         &mut routes,
@@ -363,7 +364,7 @@ fn a_registry_skill_says_the_registry_serves_skill_md_alone() {
     assert_eq!(files(&w.project.join("to/demo")), ["SKILL.md"]);
     assert!(
         crate::unwrapped(&installed.stderr).contains(&format!(
-            "warning: demo: only SKILL.md was fetched from {registry}/api/skills/demo/content: the registry serves a skill's SKILL.md alone; the files it names are not installed: references/forms.md, scripts/fill.py"
+            "warning: demo: only SKILL.md was fetched from {registry}/api/skills/demo/content: the skill is registered by the URL of its SKILL.md (https://docs.example.com/demo/SKILL.md), whose host has no repository to fetch its folder from, and the registry keeps that file alone; the files it names are not installed: references/forms.md, scripts/fill.py"
         )),
         "{}",
         installed.stderr

@@ -1907,13 +1907,16 @@ fn publish_add_update_yank(database: &[&str]) {
 
     // The discovery index: the latest not yanked, as an archive with its digest; our own
     // client installs from it as npm `skills` does (.ci/npm-well-known runs that one).
-    let index: serde_json::Value = agent()
-        .get(&format!("{registry}/.well-known/agent-skills/index.json"))
-        .call()
-        .unwrap()
-        .body_mut()
-        .read_json()
-        .unwrap();
+    let index: serde_json::Value = serde_json::from_str(
+        &agent()
+            .get(&format!("{registry}/.well-known/agent-skills/index.json"))
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap(),
+    )
+    .unwrap();
     assert_eq!(
         index["$schema"],
         "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
