@@ -188,7 +188,7 @@ pub(crate) enum Command {
     /// docs/registry.md.
     Search(SearchArgs),
 
-    /// Publish a skill's folder to a skills registry, or register a SKILL.md by its URL.
+    /// Publish a skill's folder to a skills registry, or register a SKILL.md URL.
     ///
     /// A folder (the current skill by default) is linted, packaged as `skills package`
     /// packages it and uploaded: the registry keeps every file, and a changed set of files
@@ -196,11 +196,17 @@ pub(crate) enum Command {
     /// the registry fetches the file, lints it and keeps it. docs/registry.md.
     Publish(PublishArgs),
 
-    /// Yank a version of a skill you published: `latest` skips it, while an exact
-    /// NAME@VERSION and skills.lock still install it. --undo restores it.
+    /// Withdraw a version you published from "latest"; it stays installable.
+    ///
+    /// A yanked version is skipped by `skills add NAME` and `skills update`, while an exact
+    /// NAME@VERSION and skills.lock still install it (as cargo does). --undo restores it.
+    /// docs/registry.md.
     Yank(YankArgs),
 
-    /// Remove a published version of a skill (NAME@VERSION), or the skill (NAME --all).
+    /// Remove a published version of a skill, or the whole skill.
+    ///
+    /// NAME@VERSION removes that version and its files; NAME --all removes the skill and
+    /// every version. docs/registry.md.
     Unpublish(UnpublishArgs),
 
     /// Rate a skill in a skills registry, 1 to 5 stars.
