@@ -1969,3 +1969,72 @@ fn publish_add_update_yank_on_postgresql() {
     };
     publish_add_update_yank(&["--database", &cluster.url("postgres")]);
 }
+
+/// The digests of the files of the one skill `session` lists, sorted.
+async fn listed_digests(session: &McpSession) -> Vec<String> {
+    let skills = session.list_all_skills().await.unwrap();
+    assert_eq!(skills.len(), 1, "{skills:?}");
+    let rmcp::model::SkillResources::Files(files) = &skills[0].resources else {
+        panic!("{skills:?}")
+    };
+    let mut all: Vec<String> = files.iter().map(|f| f.digest.clone()).collect();
+    all.sort();
+    all
+}
+
+/// The registry's `/mcp` serves every file of a hosted skill, each with its digest in the
+/// skills extension (issue 38, item 4), and a new version replaces them.
+#[cfg(unix)]
+#[test]
+fn mcp_lists_every_file_of_a_hosted_skill_with_its_digest() {
+    let server_dir = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let token = token_in(server_dir.path(), "alice");
+    let (child, address, stderr) = start(server_dir.path(), &[]);
+    let registry = format!("http://{address}");
+    let env = [
+        ("SKILLS_REGISTRY", registry.as_str()),
+        ("SKILLS_REGISTRY_TOKEN", token.as_str()),
+    ];
+    let dir = hosted_skill(work.path(), "");
+    client(work.path(), &["publish", dir.to_str().unwrap()], &env).assert_code(0);
+    let digests = |version: &str| -> Vec<String> {
+        let (_, body) = call(
+            "GET",
+            &format!("{registry}/api/skills/demo/versions/{version}"),
+            &token,
+            None,
+        );
+        let detail: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let mut all: Vec<String> = detail["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["digest"].as_str().unwrap().to_string())
+            .collect();
+        all.sort();
+        all
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (session, _) = mcp_session(&format!("{registry}/mcp"), &token).await;
+        assert_eq!(listed_digests(&session).await, digests("1"));
+        let read = session
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                "skill://demo/scripts/run.sh",
+            ))
+            .await
+            .unwrap();
+        assert!(format!("{read:?}").contains("echo hi"), "{read:?}");
+        // Version 2: the same session sees its files.
+        std::fs::write(dir.join("scripts/run.sh"), "#!/bin/sh\necho two\n").unwrap();
+        client(work.path(), &["publish", dir.to_str().unwrap()], &env).assert_code(0);
+        assert_ne!(digests("2"), digests("1"));
+        assert_eq!(listed_digests(&session).await, digests("2"));
+        session.cancel().await.unwrap();
+    });
+    stop(child, stderr);
+}
