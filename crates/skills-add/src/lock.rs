@@ -281,7 +281,10 @@ impl Invalid {
 /// `-`, starting with a letter or digit (it becomes a URL path segment).
 fn is_version(text: &str) -> bool {
     (1..=64).contains(&text.len())
-        && text.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && text
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
         && text
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
@@ -521,7 +524,7 @@ mod tests {
         };
         let fine = entry(
             "pdf",
-            "url = \"https://github.com/o/r.git\"\ncommit = \"0123abc\"\n",
+            "url = \"https://github.com/o/r.git\"\ncommit = \"0123abc\"\nversion = \"1.2.0-rc.1\"\n",
         );
         assert_eq!(
             Lock::parse(&fine, Path::new("skills.lock"))
@@ -553,6 +556,16 @@ mod tests {
             (entry("pdf", "url = \"-oProxyCommand=x\"\n"), "7:7", "`url`"),
             (entry("pdf", "ref = \"--upload-pack=x\"\n"), "7:7", "`ref`"),
             (entry("pdf", "commit = \"HEAD; rm\"\n"), "7:10", "`commit`"),
+            (
+                entry("pdf", "version = \"../1\"\n"),
+                "7:11",
+                "`version` of `pdf`",
+            ),
+            (
+                entry("pdf", "version = \"\"\n"),
+                "7:11",
+                "`version` of `pdf`",
+            ),
             (entry("pdf", "agents = [\"../x\"]\n"), "7:10", "`agents`"),
             (entry("pdf", "").replace(&hash, "sha256:x"), "6:8", "`hash`"),
             (

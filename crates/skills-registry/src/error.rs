@@ -31,7 +31,9 @@ pub enum RegistryError {
     Conflict(String),
     /// That version of the skill is published already, with other files: a version's files
     /// never change.
-    #[error("`{0}` is published already with other files; a version's files never change: set a new `metadata.version` (or leave it out to number versions 1, 2, …)")]
+    #[error(
+        "`{0}` is published already with other files; a version's files never change: set a new `metadata.version` (or leave it out to number versions 1, 2, …)"
+    )]
     VersionExists(String),
     /// The upload is not a skill archive the registry takes (too large, unsafe, no
     /// `SKILL.md`, another skill's name).

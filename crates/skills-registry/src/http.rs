@@ -90,7 +90,11 @@ fn routes<S: Store>() -> Routes<S> {
         ("POST", "/api/skills/{name}/rate", post(rate::<S>)),
         ("GET", "/api/skills/{name}/versions", get(versions::<S>)),
         ("POST", "/api/skills/{name}/versions", post(publish::<S>)),
-        ("GET", "/api/skills/{name}/versions/{version}", get(version::<S>)),
+        (
+            "GET",
+            "/api/skills/{name}/versions/{version}",
+            get(version::<S>),
+        ),
         (
             "DELETE",
             "/api/skills/{name}/versions/{version}",
@@ -915,7 +919,9 @@ async fn yank<S: Store>(
     path: std::result::Result<Path<VersionPath>, axum::extract::rejection::PathRejection>,
 ) -> Result<Json<crate::service::VersionDetail>> {
     let Path(p) = path.map_err(|e| path_error(&e))?;
-    Ok(Json(registry.yank(&caller, &p.name, &p.version, true).await?))
+    Ok(Json(
+        registry.yank(&caller, &p.name, &p.version, true).await?,
+    ))
 }
 
 async fn unyank<S: Store>(
@@ -924,7 +930,9 @@ async fn unyank<S: Store>(
     path: std::result::Result<Path<VersionPath>, axum::extract::rejection::PathRejection>,
 ) -> Result<Json<crate::service::VersionDetail>> {
     let Path(p) = path.map_err(|e| path_error(&e))?;
-    Ok(Json(registry.yank(&caller, &p.name, &p.version, false).await?))
+    Ok(Json(
+        registry.yank(&caller, &p.name, &p.version, false).await?,
+    ))
 }
 
 #[derive(Debug, Deserialize)]
@@ -993,9 +1001,7 @@ async fn file<S: Store>(
     path: std::result::Result<Path<FilePath>, axum::extract::rejection::PathRejection>,
 ) -> Result<Response> {
     let Path(p) = path.map_err(|e| path_error(&e))?;
-    let (record, bytes) = registry
-        .file(&caller, &p.name, &p.version, &p.path)
-        .await?;
+    let (record, bytes) = registry.file(&caller, &p.name, &p.version, &p.path).await?;
     let content_type = if record.path.ends_with(".md") {
         "text/markdown; charset=utf-8"
     } else {

@@ -60,13 +60,13 @@ pub use cache::{LOCAL_RESPONSE_TTL, SHARED_RESPONSE_TTL};
 pub use error::RegistryError;
 pub use federation::{Peer, PeerMode, SyncReport};
 pub use model::{
-    CompatibilityRequirement, FileRecord, HealthStatus, RatingDetail, RequirementType,
-    SkillCard, ToolReference, VersionRecord, View, Visibility,
+    CompatibilityRequirement, FileRecord, HealthStatus, RatingDetail, RequirementType, SkillCard,
+    ToolReference, VersionRecord, View, Visibility,
 };
 pub use oidc::OidcConfig;
 pub use service::{
-    DISCOVERY_SCHEMA, KnownServer, MAX_UPLOAD, PublishOptions, Published, Registration, Registry, RegistryConfig,
-    TOKEN_CACHE_TTL, ToolStatus, VersionDetail,
+    DISCOVERY_SCHEMA, KnownServer, MAX_UPLOAD, PublishOptions, Published, Registration, Registry,
+    RegistryConfig, TOKEN_CACHE_TTL, ToolStatus, VersionDetail,
 };
 pub use store::{
     AnyStore, Caller, ListQuery, PostgresStore, Publication, SqliteStore, Store, StoreError,

@@ -441,12 +441,7 @@ type Write = (String, Vec<(String, Vec<u8>)>, String);
 /// Writes `writes` into `dir` and removes `removals`, each by rename through `staging`: a
 /// skill's new directory is made whole aside, then renamed over the old one (set aside
 /// first, and removed).
-fn apply(
-    dir: &Path,
-    staging: &Path,
-    writes: &[Write],
-    removals: &[String],
-) -> std::io::Result<()> {
+fn apply(dir: &Path, staging: &Path, writes: &[Write], removals: &[String]) -> std::io::Result<()> {
     for name in removals {
         let target = dir.join(name);
         if target.exists() {

@@ -226,7 +226,10 @@ impl Client {
         }
         let value = serde_json::from_slice(&bytes).map_err(|e| {
             errors::plain(
-                format!("{}{path}: not the JSON of a skills registry: {e}", self.base),
+                format!(
+                    "{}{path}: not the JSON of a skills registry: {e}",
+                    self.base
+                ),
                 "check that the URL is a skills registry",
             )
         })?;
@@ -477,7 +480,10 @@ pub(crate) fn split_version(spec: &str) -> (&str, Option<&str>) {
 /// `-`, starting with a letter or digit (the registry's rule).
 pub(crate) fn is_version(text: &str) -> bool {
     (1..=64).contains(&text.len())
-        && text.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+        && text
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
         && text
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
@@ -507,7 +513,11 @@ fn is_safe_path(path: &str) -> bool {
 
 /// The card of `name` (summary view).
 pub(crate) fn card(client: &Client, name: &str) -> Result<Value, miette::Report> {
-    client.json("GET", &format!("/api/skills/{}?view=summary", encode(name)), None)
+    client.json(
+        "GET",
+        &format!("/api/skills/{}?view=summary", encode(name)),
+        None,
+    )
 }
 
 /// `version` (or the latest not yanked) of the hosted skill `name`: every file, each
@@ -524,14 +534,27 @@ pub(crate) fn download(
         encode(version.unwrap_or("latest"))
     );
     let detail = client.json("GET", &base, None)?;
-    let text = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or_default().to_string();
+    let text = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
     let (version, digest) = (text(&detail, "version"), text(&detail, "digest"));
     let mut files = Vec::new();
-    for file in detail.get("files").and_then(Value::as_array).into_iter().flatten() {
+    for file in detail
+        .get("files")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         let path = text(file, "path");
         if !is_safe_path(&path) {
             return Err(errors::plain(
-                format!("{name}@{version}: the registry lists a file `{}`, which is not a path inside a skill; nothing was installed", crate::render::terminal_safe(&path)),
+                format!(
+                    "{name}@{version}: the registry lists a file `{}`, which is not a path inside a skill; nothing was installed",
+                    crate::render::terminal_safe(&path)
+                ),
                 "the registry is not a skills registry this client can trust; tell its operator",
             ));
         }
@@ -541,17 +564,24 @@ pub(crate) fn download(
         let actual = format!("sha256:{}", skills_core::digest::sha256_hex(&bytes));
         if actual != expected {
             return Err(errors::plain(
-                format!("{name}@{version}: {path} received ({actual}) is not the one the registry lists ({expected}); nothing was installed"),
+                format!(
+                    "{name}@{version}: {path} received ({actual}) is not the one the registry lists ({expected}); nothing was installed"
+                ),
                 "try again; if it persists, the registry or something between you and it serves other content",
             ));
         }
-        let executable = file.get("executable").and_then(Value::as_bool).unwrap_or(false);
+        let executable = file
+            .get("executable")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
         files.push((path, bytes, executable));
     }
     let whole = skills_add::bytes_hash(files.iter().map(|(p, b, _)| (p.as_str(), b.as_slice())));
     if whole != digest {
         return Err(errors::plain(
-            format!("{name}@{version}: the files received ({whole}) are not the version the registry lists ({digest}); nothing was installed"),
+            format!(
+                "{name}@{version}: the files received ({whole}) are not the version the registry lists ({digest}); nothing was installed"
+            ),
             "try again; if it persists, the registry serves other content than it lists",
         ));
     }

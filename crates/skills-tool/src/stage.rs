@@ -167,7 +167,10 @@ fn stage_well_known(
 ) -> Result<Option<String>, miette::Report> {
     let lower = url.to_ascii_lowercase();
     let clean = lower.split(['?', '#']).next().unwrap_or_default();
-    if [".md", ".skill", ".zip", ".json"].iter().any(|e| clean.ends_with(e)) {
+    if [".md", ".skill", ".zip", ".json"]
+        .iter()
+        .any(|e| clean.ends_with(e))
+    {
         return Ok(None);
     }
     let Some((scheme, rest)) = url.split_once("://") else {
@@ -177,7 +180,9 @@ fn stage_well_known(
     let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
     let origin = format!("{}://{authority}", scheme.to_ascii_lowercase());
     // https to any site the user names; plain http only to one named with --allow-host.
-    let http_allowed = allow.iter().any(|h| h.trim().eq_ignore_ascii_case(authority));
+    let http_allowed = allow
+        .iter()
+        .any(|h| h.trim().eq_ignore_ascii_case(authority));
     if origin.starts_with("http://") && !http_allowed {
         return Ok(None);
     }
@@ -241,7 +246,8 @@ fn stage_well_known(
                 .and_then(serde_json::Value::as_str)
                 .unwrap_or_default()
         };
-        let (name, kind, target, digest) = (text("name"), text("type"), text("url"), text("digest"));
+        let (name, kind, target, digest) =
+            (text("name"), text("type"), text("url"), text("digest"));
         if !skills_frontmatter::is_valid_name(name) || !name.is_ascii() {
             printer.warn(&format!(
                 "{index_url}: `{}` is not a skill name; left out",
@@ -252,10 +258,15 @@ fn stage_well_known(
         // The entry's URL, resolved against the index, on the index's own origin.
         let artifact = if target.starts_with('/') {
             format!("{origin}{target}")
-        } else if target.to_ascii_lowercase().starts_with(&format!("{origin}/")) {
+        } else if target
+            .to_ascii_lowercase()
+            .starts_with(&format!("{origin}/"))
+        {
             target.to_string()
         } else if !target.contains("://") && !target.is_empty() {
-            let dir = index_url.rsplit_once('/').map_or(index_url.as_str(), |(d, _)| d);
+            let dir = index_url
+                .rsplit_once('/')
+                .map_or(index_url.as_str(), |(d, _)| d);
             format!("{dir}/{target}")
         } else {
             printer.warn(&format!(
@@ -265,13 +276,17 @@ fn stage_well_known(
             continue;
         };
         let Some(bytes) = get(&artifact)? else {
-            printer.warn(&format!("{name}: not fetched: {artifact} did not answer 2xx"));
+            printer.warn(&format!(
+                "{name}: not fetched: {artifact} did not answer 2xx"
+            ));
             continue;
         };
         let actual = format!("sha256:{}", skills_core::digest::sha256_hex(&bytes));
         if actual != digest {
             return Err(error(
-                format!("{name}: {artifact} ({actual}) is not what {index_url} lists ({digest}); nothing was installed"),
+                format!(
+                    "{name}: {artifact} ({actual}) is not what {index_url} lists ({digest}); nothing was installed"
+                ),
                 "try again; if it persists, the site serves other content than its index lists",
             ));
         }
@@ -281,7 +296,10 @@ fn stage_well_known(
                 fs::create_dir_all(&dir)
                     .and_then(|()| fs::write(dir.join("SKILL.md"), &bytes))
                     .map_err(|e| {
-                        error(format!("{}: {e}", dir.display()), "check that the destination is writable")
+                        error(
+                            format!("{}: {e}", dir.display()),
+                            "check that the destination is writable",
+                        )
                     })?;
             }
             "archive" if bytes.starts_with(b"PK") => {
@@ -294,7 +312,9 @@ fn stage_well_known(
                 .map_err(|e| errors::package(&e))?;
                 if unpacked != name {
                     return Err(error(
-                        format!("{artifact}: the archive holds `{unpacked}`, not `{name}` as {index_url} says"),
+                        format!(
+                            "{artifact}: the archive holds `{unpacked}`, not `{name}` as {index_url} says"
+                        ),
                         "the site's index and archive disagree; tell its owner",
                     ));
                 }
@@ -384,7 +404,11 @@ fn stage_registry(
         FromRepository::Not(other) => other,
     };
     let bytes = registry::fetch_skill_md(client, name)?;
-    let from = format!("{}/api/skills/{}/content", client.base(), registry::encode(name));
+    let from = format!(
+        "{}/api/skills/{}/content",
+        client.base(),
+        registry::encode(name)
+    );
     let id = stage_skill_md(&bytes, &from, &only, staging, printer)?;
     Ok(staged(id, None))
 }

@@ -115,8 +115,13 @@ fn unpack(name: &str, archive: &[u8]) -> Result<Unpacked, RegistryError> {
         max_entries: skills_core::layout::MAX_SKILL_FILES,
     };
     let label = std::path::PathBuf::from(format!("{name}.skill"));
-    let id = skills_package::unpack(Cursor::new(archive), &label, temp.path(), &limits)
-        .map_err(|e| RegistryError::BadArchive(format!("the upload is not a skill archive the registry takes: {e}")))?;
+    let id = skills_package::unpack(Cursor::new(archive), &label, temp.path(), &limits).map_err(
+        |e| {
+            RegistryError::BadArchive(format!(
+                "the upload is not a skill archive the registry takes: {e}"
+            ))
+        },
+    )?;
     if id != name {
         return Err(RegistryError::BadArchive(format!(
             "the archive holds the skill `{id}`, not `{name}`: publish it as `{id}`"
@@ -138,13 +143,12 @@ fn unpack(name: &str, archive: &[u8]) -> Result<Unpacked, RegistryError> {
     {
         return Err(RegistryError::Lint(diagnostics));
     }
-    let collected = skills_package::collect_all(&dir)
-        .map_err(|e| RegistryError::BadArchive(e.to_string()))?;
+    let collected =
+        skills_package::collect_all(&dir).map_err(|e| RegistryError::BadArchive(e.to_string()))?;
     let mut files = Vec::with_capacity(collected.entries.len());
     for entry in &collected.entries {
-        let bytes = std::fs::read(&entry.source).map_err(|e| {
-            RegistryError::Internal(format!("{}: {e}", entry.source.display()))
-        })?;
+        let bytes = std::fs::read(&entry.source)
+            .map_err(|e| RegistryError::Internal(format!("{}: {e}", entry.source.display())))?;
         files.push((
             FileRecord {
                 path: entry.path.clone(),
@@ -268,9 +272,11 @@ impl<S: Store> Registry<S> {
         check_access(visibility, &groups)?;
         let extra_tags = split(options.tags.as_ref()).unwrap_or_default();
         let owned_name = name.to_string();
-        let unpacked = tokio::task::spawn_blocking(move || unpack(&owned_name, &archive).map(|u| (u, archive)))
-            .await
-            .map_err(|e| RegistryError::Internal(e.to_string()))?;
+        let unpacked = tokio::task::spawn_blocking(move || {
+            unpack(&owned_name, &archive).map(|u| (u, archive))
+        })
+        .await
+        .map_err(|e| RegistryError::Internal(e.to_string()))?;
         let (unpacked, archive) = unpacked?;
         let versions = self.store.versions(name).await?;
         if let Some(last) = versions.last()
@@ -528,7 +534,10 @@ impl<S: Store> Registry<S> {
         }))
     }
 
-    async fn index_entry(&self, card: &SkillCard) -> Result<Option<serde_json::Value>, RegistryError> {
+    async fn index_entry(
+        &self,
+        card: &SkillCard,
+    ) -> Result<Option<serde_json::Value>, RegistryError> {
         let name = &card.name;
         // What installers take: the spec's names, a description of at most 1,024 characters.
         let description: String = card.description.chars().take(1024).collect();
@@ -571,7 +580,16 @@ mod tests {
         for ok in ["1", "1.2.0", "2.0.0-rc.1", "1.0+build.5", "v2"] {
             assert!(is_valid_version(ok), "{ok}");
         }
-        for bad in ["", "-1", ".1", "1/2", "1 2", "é", "latest?", &"1".repeat(65)] {
+        for bad in [
+            "",
+            "-1",
+            ".1",
+            "1/2",
+            "1 2",
+            "é",
+            "latest?",
+            &"1".repeat(65),
+        ] {
             assert!(!is_valid_version(bad), "{bad}");
         }
     }
@@ -586,7 +604,10 @@ mod tests {
         let a = tree_digest([("b", b"2".as_slice()), ("a", b"1".as_slice())]);
         let b = tree_digest([("a", b"1".as_slice()), ("b", b"2".as_slice())]);
         assert_eq!(a, b);
-        assert_ne!(a, tree_digest([("a", b"12".as_slice()), ("b", b"".as_slice())]));
+        assert_ne!(
+            a,
+            tree_digest([("a", b"12".as_slice()), ("b", b"".as_slice())])
+        );
     }
 
     #[test]
@@ -604,7 +625,10 @@ mod tests {
             published_at: String::new(),
         };
         let versions = [v("1", false), v("2", true)];
-        assert_eq!(pick(&versions, "latest").map(|v| v.version.as_str()), Some("1"));
+        assert_eq!(
+            pick(&versions, "latest").map(|v| v.version.as_str()),
+            Some("1")
+        );
         assert_eq!(pick(&versions, "2").map(|v| v.version.as_str()), Some("2"));
         assert!(pick(&versions, "3").is_none());
         assert!(pick(&[v("1", true)], "latest").is_none());

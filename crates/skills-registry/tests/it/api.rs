@@ -1211,7 +1211,10 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
     let (alice, bob) = (h.client("alice", &[], false), h.client("bob", &[], false));
     let md = skill_md("pdf", "Fills PDF forms. Use when asked to fill one.", "");
     let script: &[u8] = b"#!/bin/sh\necho fill\n";
-    let archive = zip_of(&[("pdf/SKILL.md", md.as_bytes()), ("pdf/scripts/fill.sh", script)]);
+    let archive = zip_of(&[
+        ("pdf/SKILL.md", md.as_bytes()),
+        ("pdf/scripts/fill.sh", script),
+    ]);
 
     assert_eq!(
         Client::anonymous(&h)
@@ -1235,7 +1238,10 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
     let served = alice.get("/api/skills/pdf/versions/1/files/scripts/fill.sh");
     assert_eq!(served.status, 200);
     assert_eq!(served.body.as_bytes(), script);
-    assert_eq!(served.header("etag"), format!("\"{}\"", files[1]["digest"].as_str().unwrap()));
+    assert_eq!(
+        served.header("etag"),
+        format!("\"{}\"", files[1]["digest"].as_str().unwrap())
+    );
     assert_eq!(
         alice.get("/api/skills/pdf/versions/1/files/nothing").status,
         404
@@ -1252,12 +1258,19 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
     let md2 = format!("{md}\nMore.\n");
     let second = alice.post_zip(
         "/api/skills/pdf/versions",
-        &zip_of(&[("pdf/SKILL.md", md2.as_bytes()), ("pdf/scripts/fill.sh", script)]),
+        &zip_of(&[
+            ("pdf/SKILL.md", md2.as_bytes()),
+            ("pdf/scripts/fill.sh", script),
+        ]),
     );
     assert_eq!(second.status, 201, "{}", second.body);
     assert_eq!(second.json()["version"], "2");
     // A version named by the author that exists with other files is refused.
-    let pinned = skill_md("pdf", "Fills PDF forms. Use when asked to fill one.", "metadata:\n  version: \"2\"\n");
+    let pinned = skill_md(
+        "pdf",
+        "Fills PDF forms. Use when asked to fill one.",
+        "metadata:\n  version: \"2\"\n",
+    );
     let exists = alice.post_zip(
         "/api/skills/pdf/versions",
         &zip_of(&[("pdf/SKILL.md", pinned.as_bytes())]),
@@ -1271,16 +1284,29 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
     );
 
     // Someone else's skill: not theirs to publish to or yank.
-    assert_eq!(bob.post_zip("/api/skills/pdf/versions", &archive).status, 403);
-    assert_eq!(bob.put("/api/skills/pdf/versions/2/yank", &json!(null)).status, 403);
+    assert_eq!(
+        bob.post_zip("/api/skills/pdf/versions", &archive).status,
+        403
+    );
+    assert_eq!(
+        bob.put("/api/skills/pdf/versions/2/yank", &json!(null))
+            .status,
+        403
+    );
     // Yanked: `latest` skips it, the exact version still answers.
     let yanked = alice.put("/api/skills/pdf/versions/2/yank", &json!(null));
     assert_eq!(yanked.status, 200, "{}", yanked.body);
     assert_eq!(yanked.json()["yanked"], true);
-    assert_eq!(alice.get("/api/skills/pdf/versions/latest").json()["version"], "1");
+    assert_eq!(
+        alice.get("/api/skills/pdf/versions/latest").json()["version"],
+        "1"
+    );
     assert_eq!(alice.get("/api/skills/pdf/versions/2").status, 200);
     assert_eq!(alice.delete("/api/skills/pdf/versions/2/yank").status, 200);
-    assert_eq!(alice.get("/api/skills/pdf/versions/latest").json()["version"], "2");
+    assert_eq!(
+        alice.get("/api/skills/pdf/versions/latest").json()["version"],
+        "2"
+    );
 
     // Archives: the `.skill` as published, and the flat one, each with its digest.
     let skill = alice.get("/api/skills/pdf/versions/1/archive");
@@ -1291,16 +1317,27 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
         format!("\"{}\"", v1["archive_digest"].as_str().unwrap())
     );
     assert_eq!(
-        alice.get("/api/skills/pdf/versions/1/archive?layout=tar").status,
+        alice
+            .get("/api/skills/pdf/versions/1/archive?layout=tar")
+            .status,
         400
     );
 
     // What is refused: unsafe names, another skill's archive, lint errors, a URL skill's name.
     for (entries, kind) in [
-        (vec![("pdf/../../etc/x", b"x".as_slice())], "/problems/bad-archive"),
-        (vec![("other/SKILL.md", md.as_bytes())], "/problems/bad-archive"),
         (
-            vec![("pdf/SKILL.md", b"---\nname: Pdf\ndescription: d\n---\n".as_slice())],
+            vec![("pdf/../../etc/x", b"x".as_slice())],
+            "/problems/bad-archive",
+        ),
+        (
+            vec![("other/SKILL.md", md.as_bytes())],
+            "/problems/bad-archive",
+        ),
+        (
+            vec![(
+                "pdf/SKILL.md",
+                b"---\nname: Pdf\ndescription: d\n---\n".as_slice(),
+            )],
             "/problems/lint-failed",
         ),
     ] {
@@ -1317,13 +1354,19 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
     h.register(&alice, "forms");
     let conflict = alice.post_zip(
         "/api/skills/forms/versions",
-        &zip_of(&[("forms/SKILL.md", skill_md("forms", "Forms. Use when.", "").as_bytes())]),
+        &zip_of(&[(
+            "forms/SKILL.md",
+            skill_md("forms", "Forms. Use when.", "").as_bytes(),
+        )]),
     );
     assert_eq!(conflict.status, 409, "{}", conflict.body);
     assert_eq!(alice.put("/api/skills/pdf", &json!({})).status, 400);
 
     // A private hosted skill is nobody else's to see, file by file.
-    let secret = zip_of(&[("secret/SKILL.md", skill_md("secret", "Secret. Use when.", "").as_bytes())]);
+    let secret = zip_of(&[(
+        "secret/SKILL.md",
+        skill_md("secret", "Secret. Use when.", "").as_bytes(),
+    )]);
     assert_eq!(
         alice
             .post_zip("/api/skills/secret/versions?visibility=private", &secret)
@@ -1349,7 +1392,10 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
     assert_eq!(alice.delete("/api/skills/pdf/versions/2").status, 204);
     assert_eq!(alice.get("/api/skills/pdf/versions/2").status, 404);
     assert_eq!(
-        alice.get("/api/skills/pdf/versions/1/files/scripts/fill.sh").body.as_bytes(),
+        alice
+            .get("/api/skills/pdf/versions/1/files/scripts/fill.sh")
+            .body
+            .as_bytes(),
         script
     );
     assert_eq!(alice.delete("/api/skills/pdf/versions/1").status, 204);

@@ -320,10 +320,19 @@ fn publish_dir(
     if !query.is_empty() {
         path = format!("{path}?{}", query.join("&"));
     }
-    let asked = format!("cannot publish `{}` ({})", packaged.id, render::relative(dir));
+    let asked = format!(
+        "cannot publish `{}` ({})",
+        packaged.id,
+        render::relative(dir)
+    );
     let (status, published) = client.upload(&path, &archive, &render::terminal_safe(&asked))?;
     let text = |key: &str| {
-        render::terminal_safe(published.get(key).and_then(Value::as_str).unwrap_or_default())
+        render::terminal_safe(
+            published
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        )
     };
     let files = published
         .get("files")
@@ -365,7 +374,11 @@ fn name_at_version<'a>(spec: &'a str, command: &str) -> Result<(&'a str, &'a str
 pub(crate) fn yank(args: &YankArgs, printer: &Printer) -> Result<ExitStatus, Error> {
     let (name, version) = name_at_version(&args.spec, "yank")?;
     let client = Client::required(args.registry.registry.as_deref())?;
-    let path = format!("/api/skills/{}/versions/{}/yank", encode(name), encode(version));
+    let path = format!(
+        "/api/skills/{}/versions/{}/yank",
+        encode(name),
+        encode(version)
+    );
     let (method, done) = if args.undo {
         ("DELETE", "restored")
     } else {
@@ -397,7 +410,10 @@ pub(crate) fn unpublish(args: &UnpublishArgs, printer: &Printer) -> Result<ExitS
         (Some(_), _) => {
             let (name, version) = name_at_version(&args.spec, "unpublish")?;
             let path = format!("/api/skills/{}/versions/{}", encode(name), encode(version));
-            client.delete(&path, &render::terminal_safe(&format!("cannot unpublish {name}@{version}")))?;
+            client.delete(
+                &path,
+                &render::terminal_safe(&format!("cannot unpublish {name}@{version}")),
+            )?;
             printer.out(&format!(
                 "unpublished {}@{}\n",
                 render::terminal_safe(name),
@@ -406,7 +422,10 @@ pub(crate) fn unpublish(args: &UnpublishArgs, printer: &Printer) -> Result<ExitS
         }
         (None, true) => {
             let path = format!("/api/skills/{}", encode(name));
-            client.delete(&path, &render::terminal_safe(&format!("cannot unpublish {name}")))?;
+            client.delete(
+                &path,
+                &render::terminal_safe(&format!("cannot unpublish {name}")),
+            )?;
             printer.out(&format!(
                 "unpublished {} and every version of it\n",
                 render::terminal_safe(name)

@@ -406,7 +406,11 @@ fn a_registry_skill_registered_by_a_github_url_brings_its_folder() {
         "{}",
         installed.stderr
     );
-    assert!(!installed.stderr.contains("only SKILL.md"), "{}", installed.stderr);
+    assert!(
+        !installed.stderr.contains("only SKILL.md"),
+        "{}",
+        installed.stderr
+    );
     // A version names nothing for a skill registered by URL.
     let versioned = run(
         &w,

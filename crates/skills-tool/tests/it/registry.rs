@@ -1790,7 +1790,9 @@ fn publish_add_update_yank(database: &[&str]) {
     let published = client(work, &["publish", dir.to_str().unwrap()], &env);
     published.assert_code(0);
     assert!(
-        published.stdout.starts_with("published demo@1 (2 files, sha256:"),
+        published
+            .stdout
+            .starts_with("published demo@1 (2 files, sha256:"),
         "{}",
         published.stdout
     );
@@ -1821,7 +1823,11 @@ fn publish_add_update_yank(database: &[&str]) {
     // add: every file, checked, and the lock says where, which version and its digest.
     let added = in_project(work, &["add", "demo"], &env);
     added.assert_code(0);
-    assert!(added.stdout.starts_with("added demo@1 -> "), "{}", added.stdout);
+    assert!(
+        added.stdout.starts_with("added demo@1 -> "),
+        "{}",
+        added.stdout
+    );
     let installed = work.join("project/.agents/skills/demo");
     assert_eq!(
         std::fs::read(installed.join("scripts/run.sh")).unwrap(),
@@ -1846,13 +1852,22 @@ fn publish_add_update_yank(database: &[&str]) {
 
     // A changed folder is version 2; check sees it, update installs it.
     hosted_skill(work, "More.\n");
-    client(work, &["publish", dir.to_str().unwrap(), "--tag", "pdf"], &env).assert_code(0);
+    client(
+        work,
+        &["publish", dir.to_str().unwrap(), "--tag", "pdf"],
+        &env,
+    )
+    .assert_code(0);
     let checked = in_project(work, &["check"], &[]);
     checked.assert_code(1);
     assert_eq!(checked.stdout, "demo: changed at the source\n");
     let updated = in_project(work, &["update"], &[]);
     updated.assert_code(0);
-    assert_eq!(updated.stdout, "updated demo 1 -> 2\n", "{}", updated.stderr);
+    assert_eq!(
+        updated.stdout, "updated demo 1 -> 2\n",
+        "{}",
+        updated.stderr
+    );
     assert!(
         std::fs::read_to_string(installed.join("SKILL.md"))
             .unwrap()
@@ -1867,7 +1882,11 @@ fn publish_add_update_yank(database: &[&str]) {
     // Yanked: the latest is 1 again, but the lock's 2 still installs, and so does demo@2.
     let yanked = client(work, &["yank", "demo@2"], &env);
     yanked.assert_code(0);
-    assert!(yanked.stdout.starts_with("yanked demo@2"), "{}", yanked.stdout);
+    assert!(
+        yanked.stdout.starts_with("yanked demo@2"),
+        "{}",
+        yanked.stdout
+    );
     let (_, latest) = call(
         "GET",
         &format!("{registry}/api/skills/demo/versions/latest"),
@@ -1893,17 +1912,28 @@ fn publish_add_update_yank(database: &[&str]) {
     let refused = client(
         work,
         &["yank", "demo@1"],
-        &[("SKILLS_REGISTRY", registry.as_str()), ("SKILLS_REGISTRY_TOKEN", bob.as_str())],
+        &[
+            ("SKILLS_REGISTRY", registry.as_str()),
+            ("SKILLS_REGISTRY_TOKEN", bob.as_str()),
+        ],
     );
     refused.assert_code(2);
-    assert!(refused.stderr.contains("only the owner"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("only the owner"),
+        "{}",
+        refused.stderr
+    );
     // Version 1 exists with other files: a version's files never change.
     let mut pinned_version = std::fs::read_to_string(dir.join("SKILL.md")).unwrap();
     pinned_version = pinned_version.replacen("---\n", "---\nmetadata:\n  version: \"1\"\n", 1);
     std::fs::write(dir.join("SKILL.md"), pinned_version).unwrap();
     let exists = client(work, &["publish", dir.to_str().unwrap()], &env);
     exists.assert_code(2);
-    assert!(exists.stderr.contains("published already"), "{}", exists.stderr);
+    assert!(
+        exists.stderr.contains("published already"),
+        "{}",
+        exists.stderr
+    );
 
     // The discovery index: the latest not yanked, as an archive with its digest; our own
     // client installs from it as npm `skills` does (.ci/npm-well-known runs that one).
@@ -1926,11 +1956,7 @@ fn publish_add_update_yank(database: &[&str]) {
     assert_eq!(index["skills"][0]["digest"], v1["flat_archive_digest"]);
     let other = root.path().join("other");
     std::fs::create_dir_all(other.join("project")).unwrap();
-    let from_site = in_project(
-        &other,
-        &["add", &registry, "--allow-host", &address],
-        &[],
-    );
+    let from_site = in_project(&other, &["add", &registry, "--allow-host", &address], &[]);
     from_site.assert_code(0);
     assert!(
         other
