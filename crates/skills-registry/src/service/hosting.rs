@@ -129,7 +129,7 @@ fn unpack(name: &str, archive: &[u8]) -> Result<Unpacked, RegistryError> {
     }
     let dir = temp.path().join(&id);
     let report = skills_lint::Linter::new(skills_lint::Config::default())
-        .lint_paths(&[dir.clone()])
+        .lint_paths(std::slice::from_ref(&dir))
         .map_err(|e| RegistryError::BadArchive(e.to_string()))?;
     let diagnostics: Vec<skills_lint::Diagnostic> = report
         .skills
@@ -262,9 +262,9 @@ impl<S: Store> Registry<S> {
         let groups = split(options.groups.as_ref())
             .or_else(|| existing.as_ref().map(|c| c.allowed_groups.clone()))
             .unwrap_or_default();
-        let groups = if visibility == Visibility::Group {
-            groups
-        } else if options.groups.is_some() {
+        // Groups asked for with another visibility are refused below; a skill's old groups
+        // go when it stops being a group skill.
+        let groups = if visibility == Visibility::Group || options.groups.is_some() {
             groups
         } else {
             Vec::new()
