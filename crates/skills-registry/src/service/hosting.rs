@@ -469,6 +469,7 @@ impl<S: Store> Registry<S> {
         if !self.store.set_yanked(name, version, yanked).await? {
             return Err(RegistryError::NotFound(format!("{name}@{version}")));
         }
+        self.follow_latest(name).await?;
         self.changed();
         self.version(caller, name, version).await
     }
@@ -494,8 +495,58 @@ impl<S: Store> Registry<S> {
             self.store.delete(name).await?;
         } else {
             self.store.delete_version(name, version).await?;
+            self.follow_latest(name).await?;
         }
         self.changed();
+        Ok(())
+    }
+
+    /// Makes the card and the cached `SKILL.md` of the hosted skill `name` those of its
+    /// latest version (after a yank, a restore or an unpublication), so that its page, its
+    /// `/content`, search and the views describe what `latest` installs. Its access, owner,
+    /// state and ratings stay; its tags are the version's `metadata.tags` and those it had.
+    async fn follow_latest(&self, name: &str) -> Result<(), RegistryError> {
+        let Some(current) = self.store.get(name).await? else {
+            return Ok(());
+        };
+        let versions = self.store.versions(name).await?;
+        // Every version yanked: the card keeps the newest, which an exact version installs.
+        let Some(latest) = pick(&versions, "latest").or_else(|| versions.last()) else {
+            return Ok(());
+        };
+        let files = self.store.version_files(name, &latest.version).await?;
+        let Some(skill_md) = files
+            .iter()
+            .find(|f| f.path == skills_core::layout::SKILL_MD)
+        else {
+            return Ok(());
+        };
+        let content = String::from_utf8(self.blob(&skill_md.digest).await?).map_err(|_| {
+            RegistryError::Internal(format!("{name}@{}: SKILL.md is not UTF-8", latest.version))
+        })?;
+        let md = skills_frontmatter::SkillMd::parse_str(content.clone())
+            .map_err(|e| RegistryError::Internal(format!("{name}@{}: {e}", latest.version)))?;
+        let mut card = card_of(
+            &md,
+            &content,
+            name.to_string(),
+            Access {
+                visibility: current.visibility,
+                allowed_groups: current.allowed_groups.clone(),
+                extra_tags: current.tags.clone(),
+                owner: current.owner.clone(),
+            },
+            &self.config.name,
+        );
+        let file_url = format!(
+            "/api/skills/{name}/versions/{}/files/SKILL.md",
+            latest.version
+        );
+        card.skill_md_url.clone_from(&file_url);
+        card.skill_md_raw_url = file_url;
+        card.version = Some(latest.version.clone());
+        card.hosted = true;
+        self.store.update(&card, &content).await?;
         Ok(())
     }
 
