@@ -99,6 +99,7 @@ fn card(i: usize) -> SkillCard {
         content_updated_at: String::new(),
         created_at: String::new(),
         updated_at: String::new(),
+        hosted: false,
         name,
     }
 }

@@ -77,6 +77,30 @@ pub fn files_hash<'a>(
     Ok(digest.finish())
 }
 
+/// The digest [`tree_hash`] gives a directory holding exactly `files` (`/`-separated path,
+/// bytes) as regular files: what a registry's version digest is, checked before the files
+/// are written anywhere.
+///
+/// ```
+/// let t = tempfile::tempdir()?;
+/// std::fs::write(t.path().join("SKILL.md"), "x")?;
+/// assert_eq!(skills_add::bytes_hash([("SKILL.md", b"x".as_slice())]), skills_add::tree_hash(t.path())?);
+/// # Ok::<(), std::io::Error>(())
+/// ```
+pub fn bytes_hash<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8])>) -> String {
+    let mut files: Vec<(&str, &[u8])> = files.into_iter().collect();
+    files.sort_by(|a, b| a.0.as_bytes().cmp(b.0.as_bytes()));
+    let mut digest = Hasher::new();
+    for (rel, bytes) in files {
+        digest.sha.update(b"f");
+        digest.sha.update(rel.as_bytes());
+        digest.sha.update([0]);
+        digest.sha.update((bytes.len() as u64).to_be_bytes());
+        digest.sha.update(bytes);
+    }
+    digest.finish()
+}
+
 /// The running digest of [`tree_hash`]'s entries, fed in path order.
 struct Hasher {
     sha: Sha256,

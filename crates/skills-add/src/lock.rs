@@ -64,6 +64,11 @@ pub struct Locked {
     /// have none, and fall back to the configured registry.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub registry: Option<String>,
+    /// The registry version installed, for a skill hosted there (`NAME@VERSION`): `sync`
+    /// installs that version again, yanked or not; `update` moves to the latest. Its
+    /// files' digest is [`Locked::hash`], the registry's digest of the version.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
     /// The skill's directory in the source, `/`-separated (`skills/pdf`; empty for the
     /// source's root).
     #[serde(default)]
@@ -98,6 +103,7 @@ impl Locked {
             reference: None,
             commit: None,
             registry: None,
+            version: None,
             path: path.into(),
             hash: hash.into(),
             agents: Vec::new(),
@@ -271,6 +277,19 @@ impl Invalid {
     }
 }
 
+/// Whether `text` can be a registry version: 1 to 64 of letters, digits, `.`, `_`, `+`,
+/// `-`, starting with a letter or digit (it becomes a URL path segment).
+fn is_version(text: &str) -> bool {
+    (1..=64).contains(&text.len())
+        && text
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
+}
+
 /// Checks what of a lock entry becomes a path, a command argument or a digest to compare.
 fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
     let invalid = |field, message: String| Err(Invalid { field, message });
@@ -317,6 +336,17 @@ fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
             format!(
                 "`ref` of `{name}` must be a branch, tag or commit name, not `{}`",
                 crate::clip(&reference.escape_debug().to_string(), 80)
+            ),
+        );
+    }
+    if let Some(version) = &entry.version
+        && !is_version(version)
+    {
+        return invalid(
+            Some("version"),
+            format!(
+                "`version` of `{name}` must be a registry version (letters, digits, `.`, `_`, `+`, `-`, at most 64), not `{}`",
+                crate::clip(&version.escape_debug().to_string(), 80)
             ),
         );
     }
@@ -494,7 +524,7 @@ mod tests {
         };
         let fine = entry(
             "pdf",
-            "url = \"https://github.com/o/r.git\"\ncommit = \"0123abc\"\n",
+            "url = \"https://github.com/o/r.git\"\ncommit = \"0123abc\"\nversion = \"1.2.0-rc.1\"\n",
         );
         assert_eq!(
             Lock::parse(&fine, Path::new("skills.lock"))
@@ -526,6 +556,16 @@ mod tests {
             (entry("pdf", "url = \"-oProxyCommand=x\"\n"), "7:7", "`url`"),
             (entry("pdf", "ref = \"--upload-pack=x\"\n"), "7:7", "`ref`"),
             (entry("pdf", "commit = \"HEAD; rm\"\n"), "7:10", "`commit`"),
+            (
+                entry("pdf", "version = \"../1\"\n"),
+                "7:11",
+                "`version` of `pdf`",
+            ),
+            (
+                entry("pdf", "version = \"\"\n"),
+                "7:11",
+                "`version` of `pdf`",
+            ),
             (entry("pdf", "agents = [\"../x\"]\n"), "7:10", "`agents`"),
             (entry("pdf", "").replace(&hash, "sha256:x"), "6:8", "`hash`"),
             (

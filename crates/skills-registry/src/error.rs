@@ -29,6 +29,16 @@ pub enum RegistryError {
     /// The name is taken.
     #[error("a skill named `{0}` is already registered")]
     Conflict(String),
+    /// That version of the skill is published already, with other files: a version's files
+    /// never change.
+    #[error(
+        "`{0}` is published already with other files; a version's files never change: set a new `metadata.version` (or leave it out to number versions 1, 2, …)"
+    )]
+    VersionExists(String),
+    /// The upload is not a skill archive the registry takes (too large, unsafe, no
+    /// `SKILL.md`, another skill's name).
+    #[error("{0}")]
+    BadArchive(String),
     /// The `SKILL.md` has lint errors.
     #[error("the SKILL.md has {} lint error(s)", .0.iter().filter(|d| d.severity == skills_lint::Severity::Error).count())]
     Lint(Vec<skills_lint::Diagnostic>),

@@ -29,7 +29,7 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// Every endpoint of the API and the pages the router serves, as `(method, path
 /// template)`: what tests hold the OpenAPI document and the router to. Beside them, `/mcp`
 /// speaks MCP (Streamable HTTP), not REST; `docs/registry.md` documents it.
-pub const ENDPOINTS: [(&str, &str); 20] = [
+pub const ENDPOINTS: [(&str, &str); 30] = [
     ("GET", "/"),
     ("GET", "/skills/{name}"),
     ("GET", "/healthz"),
@@ -48,8 +48,18 @@ pub const ENDPOINTS: [(&str, &str); 20] = [
     ("GET", "/api/skills/{name}/tools"),
     ("GET", "/api/skills/{name}/rating"),
     ("POST", "/api/skills/{name}/rate"),
+    ("GET", "/api/skills/{name}/versions"),
+    ("POST", "/api/skills/{name}/versions"),
+    ("GET", "/api/skills/{name}/versions/{version}"),
+    ("DELETE", "/api/skills/{name}/versions/{version}"),
+    ("PUT", "/api/skills/{name}/versions/{version}/yank"),
+    ("DELETE", "/api/skills/{name}/versions/{version}/yank"),
+    ("GET", "/api/skills/{name}/versions/{version}/archive"),
+    ("GET", "/api/skills/{name}/versions/{version}/files/{*path}"),
+    ("GET", "/.well-known/agent-skills/index.json"),
     ("HEAD", "/healthz"),
     ("HEAD", "/readyz"),
+    ("HEAD", "/.well-known/agent-skills/index.json"),
 ];
 
 /// What [`router`] routes beside `/mcp`, as `(method, path template, handler)`: built from
@@ -80,6 +90,43 @@ fn routes<S: Store>() -> Routes<S> {
         ("GET", "/api/skills/{name}/tools", get(tools::<S>)),
         ("GET", "/api/skills/{name}/rating", get(rating::<S>)),
         ("POST", "/api/skills/{name}/rate", post(rate::<S>)),
+        ("GET", "/api/skills/{name}/versions", get(versions::<S>)),
+        ("POST", "/api/skills/{name}/versions", post(publish::<S>)),
+        (
+            "GET",
+            "/api/skills/{name}/versions/{version}",
+            get(version::<S>),
+        ),
+        (
+            "DELETE",
+            "/api/skills/{name}/versions/{version}",
+            delete(unpublish::<S>),
+        ),
+        (
+            "PUT",
+            "/api/skills/{name}/versions/{version}/yank",
+            put(yank::<S>),
+        ),
+        (
+            "DELETE",
+            "/api/skills/{name}/versions/{version}/yank",
+            delete(unyank::<S>),
+        ),
+        (
+            "GET",
+            "/api/skills/{name}/versions/{version}/archive",
+            get(archive::<S>),
+        ),
+        (
+            "GET",
+            "/api/skills/{name}/versions/{version}/files/{*path}",
+            get(file::<S>),
+        ),
+        (
+            "GET",
+            "/.well-known/agent-skills/index.json",
+            get(discovery::<S>),
+        ),
     ]
 }
 
@@ -176,7 +223,13 @@ async fn read_whole_body(
     let started = std::time::Instant::now();
     let (parts, body) = request.into_parts();
     let (method, path) = (parts.method.clone(), parts.uri.path().to_string());
-    let response = match axum::body::to_bytes(body, MAX_BODY).await {
+    // A publication is a skill's archive; everything else a few hundred bytes.
+    let limit = if method == axum::http::Method::POST && path.ends_with("/versions") {
+        crate::service::MAX_UPLOAD
+    } else {
+        MAX_BODY
+    };
+    let response = match axum::body::to_bytes(body, limit).await {
         Ok(bytes) => {
             next.run(axum::extract::Request::from_parts(
                 parts,
@@ -198,7 +251,7 @@ async fn read_whole_body(
             status: StatusCode::PAYLOAD_TOO_LARGE,
             kind: "too-large",
             title: "Request body too large",
-            detail: format!("request bodies are limited to {MAX_BODY} bytes"),
+            detail: format!("request bodies are limited to {limit} bytes"),
             extra: None,
         }
         .into_response(),
@@ -318,6 +371,18 @@ impl From<RegistryError> for Problem {
             RegistryError::Conflict(_) => {
                 (StatusCode::CONFLICT, "conflict", "Already registered", None)
             }
+            RegistryError::VersionExists(_) => (
+                StatusCode::CONFLICT,
+                "version-exists",
+                "That version is published",
+                None,
+            ),
+            RegistryError::BadArchive(_) => (
+                StatusCode::UNPROCESSABLE_ENTITY,
+                "bad-archive",
+                "Not a skill archive the registry takes",
+                None,
+            ),
             RegistryError::Lint(diagnostics) => {
                 let errors = diagnostics
                     .iter()
@@ -824,6 +889,190 @@ async fn rate<S: Store>(
         .map_err(|e| Problem::from(RegistryError::Invalid(format!("body: {}", e.body_text()))))?;
     let card = registry.rate(&caller, &name, body.rating).await?;
     Ok(Json(rating_json(&card)))
+}
+
+/// `{name}` and `{version}` of a version's endpoints.
+#[derive(Debug, Deserialize)]
+struct VersionPath {
+    name: String,
+    version: String,
+}
+
+/// `{name}`, `{version}` and the file's `{*path}`.
+#[derive(Debug, Deserialize)]
+struct FilePath {
+    name: String,
+    version: String,
+    path: String,
+}
+
+fn path_error(error: &axum::extract::rejection::PathRejection) -> Problem {
+    RegistryError::Invalid(error.body_text()).into()
+}
+
+async fn versions<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    SkillPath(name): SkillPath,
+) -> Result<Json<Value>> {
+    let versions = registry.versions(&caller, &name).await?;
+    Ok(Json(json!({ "name": name, "versions": versions })))
+}
+
+async fn publish<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    SkillPath(name): SkillPath,
+    params: std::result::Result<
+        Query<crate::service::PublishOptions>,
+        axum::extract::rejection::QueryRejection,
+    >,
+    body: axum::body::Bytes,
+) -> Result<Response> {
+    let Query(options) = params.map_err(|e| query_error(&e))?;
+    let published = registry
+        .publish(&caller, &name, body.to_vec(), options)
+        .await?;
+    let status = if published.created {
+        StatusCode::CREATED
+    } else {
+        StatusCode::OK
+    };
+    let mut response = (status, Json(&published)).into_response();
+    let location = format!(
+        "/api/skills/{name}/versions/{}",
+        published.detail.version.version
+    );
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        response.headers_mut().insert(header::LOCATION, value);
+    }
+    Ok(response)
+}
+
+async fn version<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    path: std::result::Result<Path<VersionPath>, axum::extract::rejection::PathRejection>,
+) -> Result<Json<crate::service::VersionDetail>> {
+    let Path(p) = path.map_err(|e| path_error(&e))?;
+    Ok(Json(registry.version(&caller, &p.name, &p.version).await?))
+}
+
+async fn unpublish<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    path: std::result::Result<Path<VersionPath>, axum::extract::rejection::PathRejection>,
+) -> Result<StatusCode> {
+    let Path(p) = path.map_err(|e| path_error(&e))?;
+    registry.unpublish(&caller, &p.name, &p.version).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn yank<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    path: std::result::Result<Path<VersionPath>, axum::extract::rejection::PathRejection>,
+) -> Result<Json<crate::service::VersionDetail>> {
+    let Path(p) = path.map_err(|e| path_error(&e))?;
+    Ok(Json(
+        registry.yank(&caller, &p.name, &p.version, true).await?,
+    ))
+}
+
+async fn unyank<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    path: std::result::Result<Path<VersionPath>, axum::extract::rejection::PathRejection>,
+) -> Result<Json<crate::service::VersionDetail>> {
+    let Path(p) = path.map_err(|e| path_error(&e))?;
+    Ok(Json(
+        registry.yank(&caller, &p.name, &p.version, false).await?,
+    ))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ArchiveParams {
+    /// `flat`: `SKILL.md` at the root, as the discovery index's installers expect.
+    layout: Option<String>,
+}
+
+/// Bytes that never change (a version's files do not), with their digest as the ETag.
+fn immutable(bytes: Vec<u8>, digest: &str, content_type: &'static str) -> Response {
+    let mut response = ([(header::CONTENT_TYPE, content_type)], bytes).into_response();
+    if let Ok(value) = HeaderValue::from_str(&format!("\"{digest}\"")) {
+        response.headers_mut().insert(header::ETAG, value);
+    }
+    response.headers_mut().insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, no-cache"),
+    );
+    response
+}
+
+async fn archive<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    path: std::result::Result<Path<VersionPath>, axum::extract::rejection::PathRejection>,
+    params: std::result::Result<Query<ArchiveParams>, axum::extract::rejection::QueryRejection>,
+) -> Result<Response> {
+    let Path(p) = path.map_err(|e| path_error(&e))?;
+    let Query(params) = params.map_err(|e| query_error(&e))?;
+    let flat = match params.layout.as_deref() {
+        None | Some("skill") => false,
+        Some("flat") => true,
+        Some(other) => {
+            return Err(RegistryError::Invalid(format!(
+                "`layout` is `skill` (the default: `{}/…` entries) or `flat`, not `{other}`",
+                p.name
+            ))
+            .into());
+        }
+    };
+    let (record, bytes) = registry.archive(&caller, &p.name, &p.version, flat).await?;
+    let digest = if flat {
+        record.flat_archive_digest
+    } else {
+        record.archive_digest
+    };
+    let mut response = immutable(bytes, &digest, "application/zip");
+    let file = format!(
+        "attachment; filename=\"{}-{}.{}\"",
+        record.name,
+        record.version,
+        if flat { "zip" } else { "skill" }
+    );
+    if let Ok(value) = HeaderValue::from_str(&file) {
+        response
+            .headers_mut()
+            .insert(header::CONTENT_DISPOSITION, value);
+    }
+    Ok(response)
+}
+
+async fn file<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    path: std::result::Result<Path<FilePath>, axum::extract::rejection::PathRejection>,
+) -> Result<Response> {
+    let Path(p) = path.map_err(|e| path_error(&e))?;
+    let (record, bytes) = registry.file(&caller, &p.name, &p.version, &p.path).await?;
+    let content_type = if record.path.ends_with(".md") {
+        "text/markdown; charset=utf-8"
+    } else {
+        "application/octet-stream"
+    };
+    let mut response = immutable(bytes, &record.digest, content_type);
+    if let Ok(value) = HeaderValue::from_str(&record.digest) {
+        response.headers_mut().insert("x-skills-digest", value);
+    }
+    Ok(response)
+}
+
+/// `/.well-known/agent-skills/index.json`: what anonymous callers may install, for any
+/// installer that reads the discovery index (npm `skills add https://registry`).
+async fn discovery<S: Store>(State(registry): State<Arc<Registry<S>>>) -> Result<Json<Value>> {
+    Ok(Json(registry.discovery_index().await?))
 }
 
 /// Serves `router` on `listener` within `limits` (a registry's are

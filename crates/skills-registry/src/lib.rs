@@ -60,15 +60,17 @@ pub use cache::{LOCAL_RESPONSE_TTL, SHARED_RESPONSE_TTL};
 pub use error::RegistryError;
 pub use federation::{Peer, PeerMode, SyncReport};
 pub use model::{
-    CompatibilityRequirement, HealthStatus, RatingDetail, RequirementType, SkillCard,
-    ToolReference, View, Visibility,
+    CompatibilityRequirement, FileRecord, HealthStatus, RatingDetail, RequirementType, SkillCard,
+    ToolReference, VersionRecord, View, Visibility,
 };
 pub use oidc::OidcConfig;
 pub use service::{
-    KnownServer, Registration, Registry, RegistryConfig, TOKEN_CACHE_TTL, ToolStatus,
+    DISCOVERY_SCHEMA, KnownServer, MAX_UPLOAD, PublishOptions, Published, Registration, Registry,
+    RegistryConfig, TOKEN_CACHE_TTL, ToolStatus, VersionDetail,
 };
 pub use store::{
-    AnyStore, Caller, ListQuery, PostgresStore, Sort, SqliteStore, Store, StoreError, TokenRecord,
+    AnyStore, Caller, ListQuery, PostgresStore, Publication, Sort, SqliteStore, Store, StoreError,
+    TokenRecord,
 };
 pub use time::rfc3339;
 pub use token::TOKEN_PREFIX;

@@ -402,7 +402,13 @@ async fn sync<S: Store>(
         for card in cards {
             // The name is a directory name below: only what the spec allows.
             if card.name.is_ascii() && skills_frontmatter::is_valid_name(&card.name) {
-                wanted.insert(card.name, card.content_version);
+                // A hosted skill's other files change with its version, not its SKILL.md.
+                let key = if card.hosted {
+                    format!("{} {}", card.content_version, card.updated_at)
+                } else {
+                    card.content_version
+                };
+                wanted.insert(card.name, key);
             }
         }
         match (next, last) {
@@ -415,9 +421,16 @@ async fn sync<S: Store>(
         if synced.written.get(name) == Some(version) {
             continue;
         }
-        if let Some((content, version)) = registry.store().content(name).await? {
-            writes.push((name.clone(), content, version));
+        let Some((content, _)) = registry.store().content(name).await? else {
+            continue;
+        };
+        // A hosted skill brings every file of its latest version; one registered by URL
+        // its cached SKILL.md.
+        let mut files = vec![("SKILL.md".to_string(), content.into_bytes())];
+        if let Some(files_of) = hosted_files(registry, caller, name).await? {
+            files = files_of;
         }
+        writes.push((name.clone(), files, version.clone()));
     }
     let removals: Vec<String> = synced
         .written
@@ -442,14 +455,36 @@ async fn sync<S: Store>(
     Ok(())
 }
 
-/// Writes `writes` (name, content, version) into `dir` and removes `removals`, each by
-/// rename through `staging`.
-fn apply(
-    dir: &Path,
-    staging: &Path,
-    writes: &[(String, String, String)],
-    removals: &[String],
-) -> std::io::Result<()> {
+/// The files of the latest version of the hosted skill `name` (`None` for one registered by
+/// URL, or one whose every version is yanked), each checked against its digest.
+async fn hosted_files<S: Store>(
+    registry: &Registry<S>,
+    caller: &Caller,
+    name: &str,
+) -> Result<Option<Vec<(String, Vec<u8>)>>, RegistryError> {
+    let detail = match registry.version(caller, name, "latest").await {
+        Ok(detail) => detail,
+        Err(RegistryError::NotFound(_)) => return Ok(None),
+        Err(e) => return Err(e),
+    };
+    let mut files = Vec::with_capacity(detail.files.len());
+    for file in detail.files {
+        let (_, bytes) = registry
+            .file(caller, name, &detail.version.version, &file.path)
+            .await?;
+        files.push((file.path, bytes));
+    }
+    Ok(Some(files))
+}
+
+/// A skill's files to write: name, `(path, bytes)` of each file, and the key it was
+/// written for.
+type Write = (String, Vec<(String, Vec<u8>)>, String);
+
+/// Writes `writes` into `dir` and removes `removals`, each by rename through `staging`: a
+/// skill's new directory is made whole aside, then renamed over the old one (set aside
+/// first, and removed).
+fn apply(dir: &Path, staging: &Path, writes: &[Write], removals: &[String]) -> std::io::Result<()> {
     for name in removals {
         let target = dir.join(name);
         if target.exists() {
@@ -459,19 +494,32 @@ fn apply(
             drop(aside);
         }
     }
-    for (name, content, _) in writes {
+    for (name, files, _) in writes {
         let target = dir.join(name);
-        if target.is_dir() {
-            let mut file = tempfile::NamedTempFile::new_in(staging)?;
-            std::io::Write::write_all(&mut file, content.as_bytes())?;
-            file.persist(target.join("SKILL.md")).map_err(|e| e.error)?;
-        } else {
-            let fresh = private_builder().tempdir_in(staging)?;
+        let fresh = private_builder().tempdir_in(staging)?;
+        for (path, bytes) in files {
+            // Paths come from the registry's own listing of an unpacked archive: relative,
+            // `/`-separated, no `..` (skills_package::unpack checked each).
+            let to = fresh.path().join(path);
+            if let Some(parent) = to.parent() {
+                let mut builder = std::fs::DirBuilder::new();
+                builder.recursive(true);
+                #[cfg(unix)]
+                std::os::unix::fs::DirBuilderExt::mode(&mut builder, 0o700);
+                builder.create(parent)?;
+            }
             let mut file = private_file_options()
                 .write(true)
                 .create_new(true)
-                .open(fresh.path().join("SKILL.md"))?;
-            std::io::Write::write_all(&mut file, content.as_bytes())?;
+                .open(&to)?;
+            std::io::Write::write_all(&mut file, bytes)?;
+        }
+        if target.exists() {
+            let aside = private_builder().tempdir_in(staging)?;
+            std::fs::rename(&target, aside.path().join(name))?;
+            std::fs::rename(fresh.keep(), &target)?;
+            drop(aside);
+        } else {
             std::fs::rename(fresh.keep(), &target)?;
         }
     }
@@ -488,7 +536,13 @@ mod tests {
         let (dir, staging) = (root.path().join("v"), root.path().join("s"));
         std::fs::create_dir(&dir).unwrap();
         std::fs::create_dir(&staging).unwrap();
-        let write = |name: &str, text: &str| (name.to_string(), text.to_string(), String::new());
+        let write = |name: &str, text: &str| {
+            (
+                name.to_string(),
+                vec![("SKILL.md".to_string(), text.as_bytes().to_vec())],
+                String::new(),
+            )
+        };
         apply(&dir, &staging, &[write("a", "one"), write("b", "two")], &[]).unwrap();
         assert_eq!(
             std::fs::read_to_string(dir.join("a/SKILL.md")).unwrap(),

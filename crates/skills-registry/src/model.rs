@@ -208,6 +208,53 @@ pub struct SkillCard {
     pub created_at: String,
     /// When the card last changed.
     pub updated_at: String,
+    /// Published as a folder to this registry (`skills publish DIR`): its files and versions
+    /// are kept here ([`VersionRecord`]); `false` for a skill registered by URL.
+    #[serde(default)]
+    pub hosted: bool,
+}
+
+/// One published version of a hosted skill. Its files never change once published; a yank
+/// only hides it from "the latest" (an exact `NAME@VERSION` still installs it, as cargo
+/// does).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VersionRecord {
+    /// The skill's name.
+    pub name: String,
+    /// `metadata.version` when the author set one, else the publish counter (`1`, `2`, ...).
+    pub version: String,
+    /// The order of publication, from 1.
+    pub seq: i64,
+    /// `sha256:` digest of the files, as `skills.lock` records an installed skill's
+    /// (`skills_add::tree_hash`): for each file in path order, `f`, the path, NUL, the size
+    /// as 8 bytes big-endian, the bytes.
+    pub digest: String,
+    /// `sha256:` of the `.skill` archive as it was published (`<name>/…` entries).
+    pub archive_digest: String,
+    /// `sha256:` of the same files as a flat ZIP (`SKILL.md` at the root), what the
+    /// discovery index (`/.well-known/agent-skills/index.json`) points installers at.
+    pub flat_archive_digest: String,
+    /// The files' total size in bytes.
+    pub size: i64,
+    /// Withdrawn from "the latest", still installable by exact version.
+    pub yanked: bool,
+    /// Who published it.
+    pub publisher: String,
+    /// When (RFC 3339).
+    pub published_at: String,
+}
+
+/// One file of a published version.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FileRecord {
+    /// `/`-separated path in the skill (`scripts/run.sh`).
+    pub path: String,
+    /// `sha256:` and the hex SHA-256 of its bytes: the blob it is stored as.
+    pub digest: String,
+    /// Its size in bytes.
+    pub size: i64,
+    /// Installed with mode 0755 rather than 0644.
+    pub executable: bool,
 }
 
 /// How much of a card to show: seed 001's progressive disclosure.
@@ -296,6 +343,7 @@ impl Serialize for Viewed<'_> {
             false content_updated_at,
             false created_at,
             false updated_at,
+            false hosted,
         );
         if self.view == View::Full {
             map.serialize_entry("content", &self.content)?;

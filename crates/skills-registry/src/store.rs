@@ -13,7 +13,7 @@ use std::time::Duration;
 use sqlx::Row;
 
 pub use crate::caller::Caller;
-use crate::model::{HealthStatus, RatingDetail, SkillCard, Visibility};
+use crate::model::{FileRecord, HealthStatus, RatingDetail, SkillCard, VersionRecord, Visibility};
 use crate::time;
 
 /// Why the store failed. Its text never holds SQL or data: it is logged, not shown.
@@ -302,6 +302,80 @@ pub trait Store: Send + Sync + 'static {
         &'a self,
         peer: &'a str,
     ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send + 'a;
+    /// Publishes a version of a hosted skill in one transaction: the card (inserted, or
+    /// its content-derived fields and access replaced, keeping owner, state and ratings),
+    /// its `SKILL.md`, the blobs not stored yet, the version and its files.
+    /// [`StoreError::Conflict`] (with `name@version`) when that version exists.
+    fn publish<'a>(
+        &'a self,
+        publication: &'a Publication,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'a;
+    /// Every version of `name`, oldest first.
+    fn versions<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Vec<VersionRecord>, StoreError>> + Send + 'a;
+    /// The files of `name@version`, by path.
+    fn version_files<'a>(
+        &'a self,
+        name: &'a str,
+        version: &'a str,
+    ) -> impl Future<Output = Result<Vec<FileRecord>, StoreError>> + Send + 'a;
+    /// The bytes stored under `digest`.
+    fn blob<'a>(
+        &'a self,
+        digest: &'a str,
+    ) -> impl Future<Output = Result<Option<Vec<u8>>, StoreError>> + Send + 'a;
+    /// Yanks or restores `name@version`; `false` when there is no such version.
+    fn set_yanked<'a>(
+        &'a self,
+        name: &'a str,
+        version: &'a str,
+        yanked: bool,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
+    /// Removes `name@version` and the blobs no version uses any more; `false` when there
+    /// was no such version.
+    fn delete_version<'a>(
+        &'a self,
+        name: &'a str,
+        version: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
+}
+
+/// What [`Store::publish`] writes.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct Publication {
+    /// The card (`hosted`), its content fields from the new version's `SKILL.md`.
+    pub card: SkillCard,
+    /// The new version's `SKILL.md`.
+    pub content: String,
+    /// The version.
+    pub version: VersionRecord,
+    /// Its files.
+    pub files: Vec<FileRecord>,
+    /// `(digest, bytes)` of every file and both archives.
+    pub blobs: Vec<(String, Vec<u8>)>,
+}
+
+impl Publication {
+    /// A publication of `version` of `card`.
+    #[must_use]
+    pub fn new(
+        card: SkillCard,
+        content: String,
+        version: VersionRecord,
+        files: Vec<FileRecord>,
+        blobs: Vec<(String, Vec<u8>)>,
+    ) -> Self {
+        Self {
+            card,
+            content,
+            version,
+            files,
+            blobs,
+        }
+    }
 }
 
 /// The migrations, embedded: the same files for both databases, as version, description
@@ -320,6 +394,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         "federation",
         include_str!("../migrations/0002_federation.sql"),
     ),
+    (4, "hosting", include_str!("../migrations/0004_hosting.sql")),
     (5, "search", include_str!("../migrations/0005_search.sql")),
 ];
 
@@ -349,7 +424,7 @@ macro_rules! card_columns {
         s.repository_url, s.version, s.author, s.license, s.compatibility, s.tags, s.requirements, \
         s.target_agents, s.allowed_tools, s.visibility, s.allowed_groups, s.owner, s.is_enabled, \
         s.registry_name, s.health_status, s.last_checked_time, s.content_version, \
-        s.content_updated_at, s.created_at, s.updated_at"
+        s.content_updated_at, s.created_at, s.updated_at, s.hosted"
     };
 }
 
@@ -357,6 +432,12 @@ macro_rules! card_columns {
 /// than a join, so the rest of the query, and the plan that pages it, is the card read's.
 const CONTENT_COLUMN: &str =
     ", (SELECT c.content FROM skill_content c WHERE c.skill = s.name) AS content";
+
+/// Removes the blobs no version uses (a file, or either archive).
+const UNUSED_BLOBS: &str = "DELETE FROM blobs WHERE NOT EXISTS \
+     (SELECT 1 FROM version_files f WHERE f.digest = blobs.digest) \
+     AND NOT EXISTS (SELECT 1 FROM skill_versions v WHERE \
+     v.archive_digest = blobs.digest OR v.flat_archive_digest = blobs.digest)";
 
 fn json_list<T: serde::Serialize>(items: &[T]) -> String {
     serde_json::to_string(items).unwrap_or_else(|_| "[]".to_string())
@@ -810,6 +891,7 @@ macro_rules! sql_store {
                     content_updated_at: time::rfc3339(row.try_get("content_updated_at")?),
                     created_at: time::rfc3339(row.try_get("created_at")?),
                     updated_at: time::rfc3339(row.try_get("updated_at")?),
+                    hosted: row.try_get("hosted")?,
                     name,
                 })
             }
@@ -1099,10 +1181,14 @@ macro_rules! sql_store {
             }
 
             async fn delete(&self, name: &str) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
                 let done = sqlx::query("DELETE FROM skills WHERE name = $1")
                     .bind(name)
-                    .execute(&self.pool)
+                    .execute(&mut *tx)
                     .await?;
+                // A hosted skill's versions went with it: so do the files no other uses.
+                sqlx::query(UNUSED_BLOBS).execute(&mut *tx).await?;
+                tx.commit().await?;
                 Ok(done.rows_affected() > 0)
             }
 
@@ -1141,8 +1227,8 @@ macro_rules! sql_store {
                 limit: u32,
             ) -> Result<Vec<(String, String)>, StoreError> {
                 let rows = sqlx::query(
-                    "SELECT name, skill_md_raw_url FROM skills \
-                     WHERE last_checked_time IS NULL OR last_checked_time < $1 \
+                    "SELECT name, skill_md_raw_url FROM skills WHERE hosted = FALSE \
+                     AND (last_checked_time IS NULL OR last_checked_time < $1) \
                      ORDER BY COALESCE(last_checked_time, 0), name LIMIT $2",
                 )
                 .bind(checked_before)
@@ -1235,6 +1321,231 @@ macro_rules! sql_store {
                     Some(row) => Ok(row.try_get::<Option<String>, _>("imported_from")?),
                     None => Ok(None),
                 }
+            }
+
+            async fn publish(&self, p: &Publication) -> Result<(), StoreError> {
+                use base64::Engine as _;
+                let card = &p.card;
+                let mut tx = self.pool.begin().await?;
+                let now = time::now_ms();
+                sqlx::query(
+                    "INSERT INTO skills (name, description, skill_md_url, skill_md_raw_url, \
+                     repository_url, version, author, license, compatibility, tags, \
+                     requirements, target_agents, allowed_tools, visibility, allowed_groups, \
+                     owner, is_enabled, registry_name, health_status, last_checked_time, \
+                     content_version, content_updated_at, created_at, updated_at, hosted) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
+                     $16, TRUE, $17, 'healthy', $18, $19, $18, $18, $18, TRUE) \
+                     ON CONFLICT (name) DO UPDATE SET description = excluded.description, \
+                     skill_md_url = excluded.skill_md_url, \
+                     skill_md_raw_url = excluded.skill_md_raw_url, \
+                     repository_url = excluded.repository_url, version = excluded.version, \
+                     author = excluded.author, license = excluded.license, \
+                     compatibility = excluded.compatibility, tags = excluded.tags, \
+                     requirements = excluded.requirements, \
+                     target_agents = excluded.target_agents, \
+                     allowed_tools = excluded.allowed_tools, visibility = excluded.visibility, \
+                     allowed_groups = excluded.allowed_groups, \
+                     content_updated_at = CASE WHEN skills.content_version = \
+                         excluded.content_version THEN skills.content_updated_at \
+                         ELSE excluded.updated_at END, \
+                     content_version = excluded.content_version, \
+                     updated_at = excluded.updated_at, hosted = TRUE",
+                )
+                .bind(&card.name)
+                .bind(&card.description)
+                .bind(&card.skill_md_url)
+                .bind(&card.skill_md_raw_url)
+                .bind(&card.repository_url)
+                .bind(&card.version)
+                .bind(&card.author)
+                .bind(&card.license)
+                .bind(&card.compatibility)
+                .bind(json_list(&card.tags))
+                .bind(json_list(&card.requirements))
+                .bind(json_list(&card.target_agents))
+                .bind(json_list(&card.allowed_tools))
+                .bind(card.visibility.as_str())
+                .bind(json_list(&card.allowed_groups))
+                .bind(&card.owner)
+                .bind(&card.registry_name)
+                .bind(now)
+                .bind(&card.content_version)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query(
+                    "INSERT INTO skill_content (skill, content) VALUES ($1, $2) \
+                     ON CONFLICT (skill) DO UPDATE SET content = excluded.content",
+                )
+                .bind(&card.name)
+                .bind(&p.content)
+                .execute(&mut *tx)
+                .await?;
+                Self::index_lists(&mut tx, card).await?;
+                for (digest, bytes) in &p.blobs {
+                    sqlx::query(
+                        "INSERT INTO blobs (digest, size, content) VALUES ($1, $2, $3) \
+                         ON CONFLICT (digest) DO NOTHING",
+                    )
+                    .bind(digest)
+                    .bind(i64::try_from(bytes.len()).unwrap_or(i64::MAX))
+                    .bind(base64::engine::general_purpose::STANDARD.encode(bytes))
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                let v = &p.version;
+                let inserted = sqlx::query(
+                    "INSERT INTO skill_versions (skill, version, seq, digest, archive_digest, \
+                     flat_archive_digest, size, yanked, publisher, published_at) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, FALSE, $8, $9)",
+                )
+                .bind(&card.name)
+                .bind(&v.version)
+                .bind(v.seq)
+                .bind(&v.digest)
+                .bind(&v.archive_digest)
+                .bind(&v.flat_archive_digest)
+                .bind(v.size)
+                .bind(&v.publisher)
+                .bind(now)
+                .execute(&mut *tx)
+                .await;
+                match inserted {
+                    Err(e) if is_unique_violation(&e) => {
+                        return Err(StoreError::Conflict(format!("{}@{}", card.name, v.version)));
+                    }
+                    other => {
+                        other?;
+                    }
+                }
+                for file in &p.files {
+                    sqlx::query(
+                        "INSERT INTO version_files (skill, version, path, digest, size, \
+                         executable) VALUES ($1, $2, $3, $4, $5, $6)",
+                    )
+                    .bind(&card.name)
+                    .bind(&v.version)
+                    .bind(&file.path)
+                    .bind(&file.digest)
+                    .bind(file.size)
+                    .bind(file.executable)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                tx.commit().await?;
+                Ok(())
+            }
+
+            async fn versions(&self, name: &str) -> Result<Vec<VersionRecord>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT skill, version, seq, digest, archive_digest, flat_archive_digest, \
+                     size, yanked, publisher, published_at FROM skill_versions \
+                     WHERE skill = $1 ORDER BY seq",
+                )
+                .bind(name)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(VersionRecord {
+                            name: r.try_get("skill")?,
+                            version: r.try_get("version")?,
+                            seq: r.try_get("seq")?,
+                            digest: r.try_get("digest")?,
+                            archive_digest: r.try_get("archive_digest")?,
+                            flat_archive_digest: r.try_get("flat_archive_digest")?,
+                            size: r.try_get("size")?,
+                            yanked: r.try_get("yanked")?,
+                            publisher: r.try_get("publisher")?,
+                            published_at: time::rfc3339(r.try_get("published_at")?),
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn version_files(
+                &self,
+                name: &str,
+                version: &str,
+            ) -> Result<Vec<FileRecord>, StoreError> {
+                let rows = sqlx::query(
+                    "SELECT path, digest, size, executable FROM version_files \
+                     WHERE skill = $1 AND version = $2 ORDER BY path",
+                )
+                .bind(name)
+                .bind(version)
+                .fetch_all(&self.pool)
+                .await?;
+                rows.iter()
+                    .map(|r| {
+                        Ok(FileRecord {
+                            path: r.try_get("path")?,
+                            digest: r.try_get("digest")?,
+                            size: r.try_get("size")?,
+                            executable: r.try_get("executable")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn blob(&self, digest: &str) -> Result<Option<Vec<u8>>, StoreError> {
+                use base64::Engine as _;
+                let row = sqlx::query("SELECT content FROM blobs WHERE digest = $1")
+                    .bind(digest)
+                    .fetch_optional(&self.pool)
+                    .await?;
+                let Some(row) = row else {
+                    return Ok(None);
+                };
+                let text: String = row.try_get("content")?;
+                base64::engine::general_purpose::STANDARD
+                    .decode(text)
+                    .map(Some)
+                    .map_err(|e| StoreError::Corrupt(format!("blob {digest}: {e}")))
+            }
+
+            async fn set_yanked(
+                &self,
+                name: &str,
+                version: &str,
+                yanked: bool,
+            ) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
+                let done = sqlx::query(
+                    "UPDATE skill_versions SET yanked = $3 WHERE skill = $1 AND version = $2",
+                )
+                .bind(name)
+                .bind(version)
+                .bind(yanked)
+                .execute(&mut *tx)
+                .await?;
+                // The card changed with its latest version (what MCP views key on).
+                sqlx::query("UPDATE skills SET updated_at = $2 WHERE name = $1")
+                    .bind(name)
+                    .bind(time::now_ms())
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await?;
+                Ok(done.rows_affected() > 0)
+            }
+
+            async fn delete_version(&self, name: &str, version: &str) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
+                let done = sqlx::query(
+                    "DELETE FROM skill_versions WHERE skill = $1 AND version = $2",
+                )
+                .bind(name)
+                .bind(version)
+                .execute(&mut *tx)
+                .await?;
+                sqlx::query("UPDATE skills SET updated_at = $2 WHERE name = $1")
+                    .bind(name)
+                    .bind(time::now_ms())
+                    .execute(&mut *tx)
+                    .await?;
+                sqlx::query(UNUSED_BLOBS).execute(&mut *tx).await?;
+                tx.commit().await?;
+                Ok(done.rows_affected() > 0)
             }
 
             async fn imported(&self, peer: &str) -> Result<Vec<(String, String)>, StoreError> {
@@ -1725,6 +2036,46 @@ impl Store for AnyStore {
     ) -> impl Future<Output = Result<Vec<(String, String)>, StoreError>> + Send + 'a {
         delegate!(self.imported(peer))
     }
+    fn publish<'a>(
+        &'a self,
+        publication: &'a Publication,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send + 'a {
+        delegate!(self.publish(publication))
+    }
+    fn versions<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> impl Future<Output = Result<Vec<VersionRecord>, StoreError>> + Send + 'a {
+        delegate!(self.versions(name))
+    }
+    fn version_files<'a>(
+        &'a self,
+        name: &'a str,
+        version: &'a str,
+    ) -> impl Future<Output = Result<Vec<FileRecord>, StoreError>> + Send + 'a {
+        delegate!(self.version_files(name, version))
+    }
+    fn blob<'a>(
+        &'a self,
+        digest: &'a str,
+    ) -> impl Future<Output = Result<Option<Vec<u8>>, StoreError>> + Send + 'a {
+        delegate!(self.blob(digest))
+    }
+    fn set_yanked<'a>(
+        &'a self,
+        name: &'a str,
+        version: &'a str,
+        yanked: bool,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
+        delegate!(self.set_yanked(name, version, yanked))
+    }
+    fn delete_version<'a>(
+        &'a self,
+        name: &'a str,
+        version: &'a str,
+    ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
+        delegate!(self.delete_version(name, version))
+    }
 }
 
 #[cfg(test)]
@@ -1791,6 +2142,6 @@ mod tests {
                 .collect::<Vec<_>>()
         };
         assert_eq!(summary(&embedded), summary(&read));
-        assert_eq!(summary(&read).len(), 3);
+        assert_eq!(summary(&read).len(), MIGRATIONS.len());
     }
 }

@@ -361,6 +361,19 @@ fn human_size(bytes: usize) -> String {
     }
 }
 
+/// A path segment percent-encoded (all but unreserved characters).
+fn encode_segment(segment: &str) -> String {
+    let mut out = String::with_capacity(segment.len());
+    for byte in segment.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-._~".contains(&byte) {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
 async fn skill_html<S: Store>(
     registry: &Registry<S>,
     caller: &Caller,
@@ -389,6 +402,60 @@ async fn skill_html<S: Store>(
     let body = skills_frontmatter::SkillMd::parse(content.as_bytes())
         .map(|md| md.body().to_string())
         .unwrap_or(content);
+    // A hosted skill's versions and its latest version's files, each linked with its size;
+    // a skill registered by URL has the one file the registry keeps.
+    let (versions, files, archive) = if card.hosted {
+        let versions = registry.versions(caller, name).await?;
+        match registry.version(caller, name, "latest").await {
+            Ok(detail) => {
+                let files = detail
+                    .files
+                    .iter()
+                    .map(|f| {
+                        serde_json::json!({
+                            "path": f.path,
+                            "size": human_size(usize::try_from(f.size).unwrap_or(0)),
+                            "href": format!(
+                                "/api/skills/{}/versions/{}/files/{}",
+                                encode_segment(&card.name),
+                                encode_segment(&detail.version.version),
+                                f.path.split('/').map(encode_segment).collect::<Vec<_>>().join("/")
+                            ),
+                        })
+                    })
+                    .collect::<Vec<_>>();
+                let archive = serde_json::json!({
+                    "href": format!(
+                        "/api/skills/{}/versions/{}/archive",
+                        encode_segment(&card.name),
+                        encode_segment(&detail.version.version)
+                    ),
+                    "name": format!("{}-{}.skill", card.name, detail.version.version),
+                });
+                (versions, files, Some(archive))
+            }
+            Err(RegistryError::NotFound(_)) => (versions, Vec::new(), None),
+            Err(e) => return Err(e),
+        }
+    } else {
+        (
+            Vec::new(),
+            vec![serde_json::json!({"path": skills_core::layout::SKILL_MD, "size": human_size(size), "href": null})],
+            None,
+        )
+    };
+    let versions: Vec<_> = versions
+        .iter()
+        .rev()
+        .map(|v| {
+            serde_json::json!({
+                "version": v.version,
+                "digest": v.digest,
+                "yanked": v.yanked,
+                "published": when(&v.published_at, crate::time::now()),
+            })
+        })
+        .collect();
     let source = Some(card.skill_md_url.clone()).filter(|u| {
         let lower = u.to_ascii_lowercase();
         lower.starts_with("https://") || lower.starts_with("http://")
@@ -407,8 +474,10 @@ async fn skill_html<S: Store>(
             "updated": when(&card.content_updated_at, now),
             "created": when(&card.created_at, now),
             "checked": card.last_checked_time.as_deref().map(|t| when(t, now)),
-            "files": [{"path": skills_core::layout::SKILL_MD, "size": human_size(size)}],
             "source": source,
+            "versions": versions,
+            "files": files,
+            "archive": archive,
             "body": markdown_to_safe_html(&body),
         }),
     )

@@ -188,10 +188,26 @@ pub(crate) enum Command {
     /// docs/registry.md.
     Search(SearchArgs),
 
-    /// Register a SKILL.md in a skills registry by its URL.
+    /// Publish a skill's folder to a skills registry, or register a SKILL.md URL.
     ///
-    /// The registry fetches the file, lints it and keeps it. docs/registry.md.
+    /// A folder (the current skill by default) is linted, packaged as `skills package`
+    /// packages it and uploaded: the registry keeps every file, and a changed set of files
+    /// is a new version (`metadata.version`, else the next number). A URL is registered:
+    /// the registry fetches the file, lints it and keeps it. docs/registry.md.
     Publish(PublishArgs),
+
+    /// Withdraw a version you published from "latest"; it stays installable.
+    ///
+    /// A yanked version is skipped by `skills add NAME` and `skills update`, while an exact
+    /// NAME@VERSION and skills.lock still install it (as cargo does). --undo restores it.
+    /// docs/registry.md.
+    Yank(YankArgs),
+
+    /// Remove a published version of a skill, or the whole skill.
+    ///
+    /// NAME@VERSION removes that version and its files; NAME --all removes the skill and
+    /// every version. docs/registry.md.
+    Unpublish(UnpublishArgs),
 
     /// Rate a skill in a skills registry, 1 to 5 stars.
     ///
@@ -622,8 +638,8 @@ pub(crate) struct DownloadArgs {
     pub(crate) allow_hosts: Vec<String>,
 
     /// A SOURCE that is neither a path nor a URL is a skill of this registry (else
-    /// SKILLS_REGISTRY, else `[registry] url` in skills.toml): its SKILL.md is checked
-    /// against the registry's content_version digest before it is installed.
+    /// SKILLS_REGISTRY, else `[registry] url` in skills.toml), NAME or NAME@VERSION: every
+    /// file is checked against the registry's digest before it is installed.
     #[arg(long, value_name = "URL")]
     pub(crate) registry: Option<String>,
 
@@ -631,6 +647,11 @@ pub(crate) struct DownloadArgs {
     /// instead of the configured one, never a flag.
     #[arg(skip)]
     pub(crate) locked_registry: Option<String>,
+
+    /// The version a lock entry names for its registry skill (`sync`): installed even when
+    /// yanked, never a flag.
+    #[arg(skip)]
+    pub(crate) locked_version: Option<String>,
 }
 
 /// `skills add SOURCE [--list] [--skill NAME]... [--all] [--agent ID]... [--global] [--copy]`.
@@ -945,15 +966,18 @@ impl SearchSort {
     }
 }
 
-/// `skills publish URL [--visibility V] [--group G]… [--tag T]…`.
+/// `skills publish [DIR|URL] [--visibility V] [--group G]… [--tag T]…`.
 #[derive(Debug, Args)]
 pub(crate) struct PublishArgs {
-    /// The SKILL.md's URL: a page (GitHub, GitLab, Bitbucket, gist) or a raw URL.
-    pub(crate) url: String,
+    /// The skill's folder (default: the current directory), or a SKILL.md's URL (a page of
+    /// GitHub, GitLab, Bitbucket, a gist, or a raw URL) to register instead.
+    #[arg(value_name = "DIR|URL")]
+    pub(crate) source: Option<String>,
 
-    /// Who may see it: public (every user of the registry), private (you), group.
-    #[arg(long, value_enum, default_value_t = PublishVisibility::Public)]
-    pub(crate) visibility: PublishVisibility,
+    /// Who may see it: public (every user of the registry), private (you), group. A new
+    /// skill is public unless this says; a new version keeps the skill's unless this says.
+    #[arg(long, value_enum)]
+    pub(crate) visibility: Option<PublishVisibility>,
 
     /// A group that may see a `group` skill (repeatable; required for group).
     #[arg(long = "group", value_name = "GROUP")]
@@ -975,6 +999,36 @@ pub(crate) enum PublishVisibility {
     Private,
     /// The groups given with --group.
     Group,
+}
+
+/// `skills yank NAME@VERSION [--undo]`.
+#[derive(Debug, Args)]
+pub(crate) struct YankArgs {
+    /// The skill and the version, NAME@VERSION.
+    #[arg(value_name = "NAME@VERSION")]
+    pub(crate) spec: String,
+
+    /// Restore the yanked version.
+    #[arg(long)]
+    pub(crate) undo: bool,
+
+    #[command(flatten)]
+    pub(crate) registry: RegistryClientArgs,
+}
+
+/// `skills unpublish NAME@VERSION | NAME --all`.
+#[derive(Debug, Args)]
+pub(crate) struct UnpublishArgs {
+    /// NAME@VERSION: that version; NAME with --all: the skill and every version.
+    #[arg(value_name = "NAME[@VERSION]")]
+    pub(crate) spec: String,
+
+    /// Remove the skill itself, every version.
+    #[arg(long)]
+    pub(crate) all: bool,
+
+    #[command(flatten)]
+    pub(crate) registry: RegistryClientArgs,
 }
 
 /// `skills rate NAME STARS`.

@@ -17,7 +17,10 @@ const MAX_WIDTH: usize = 100;
 /// commands there are (one a command not listed here would still be shown, under the
 /// last group).
 const GROUPS: &[(&str, &[&str])] = &[
-    ("Writing skills", &["new", "lint", "package", "publish"]),
+    (
+        "Writing skills",
+        &["new", "lint", "package", "publish", "yank", "unpublish"],
+    ),
     (
         "Installing skills",
         &[

@@ -117,6 +117,8 @@ where
         Command::Search(args) => commands::client::search(args, p),
         Command::Publish(args) => commands::client::publish(args, p),
         Command::Rate(args) => commands::client::rate(args, p),
+        Command::Yank(args) => commands::client::yank(args, p),
+        Command::Unpublish(args) => commands::client::unpublish(args, p),
         Command::Mcp(args) => commands::mcp::run(args, &cli.skills_dirs, p),
         Command::Registry(args) => commands::registry::run(args, p),
         Command::Completions(args) => commands::generate::completions(args, p),

@@ -23,8 +23,12 @@ pub(crate) const REGISTRY_ENV: &str = "SKILLS_REGISTRY";
 /// The environment variable holding the token.
 pub(crate) const TOKEN_ENV: &str = "SKILLS_REGISTRY_TOKEN";
 
-/// The largest answer read from a registry (a `SKILL.md` is at most 1 MiB there).
+/// The largest JSON answer read from a registry (a `SKILL.md` is at most 1 MiB there, a
+/// version's file list at most 512 entries).
 const MAX_ANSWER: u64 = 2 * 1024 * 1024;
+
+/// The largest file read from a registry: a whole skill is at most 16 MiB.
+const MAX_FILE: u64 = skills_core::layout::MAX_SKILL_BYTES + 1024 * 1024;
 
 /// A registry to talk to.
 pub(crate) struct Client {
@@ -150,17 +154,36 @@ impl Client {
         path: &str,
         body: Option<&Value>,
     ) -> Result<(u16, Vec<u8>), miette::Report> {
+        let text = body.map(Value::to_string).unwrap_or_default();
+        let content = (method != "GET" && method != "DELETE")
+            .then_some(("application/json", text.as_bytes()));
+        self.send_raw(method, path, content, MAX_ANSWER)
+    }
+
+    /// `METHOD path` with an optional body of a content type: the answer's status and
+    /// body, at most `limit` bytes of it.
+    fn send_raw(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<(&str, &[u8])>,
+        limit: u64,
+    ) -> Result<(u16, Vec<u8>), miette::Report> {
         let url = format!("{}{path}", self.base);
         let auth = self.token.as_ref().map(|t| format!("Bearer {t}"));
-        let result = match (method, body) {
-            ("GET", _) => {
-                let mut request = self.agent.get(&url);
+        let result = match method {
+            "GET" | "DELETE" => {
+                let mut request = if method == "GET" {
+                    self.agent.get(&url)
+                } else {
+                    self.agent.delete(&url)
+                };
                 if let Some(auth) = &auth {
                     request = request.header("Authorization", auth);
                 }
                 request.call()
             }
-            (_, body) => {
+            _ => {
                 let mut request = match method {
                     "PUT" => self.agent.put(&url),
                     _ => self.agent.post(&url),
@@ -168,9 +191,8 @@ impl Client {
                 if let Some(auth) = &auth {
                     request = request.header("Authorization", auth);
                 }
-                request
-                    .header("Content-Type", "application/json")
-                    .send(body.map(Value::to_string).unwrap_or_default())
+                let (content_type, bytes) = body.unwrap_or(("application/json", b""));
+                request.header("Content-Type", content_type).send(bytes)
             }
         };
         let mut response = result.map_err(|e| {
@@ -183,10 +205,45 @@ impl Client {
         let bytes = response
             .body_mut()
             .with_config()
-            .limit(MAX_ANSWER)
+            .limit(limit)
             .read_to_vec()
             .map_err(|e| errors::plain(format!("{url}: {e}"), ""))?;
         Ok((status, bytes))
+    }
+
+    /// `POST path` with `archive` (a `.skill`): the JSON answer and its status, or the
+    /// registry's problem as an error naming what was `asked`.
+    pub(crate) fn upload(
+        &self,
+        path: &str,
+        archive: &[u8],
+        asked: &str,
+    ) -> Result<(u16, Value), miette::Report> {
+        let (status, bytes) =
+            self.send_raw("POST", path, Some(("application/zip", archive)), MAX_ANSWER)?;
+        if !(200..300).contains(&status) {
+            return Err(self.problem(status, &bytes, Some(asked)));
+        }
+        let value = serde_json::from_slice(&bytes).map_err(|e| {
+            errors::plain(
+                format!(
+                    "{}{path}: not the JSON of a skills registry: {e}",
+                    self.base
+                ),
+                "check that the URL is a skills registry",
+            )
+        })?;
+        Ok((status, value))
+    }
+
+    /// `DELETE path`, or the registry's problem as an error naming what was `asked`.
+    pub(crate) fn delete(&self, path: &str, asked: &str) -> Result<(), miette::Report> {
+        let (status, bytes) = self.send_raw("DELETE", path, None, MAX_ANSWER)?;
+        if (200..300).contains(&status) {
+            Ok(())
+        } else {
+            Err(self.problem(status, &bytes, Some(asked)))
+        }
     }
 
     /// A JSON answer, or the registry's problem as an error.
@@ -223,9 +280,10 @@ impl Client {
         })
     }
 
-    /// The bytes of an answer, or the registry's problem as an error.
+    /// The bytes of an answer (at most a skill's 16 MiB), or the registry's problem as an
+    /// error.
     pub(crate) fn bytes(&self, path: &str) -> Result<Vec<u8>, miette::Report> {
-        let (status, bytes) = self.send("GET", path, None)?;
+        let (status, bytes) = self.send_raw("GET", path, None, MAX_FILE)?;
         if (200..300).contains(&status) {
             Ok(bytes)
         } else {
@@ -259,6 +317,8 @@ impl Client {
             "not-found" => "`skills search` lists the skills you may see".to_string(),
             "forbidden" => "only the skill's owner or an admin may do this".to_string(),
             "conflict" => "a skill of that name is registered; its owner updates it".to_string(),
+            "version-exists" => "set a new `metadata.version` in the SKILL.md (or leave it out: versions are then numbered 1, 2, …) and publish again".to_string(),
+            "bad-archive" => "`skills package DIR --list` shows what is packaged; a skill is at most 512 files and 16 MiB".to_string(),
             "lint-failed" => lint_help(&problem),
             "untrusted-url" => {
                 "the registry fetches only from the hosts it trusts; use a raw or page URL of one"
@@ -396,13 +456,140 @@ fn check_digest(content: &[u8], expected: &str, name: &str) -> Result<(), miette
     Ok(())
 }
 
-/// Whether `source` of `skills install` names a registry skill rather than a path or URL.
+/// Whether `source` of `skills install` names a registry skill (NAME or NAME@VERSION)
+/// rather than a path or URL.
 pub(crate) fn is_skill_name(source: &str) -> bool {
-    !source.is_empty()
+    let (name, version) = split_version(source);
+    !name.is_empty()
         && !Path::new(source).exists()
-        && source
+        && name
             .chars()
             .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        && version.is_none_or(is_version)
+}
+
+/// `NAME@VERSION` as the name and the version; a NAME alone has none.
+pub(crate) fn split_version(spec: &str) -> (&str, Option<&str>) {
+    match spec.split_once('@') {
+        Some((name, version)) => (name, Some(version)),
+        None => (spec, None),
+    }
+}
+
+/// Whether `text` can be a registry version: 1 to 64 of letters, digits, `.`, `_`, `+`,
+/// `-`, starting with a letter or digit (the registry's rule).
+pub(crate) fn is_version(text: &str) -> bool {
+    (1..=64).contains(&text.len())
+        && text
+            .bytes()
+            .next()
+            .is_some_and(|b| b.is_ascii_alphanumeric())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'+' | b'-'))
+}
+
+/// A hosted skill's version fetched from a registry: every file, each checked against its
+/// digest and all against the version's.
+pub(crate) struct Downloaded {
+    pub(crate) version: String,
+    pub(crate) digest: String,
+    pub(crate) files: Vec<(String, Vec<u8>, bool)>,
+}
+
+/// Whether a path the registry lists is one this client writes: relative, `/`-separated
+/// components, none empty, `.` or `..`, no `\`, `:` or control characters. A registry is
+/// someone else's server.
+fn is_safe_path(path: &str) -> bool {
+    !path.is_empty()
+        && path.split('/').all(|c| {
+            !c.is_empty()
+                && c != "."
+                && c != ".."
+                && !c.contains(['\\', ':'])
+                && !c.chars().any(char::is_control)
+        })
+}
+
+/// The card of `name` (summary view).
+pub(crate) fn card(client: &Client, name: &str) -> Result<Value, miette::Report> {
+    client.json(
+        "GET",
+        &format!("/api/skills/{}?view=summary", encode(name)),
+        None,
+    )
+}
+
+/// `version` (or the latest not yanked) of the hosted skill `name`: every file, each
+/// checked against its `sha256:` digest, and the whole against the version's digest (what
+/// `skills.lock` records). Nothing is returned that does not match.
+pub(crate) fn download(
+    client: &Client,
+    name: &str,
+    version: Option<&str>,
+) -> Result<Downloaded, miette::Report> {
+    let base = format!(
+        "/api/skills/{}/versions/{}",
+        encode(name),
+        encode(version.unwrap_or("latest"))
+    );
+    let detail = client.json("GET", &base, None)?;
+    let text = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_string()
+    };
+    let (version, digest) = (text(&detail, "version"), text(&detail, "digest"));
+    let mut files = Vec::new();
+    for file in detail
+        .get("files")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let path = text(file, "path");
+        if !is_safe_path(&path) {
+            return Err(errors::plain(
+                format!(
+                    "{name}@{version}: the registry lists a file `{}`, which is not a path inside a skill; nothing was installed",
+                    crate::render::terminal_safe(&path)
+                ),
+                "the registry is not a skills registry this client can trust; tell its operator",
+            ));
+        }
+        let url_path: Vec<String> = path.split('/').map(encode).collect();
+        let bytes = client.bytes(&format!("{base}/files/{}", url_path.join("/")))?;
+        let expected = text(file, "digest");
+        let actual = format!("sha256:{}", skills_core::digest::sha256_hex(&bytes));
+        if actual != expected {
+            return Err(errors::plain(
+                format!(
+                    "{name}@{version}: {path} received ({actual}) is not the one the registry lists ({expected}); nothing was installed"
+                ),
+                "try again; if it persists, the registry or something between you and it serves other content",
+            ));
+        }
+        let executable = file
+            .get("executable")
+            .and_then(Value::as_bool)
+            .unwrap_or(false);
+        files.push((path, bytes, executable));
+    }
+    let whole = skills_add::bytes_hash(files.iter().map(|(p, b, _)| (p.as_str(), b.as_slice())));
+    if whole != digest {
+        return Err(errors::plain(
+            format!(
+                "{name}@{version}: the files received ({whole}) are not the version the registry lists ({digest}); nothing was installed"
+            ),
+            "try again; if it persists, the registry serves other content than it lists",
+        ));
+    }
+    Ok(Downloaded {
+        version,
+        digest,
+        files,
+    })
 }
 
 #[cfg(test)]

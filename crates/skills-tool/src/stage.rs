@@ -76,6 +76,8 @@ pub(crate) fn staging_in(root: &Path) -> Result<tempfile::TempDir, miette::Repor
 pub(crate) struct Staged {
     pub(crate) id: String,
     pub(crate) registry: Option<String>,
+    /// The registry version installed, for a skill hosted there.
+    pub(crate) version: Option<String>,
 }
 
 /// Puts the skill from `source` (an archive path or URL, a `SKILL.md` URL, a registry
@@ -86,7 +88,11 @@ pub(crate) fn stage_source(
     staging: &Path,
     printer: &Printer,
 ) -> Result<Staged, miette::Report> {
-    let local = |id| Staged { id, registry: None };
+    let local = |id| Staged {
+        id,
+        registry: None,
+        version: None,
+    };
     // A URL pasted without its scheme (`github.com/o/r/blob/main/x/SKILL.md`).
     let pasted = skills_add::pasted_url(source);
     let source = pasted.as_deref().unwrap_or(source);
@@ -98,6 +104,12 @@ pub(crate) fn stage_source(
             FromRepository::Staged(id) => return Ok(local(id)),
             FromRepository::Not(only) => only,
         };
+        // A site (not a file's URL): the skills its discovery index lists, when it has one.
+        if matches!(only, OnlyFile::NoRepository)
+            && let Some(id) = stage_well_known(source, &download.allow_hosts, staging, printer)?
+        {
+            return Ok(local(id));
+        }
         let (bytes, url) = fetch(source, &download.allow_hosts).inspect_err(|_| {
             // Both ways failed: the error is the download's, and this is the other.
             if let OnlyFile::Unfetched(why) = &only {
@@ -127,20 +139,278 @@ pub(crate) fn stage_source(
             None => crate::registry_client::Client::configured(download.registry.as_deref())?,
         };
         if let Some(client) = client {
-            let bytes = crate::registry_client::fetch_skill_md(&client, source)?;
-            let url = format!(
-                "{}/api/skills/{}/content",
-                client.base(),
-                crate::registry_client::encode(source)
-            );
-            let id = stage_skill_md(&bytes, &url, &OnlyFile::Registry, staging, printer)?;
-            return Ok(Staged {
-                id,
-                registry: Some(client.base().to_string()),
-            });
+            return stage_registry(&client, source, download, staging, printer);
         }
     }
     stage_path(source, staging, printer).map(local)
+}
+
+/// The discovery index's path under a site (npm `skills` reads it too, and the
+/// `.well-known/skills/` of its first version).
+const WELL_KNOWN: [&str; 2] = [".well-known/agent-skills", ".well-known/skills"];
+
+/// The `$schema` of the discovery index entries with `type`, `url` and `digest`.
+const DISCOVERY_SCHEMA: &str = "https://schemas.agentskills.io/discovery/0.2.0/schema.json";
+
+/// The skills of the discovery index of the site `url` (`/.well-known/agent-skills/index.json`
+/// below it: a registry's, or any site's), each into `staging/<name>`: a `skill-md` entry
+/// as its `SKILL.md`, an `archive` entry unpacked (a ZIP, with `SKILL.md` at its root or in
+/// one folder), each checked against the index's `sha256:` digest first. The index and
+/// the files are fetched from the site's own origin only (https, or http to a host named
+/// with --allow-host), without redirects. `None` when the site has no index (the URL is
+/// then downloaded as a file is); the first skill's id otherwise.
+fn stage_well_known(
+    url: &str,
+    allow: &[String],
+    staging: &Path,
+    printer: &Printer,
+) -> Result<Option<String>, miette::Report> {
+    let lower = url.to_ascii_lowercase();
+    let clean = lower.split(['?', '#']).next().unwrap_or_default();
+    if [".md", ".skill", ".zip", ".json"]
+        .iter()
+        .any(|e| clean.ends_with(e))
+    {
+        return Ok(None);
+    }
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return Ok(None);
+    };
+    let rest = rest.split(['?', '#']).next().unwrap_or_default();
+    let (authority, path) = rest.split_once('/').unwrap_or((rest, ""));
+    let origin = format!("{}://{authority}", scheme.to_ascii_lowercase());
+    // https to any site the user names; plain http only to one named with --allow-host.
+    let http_allowed = allow
+        .iter()
+        .any(|h| h.trim().eq_ignore_ascii_case(authority));
+    if origin.starts_with("http://") && !http_allowed {
+        return Ok(None);
+    }
+    if authority.is_empty() || authority.contains('@') {
+        return Ok(None);
+    }
+    let timeout = timeout();
+    let agent = ureq::Agent::config_builder()
+        .max_redirects(0)
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .user_agent(concat!("skills/", env!("CARGO_PKG_VERSION")))
+        .build()
+        .new_agent();
+    let get = |target: &str| -> Result<Option<Vec<u8>>, miette::Report> {
+        let mut response = agent
+            .get(target)
+            .call()
+            .map_err(|e| error(format!("{target}: {e}"), network_help(&e, timeout)))?;
+        if !(200..300).contains(&response.status().as_u16()) {
+            return Ok(None);
+        }
+        response
+            .body_mut()
+            .with_config()
+            .limit(MAX_DOWNLOAD)
+            .read_to_vec()
+            .map(Some)
+            .map_err(|e| error(format!("{target}: {e}"), network_help(&e, timeout)))
+    };
+    let base = path.trim_matches('/');
+    let mut found = None;
+    for known in WELL_KNOWN {
+        let index_url = if base.is_empty() {
+            format!("{origin}/{known}/index.json")
+        } else {
+            format!("{origin}/{base}/{known}/index.json")
+        };
+        if let Some(bytes) = get(&index_url)?
+            && let Ok(index) = serde_json::from_slice::<serde_json::Value>(&bytes)
+            && index.get("$schema").and_then(serde_json::Value::as_str) == Some(DISCOVERY_SCHEMA)
+        {
+            found = Some((index_url, index));
+            break;
+        }
+    }
+    let Some((index_url, index)) = found else {
+        return Ok(None);
+    };
+    printer.status(&format!("reading {index_url}\n"));
+    let mut first = None;
+    let entries = index
+        .get("skills")
+        .and_then(serde_json::Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for entry in &entries {
+        let text = |key: &str| {
+            entry
+                .get(key)
+                .and_then(serde_json::Value::as_str)
+                .unwrap_or_default()
+        };
+        let (name, kind, target, digest) =
+            (text("name"), text("type"), text("url"), text("digest"));
+        if !skills_frontmatter::is_valid_name(name) || !name.is_ascii() {
+            printer.warn(&format!(
+                "{index_url}: `{}` is not a skill name; left out",
+                render::terminal_safe(name)
+            ));
+            continue;
+        }
+        // The entry's URL, resolved against the index, on the index's own origin.
+        let artifact = if target.starts_with('/') {
+            format!("{origin}{target}")
+        } else if target
+            .to_ascii_lowercase()
+            .starts_with(&format!("{origin}/"))
+        {
+            target.to_string()
+        } else if !target.contains("://") && !target.is_empty() {
+            let dir = index_url
+                .rsplit_once('/')
+                .map_or(index_url.as_str(), |(d, _)| d);
+            format!("{dir}/{target}")
+        } else {
+            printer.warn(&format!(
+                "{name}: not fetched: its URL ({}) is not on {origin}, the site whose index lists it",
+                render::terminal_safe(target)
+            ));
+            continue;
+        };
+        let Some(bytes) = get(&artifact)? else {
+            printer.warn(&format!(
+                "{name}: not fetched: {artifact} did not answer 2xx"
+            ));
+            continue;
+        };
+        let actual = format!("sha256:{}", skills_core::digest::sha256_hex(&bytes));
+        if actual != digest {
+            return Err(error(
+                format!(
+                    "{name}: {artifact} ({actual}) is not what {index_url} lists ({digest}); nothing was installed"
+                ),
+                "try again; if it persists, the site serves other content than its index lists",
+            ));
+        }
+        match kind {
+            "skill-md" => {
+                let dir = staging.join(name);
+                fs::create_dir_all(&dir)
+                    .and_then(|()| fs::write(dir.join("SKILL.md"), &bytes))
+                    .map_err(|e| {
+                        error(
+                            format!("{}: {e}", dir.display()),
+                            "check that the destination is writable",
+                        )
+                    })?;
+            }
+            "archive" if bytes.starts_with(b"PK") => {
+                let unpacked = skills_package::unpack(
+                    Cursor::new(bytes),
+                    Path::new(&format!("{name}.zip")),
+                    staging,
+                    &Limits::default(),
+                )
+                .map_err(|e| errors::package(&e))?;
+                if unpacked != name {
+                    return Err(error(
+                        format!(
+                            "{artifact}: the archive holds `{unpacked}`, not `{name}` as {index_url} says"
+                        ),
+                        "the site's index and archive disagree; tell its owner",
+                    ));
+                }
+            }
+            other => {
+                printer.warn(&format!(
+                    "{name}: not fetched: {artifact} is a `{}`, which this skills does not install (a ZIP `archive` or a `skill-md`)",
+                    render::terminal_safe(other)
+                ));
+                continue;
+            }
+        }
+        first.get_or_insert_with(|| name.to_string());
+    }
+    first.map(Some).ok_or_else(|| {
+        error(
+            format!("{index_url} lists no skill this skills can install"),
+            "the warnings above say why each was left out",
+        )
+    })
+}
+
+/// [`stage_source`] of a registry skill, `NAME` or `NAME@VERSION`: a hosted skill's every
+/// file, each checked against its digest (a lock's version when `sync` asks for it, else
+/// the one named, else the latest not yanked); a skill registered by URL from its
+/// repository when its host is a git host (the whole folder), else its cached `SKILL.md`
+/// alone, with a warning that names what is not installed.
+fn stage_registry(
+    client: &crate::registry_client::Client,
+    source: &str,
+    download: &DownloadArgs,
+    staging: &Path,
+    printer: &Printer,
+) -> Result<Staged, miette::Report> {
+    use crate::registry_client as registry;
+    let (name, asked) = registry::split_version(source);
+    let asked = download.locked_version.as_deref().or(asked);
+    let card = registry::card(client, name)?;
+    let staged = |id: String, version: Option<String>| Staged {
+        id,
+        registry: Some(client.base().to_string()),
+        version,
+    };
+    if card.get("hosted").and_then(serde_json::Value::as_bool) == Some(true) {
+        let got = registry::download(client, name, asked)?;
+        let root = staging.join(name);
+        for (path, bytes, executable) in &got.files {
+            let to = root.join(path);
+            let written = to
+                .parent()
+                .map_or(Ok(()), fs::create_dir_all)
+                .and_then(|()| fs::write(&to, bytes))
+                .and_then(|()| set_mode(&to, *executable));
+            written.map_err(|e| {
+                error(
+                    format!("{}: {e}", to.display()),
+                    "check that the destination is writable",
+                )
+            })?;
+        }
+        printer.detail(&format!(
+            "{name}@{}: {} file(s), {}\n",
+            got.version,
+            got.files.len(),
+            got.digest
+        ));
+        return Ok(staged(name.to_string(), Some(got.version)));
+    }
+    if let Some(version) = asked {
+        return Err(error(
+            format!(
+                "{name} is registered in {} by the URL of its SKILL.md, which has no versions: `{name}@{version}` names none",
+                client.base()
+            ),
+            format!("install `{name}` (what its URL holds now)"),
+        ));
+    }
+    // Registered by URL: the skill's folder from its repository where the host allows.
+    let url = card
+        .get("skill_md_url")
+        .and_then(serde_json::Value::as_str)
+        .unwrap_or_default()
+        .to_string();
+    let only = match stage_from_repository(&url, &download.allow_hosts, staging, printer)? {
+        FromRepository::Staged(id) => return Ok(staged(id, None)),
+        FromRepository::Not(OnlyFile::NoRepository) => OnlyFile::Registry(url),
+        FromRepository::Not(other) => other,
+    };
+    let bytes = registry::fetch_skill_md(client, name)?;
+    let from = format!(
+        "{}/api/skills/{}/content",
+        client.base(),
+        registry::encode(name)
+    );
+    let id = stage_skill_md(&bytes, &from, &only, staging, printer)?;
+    Ok(staged(id, None))
 }
 
 /// [`stage_source`] of a path: a directory, a skill's `SKILL.md`, an archive.
@@ -243,8 +513,9 @@ enum OnlyFile {
     /// The URL is a SKILL.md in a repository, which could not be fetched (no git, no
     /// network, a host git cannot clone from) or has no such file at that ref: why.
     Unfetched(String),
-    /// A registry serves a skill's SKILL.md alone.
-    Registry,
+    /// A skill registered in a registry by this URL, which names no repository of a git
+    /// host: the registry has its SKILL.md alone.
+    Registry(String),
 }
 
 /// What [`stage_from_repository`] did.
@@ -392,7 +663,9 @@ fn stage_skill_md(
                 .to_string()
         }
         OnlyFile::Unfetched(why) => format!(": the repository could not be fetched ({why})"),
-        OnlyFile::Registry => ": the registry serves a skill's SKILL.md alone".to_string(),
+        OnlyFile::Registry(url) => format!(
+            ": the skill is registered by the URL of its SKILL.md ({url}), whose host has no repository to fetch its folder from, and the registry keeps that file alone"
+        ),
     };
     let named = if missing.is_empty() {
         "it names no other file, but any the skill has are not installed".to_string()

@@ -24,6 +24,10 @@ impl<S: Store> Registry<S> {
     /// As [`Registry::get`].
     pub async fn health(&self, caller: &Caller, name: &str) -> Result<SkillCard, RegistryError> {
         let card = self.get(caller, name).await?;
+        // A hosted skill's files are here: there is no URL to check.
+        if card.hosted {
+            return Ok(card);
+        }
         let fresh = card.last_checked_ms().is_some_and(|checked| {
             time::now_ms().saturating_sub(checked) < self.config.health_ttl_ms
         });

@@ -19,11 +19,13 @@ use crate::store::{ListQuery, Store};
 
 mod access;
 mod health;
+mod hosting;
 mod ratings;
 mod register;
 mod tokens;
 mod tools;
 
+pub use hosting::{DISCOVERY_SCHEMA, MAX_UPLOAD, PublishOptions, Published, VersionDetail};
 pub use register::Registration;
 pub(crate) use register::lint as lint_skill_md;
 pub use tokens::TOKEN_CACHE_TTL;

@@ -130,6 +130,11 @@ impl<S: Store> Registry<S> {
         request: Registration,
     ) -> Result<SkillCard, RegistryError> {
         let current = self.owned(caller, name).await?;
+        if current.hosted {
+            return Err(RegistryError::Invalid(format!(
+                "`{name}` is hosted here, not registered by URL: `skills publish` its folder to make a new version"
+            )));
+        }
         let url = request.skill_md_url.unwrap_or(current.skill_md_url.clone());
         let visibility = request.visibility.unwrap_or(current.visibility);
         let groups = request
@@ -229,63 +234,99 @@ impl<S: Store> Registry<S> {
         let md = skills_frontmatter::SkillMd::parse_str(text.clone())
             .map_err(|e| RegistryError::Invalid(format!("the SKILL.md does not parse: {e}")))?;
         let name = md.name().map_or(name_hint, str::to_string);
-        let metadata = md.metadata();
-        let meta = |key: &str| {
-            metadata
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| (*v).to_string())
-        };
-        let mut tags = split_list(meta("tags").as_deref().unwrap_or_default());
-        for tag in extra_tags {
-            let tag = tag.trim().to_string();
-            if !tag.is_empty() && !tags.contains(&tag) {
-                tags.push(tag);
-            }
-        }
-        let now = time::rfc3339(time::now_ms());
-        let card = SkillCard {
-            path: format!("/skills/{name}"),
-            description: md.description().unwrap_or_default().trim().to_string(),
-            skill_md_url: translation.input.clone(),
-            skill_md_raw_url: translation.raw.clone(),
-            repository_url: translation.repository.clone(),
-            version: meta("version"),
-            author: meta("author"),
-            license: md.license().map(str::to_string),
-            compatibility: md.compatibility().map(str::to_string),
-            tags,
-            requirements: requirements_of(&md),
-            target_agents: split_list(
-                meta("target-agents")
-                    .or_else(|| meta("target_agents"))
-                    .as_deref()
-                    .unwrap_or_default(),
-            ),
-            allowed_tools: md
-                .allowed_tools()
-                .map(ToolReference::parse_allowed_tools)
-                .unwrap_or_default(),
-            visibility,
-            allowed_groups,
-            owner,
-            is_enabled: true,
-            registry_name: self.config.name.clone(),
-            // The GET above answered 2xx: as good as a health check, and as recent.
-            health_status: HealthStatus::Healthy,
-            last_checked_time: Some(now.clone()),
-            num_stars: 0.0,
-            rating_details: Vec::new(),
-            content_version: skills_core::digest::sha256_hex(text.as_bytes()),
-            content_updated_at: now.clone(),
-            created_at: now.clone(),
-            updated_at: now,
+        let mut card = card_of(
+            &md,
+            &text,
             name,
-        };
+            Access {
+                visibility,
+                allowed_groups,
+                extra_tags,
+                owner,
+            },
+            &self.config.name,
+        );
+        card.skill_md_url.clone_from(&translation.input);
+        card.skill_md_raw_url.clone_from(&translation.raw);
+        card.repository_url.clone_from(&translation.repository);
         Ok(Checked {
             card,
             content: text,
         })
+    }
+}
+
+/// Who may see a skill and what tags it gets beside its own: what a registration or a
+/// publication asks for.
+pub(super) struct Access {
+    pub(super) visibility: Visibility,
+    pub(super) allowed_groups: Vec<String>,
+    pub(super) extra_tags: Vec<String>,
+    pub(super) owner: String,
+}
+
+/// A card filled from a parsed `SKILL.md` (`text`): its metadata, the access asked for, and
+/// this registry's name; no URLs (the caller sets them).
+pub(super) fn card_of(
+    md: &skills_frontmatter::SkillMd,
+    text: &str,
+    name: String,
+    access: Access,
+    registry_name: &str,
+) -> SkillCard {
+    let metadata = md.metadata();
+    let meta = |key: &str| {
+        metadata
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| (*v).to_string())
+    };
+    let mut tags = split_list(meta("tags").as_deref().unwrap_or_default());
+    for tag in access.extra_tags {
+        let tag = tag.trim().to_string();
+        if !tag.is_empty() && !tags.contains(&tag) {
+            tags.push(tag);
+        }
+    }
+    let now = time::rfc3339(time::now_ms());
+    SkillCard {
+        path: format!("/skills/{name}"),
+        description: md.description().unwrap_or_default().trim().to_string(),
+        skill_md_url: String::new(),
+        skill_md_raw_url: String::new(),
+        repository_url: None,
+        version: meta("version"),
+        author: meta("author"),
+        license: md.license().map(str::to_string),
+        compatibility: md.compatibility().map(str::to_string),
+        tags,
+        requirements: requirements_of(md),
+        target_agents: split_list(
+            meta("target-agents")
+                .or_else(|| meta("target_agents"))
+                .as_deref()
+                .unwrap_or_default(),
+        ),
+        allowed_tools: md
+            .allowed_tools()
+            .map(ToolReference::parse_allowed_tools)
+            .unwrap_or_default(),
+        visibility: access.visibility,
+        allowed_groups: access.allowed_groups,
+        owner: access.owner,
+        is_enabled: true,
+        registry_name: registry_name.to_string(),
+        // Fetched (a 2xx answer: as good as a health check, and as recent) or hosted here.
+        health_status: HealthStatus::Healthy,
+        last_checked_time: Some(now.clone()),
+        num_stars: 0.0,
+        rating_details: Vec::new(),
+        content_version: skills_core::digest::sha256_hex(text.as_bytes()),
+        content_updated_at: now.clone(),
+        created_at: now.clone(),
+        updated_at: now,
+        hosted: false,
+        name,
     }
 }
 
@@ -301,7 +342,7 @@ fn directory_name(path: Option<&str>) -> Option<String> {
 }
 
 /// A comma- or space-separated list.
-fn split_list(text: &str) -> Vec<String> {
+pub(super) fn split_list(text: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for item in text
         .split([',', ' '])

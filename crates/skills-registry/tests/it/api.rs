@@ -55,6 +55,7 @@ on_both_stores!(
     the_seed_indexes_are_there,
     search_ranks_forgives_typos_filters_sorts_and_counts,
     a_name_with_every_word_ranks_first,
+    hosted_skills_keep_every_file_in_versions,
 );
 
 /// PostgreSQL going away: readiness says so, and every answer that needs the database is a
@@ -1360,4 +1361,215 @@ fn bodies_are_read_whole_and_bounded(b: &Backend) {
     );
     assert_eq!(huge.status, 413, "{}", huge.body);
     assert_eq!(huge.json()["type"], "/problems/too-large");
+}
+
+/// A ZIP of `entries` (name, bytes), as `skills package` lays one out.
+fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {
+    use std::io::Write as _;
+    let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in entries {
+        zip.start_file(*name, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        zip.write_all(bytes).unwrap();
+    }
+    zip.finish().unwrap().into_inner()
+}
+
+/// Issue 38's hosting through the API: a publication's every file, content-addressed,
+/// served with its digest; versions that never change; yanks; who may do what; and what is
+/// refused (unsafe or foreign archives, lint errors, a name registered by URL).
+fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
+    let h = Harness::start(backend);
+    let (alice, bob) = (h.client("alice", &[], false), h.client("bob", &[], false));
+    let md = skill_md("pdf", "Fills PDF forms. Use when asked to fill one.", "");
+    let script: &[u8] = b"#!/bin/sh\necho fill\n";
+    let archive = zip_of(&[
+        ("pdf/SKILL.md", md.as_bytes()),
+        ("pdf/scripts/fill.sh", script),
+    ]);
+
+    assert_eq!(
+        Client::anonymous(&h)
+            .post_zip("/api/skills/pdf/versions", &archive)
+            .status,
+        401
+    );
+    let first = alice.post_zip("/api/skills/pdf/versions", &archive);
+    assert_eq!(first.status, 201, "{}", first.body);
+    assert_eq!(first.header("location"), "/api/skills/pdf/versions/1");
+    let v1 = first.json();
+    assert_eq!(v1["created"], true);
+    assert_eq!(v1["version"], "1");
+    let files = v1["files"].as_array().unwrap();
+    assert_eq!(files.len(), 2);
+    assert_eq!(files[1]["path"], "scripts/fill.sh");
+    assert_eq!(
+        files[1]["digest"],
+        format!("sha256:{}", support::sha256_hex(script))
+    );
+    let served = alice.get("/api/skills/pdf/versions/1/files/scripts/fill.sh");
+    assert_eq!(served.status, 200);
+    assert_eq!(served.body.as_bytes(), script);
+    assert_eq!(
+        served.header("etag"),
+        format!("\"{}\"", files[1]["digest"].as_str().unwrap())
+    );
+    assert_eq!(
+        alice.get("/api/skills/pdf/versions/1/files/nothing").status,
+        404
+    );
+    let card = alice.get("/api/skills/pdf").json();
+    assert_eq!(card["hosted"], true);
+    assert_eq!(card["version"], "1");
+    assert_eq!(alice.get("/api/skills/pdf/content").body, md);
+
+    // The same files publish nothing; other files are version 2.
+    let again = alice.post_zip("/api/skills/pdf/versions", &archive);
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(again.json()["created"], false);
+    let md2 = format!("{md}\nMore.\n");
+    let second = alice.post_zip(
+        "/api/skills/pdf/versions",
+        &zip_of(&[
+            ("pdf/SKILL.md", md2.as_bytes()),
+            ("pdf/scripts/fill.sh", script),
+        ]),
+    );
+    assert_eq!(second.status, 201, "{}", second.body);
+    assert_eq!(second.json()["version"], "2");
+    // A version named by the author that exists with other files is refused.
+    let pinned = skill_md(
+        "pdf",
+        "Fills PDF forms. Use when asked to fill one.",
+        "metadata:\n  version: \"2\"\n",
+    );
+    let exists = alice.post_zip(
+        "/api/skills/pdf/versions",
+        &zip_of(&[("pdf/SKILL.md", pinned.as_bytes())]),
+    );
+    assert_eq!(exists.status, 409, "{}", exists.body);
+    assert_eq!(exists.json()["type"], "/problems/version-exists");
+    assert_eq!(
+        alice.get("/api/skills/pdf/versions/2/files/SKILL.md").body,
+        md2,
+        "a version's files never change"
+    );
+
+    // Someone else's skill: not theirs to publish to or yank.
+    assert_eq!(
+        bob.post_zip("/api/skills/pdf/versions", &archive).status,
+        403
+    );
+    assert_eq!(
+        bob.put("/api/skills/pdf/versions/2/yank", &json!(null))
+            .status,
+        403
+    );
+    // Yanked: `latest` skips it, the exact version still answers.
+    let yanked = alice.put("/api/skills/pdf/versions/2/yank", &json!(null));
+    assert_eq!(yanked.status, 200, "{}", yanked.body);
+    assert_eq!(yanked.json()["yanked"], true);
+    assert_eq!(
+        alice.get("/api/skills/pdf/versions/latest").json()["version"],
+        "1"
+    );
+    assert_eq!(alice.get("/api/skills/pdf/versions/2").status, 200);
+    assert_eq!(alice.delete("/api/skills/pdf/versions/2/yank").status, 200);
+    assert_eq!(
+        alice.get("/api/skills/pdf/versions/latest").json()["version"],
+        "2"
+    );
+
+    // Archives: the `.skill` as published, and the flat one, each with its digest.
+    let skill = alice.get("/api/skills/pdf/versions/1/archive");
+    assert_eq!(skill.status, 200);
+    assert_eq!(skill.header("content-type"), "application/zip");
+    assert_eq!(
+        skill.header("etag"),
+        format!("\"{}\"", v1["archive_digest"].as_str().unwrap())
+    );
+    assert_eq!(
+        alice
+            .get("/api/skills/pdf/versions/1/archive?layout=tar")
+            .status,
+        400
+    );
+
+    // What is refused: unsafe names, another skill's archive, lint errors, a URL skill's name.
+    for (entries, kind) in [
+        (
+            vec![("pdf/../../etc/x", b"x".as_slice())],
+            "/problems/bad-archive",
+        ),
+        (
+            vec![("other/SKILL.md", md.as_bytes())],
+            "/problems/bad-archive",
+        ),
+        (
+            vec![(
+                "pdf/SKILL.md",
+                b"---\nname: Pdf\ndescription: d\n---\n".as_slice(),
+            )],
+            "/problems/lint-failed",
+        ),
+    ] {
+        let refused = alice.post_zip("/api/skills/pdf/versions", &zip_of(&entries));
+        assert_eq!(refused.status, 422, "{}", refused.body);
+        assert_eq!(refused.json()["type"], kind, "{}", refused.body);
+    }
+    assert_eq!(
+        alice
+            .post_zip("/api/skills/pdf/versions", b"not a zip")
+            .json()["type"],
+        "/problems/bad-archive"
+    );
+    h.register(&alice, "forms");
+    let conflict = alice.post_zip(
+        "/api/skills/forms/versions",
+        &zip_of(&[(
+            "forms/SKILL.md",
+            skill_md("forms", "Forms. Use when.", "").as_bytes(),
+        )]),
+    );
+    assert_eq!(conflict.status, 409, "{}", conflict.body);
+    assert_eq!(alice.put("/api/skills/pdf", &json!({})).status, 400);
+
+    // A private hosted skill is nobody else's to see, file by file.
+    let secret = zip_of(&[(
+        "secret/SKILL.md",
+        skill_md("secret", "Secret. Use when.", "").as_bytes(),
+    )]);
+    assert_eq!(
+        alice
+            .post_zip("/api/skills/secret/versions?visibility=private", &secret)
+            .status,
+        201
+    );
+    for path in [
+        "/api/skills/secret/versions",
+        "/api/skills/secret/versions/1",
+        "/api/skills/secret/versions/1/files/SKILL.md",
+        "/api/skills/secret/versions/1/archive",
+    ] {
+        assert_eq!(bob.get(path).status, 404, "{path}");
+    }
+
+    // Without public reads, the discovery index lists nothing.
+    let index = Client::anonymous(&h)
+        .get("/.well-known/agent-skills/index.json")
+        .json();
+    assert_eq!(index["skills"], json!([]));
+
+    // Unpublishing: a version, then the last one takes the skill.
+    assert_eq!(alice.delete("/api/skills/pdf/versions/2").status, 204);
+    assert_eq!(alice.get("/api/skills/pdf/versions/2").status, 404);
+    assert_eq!(
+        alice
+            .get("/api/skills/pdf/versions/1/files/scripts/fill.sh")
+            .body
+            .as_bytes(),
+        script
+    );
+    assert_eq!(alice.delete("/api/skills/pdf/versions/1").status, 204);
+    assert_eq!(alice.get("/api/skills/pdf").status, 404);
 }

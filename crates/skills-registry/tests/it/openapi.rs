@@ -76,11 +76,16 @@ fn every_documented_endpoint_is_routed_and_answers_in_its_schemas() {
     check("SummaryView", &created.json());
 
     for (method, template) in ENDPOINTS {
-        let target = template.replace("{name}", "s");
+        let target = template
+            .replace("{name}", "s")
+            .replace("{version}", "1")
+            .replace("{*path}", "SKILL.md");
         let reply = match method {
             "GET" => admin.get(&target),
             "HEAD" => admin.head(&target),
             "POST" if target.ends_with("/rate") => admin.post(&target, &json!({"rating": 4})),
+            // Not an archive: refused, but routed.
+            "POST" if target.ends_with("/versions") => admin.post(&target, &json!({})),
             "POST" => admin.post(&target, &json!({"skill_md_url": h.url(path)})),
             "PUT" => admin.put(&target, &json!({})),
             "DELETE" => continue, // below, last

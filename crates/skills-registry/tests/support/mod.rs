@@ -381,6 +381,17 @@ impl Client {
             request = request.header(*k, *v);
         }
         let response = match body {
+            Some(Value::String(raw)) if method == "POST" && raw.starts_with("zip:") => {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(&raw["zip:".len()..])
+                    .unwrap();
+                let request = request
+                    .header("content-type", "application/zip")
+                    .body(bytes)
+                    .unwrap();
+                self.agent.run(request)
+            }
             Some(json) => {
                 let request = request
                     .header("content-type", "application/json")
@@ -418,6 +429,16 @@ impl Client {
 
     pub fn post(&self, path: &str, body: &Value) -> Reply {
         self.send("POST", path, &[], Some(body))
+    }
+
+    /// POSTs `bytes` as `application/zip` (a publication).
+    pub fn post_zip(&self, path: &str, bytes: &[u8]) -> Reply {
+        use base64::Engine as _;
+        let raw = format!(
+            "zip:{}",
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        );
+        self.send("POST", path, &[], Some(&Value::String(raw)))
     }
 
     pub fn put(&self, path: &str, body: &Value) -> Reply {

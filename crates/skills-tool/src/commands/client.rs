@@ -4,7 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::args::{PublishArgs, PublishVisibility, RateArgs, SearchArgs, ShowFormat};
+use crate::args::{
+    PublishArgs, PublishVisibility, RateArgs, SearchArgs, ShowFormat, UnpublishArgs, YankArgs,
+};
 use crate::exit::{Error, ExitStatus};
 use crate::printer::Printer;
 use crate::registry_client::{Client, encode};
@@ -175,16 +177,39 @@ fn table(skills: &[Value], width: usize) -> String {
     out
 }
 
-pub(crate) fn publish(args: &PublishArgs, printer: &Printer) -> Result<ExitStatus, Error> {
-    let client = Client::required(args.registry.registry.as_deref())?;
-    let visibility = match args.visibility {
+fn visibility_name(visibility: PublishVisibility) -> &'static str {
+    match visibility {
         PublishVisibility::Public => "public",
         PublishVisibility::Private => "private",
         PublishVisibility::Group => "group",
-    };
+    }
+}
+
+pub(crate) fn publish(args: &PublishArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let source = args.source.as_deref().unwrap_or(".");
+    let lower = source.to_ascii_lowercase();
+    // A URL (or what a URL pasted without its scheme is) is registered; anything else is a
+    // folder to publish.
+    if lower.starts_with("https://")
+        || lower.starts_with("http://")
+        || (!std::path::Path::new(source).exists() && skills_add::pasted_url(source).is_some())
+    {
+        return register(args, source, printer);
+    }
+    publish_dir(args, std::path::Path::new(source), printer)
+}
+
+/// `skills publish URL`: the registry fetches the `SKILL.md` and keeps it.
+fn register(args: &PublishArgs, url: &str, printer: &Printer) -> Result<ExitStatus, Error> {
+    let client = Client::required(args.registry.registry.as_deref())?;
     let mut body = serde_json::Map::new();
-    body.insert("skill_md_url".into(), json!(args.url));
-    body.insert("visibility".into(), json!(visibility));
+    body.insert("skill_md_url".into(), json!(url));
+    body.insert(
+        "visibility".into(),
+        json!(visibility_name(
+            args.visibility.unwrap_or(PublishVisibility::Public)
+        )),
+    );
     if !args.groups.is_empty() {
         body.insert("allowed_groups".into(), json!(args.groups));
     }
@@ -192,9 +217,9 @@ pub(crate) fn publish(args: &PublishArgs, printer: &Printer) -> Result<ExitStatu
         body.insert("tags".into(), json!(args.tags));
     }
     let body = Value::Object(body);
-    let asked = match skill_of_url(&args.url) {
-        Some(name) => format!("cannot publish `{name}` ({})", args.url),
-        None => format!("cannot publish {}", args.url),
+    let asked = match skill_of_url(url) {
+        Some(name) => format!("cannot publish `{name}` ({url})"),
+        None => format!("cannot publish {url}"),
     };
     let card = client.json_about(
         "POST",
@@ -209,6 +234,204 @@ pub(crate) fn publish(args: &PublishArgs, printer: &Printer) -> Result<ExitStatu
         client.base(),
         encode(name)
     ))?;
+    Ok(ExitStatus::Success)
+}
+
+/// Where the audit of a skill goes before it is published (issue 38 item 1: "audits when
+/// the audit exists"). The `skills-audit` crate is being written; until it is, nothing is
+/// audited and this says so in `-v` output. Replace the body with its call, refusing the
+/// publication on a finding it calls an error.
+fn audit(dir: &std::path::Path, printer: &Printer) -> Result<(), Error> {
+    printer.detail(&format!(
+        "{}: not audited: this build has no `skills-audit`\n",
+        render::relative(dir)
+    ));
+    Ok(())
+}
+
+/// `skills publish DIR`: lint the skill as `skills lint` would (its errors refuse it, exit
+/// 1), audit it (see [`audit`]), package it as `skills package` does, and upload the
+/// archive; the registry says which version that is.
+fn publish_dir(
+    args: &PublishArgs,
+    dir: &std::path::Path,
+    printer: &Printer,
+) -> Result<ExitStatus, Error> {
+    if !dir.join(skills_core::layout::SKILL_MD).is_file() {
+        return Err(crate::errors::plain(
+            format!("{}: not a skill folder (no SKILL.md)", render::relative(dir)),
+            "run it in the skill's folder, or name the folder (`skills publish path/to/skill`); to register a SKILL.md that lives elsewhere, give its URL",
+        )
+        .into());
+    }
+    let client = Client::required(args.registry.registry.as_deref())?;
+    let config = skills_lint::Config::discover(dir).map_err(crate::errors::config)?;
+    let report = skills_lint::Linter::new(config)
+        .lint_paths(&[dir.to_path_buf()])
+        .map_err(|e| crate::errors::plain(e.to_string(), "pass the skill's folder"))?;
+    if report.errors() > 0 {
+        printer.err(&render::human::report(printer.ui(), &report, false));
+        printer.err(&format!(
+            "error: {} not published: the skill has lint errors\n",
+            render::relative(dir)
+        ));
+        return Ok(ExitStatus::Failure);
+    }
+    audit(dir, printer)?;
+    let temp = tempfile::tempdir().map_err(|e| {
+        crate::errors::plain(
+            format!("cannot create a temporary directory: {e}"),
+            "check TMPDIR",
+        )
+    })?;
+    let options = skills_package::Options {
+        mtime: skills_package::source_date_epoch(),
+        ..skills_package::Options::default()
+    };
+    let packaged = skills_package::package(dir, temp.path(), &options)
+        .map_err(|e| crate::errors::package(&e))?;
+    for warning in render::skills::skipped_files(&packaged.id, &packaged.skipped) {
+        printer.warn(&warning);
+    }
+    let archive = std::fs::read(&packaged.archive).map_err(|e| {
+        crate::errors::plain(
+            format!("{}: {e}", packaged.archive.display()),
+            "check TMPDIR",
+        )
+    })?;
+    let mut path = format!("/api/skills/{}/versions", encode(&packaged.id));
+    let mut query = Vec::new();
+    if let Some(visibility) = args.visibility {
+        query.push(format!("visibility={}", visibility_name(visibility)));
+    }
+    if !args.groups.is_empty() {
+        query.push(format!("groups={}", encode(&args.groups.join(","))));
+    }
+    if !args.tags.is_empty() {
+        query.push(format!("tags={}", encode(&args.tags.join(","))));
+    }
+    if !query.is_empty() {
+        path = format!("{path}?{}", query.join("&"));
+    }
+    let asked = format!(
+        "cannot publish `{}` ({})",
+        packaged.id,
+        render::relative(dir)
+    );
+    let (status, published) = client.upload(&path, &archive, &render::terminal_safe(&asked))?;
+    let text = |key: &str| {
+        render::terminal_safe(
+            published
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default(),
+        )
+    };
+    let files = published
+        .get("files")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    let (name, version) = (text("name"), text("version"));
+    if status == 201 {
+        printer.out(&format!(
+            "published {name}@{version} ({}, {}) -> {}/api/skills/{}/versions/{}\n",
+            render::human::plural(files, "file"),
+            text("digest"),
+            client.base(),
+            encode(&name),
+            encode(&version)
+        ))?;
+    } else {
+        printer.out(&format!(
+            "{name}@{version} is up to date: its files are the ones published ({})\n",
+            text("digest")
+        ))?;
+    }
+    Ok(ExitStatus::Success)
+}
+
+/// `NAME@VERSION` split, or an error that says the form.
+fn name_at_version<'a>(spec: &'a str, command: &str) -> Result<(&'a str, &'a str), Error> {
+    match crate::registry_client::split_version(spec) {
+        (name, Some(version)) if !name.is_empty() && crate::registry_client::is_version(version) => {
+            Ok((name, version))
+        }
+        _ => Err(crate::errors::plain(
+            format!("`{}` is not NAME@VERSION", render::terminal_safe(spec)),
+            format!("name the skill and the version: `skills {command} pdf@1.2.0`; `skills search` and the registry's /api/skills/NAME/versions list them"),
+        )
+        .into()),
+    }
+}
+
+pub(crate) fn yank(args: &YankArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let (name, version) = name_at_version(&args.spec, "yank")?;
+    let client = Client::required(args.registry.registry.as_deref())?;
+    let path = format!(
+        "/api/skills/{}/versions/{}/yank",
+        encode(name),
+        encode(version)
+    );
+    let (method, done) = if args.undo {
+        ("DELETE", "restored")
+    } else {
+        ("PUT", "yanked")
+    };
+    let asked = format!("cannot yank {name}@{version}");
+    if method == "DELETE" {
+        client.delete(&path, &render::terminal_safe(&asked))?;
+    } else {
+        client.json_about("PUT", &path, None, Some(&render::terminal_safe(&asked)))?;
+    }
+    let after = if args.undo {
+        "it is a candidate for the latest again"
+    } else {
+        "the latest skips it; NAME@VERSION and skills.lock still install it"
+    };
+    printer.out(&format!(
+        "{done} {}@{}: {after}\n",
+        render::terminal_safe(name),
+        render::terminal_safe(version)
+    ))?;
+    Ok(ExitStatus::Success)
+}
+
+pub(crate) fn unpublish(args: &UnpublishArgs, printer: &Printer) -> Result<ExitStatus, Error> {
+    let client = Client::required(args.registry.registry.as_deref())?;
+    let (name, version) = crate::registry_client::split_version(&args.spec);
+    match (version, args.all) {
+        (Some(_), _) => {
+            let (name, version) = name_at_version(&args.spec, "unpublish")?;
+            let path = format!("/api/skills/{}/versions/{}", encode(name), encode(version));
+            client.delete(
+                &path,
+                &render::terminal_safe(&format!("cannot unpublish {name}@{version}")),
+            )?;
+            printer.out(&format!(
+                "unpublished {}@{}\n",
+                render::terminal_safe(name),
+                render::terminal_safe(version)
+            ))?;
+        }
+        (None, true) => {
+            let path = format!("/api/skills/{}", encode(name));
+            client.delete(
+                &path,
+                &render::terminal_safe(&format!("cannot unpublish {name}")),
+            )?;
+            printer.out(&format!(
+                "unpublished {} and every version of it\n",
+                render::terminal_safe(name)
+            ))?;
+        }
+        (None, false) => {
+            return Err(crate::errors::plain(
+                format!("`{}` names no version", render::terminal_safe(name)),
+                format!("`skills unpublish {name}@VERSION` removes one version; `skills unpublish {name} --all` removes the skill; `skills yank {name}@VERSION` only hides a version from the latest"),
+            )
+            .into());
+        }
+    }
     Ok(ExitStatus::Success)
 }
 

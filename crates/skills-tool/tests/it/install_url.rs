@@ -330,7 +330,8 @@ fn a_skill_directory_that_links_out_of_its_repository_is_not_copied() {
     );
 }
 
-/// A registry serves a skill's SKILL.md alone: the install says so, and names what is missing.
+/// A skill registered in a registry by the URL of a SKILL.md outside a git host: the
+/// registry has that file alone; the install says so, and names what is missing.
 #[test]
 fn a_registry_skill_says_the_registry_serves_skill_md_alone() {
     let w = World::new();
@@ -342,7 +343,7 @@ fn a_registry_skill_says_the_registry_serves_skill_md_alone() {
         "/api/skills/demo?view=summary",
         200,
         &[("Content-Type", "application/json")],
-        format!("{{\"name\":\"demo\",\"content_version\":\"{digest}\"}}").as_bytes(),
+        format!("{{\"name\":\"demo\",\"hosted\":false,\"skill_md_url\":\"https://docs.example.com/demo/SKILL.md\",\"content_version\":\"{digest}\"}}").as_bytes(),
     );
     route(
         &mut routes,
@@ -363,9 +364,64 @@ fn a_registry_skill_says_the_registry_serves_skill_md_alone() {
     assert_eq!(files(&w.project.join("to/demo")), ["SKILL.md"]);
     assert!(
         crate::unwrapped(&installed.stderr).contains(&format!(
-            "warning: demo: only SKILL.md was fetched from {registry}/api/skills/demo/content: the registry serves a skill's SKILL.md alone; the files it names are not installed: references/forms.md, scripts/fill.py"
+            "warning: demo: only SKILL.md was fetched from {registry}/api/skills/demo/content: the skill is registered by the URL of its SKILL.md (https://docs.example.com/demo/SKILL.md), whose host has no repository to fetch its folder from, and the registry keeps that file alone; the files it names are not installed: references/forms.md, scripts/fill.py"
         )),
         "{}",
         installed.stderr
+    );
+}
+
+/// A skill registered in a registry by the URL of its `SKILL.md` on a git host: its whole
+/// folder comes from the repository, not the registry's one cached file (issue 38, item 3).
+#[cfg(unix)]
+#[test]
+fn a_registry_skill_registered_by_a_github_url_brings_its_folder() {
+    let w = World::new();
+    write(
+        &w.repo.join("skills/pdf/SKILL.md"),
+        &skill_md("pdf", &format!("Version two. {NAMES_FILES}")),
+    );
+    write(&w.repo.join("skills/pdf/references/forms.md"), "# Forms\n");
+    w.commit("two");
+    let config = serve_repository_as(&w, "https://github.com/", "o/r");
+    let mut routes = Routes::new();
+    route(
+        &mut routes,
+        "/api/skills/pdf?view=summary",
+        200,
+        &[("Content-Type", "application/json")],
+        br#"{"name":"pdf","hosted":false,"skill_md_url":"https://github.com/o/r/blob/main/skills/pdf/SKILL.md","content_version":"0"}"#,
+    );
+    let registry = format!("http://{}", serve(routes));
+    let installed = run(
+        &w,
+        Some(&config),
+        &["install", "pdf", "--registry", &registry, "--to", "to"],
+        &[],
+    );
+    installed.assert_code(0);
+    assert_eq!(
+        files(&w.project.join("to/pdf")),
+        ["SKILL.md", "references/forms.md", "scripts/fill.py"],
+        "{}",
+        installed.stderr
+    );
+    assert!(
+        !installed.stderr.contains("only SKILL.md"),
+        "{}",
+        installed.stderr
+    );
+    // A version names nothing for a skill registered by URL.
+    let versioned = run(
+        &w,
+        Some(&config),
+        &["install", "pdf@2", "--registry", &registry, "--to", "to2"],
+        &[],
+    );
+    versioned.assert_code(2);
+    assert!(
+        versioned.stderr.contains("which has no versions"),
+        "{}",
+        versioned.stderr
     );
 }

@@ -2042,3 +2042,330 @@ fn an_old_lock_without_its_registry_uses_skills_registry() {
     p.run(&["check"], &[]).assert_code(0);
     p.stop();
 }
+
+/// A skill folder `demo` under `root`: its SKILL.md (with `extra` appended) and an
+/// executable script.
+fn hosted_skill(root: &std::path::Path, extra: &str) -> std::path::PathBuf {
+    let dir = root.join("demo");
+    std::fs::create_dir_all(dir.join("scripts")).unwrap();
+    std::fs::write(
+        dir.join("SKILL.md"),
+        format!("{SKILL_MD}\nRun `scripts/run.sh`.\n{extra}"),
+    )
+    .unwrap();
+    let script = dir.join("scripts/run.sh");
+    std::fs::write(&script, "#!/bin/sh\necho hi\n").unwrap();
+    #[cfg(unix)]
+    std::fs::set_permissions(
+        &script,
+        <std::fs::Permissions as std::os::unix::fs::PermissionsExt>::from_mode(0o755),
+    )
+    .unwrap();
+    dir
+}
+
+/// Issue 38's hosting, a registry process and client processes: `publish DIR` stores every
+/// file; `add NAME` brings them all and locks registry, version and digest (the registry's
+/// digest is the lock's); a changed folder is version 2 and `update` moves to it; a yanked
+/// version leaves "the latest" but `sync` and `add NAME@VERSION` still install it; the
+/// discovery index lists the latest, and `skills add http://registry` installs from it;
+/// `unpublish` removes a version.
+fn publish_add_update_yank(database: &[&str]) {
+    let server_dir = tempfile::tempdir().unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let work = root.path();
+    std::fs::create_dir_all(work.join("project")).unwrap();
+    let token = {
+        let mut args = vec!["registry", "token", "create", "--user", "alice"];
+        args.extend_from_slice(database);
+        let created = skills(server_dir.path(), &args);
+        created.assert_code(0);
+        created.stdout.trim().to_string()
+    };
+    let mut serve_args = vec!["--public-read"];
+    serve_args.extend_from_slice(database);
+    let (child, address, stderr) = start(server_dir.path(), &serve_args);
+    let registry = format!("http://{address}");
+    let env = [
+        ("SKILLS_REGISTRY", registry.as_str()),
+        ("SKILLS_REGISTRY_TOKEN", token.as_str()),
+    ];
+    let dir = hosted_skill(work, "");
+
+    let published = client(work, &["publish", dir.to_str().unwrap()], &env);
+    published.assert_code(0);
+    assert!(
+        published
+            .stdout
+            .starts_with("published demo@1 (2 files, sha256:"),
+        "{}",
+        published.stdout
+    );
+    // The same files again: nothing new.
+    let again = client(&dir, &["publish"], &env);
+    again.assert_code(0);
+    assert!(
+        again.stdout.starts_with("demo@1 is up to date"),
+        "{}",
+        again.stdout
+    );
+    let (status, body) = call(
+        "GET",
+        &format!("{registry}/api/skills/demo/versions/1"),
+        &token,
+        None,
+    );
+    assert_eq!(status, 200, "{body}");
+    let v1: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let paths: Vec<&str> = v1["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["SKILL.md", "scripts/run.sh"]);
+
+    // add: every file, checked, and the lock says where, which version and its digest.
+    let added = in_project(work, &["add", "demo"], &env);
+    added.assert_code(0);
+    assert!(
+        added.stdout.starts_with("added demo@1 -> "),
+        "{}",
+        added.stdout
+    );
+    let installed = work.join("project/.agents/skills/demo");
+    assert_eq!(
+        std::fs::read(installed.join("scripts/run.sh")).unwrap(),
+        b"#!/bin/sh\necho hi\n"
+    );
+    #[cfg(unix)]
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(
+            &std::fs::metadata(installed.join("scripts/run.sh"))
+                .unwrap()
+                .permissions()
+        ) & 0o111,
+        0o111
+    );
+    let lock = std::fs::read_to_string(work.join("project/skills.lock")).unwrap();
+    let digest = v1["digest"].as_str().unwrap();
+    assert!(
+        lock.contains(&format!("registry = \"{registry}\"\nversion = \"1\"\n"))
+            && lock.contains(&format!("hash = \"{digest}\"")),
+        "{lock}"
+    );
+
+    // A changed folder is version 2; check sees it, update installs it.
+    hosted_skill(work, "More.\n");
+    client(
+        work,
+        &["publish", dir.to_str().unwrap(), "--tag", "pdf"],
+        &env,
+    )
+    .assert_code(0);
+    let checked = in_project(work, &["check"], &[]);
+    checked.assert_code(1);
+    assert_eq!(checked.stdout, "demo: changed at the source\n");
+    let updated = in_project(work, &["update"], &[]);
+    updated.assert_code(0);
+    assert_eq!(
+        updated.stdout, "updated demo 1 -> 2\n",
+        "{}",
+        updated.stderr
+    );
+    assert!(
+        std::fs::read_to_string(installed.join("SKILL.md"))
+            .unwrap()
+            .ends_with("More.\n")
+    );
+    assert!(
+        std::fs::read_to_string(work.join("project/skills.lock"))
+            .unwrap()
+            .contains("version = \"2\"\n")
+    );
+
+    // Yanked: the latest is 1 again, but the lock's 2 still installs, and so does demo@2.
+    let yanked = client(work, &["yank", "demo@2"], &env);
+    yanked.assert_code(0);
+    assert!(
+        yanked.stdout.starts_with("yanked demo@2"),
+        "{}",
+        yanked.stdout
+    );
+    let (_, latest) = call(
+        "GET",
+        &format!("{registry}/api/skills/demo/versions/latest"),
+        &token,
+        None,
+    );
+    assert!(latest.contains("\"version\":\"1\""), "{latest}");
+    std::fs::remove_dir_all(&installed).unwrap();
+    in_project(work, &["sync"], &[]).assert_code(0);
+    assert!(
+        std::fs::read_to_string(installed.join("SKILL.md"))
+            .unwrap()
+            .ends_with("More.\n")
+    );
+    let pinned = in_project(work, &["install", "demo@2", "--force"], &env);
+    pinned.assert_code(0);
+    // Only the owner (or an admin) yanks.
+    let bob = {
+        let mut args = vec!["registry", "token", "create", "--user", "bob"];
+        args.extend_from_slice(database);
+        skills(server_dir.path(), &args).stdout.trim().to_string()
+    };
+    let refused = client(
+        work,
+        &["yank", "demo@1"],
+        &[
+            ("SKILLS_REGISTRY", registry.as_str()),
+            ("SKILLS_REGISTRY_TOKEN", bob.as_str()),
+        ],
+    );
+    refused.assert_code(2);
+    assert!(
+        refused.stderr.contains("only the owner"),
+        "{}",
+        refused.stderr
+    );
+    // Version 1 exists with other files: a version's files never change.
+    let mut pinned_version = std::fs::read_to_string(dir.join("SKILL.md")).unwrap();
+    pinned_version = pinned_version.replacen("---\n", "---\nmetadata:\n  version: \"1\"\n", 1);
+    std::fs::write(dir.join("SKILL.md"), pinned_version).unwrap();
+    let exists = client(work, &["publish", dir.to_str().unwrap()], &env);
+    exists.assert_code(2);
+    assert!(
+        exists.stderr.contains("published already"),
+        "{}",
+        exists.stderr
+    );
+
+    // The discovery index: the latest not yanked, as an archive with its digest; our own
+    // client installs from it as npm `skills` does (.ci/npm-well-known runs that one).
+    let index: serde_json::Value = serde_json::from_str(
+        &agent()
+            .get(&format!("{registry}/.well-known/agent-skills/index.json"))
+            .call()
+            .unwrap()
+            .body_mut()
+            .read_to_string()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(
+        index["$schema"],
+        "https://schemas.agentskills.io/discovery/0.2.0/schema.json"
+    );
+    assert_eq!(index["skills"][0]["name"], "demo");
+    assert_eq!(index["skills"][0]["type"], "archive");
+    assert_eq!(index["skills"][0]["digest"], v1["flat_archive_digest"]);
+    let other = root.path().join("other");
+    std::fs::create_dir_all(other.join("project")).unwrap();
+    let from_site = in_project(&other, &["add", &registry, "--allow-host", &address], &[]);
+    from_site.assert_code(0);
+    assert!(
+        other
+            .join("project/.agents/skills/demo/scripts/run.sh")
+            .is_file(),
+        "{}",
+        from_site.stderr
+    );
+
+    // Unpublish one version, then the skill.
+    client(work, &["unpublish", "demo@2"], &env).assert_code(0);
+    let (_, versions) = call(
+        "GET",
+        &format!("{registry}/api/skills/demo/versions"),
+        &token,
+        None,
+    );
+    assert!(!versions.contains("\"version\":\"2\""), "{versions}");
+    client(work, &["unpublish", "demo", "--all"], &env).assert_code(0);
+    let (status, _) = call("GET", &format!("{registry}/api/skills/demo"), &token, None);
+    assert_eq!(status, 404);
+    stop(child, stderr);
+}
+
+#[cfg(unix)]
+#[test]
+fn publish_add_update_yank_on_sqlite() {
+    publish_add_update_yank(&[]);
+}
+
+#[cfg(unix)]
+#[test]
+fn publish_add_update_yank_on_postgresql() {
+    let Some(cluster) = postgres::Cluster::start() else {
+        return;
+    };
+    publish_add_update_yank(&["--database", &cluster.url("postgres")]);
+}
+
+/// The digests of the files of the one skill `session` lists, sorted.
+async fn listed_digests(session: &McpSession) -> Vec<String> {
+    let skills = session.list_all_skills().await.unwrap();
+    assert_eq!(skills.len(), 1, "{skills:?}");
+    let rmcp::model::SkillResources::Files(files) = &skills[0].resources else {
+        panic!("{skills:?}")
+    };
+    let mut all: Vec<String> = files.iter().map(|f| f.digest.clone()).collect();
+    all.sort();
+    all
+}
+
+/// The registry's `/mcp` serves every file of a hosted skill, each with its digest in the
+/// skills extension (issue 38, item 4), and a new version replaces them.
+#[cfg(unix)]
+#[test]
+fn mcp_lists_every_file_of_a_hosted_skill_with_its_digest() {
+    let server_dir = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let token = token_in(server_dir.path(), "alice");
+    let (child, address, stderr) = start(server_dir.path(), &[]);
+    let registry = format!("http://{address}");
+    let env = [
+        ("SKILLS_REGISTRY", registry.as_str()),
+        ("SKILLS_REGISTRY_TOKEN", token.as_str()),
+    ];
+    let dir = hosted_skill(work.path(), "");
+    client(work.path(), &["publish", dir.to_str().unwrap()], &env).assert_code(0);
+    let digests = |version: &str| -> Vec<String> {
+        let (_, body) = call(
+            "GET",
+            &format!("{registry}/api/skills/demo/versions/{version}"),
+            &token,
+            None,
+        );
+        let detail: serde_json::Value = serde_json::from_str(&body).unwrap();
+        let mut all: Vec<String> = detail["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["digest"].as_str().unwrap().to_string())
+            .collect();
+        all.sort();
+        all
+    };
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let (session, _) = mcp_session(&format!("{registry}/mcp"), &token).await;
+        assert_eq!(listed_digests(&session).await, digests("1"));
+        let read = session
+            .read_resource(rmcp::model::ReadResourceRequestParams::new(
+                "skill://demo/scripts/run.sh",
+            ))
+            .await
+            .unwrap();
+        assert!(format!("{read:?}").contains("echo hi"), "{read:?}");
+        // Version 2: the same session sees its files.
+        std::fs::write(dir.join("scripts/run.sh"), "#!/bin/sh\necho two\n").unwrap();
+        client(work.path(), &["publish", dir.to_str().unwrap()], &env).assert_code(0);
+        assert_ne!(digests("2"), digests("1"));
+        assert_eq!(listed_digests(&session).await, digests("2"));
+        session.cancel().await.unwrap();
+    });
+    stop(child, stderr);
+}

@@ -346,6 +346,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         entry.reference.clone_from(&fetched.reference);
         entry.commit.clone_from(&fetched.commit);
         entry.registry.clone_from(&fetched.registry);
+        entry.version.clone_from(&fetched.version);
         linked.sort();
         entry.agents = linked;
         entry.lint_errors = u32::try_from(lint_errors).unwrap_or(u32::MAX);
@@ -360,6 +361,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                 .commit
                 .as_deref()
                 .map(|c| format!(" @ {}", short(c)))
+                .or_else(|| fetched.version.as_deref().map(|v| format!("@{v}")))
                 .unwrap_or_default(),
             render::relative(&installed)
         ))?;

@@ -34,6 +34,8 @@ pub(super) struct Fetched {
     pub(super) commit: Option<String>,
     /// The registry the skill was looked up in, for a registry skill's name.
     pub(super) registry: Option<String>,
+    /// The registry version installed, for a skill hosted there.
+    pub(super) version: Option<String>,
     /// The skill the source itself named (`owner/repo@skill`).
     pub(super) skill: Option<String>,
     /// Held while the files are read: the cache entry's lock, or a temporary directory.
@@ -65,6 +67,7 @@ pub(super) fn fetch(
             reference: None,
             commit: None,
             registry: None,
+            version: None,
             skill: Some(skill.to_string()),
             _hold: Hold::None,
         });
@@ -77,6 +80,7 @@ pub(super) fn fetch(
             reference: None,
             commit: None,
             registry: None,
+            version: None,
             skill: None,
             _hold: Hold::None,
         }),
@@ -121,6 +125,7 @@ pub(super) fn fetch(
                 reference: None,
                 commit: None,
                 registry: staged.registry,
+                version: staged.version,
                 skill: None,
                 _hold: Hold::Temp(temp),
             })
@@ -150,6 +155,7 @@ pub(super) fn fetch_repository(
         reference: reference.map(str::to_string),
         commit: Some(checkout.commit.clone()),
         registry: None,
+        version: None,
         skill: None,
         _hold: Hold::Checkout(checkout),
     })
@@ -344,8 +350,14 @@ impl Sources {
             self.current = None;
             let many = self.counts.get(&key).copied().unwrap_or(1) > 1;
             let sparse = Some(entry.path.as_str()).filter(|p| !p.is_empty() && !many);
+            // `sync` asks for the locked version (its reference); `check` and `update` for
+            // the latest.
+            let locked_version = reference
+                .filter(|r| entry.version.as_deref() == Some(*r))
+                .map(str::to_string);
             let download = DownloadArgs {
                 locked_registry: entry.registry.clone(),
+                locked_version,
                 ..DownloadArgs::default()
             };
             let fetched = match unlocked_registry(name, entry, &source) {

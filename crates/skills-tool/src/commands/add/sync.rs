@@ -41,7 +41,9 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
     let mut fixed = 0usize;
     let mut refused = 0usize;
     // The canonical copies first, source by source (each fetched once).
-    let (ordered, mut sources) = Sources::order(&lock.skills, &target, |e| e.commit.as_deref());
+    let (ordered, mut sources) = Sources::order(&lock.skills, &target, |e| {
+        e.commit.as_deref().or(e.version.as_deref())
+    });
     for (name, entry) in ordered {
         let installed = target.canonical.join(name);
         let hash = skills_add::tree_hash(&installed).ok();
@@ -54,7 +56,13 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
             drift.push(format!("{name}: {why} ({})", render::relative(&installed)));
             continue;
         }
-        let (_, skill) = sources.locate(name, entry, &target, entry.commit.as_deref(), printer)?;
+        let (_, skill) = sources.locate(
+            name,
+            entry,
+            &target,
+            entry.commit.as_deref().or(entry.version.as_deref()),
+            printer,
+        )?;
         if modified && !args.force {
             // Hand edits are the user's: named and kept, as `update` keeps them.
             printer.err(&format!(

@@ -117,9 +117,14 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
     let mut failed = false;
     for (name, entry) in chosen {
         let (name, entry) = (name.clone(), entry.clone());
-        let (fetched, registry, skill) =
+        let (fetched, registry, version, skill) =
             match sources.locate(&name, &entry, &target, entry.reference.as_deref(), printer) {
-                Ok((fetched, skill)) => (fetched.commit.clone(), fetched.registry.clone(), skill),
+                Ok((fetched, skill)) => (
+                    fetched.commit.clone(),
+                    fetched.registry.clone(),
+                    fetched.version.clone(),
+                    skill,
+                ),
                 Err(e) => {
                     crate::render::print_error(printer, e.as_ref());
                     failed = true;
@@ -168,6 +173,7 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
         if registry.is_some() {
             updated.registry = registry;
         }
+        updated.version.clone_from(&version);
         if entry.lint_errors > 0 {
             updated.lint_errors = u32::try_from(lint_errors).unwrap_or(u32::MAX);
         }
@@ -175,6 +181,11 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
         target.write_lock(&lock)?;
         let line = match (changed, &entry.commit, &fetched) {
             (false, _, _) => format!("{name}: up to date\n"),
+            (true, _, _) if entry.version.is_some() || version.is_some() => format!(
+                "updated {name} {} -> {}\n",
+                entry.version.as_deref().unwrap_or("-"),
+                version.as_deref().unwrap_or("-")
+            ),
             (true, Some(old), Some(new)) => {
                 format!("updated {name} {} -> {}\n", short(old), short(new))
             }
