@@ -68,7 +68,8 @@ pub use service::{
     KnownServer, Registration, Registry, RegistryConfig, TOKEN_CACHE_TTL, ToolStatus,
 };
 pub use store::{
-    AnyStore, Caller, ListQuery, PostgresStore, SqliteStore, Store, StoreError, TokenRecord,
+    AnyStore, Caller, Changed, Changes, Job, JobLock, ListQuery, PostgresStore, SqliteStore, Store,
+    StoreError, TokenRecord,
 };
 pub use time::rfc3339;
 pub use token::TOKEN_PREFIX;

@@ -279,8 +279,10 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
             .clone()
             .unwrap_or_else(|| default_state_dir(&url)),
     );
-    // One server per SQLite file: every change goes through it, and cached reads need no
-    // short expiry. PostgreSQL may be shared by several servers.
+    // Cached reads expire soon where a change made elsewhere could go unheard: on
+    // PostgreSQL, shared by several servers, while the change watch (below) is not
+    // listening. A SQLite file is served by one server, and the other processes that write
+    // it (`skills registry sync`, `token revoke`) are heard by the watch.
     if matches!(store, AnyStore::Sqlite(_)) {
         config.response_ttl = skills_registry::LOCAL_RESPONSE_TTL;
     }
@@ -325,6 +327,8 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
             Err(e) => printer.warn(&format!("OIDC: {e}")),
         }
     }
+    // Ends with the runtime, when serving has stopped.
+    tokio::spawn(std::sync::Arc::clone(&registry).run_change_watch());
     let sync_every = file
         .sync_interval_secs
         .unwrap_or(DEFAULT_SYNC_INTERVAL_SECS);
