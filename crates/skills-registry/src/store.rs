@@ -413,6 +413,18 @@ impl Changes {
     }
 }
 
+impl Changes {
+    /// Stops watching, and closes the watch's connection.
+    pub async fn close(self) {
+        match self.inner {
+            Watch::Postgres(listener) => drop(listener),
+            Watch::Sqlite { connection, .. } => {
+                let _ = sqlx::Connection::close(connection).await;
+            }
+        }
+    }
+}
+
 async fn sqlite_serials(
     connection: &mut sqlx::SqliteConnection,
 ) -> Result<Vec<(String, i64)>, StoreError> {

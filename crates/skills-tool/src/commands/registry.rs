@@ -327,8 +327,11 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
             Err(e) => printer.warn(&format!("OIDC: {e}")),
         }
     }
-    // Ends with the runtime, when serving has stopped.
-    tokio::spawn(std::sync::Arc::clone(&registry).run_change_watch());
+    // Stopped, and awaited, before the store closes (below).
+    let (stop_watch, stopped) = tokio::sync::oneshot::channel::<()>();
+    let watch = tokio::spawn(std::sync::Arc::clone(&registry).run_change_watch(async {
+        let _ = stopped.await;
+    }));
     let sync_every = file
         .sync_interval_secs
         .unwrap_or(DEFAULT_SYNC_INTERVAL_SECS);
@@ -359,6 +362,8 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
     skills_registry::http::serve(listener, router, &limits, stop)
         .await
         .map_err(|e| errors::plain(format!("the server stopped: {e}"), ""))?;
+    let _ = stop_watch.send(());
+    let _ = watch.await;
     registry.store().close().await;
     printer.status("skills registry: stopped\n");
     Ok(ExitStatus::Success)

@@ -531,5 +531,11 @@ fn a_server_on_sqlite_sees_what_other_processes_write_at_once() {
     });
     assert!(refused < Duration::from_millis(500), "{refused:?}");
     stop(server, stderr);
+    // The watch's connection closed before the pool's: the last to close checkpointed the
+    // WAL into the file, which can be copied alone now.
+    assert!(
+        !dir.path().join("skills-registry.db-wal").exists(),
+        "the WAL was left beside the database"
+    );
     stop(peer, peer_stderr);
 }
