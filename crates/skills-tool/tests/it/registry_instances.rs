@@ -158,10 +158,12 @@ fn three_servers_on_one_postgresql_are_one_registry() {
             assert!(!names_at(reader, &root).contains(&name));
         }
         assert_eq!(register(&bases[writer], &root, &fixture, &name), 201);
+        let written = Instant::now();
         for reader in &readers {
-            seen.push(time_until(&format!("{name} through {reader}"), || {
+            time_until(&format!("{name} through {reader}"), || {
                 names_at(reader, &root).contains(&name)
-            }));
+            });
+            seen.push(written.elapsed());
         }
     }
     seen.sort();
