@@ -133,8 +133,11 @@ fn populate(url: &str, skills: usize) -> Result<(String, String)> {
     })
 }
 
-fn start(exe: &std::path::Path, url: &str) -> Result<(Child, String)> {
+/// `skills registry serve` on `url`, in `cwd` (each server's state directory, by default
+/// `skills-registry.state` there, is its own).
+fn start(exe: &std::path::Path, url: &str, cwd: &std::path::Path) -> Result<(Child, String)> {
     let mut child = Command::new(exe)
+        .current_dir(cwd)
         .args([
             "registry",
             "serve",
@@ -326,6 +329,8 @@ struct Loaded {
     /// Each server's memory, as a phrase.
     memory: Vec<String>,
     servers: Vec<(Child, String)>,
+    /// The servers' working directories.
+    _dirs: Vec<tempfile::TempDir>,
 }
 
 /// Starts `instances` servers on `url` and loads each request kind on all of them at
@@ -338,9 +343,11 @@ fn load_servers(
     options: &Options,
     instances: usize,
 ) -> Result<Loaded> {
-    let mut servers = Vec::new();
+    let (mut servers, mut dirs) = (Vec::new(), Vec::new());
     for _ in 0..instances {
-        servers.push(start(exe, url)?);
+        let dir = tempfile::tempdir()?;
+        servers.push(start(exe, url, dir.path())?);
+        dirs.push(dir);
     }
     let mut rows = Vec::new();
     for (_, path) in kinds(options.skills) {
@@ -398,6 +405,7 @@ fn load_servers(
         rows,
         memory,
         servers,
+        _dirs: dirs,
     })
 }
 
@@ -421,6 +429,7 @@ fn bench(exe: &std::path::Path, url: &str, label: &str, options: &Options) -> Re
         rows: one,
         memory,
         servers,
+        _dirs: _one,
     } = load_servers(exe, url, &token, options, 1)?;
     stop_all(servers);
     let two = if shared {
@@ -428,6 +437,7 @@ fn bench(exe: &std::path::Path, url: &str, label: &str, options: &Options) -> Re
             rows,
             memory,
             servers,
+            _dirs: _two,
         } = load_servers(exe, url, &token, options, 2)?;
         let seen = propagation(&servers, &admin);
         stop_all(servers);
