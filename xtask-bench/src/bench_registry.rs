@@ -12,7 +12,9 @@
 //!
 //! Without `--database`, the same run is made on SQLite and then on PostgreSQL, in a
 //! cluster the bench starts itself (initdb + pg_ctl in a temp dir) when PostgreSQL's
-//! binaries are installed.
+//! binaries are installed. On PostgreSQL it runs again with two servers on the database
+//! (the connections split between them, a wrk each), beside one, and reports how soon a
+//! write through one server is seen through the other.
 //!
 //! Issue 14's targets on 2 cores with SQLite: ≥ 10,000 req/s and p99 < 10 ms for a card,
 //! list p99 < 20 ms, peak RSS < 60 MB.
@@ -104,8 +106,8 @@ fn card(i: usize) -> SkillCard {
     }
 }
 
-/// Fills the database and returns a user's token.
-fn populate(url: &str, skills: usize) -> Result<String> {
+/// Fills the database and returns a user's token and an admin's.
+fn populate(url: &str, skills: usize) -> Result<(String, String)> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
@@ -126,13 +128,17 @@ fn populate(url: &str, skills: usize) -> Result<String> {
         );
         let registry = Registry::new(store, RegistryConfig::default());
         let (token, _) = registry.create_token("reader", Vec::new(), false).await?;
+        let (admin, _) = registry.create_token("admin", Vec::new(), true).await?;
         registry.store().close().await;
-        Ok::<_, anyhow::Error>(token)
+        Ok::<_, anyhow::Error>((token, admin))
     })
 }
 
-fn start(exe: &std::path::Path, url: &str) -> Result<(Child, String)> {
+/// `skills registry serve` on `url`, in `cwd` (each server's state directory, by default
+/// `skills-registry.state` there, is its own).
+fn start(exe: &std::path::Path, url: &str, cwd: &std::path::Path) -> Result<(Child, String)> {
     let mut child = Command::new(exe)
+        .current_dir(cwd)
         .args([
             "registry",
             "serve",
@@ -282,13 +288,10 @@ pub(super) fn run(args: &[String]) -> Result<()> {
     }
 }
 
-/// Fills the database at `url`, serves it, loads each request kind and prints the table.
-fn bench(exe: &std::path::Path, url: &str, label: &str, options: &Options) -> Result<()> {
-    let token = populate(url, options.skills)?;
-    let (mut child, address) = start(exe, url)?;
-    let skills = options.skills.max(1);
-    let last = skills.saturating_sub(1);
-    let kinds: [(&str, String); 4] = [
+/// The requests loaded, each a label and the Lua expression of its path.
+fn kinds(skills: usize) -> [(&'static str, String); 4] {
+    let last = skills.max(1).saturating_sub(1);
+    [
         (
             "GET /api/skills/{name}",
             format!("string.format(\"/api/skills/skill-%05d\", math.random(0, {last}))"),
@@ -308,49 +311,247 @@ fn bench(exe: &std::path::Path, url: &str, label: &str, options: &Options) -> Re
             "GET /api/skills/{name}/content",
             format!("string.format(\"/api/skills/skill-%05d/content\", math.random(0, {last}))"),
         ),
-    ];
+    ]
+}
+
+/// One request kind's figures over every server: requests per second summed, the worst
+/// server's p50 and p99, the servers' CPU per request.
+struct Row {
+    rps: f64,
+    p50: Duration,
+    p99: Duration,
+    cpu_us: Option<f64>,
+    errors: usize,
+}
+
+/// What [`load_servers`] measured, and the servers, still running.
+struct Loaded {
+    rows: Vec<Row>,
+    /// Each server's memory, as a phrase.
+    memory: Vec<String>,
+    servers: Vec<(Child, String)>,
+    /// The servers' working directories.
+    _dirs: Vec<tempfile::TempDir>,
+}
+
+/// Starts `instances` servers on `url` and loads each request kind on all of them at
+/// once, the connections split between them (a load balancer's round robin, without
+/// one): the rows, and each server's memory.
+fn load_servers(
+    exe: &std::path::Path,
+    url: &str,
+    token: &str,
+    options: &Options,
+    instances: usize,
+) -> Result<Loaded> {
+    let (mut servers, mut dirs) = (Vec::new(), Vec::new());
+    for _ in 0..instances {
+        let dir = tempfile::tempdir()?;
+        servers.push(start(exe, url, dir.path())?);
+        dirs.push(dir);
+    }
+    let mut rows = Vec::new();
+    for (_, path) in kinds(options.skills) {
+        let cpu_before: Vec<_> = servers.iter().map(|(child, _)| cpu_time(child)).collect();
+        let clients = (options.clients / instances).max(1);
+        let loads: Vec<Result<Load>> = std::thread::scope(|scope| {
+            let runs: Vec<_> = servers
+                .iter()
+                .map(|(_, address)| {
+                    let path = path.as_str();
+                    scope.spawn(move || load(address, token, clients, options.seconds, path))
+                })
+                .collect();
+            runs.into_iter()
+                .map(|run| {
+                    run.join()
+                        .unwrap_or_else(|_| bail!("wrk's thread panicked"))
+                })
+                .collect()
+        });
+        let loads = loads.into_iter().collect::<Result<Vec<_>>>()?;
+        let cpu: Option<Duration> = servers
+            .iter()
+            .zip(cpu_before)
+            .map(|((child, _), before)| Some(cpu_time(child)? - before?))
+            .sum();
+        let rps: f64 = loads.iter().map(|l| l.rps).sum();
+        rows.push(Row {
+            rps,
+            p50: loads.iter().map(|l| l.p50).max().unwrap_or_default(),
+            p99: loads.iter().map(|l| l.p99).max().unwrap_or_default(),
+            cpu_us: cpu
+                .filter(|_| rps > 0.0)
+                .map(|cpu| cpu.as_secs_f64() * 1e6 / (rps * options.seconds as f64)),
+            errors: loads.iter().map(|l| l.errors).sum(),
+        });
+    }
+    let memory = servers
+        .iter()
+        .map(|(child, _)| {
+            let mb = |field: &str| {
+                status_kib(child, field).map_or("?".to_string(), |kib| {
+                    format!("{:.1} MB", kib as f64 / 1024.0)
+                })
+            };
+            format!(
+                "{} (at the end: {} anonymous, {} file-backed)",
+                mb("VmHWM:"),
+                mb("RssAnon:"),
+                mb("RssFile:")
+            )
+        })
+        .collect();
+    Ok(Loaded {
+        rows,
+        memory,
+        servers,
+        _dirs: dirs,
+    })
+}
+
+fn stop_all(servers: Vec<(Child, String)>) {
+    for (mut child, _) in servers {
+        let _ = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status();
+        let _ = child.wait();
+    }
+}
+
+/// Fills the database at `url`, serves it, loads each request kind and prints the table;
+/// on PostgreSQL, again with two servers on the database, beside one, and how soon a write
+/// through one is seen through the other.
+fn bench(exe: &std::path::Path, url: &str, label: &str, options: &Options) -> Result<()> {
+    let (token, admin) = populate(url, options.skills)?;
     let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    let shared = url.starts_with("postgres");
+    let Loaded {
+        rows: one,
+        memory,
+        servers,
+        _dirs: _one,
+    } = load_servers(exe, url, &token, options, 1)?;
+    stop_all(servers);
+    let two = if shared {
+        let Loaded {
+            rows,
+            memory,
+            servers,
+            _dirs: _two,
+        } = load_servers(exe, url, &token, options, 2)?;
+        let seen = propagation(&servers, &admin);
+        stop_all(servers);
+        Some((rows, memory, seen?))
+    } else {
+        None
+    };
     let mut table = format!(
-        "{} skills, {} connections (wrk) for {} s each, {cores} cores, database {}\n\n| request | req/s | p50 (ms) | p99 (ms) | server CPU per request (µs) | errors |\n|---|---:|---:|---:|---:|---:|\n",
-        options.skills, options.clients, options.seconds, label
+        "{} skills, {} connections (wrk) for {} s each, {cores} cores, database {label}\n\n",
+        options.skills, options.clients, options.seconds
     );
-    for (label, path) in kinds {
-        let cpu_before = cpu_time(&child);
-        let result = load(&address, &token, options.clients, options.seconds, &path)?;
-        let per_request = match (cpu_before, cpu_time(&child)) {
-            (Some(before), Some(after)) if result.rps > 0.0 => format!(
-                "{:.0}",
-                (after - before).as_secs_f64() * 1e6 / (result.rps * options.seconds as f64)
-            ),
-            _ => "?".to_string(),
-        };
+    let cells = |row: &Row| {
+        format!(
+            "{:.0} | {:.2} | {:.2} | {} | {}",
+            row.rps,
+            row.p50.as_secs_f64() * 1000.0,
+            row.p99.as_secs_f64() * 1000.0,
+            row.cpu_us.map_or("?".to_string(), |us| format!("{us:.0}")),
+            row.errors
+        )
+    };
+    match &two {
+        None => table.push_str(
+            "| request | req/s | p50 (ms) | p99 (ms) | server CPU per request (µs) | errors |\n|---|---:|---:|---:|---:|---:|\n",
+        ),
+        Some(_) => table.push_str(
+            "| request | 1 server: req/s | p50 (ms) | p99 (ms) | CPU per request (µs) | errors | 2 servers: req/s | p50 (ms) | p99 (ms) | CPU per request (µs) | errors |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        ),
+    }
+    for (i, (kind, _)) in kinds(options.skills).iter().enumerate() {
+        let Some(row) = one.get(i) else { continue };
+        table.push_str(&format!("| `{kind}` | {}", cells(row)));
+        if let Some(row) = two.as_ref().and_then(|(rows, _, _)| rows.get(i)) {
+            table.push_str(&format!(" | {}", cells(row)));
+        }
+        table.push_str(" |\n");
+    }
+    table.push_str(&format!("\nserver peak RSS: {}\n", memory.join(", ")));
+    if let Some((_, memory, seen)) = &two {
         table.push_str(&format!(
-            "| `{label}` | {:.0} | {:.2} | {:.2} | {per_request} | {} |\n",
-            result.rps,
-            result.p50.as_secs_f64() * 1000.0,
-            result.p99.as_secs_f64() * 1000.0,
-            result.errors
+            "with two servers, each: {}\n{seen}\n",
+            memory.join("; ")
         ));
     }
-    let mb = |field: &str| {
-        status_kib(&child, field).map_or("?".to_string(), |kib| {
-            format!("{:.1} MB", kib as f64 / 1024.0)
-        })
-    };
-    let memory = format!(
-        "server peak RSS: {} (at the end: {} anonymous, {} file-backed)\n",
-        mb("VmHWM:"),
-        mb("RssAnon:"),
-        mb("RssFile:")
-    );
-    let _ = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status();
-    let _ = child.wait();
-    table.push('\n');
-    table.push_str(&memory);
     print!("{table}");
     Ok(())
+}
+
+/// How soon a change through the first server is seen through the second, whose cached
+/// answer is fresh: 50 times, a card read through the second, disabled (or enabled) through
+/// the first, then read through the second every 0.2 ms until it shows the change.
+fn propagation(servers: &[(Child, String)], admin: &str) -> Result<String> {
+    let (Some((_, first)), Some((_, second))) = (servers.first(), servers.get(1)) else {
+        bail!("two servers are needed");
+    };
+    let path = "/api/skills/skill-00000";
+    let mut seen = Vec::new();
+    for i in 0..50 {
+        let (enable, expect) = if i % 2 == 0 {
+            ("disable", "\"is_enabled\":false")
+        } else {
+            ("enable", "\"is_enabled\":true")
+        };
+        let (_, before) = http(second, "GET", path, admin)?;
+        if before.contains(expect) {
+            bail!("the card shows the change before it was made: {before}");
+        }
+        let (status, body) = http(first, "PUT", &format!("{path}/{enable}"), admin)?;
+        if status != 200 {
+            bail!("{enable}: {status} {body}");
+        }
+        let written = Instant::now();
+        loop {
+            let (_, body) = http(second, "GET", path, admin)?;
+            if body.contains(expect) {
+                break;
+            }
+            if written.elapsed() > Duration::from_secs(5) {
+                bail!("the change was not seen through the second server in 5 s");
+            }
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        seen.push(written.elapsed());
+    }
+    seen.sort();
+    let ms = |d: Option<&Duration>| d.map_or(f64::NAN, |d| d.as_secs_f64() * 1000.0);
+    Ok(format!(
+        "a write through one server seen through the other after (50 writes): p50 {:.2} ms, p90 {:.2} ms, max {:.2} ms",
+        ms(seen.get(25)),
+        ms(seen.get(45)),
+        ms(seen.last())
+    ))
+}
+
+/// One HTTP/1.1 request on a connection of its own: the status and the body.
+fn http(address: &str, method: &str, path: &str, token: &str) -> Result<(u16, String)> {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(address)?;
+    write!(
+        stream,
+        "{method} {path} HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {token}\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+    )?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .with_context(|| format!("not an HTTP answer: {answer:?}"))?;
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map_or(String::new(), |(_, body)| body.to_string());
+    Ok((status, body))
 }
 
 #[cfg(test)]

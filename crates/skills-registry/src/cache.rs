@@ -4,9 +4,10 @@
 //!
 //! Reads outnumber writes by far, and an answer costs a query and a serialization per
 //! card; a cached one costs a hash lookup. Entries are per caller (what one sees, another
-//! may not) and per request target. A change made through this registry invalidates every
-//! entry at once (the generation moves on); the TTL bounds how long a change made
-//! elsewhere (another server on the same PostgreSQL) goes unseen.
+//! may not) and per request target. A change made through this registry, or made elsewhere
+//! and heard by the change watch (another server on the same PostgreSQL, another process
+//! writing the SQLite file), invalidates every entry at once (the generation moves on); the
+//! TTL bounds how long a change goes unseen when the watch cannot hear it.
 //!
 //! The store is `quick_cache`'s: bounded in bytes, evicting the entries least likely to be
 //! asked for again one by one (S3-FIFO), and holding a placeholder for a key being computed
@@ -20,12 +21,12 @@ use quick_cache::sync::{Cache, EntryAction, EntryResult, PlaceholderGuard};
 
 use crate::caller::Caller;
 
-/// The TTL when several servers may share the database (PostgreSQL): how long a change
-/// made by another server goes unseen at most.
+/// The TTL when several servers may share the database (PostgreSQL) and the change watch
+/// is not listening: how long a change made by another server goes unseen at most.
 pub const SHARED_RESPONSE_TTL: Duration = Duration::from_secs(1);
 
-/// The TTL when this server is the database's only writer (SQLite): a safety net only,
-/// since every change goes through it.
+/// The TTL when every change is heard (made through this server, or heard by the change
+/// watch): a safety net only.
 pub const LOCAL_RESPONSE_TTL: Duration = Duration::from_secs(60);
 
 /// Bytes kept at most, counting each entry's body, target and bookkeeping.

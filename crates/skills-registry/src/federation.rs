@@ -27,7 +27,7 @@ use crate::error::RegistryError;
 use crate::fetch::FetchPolicy;
 use crate::model::{HealthStatus, SkillCard, Visibility};
 use crate::service::Registry;
-use crate::store::Store;
+use crate::store::{Job, Store};
 
 /// Skills asked for per page of a peer's export.
 const PAGE: u32 = 200;
@@ -146,8 +146,25 @@ pub struct SyncReport {
 }
 
 impl<S: Store> Registry<S> {
-    /// Syncs with every configured peer, one after the other.
+    /// Syncs with every configured peer, one after the other, after waiting for any other
+    /// process on the database that is syncing (`skills registry sync` beside a server).
     pub async fn sync_peers(&self) -> Vec<SyncReport> {
+        let lock = match self.store().begin_job(Job::Sync, None).await {
+            Ok(lock) => lock,
+            Err(e) => {
+                // The sync itself will say what is wrong with the database.
+                tracing::warn!(error = %e, "cannot lock the sync against other servers");
+                None
+            }
+        };
+        let reports = self.sync_each().await;
+        if let Some(lock) = lock {
+            lock.release().await;
+        }
+        reports
+    }
+
+    async fn sync_each(&self) -> Vec<SyncReport> {
         let mut reports = Vec::new();
         for peer in &self.config().peers {
             reports.push(self.sync_peer(peer).await);
@@ -325,8 +342,16 @@ impl<S: Store> Registry<S> {
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
-            for report in self.sync_peers().await {
-                log(&report);
+            // One sync per interval among the servers on this database, not one each.
+            match self.store().begin_job(Job::Sync, Some(every)).await {
+                Ok(Some(lock)) => {
+                    for report in self.sync_each().await {
+                        log(&report);
+                    }
+                    lock.release().await;
+                }
+                Ok(None) => tracing::info!("sync: another server syncs, or just did"),
+                Err(e) => tracing::warn!(error = %e, "sync skipped: the database is away"),
             }
         }
     }

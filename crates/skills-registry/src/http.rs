@@ -635,7 +635,7 @@ async fn lookup<'a, S: Store>(
     caller: &Caller,
     uri: &axum::http::Uri,
 ) -> std::result::Result<Response, crate::cache::Slot<'a>> {
-    let ttl = registry.config().response_ttl;
+    let ttl = registry.response_ttl();
     registry
         .responses()
         .lookup(caller, &uri.to_string(), registry.generation(), ttl)

@@ -69,8 +69,8 @@ pub use service::{
     RegistryConfig, TOKEN_CACHE_TTL, ToolStatus, VersionDetail,
 };
 pub use store::{
-    AnyStore, Caller, ListQuery, PostgresStore, Publication, Sort, SqliteStore, Store, StoreError,
-    TokenRecord,
+    AnyStore, Caller, Changed, Changes, Job, JobLock, ListQuery, PostgresStore, Publication, Sort,
+    SqliteStore, Store, StoreError, TokenRecord,
 };
 pub use time::rfc3339;
 pub use token::TOKEN_PREFIX;

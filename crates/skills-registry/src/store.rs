@@ -340,6 +340,19 @@ pub trait Store: Send + Sync + 'static {
         name: &'a str,
         version: &'a str,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a;
+    /// Starts watching for the changes any process makes to the database, this one's
+    /// included ([`Changes::next`]): PostgreSQL's `LISTEN`, or SQLite's `data_version`
+    /// polled on a connection of its own.
+    fn watch(&self) -> impl Future<Output = Result<Changes, StoreError>> + Send;
+    /// Starts `job` when no other process on this database runs it: with `every`, only
+    /// when none started it within (three quarters of) `every` either, else `None`;
+    /// without, waiting for the one that runs it. The start is recorded; the lock is held
+    /// until [`JobLock::release`] or the guard is dropped (or the process dies).
+    fn begin_job(
+        &self,
+        job: Job,
+        every: Option<Duration>,
+    ) -> impl Future<Output = Result<Option<JobLock>, StoreError>> + Send;
 }
 
 /// What [`Store::publish`] writes.
@@ -378,6 +391,183 @@ impl Publication {
     }
 }
 
+/// A background job that the processes sharing a database run one at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Job {
+    /// A round of the background health checker.
+    Health,
+    /// A sync with the federation peers.
+    Sync,
+}
+
+impl Job {
+    /// Its row in `registry_jobs`.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Health => "health",
+            Self::Sync => "sync",
+        }
+    }
+
+    /// Its PostgreSQL advisory lock: `skills` in ASCII, then the job.
+    fn lock_key(self) -> i64 {
+        const BASE: i64 = 0x736b_696c_6c73 << 16;
+        match self {
+            Self::Health => BASE | 1,
+            Self::Sync => BASE | 2,
+        }
+    }
+}
+
+/// The right to run a [`Job`], from [`Store::begin_job`]: on PostgreSQL a session-level
+/// advisory lock, on a connection of its own (closed, and the lock with it, when the guard
+/// is dropped); on SQLite, whose file one server serves, nothing across processes.
+#[derive(Debug)]
+#[must_use = "the job is locked until this is released or dropped"]
+pub struct JobLock {
+    held: Option<(sqlx::PgConnection, i64)>,
+}
+
+impl JobLock {
+    /// Unlocks the job for the other processes.
+    pub async fn release(self) {
+        if let Some((mut connection, key)) = self.held {
+            let _ = sqlx::query("SELECT pg_advisory_unlock($1)")
+                .bind(key)
+                .execute(&mut connection)
+                .await;
+            let _ = sqlx::Connection::close(connection).await;
+        }
+    }
+}
+
+/// What a change touched, as [`Changes::next`] reports it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Changed {
+    /// Skills, their content, state or ratings: what cached answers show.
+    pub skills: bool,
+    /// Tokens (a revocation): what cached authentications rest on.
+    pub tokens: bool,
+}
+
+impl Changed {
+    /// Everything, as after a watch that was interrupted.
+    #[must_use]
+    pub fn everything() -> Self {
+        Self {
+            skills: true,
+            tokens: true,
+        }
+    }
+}
+
+/// The topics a write announces (`registry_changes` rows, NOTIFY payloads).
+const TOPIC_SKILLS: &str = "skills";
+const TOPIC_TOKENS: &str = "tokens";
+/// The channel PostgreSQL's announcements go to.
+const CHANNEL: &str = "skills_registry_changes";
+/// How often a SQLite watch asks the file whether another connection wrote it.
+const SQLITE_WATCH_INTERVAL: Duration = Duration::from_millis(25);
+
+/// The changes made to a database, by any process, from [`Store::watch`].
+#[derive(Debug)]
+pub struct Changes {
+    inner: Watch,
+}
+
+#[derive(Debug)]
+enum Watch {
+    Postgres(sqlx::postgres::PgListener),
+    Sqlite {
+        connection: sqlx::SqliteConnection,
+        data_version: i64,
+        serials: Vec<(String, i64)>,
+    },
+}
+
+impl Changes {
+    /// Waits for the next change and says what it touched ([`Changed::everything`] when
+    /// the watch had to reconnect: what happened meanwhile is unknown).
+    ///
+    /// # Errors
+    ///
+    /// [`StoreError::Database`] when the database cannot be asked; watch again.
+    pub async fn next(&mut self) -> Result<Changed, StoreError> {
+        match &mut self.inner {
+            Watch::Postgres(listener) => match listener.try_recv().await? {
+                Some(notification) => Ok(match notification.payload() {
+                    TOPIC_SKILLS => Changed {
+                        skills: true,
+                        tokens: false,
+                    },
+                    TOPIC_TOKENS => Changed {
+                        skills: false,
+                        tokens: true,
+                    },
+                    _ => Changed::everything(),
+                }),
+                // Lost and (sqlx's eager reconnect) listening again.
+                None => Ok(Changed::everything()),
+            },
+            Watch::Sqlite {
+                connection,
+                data_version,
+                serials,
+            } => loop {
+                tokio::time::sleep(SQLITE_WATCH_INTERVAL).await;
+                // Moves when another connection commits to the file, this process's
+                // other connections included; cheap (no page is read).
+                let version: i64 = sqlx::query_scalar("PRAGMA data_version")
+                    .fetch_one(&mut *connection)
+                    .await?;
+                if version == *data_version {
+                    continue;
+                }
+                *data_version = version;
+                let now = sqlite_serials(connection).await?;
+                let moved = |topic: &str| {
+                    let at = |list: &[(String, i64)]| {
+                        list.iter().find(|(t, _)| t == topic).map(|(_, s)| *s)
+                    };
+                    at(&now) != at(serials)
+                };
+                let changed = Changed {
+                    skills: moved(TOPIC_SKILLS),
+                    tokens: moved(TOPIC_TOKENS),
+                };
+                *serials = now;
+                if changed != Changed::default() {
+                    return Ok(changed);
+                }
+            },
+        }
+    }
+}
+
+impl Changes {
+    /// Stops watching, and closes the watch's connection.
+    pub async fn close(self) {
+        match self.inner {
+            Watch::Postgres(listener) => drop(listener),
+            Watch::Sqlite { connection, .. } => {
+                let _ = sqlx::Connection::close(connection).await;
+            }
+        }
+    }
+}
+
+async fn sqlite_serials(
+    connection: &mut sqlx::SqliteConnection,
+) -> Result<Vec<(String, i64)>, StoreError> {
+    Ok(
+        sqlx::query_as("SELECT topic, serial FROM registry_changes ORDER BY topic")
+            .fetch_all(connection)
+            .await?,
+    )
+}
+
 /// The migrations, embedded: the same files for both databases, as version, description
 /// and SQL.
 ///
@@ -393,6 +583,11 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
         2,
         "federation",
         include_str!("../migrations/0002_federation.sql"),
+    ),
+    (
+        3,
+        "multi instance",
+        include_str!("../migrations/0003_multi_instance.sql"),
     ),
     (4, "hosting", include_str!("../migrations/0004_hosting.sql")),
     (5, "search", include_str!("../migrations/0005_search.sql")),
@@ -896,6 +1091,19 @@ macro_rules! sql_store {
                 })
             }
 
+            /// Records, in the transaction of a change, that `topic` changed: for the
+            /// other processes on the database ([`Store::watch`]).
+            async fn announce(
+                tx: &mut sqlx::Transaction<'_, $db>,
+                topic: &str,
+            ) -> Result<(), StoreError> {
+                sqlx::query(Self::ANNOUNCE)
+                    .bind(topic)
+                    .execute(&mut **tx)
+                    .await?;
+                Ok(())
+            }
+
             /// Rewrites a skill's tag and group rows from its card.
             async fn index_lists(
                 tx: &mut sqlx::Transaction<'_, $db>,
@@ -1038,6 +1246,7 @@ macro_rules! sql_store {
                     .await?;
                 Self::index_lists(&mut tx, card).await?;
                 Self::index_search(&mut tx, card, content).await?;
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
                 Ok(())
             }
@@ -1085,6 +1294,7 @@ macro_rules! sql_store {
                     .await?;
                 Self::index_lists(&mut tx, card).await?;
                 Self::index_search(&mut tx, card, content).await?;
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
                 Ok(true)
             }
@@ -1186,22 +1396,32 @@ macro_rules! sql_store {
                     .bind(name)
                     .execute(&mut *tx)
                     .await?;
+                if done.rows_affected() == 0 {
+                    return Ok(false);
+                }
                 // A hosted skill's versions went with it: so do the files no other uses.
                 sqlx::query(UNUSED_BLOBS).execute(&mut *tx).await?;
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
-                Ok(done.rows_affected() > 0)
+                Ok(true)
             }
 
             async fn set_enabled(&self, name: &str, enabled: bool) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
                 let done = sqlx::query(
                     "UPDATE skills SET is_enabled = $2, updated_at = $3 WHERE name = $1",
                 )
                 .bind(name)
                 .bind(enabled)
                 .bind(time::now_ms())
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
-                Ok(done.rows_affected() > 0)
+                if done.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
+                tx.commit().await?;
+                Ok(true)
             }
 
             async fn set_health(
@@ -1210,14 +1430,31 @@ macro_rules! sql_store {
                 status: HealthStatus,
                 checked_at: i64,
             ) -> Result<bool, StoreError> {
-                let done = sqlx::query(
-                    "UPDATE skills SET health_status = $2, last_checked_time = $3 WHERE name = $1",
+                let mut tx = self.pool.begin().await?;
+                // A new status is announced (cached answers show it); a check that finds
+                // the status it had moves only `last_checked_time`, quietly: announcing
+                // every check emptied every server's cache all through a health round.
+                let moved = sqlx::query(
+                    "UPDATE skills SET health_status = $2, last_checked_time = $3 \
+                     WHERE name = $1 AND health_status <> $2",
                 )
                 .bind(name)
                 .bind(status.as_str())
                 .bind(checked_at)
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
+                if moved.rows_affected() > 0 {
+                    Self::announce(&mut tx, TOPIC_SKILLS).await?;
+                    tx.commit().await?;
+                    return Ok(true);
+                }
+                let done =
+                    sqlx::query("UPDATE skills SET last_checked_time = $2 WHERE name = $1")
+                        .bind(name)
+                        .bind(checked_at)
+                        .execute(&mut *tx)
+                        .await?;
+                tx.commit().await?;
                 Ok(done.rows_affected() > 0)
             }
 
@@ -1243,6 +1480,7 @@ macro_rules! sql_store {
             async fn rate(&self, name: &str, user: &str, stars: u8) -> Result<bool, StoreError> {
                 // One statement: the skill's existence and the rating are decided together,
                 // so a rating never outlives a concurrent delete's check.
+                let mut tx = self.pool.begin().await?;
                 let done = sqlx::query(
                     "INSERT INTO ratings (skill, user_name, stars, rated_at) \
                      SELECT name, $2, $3, $4 FROM skills WHERE name = $1 \
@@ -1253,9 +1491,14 @@ macro_rules! sql_store {
                 .bind(user)
                 .bind(i64::from(stars))
                 .bind(time::now_ms())
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
-                Ok(done.rows_affected() > 0)
+                if done.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
+                tx.commit().await?;
+                Ok(true)
             }
 
             async fn insert_token(&self, token: &TokenRecord) -> Result<(), StoreError> {
@@ -1293,23 +1536,35 @@ macro_rules! sql_store {
             }
 
             async fn revoke_token(&self, id: &str) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
                 let done = sqlx::query(
                     "UPDATE tokens SET revoked_at = $2 WHERE id = $1 AND revoked_at IS NULL",
                 )
                 .bind(id)
                 .bind(time::now_ms())
-                .execute(&self.pool)
+                .execute(&mut *tx)
                 .await?;
-                Ok(done.rows_affected() > 0)
+                if done.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                Self::announce(&mut tx, TOPIC_TOKENS).await?;
+                tx.commit().await?;
+                Ok(true)
             }
 
             async fn mark_imported(&self, name: &str, peer: &str) -> Result<bool, StoreError> {
+                let mut tx = self.pool.begin().await?;
                 let done = sqlx::query("UPDATE skills SET imported_from = $2 WHERE name = $1")
                     .bind(name)
                     .bind(peer)
-                    .execute(&self.pool)
+                    .execute(&mut *tx)
                     .await?;
-                Ok(done.rows_affected() > 0)
+                if done.rows_affected() == 0 {
+                    return Ok(false);
+                }
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
+                tx.commit().await?;
+                Ok(true)
             }
 
             async fn imported_from(&self, name: &str) -> Result<Option<String>, StoreError> {
@@ -1432,6 +1687,7 @@ macro_rules! sql_store {
                     .execute(&mut *tx)
                     .await?;
                 }
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
                 Ok(())
             }
@@ -1525,6 +1781,7 @@ macro_rules! sql_store {
                     .bind(time::now_ms())
                     .execute(&mut *tx)
                     .await?;
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
                 Ok(done.rows_affected() > 0)
             }
@@ -1544,6 +1801,7 @@ macro_rules! sql_store {
                     .execute(&mut *tx)
                     .await?;
                 sqlx::query(UNUSED_BLOBS).execute(&mut *tx).await?;
+                Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
                 Ok(done.rows_affected() > 0)
             }
@@ -1559,6 +1817,47 @@ macro_rules! sql_store {
                 rows.iter()
                     .map(|r| Ok((r.try_get("name")?, r.try_get("content_version")?)))
                     .collect()
+            }
+
+            async fn watch(&self) -> Result<Changes, StoreError> {
+                self.watch_changes().await
+            }
+
+            async fn begin_job(
+                &self,
+                job: Job,
+                every: Option<Duration>,
+            ) -> Result<Option<JobLock>, StoreError> {
+                let Some(lock) = self.lock_job(job, every.is_none()).await? else {
+                    return Ok(None);
+                };
+                // Due when the last start, anywhere, is older than three quarters of the
+                // interval: ticks a little early still find it due.
+                let now = time::now_ms();
+                let due_before = every.map_or(now, |every| {
+                    let every = i64::try_from(every.as_millis()).unwrap_or(i64::MAX);
+                    now.saturating_sub(every.saturating_sub(every / 4))
+                });
+                let claimed = sqlx::query(
+                    "UPDATE registry_jobs SET started_at = $2 \
+                     WHERE job = $1 AND started_at <= $3",
+                )
+                .bind(job.name())
+                .bind(now)
+                .bind(due_before)
+                .execute(&self.pool)
+                .await;
+                match claimed {
+                    Ok(done) if done.rows_affected() > 0 => Ok(Some(lock)),
+                    Ok(_) => {
+                        lock.release().await;
+                        Ok(None)
+                    }
+                    Err(e) => {
+                        lock.release().await;
+                        Err(e.into())
+                    }
+                }
             }
         }
     };
@@ -1603,6 +1902,36 @@ impl SqliteStore {
             .map(|w| format!("\"{w}\"*"))
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// A change moves its topic's serial, which a watch reads when the file's
+    /// `data_version` moved.
+    const ANNOUNCE: &'static str =
+        "UPDATE registry_changes SET serial = serial + 1 WHERE topic = $1";
+
+    /// A connection of its own, polling `data_version`: another connection's commit (this
+    /// process's or another's) moves it.
+    async fn watch_changes(&self) -> Result<Changes, StoreError> {
+        use sqlx::ConnectOptions as _;
+        let mut connection = self.pool.connect_options().connect().await?;
+        let data_version: i64 = sqlx::query_scalar("PRAGMA data_version")
+            .fetch_one(&mut connection)
+            .await?;
+        let serials = sqlite_serials(&mut connection).await?;
+        Ok(Changes {
+            inner: Watch::Sqlite {
+                connection,
+                data_version,
+                serials,
+            },
+        })
+    }
+
+    /// SQLite's file is served by one server: a job needs no lock across processes (a
+    /// `skills registry sync` from cron is spaced by the recorded start alone).
+    #[allow(clippy::unused_async)]
+    async fn lock_job(&self, _job: Job, _wait: bool) -> Result<Option<JobLock>, StoreError> {
+        Ok(Some(JobLock { held: None }))
     }
 
     /// Opens (creating it if needed) the database at `url` (`sqlite://PATH` or
@@ -1709,6 +2038,47 @@ impl PostgresStore {
             .map(|w| format!("{w}:*"))
             .collect::<Vec<_>>()
             .join(" & ")
+    }
+
+    /// A change is announced to every listening server when its transaction commits (and
+    /// never when it rolls back).
+    const ANNOUNCE: &'static str = "SELECT pg_notify('skills_registry_changes', $1)";
+
+    /// `LISTEN` on a connection of its own (sqlx's `PgListener`, which reconnects).
+    async fn watch_changes(&self) -> Result<Changes, StoreError> {
+        let mut listener = sqlx::postgres::PgListener::connect_with(&self.pool).await?;
+        listener.listen(CHANNEL).await?;
+        Ok(Changes {
+            inner: Watch::Postgres(listener),
+        })
+    }
+
+    /// The job's advisory lock, taken on a connection of its own: a process that dies
+    /// holding it closes the connection, and PostgreSQL releases the lock.
+    async fn lock_job(&self, job: Job, wait: bool) -> Result<Option<JobLock>, StoreError> {
+        use sqlx::ConnectOptions as _;
+        let mut connection = self.pool.connect_options().connect().await?;
+        let key = job.lock_key();
+        let locked = if wait {
+            sqlx::query("SELECT pg_advisory_lock($1)")
+                .bind(key)
+                .execute(&mut connection)
+                .await?;
+            true
+        } else {
+            sqlx::query_scalar::<_, bool>("SELECT pg_try_advisory_lock($1)")
+                .bind(key)
+                .fetch_one(&mut connection)
+                .await?
+        };
+        if locked {
+            Ok(Some(JobLock {
+                held: Some((connection, key)),
+            }))
+        } else {
+            let _ = sqlx::Connection::close(connection).await;
+            Ok(None)
+        }
     }
 
     /// Connects to `url` (`postgres://user:password@host:port/database`).
@@ -2075,6 +2445,16 @@ impl Store for AnyStore {
         version: &'a str,
     ) -> impl Future<Output = Result<bool, StoreError>> + Send + 'a {
         delegate!(self.delete_version(name, version))
+    }
+    fn watch(&self) -> impl Future<Output = Result<Changes, StoreError>> + Send {
+        delegate!(self.watch())
+    }
+    fn begin_job(
+        &self,
+        job: Job,
+        every: Option<Duration>,
+    ) -> impl Future<Output = Result<Option<JobLock>, StoreError>> + Send {
+        delegate!(self.begin_job(job, every))
     }
 }
 

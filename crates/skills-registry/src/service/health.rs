@@ -7,7 +7,7 @@ use crate::caller::Caller;
 use crate::error::RegistryError;
 use crate::fetch;
 use crate::model::{HealthStatus, SkillCard};
-use crate::store::Store;
+use crate::store::{Job, Store};
 use crate::time;
 
 use super::Registry;
@@ -103,12 +103,22 @@ impl<S: Store> Registry<S> {
     }
 
     /// Checks due skills forever, a round every `every`: what `skills registry serve` runs
-    /// beside the API. Errors are logged and the next round tried.
+    /// beside the API. The servers sharing a database take turns ([`Store::begin_job`]):
+    /// one round at a time, one per interval. Errors are logged and the next round tried.
     pub async fn run_health_checker(self: Arc<Self>, every: std::time::Duration) {
         let mut ticks = tokio::time::interval(every);
         ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             ticks.tick().await;
+            // One round per interval among the servers on this database, not one each.
+            let lock = match self.store.begin_job(Job::Health, Some(every)).await {
+                Ok(Some(lock)) => lock,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::warn!(error = %e, "health round failed");
+                    continue;
+                }
+            };
             match self
                 .check_due_health(HEALTH_BATCH, self.config.health_concurrency)
                 .await
@@ -117,6 +127,7 @@ impl<S: Store> Registry<S> {
                 Ok(n) => tracing::info!(checked = n, "health round"),
                 Err(e) => tracing::warn!(error = %e, "health round failed"),
             }
+            lock.release().await;
         }
     }
 }

@@ -7,7 +7,8 @@
 //! - `ratings`: a user's stars and every rating of a skill;
 //! - `health`: the health of a skill, checked on demand and by the background loop;
 //! - `tokens`: API tokens and authentication (and OIDC, through `oidc.rs`);
-//! - `tools`: which tools a skill names that the registry's known MCP servers have.
+//! - `tools`: which tools a skill names that the registry's known MCP servers have;
+//! - `changes`: hearing what other processes on the same database changed.
 
 use std::sync::Arc;
 
@@ -18,6 +19,7 @@ use crate::model::SkillCard;
 use crate::store::{ListQuery, Store};
 
 mod access;
+mod changes;
 mod health;
 mod hosting;
 mod ratings;
@@ -48,8 +50,11 @@ pub struct RegistryConfig {
     /// The MCP servers the registry knows, for `GET …/tools`.
     pub servers: Vec<KnownServer>,
     /// How long a cached read is served at most when nothing changed through this
-    /// registry: short ([`SHARED_RESPONSE_TTL`](crate::SHARED_RESPONSE_TTL)) when other
-    /// servers may write the same database, long when this one is its only writer.
+    /// registry and no change watch runs ([`Registry::run_change_watch`]): short
+    /// ([`SHARED_RESPONSE_TTL`](crate::SHARED_RESPONSE_TTL)) when other servers may write
+    /// the same database unheard, long when this one is its only writer. While the watch
+    /// hears every change, cached reads live up to
+    /// [`LOCAL_RESPONSE_TTL`](crate::LOCAL_RESPONSE_TTL) (or this, when longer).
     pub response_ttl: std::time::Duration,
     /// OIDC tokens accepted beside the registry's own API tokens.
     pub oidc: Option<crate::oidc::OidcConfig>,
@@ -98,6 +103,8 @@ pub struct Registry<S> {
     /// Bumped after every change this registry makes: what the response cache keys on.
     generation: std::sync::atomic::AtomicU64,
     responses: crate::cache::ResponseCache,
+    /// Set while [`Registry::run_change_watch`] hears every change made to the database.
+    watching: std::sync::atomic::AtomicBool,
 }
 
 impl<S: Store> Registry<S> {
@@ -114,6 +121,7 @@ impl<S: Store> Registry<S> {
             oidc,
             generation: std::sync::atomic::AtomicU64::new(0),
             responses: crate::cache::ResponseCache::default(),
+            watching: std::sync::atomic::AtomicBool::new(false),
         })
     }
 
@@ -137,6 +145,19 @@ impl<S: Store> Registry<S> {
     pub(crate) fn changed(&self) {
         self.generation
             .fetch_add(1, std::sync::atomic::Ordering::AcqRel);
+    }
+
+    /// How long a cached read may be served: [`RegistryConfig::response_ttl`], or the
+    /// safety net of [`LOCAL_RESPONSE_TTL`](crate::LOCAL_RESPONSE_TTL) while the change
+    /// watch hears every change (each moves the generation).
+    pub(crate) fn response_ttl(&self) -> std::time::Duration {
+        if self.watching.load(std::sync::atomic::Ordering::Acquire) {
+            self.config
+                .response_ttl
+                .max(crate::cache::LOCAL_RESPONSE_TTL)
+        } else {
+            self.config.response_ttl
+        }
     }
 
     /// The response cache of reads (`http.rs`).

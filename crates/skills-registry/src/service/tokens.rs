@@ -10,7 +10,9 @@ use crate::store::{Store, TokenRecord};
 use super::Registry;
 
 /// How long a token, once found, is taken on trust without asking the store again: a
-/// token revoked by another process (`skills registry token revoke`) is refused within this.
+/// token revoked by another process (`skills registry token revoke`, another server) is
+/// refused within this at most; at once while the server watches the database for
+/// changes ([`Registry::run_change_watch`]).
 pub const TOKEN_CACHE_TTL: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// How long a verified OIDC token is taken on trust at most (never past its `exp`).
@@ -130,9 +132,14 @@ impl<S: Store> Registry<S> {
     /// [`RegistryError::Store`].
     pub async fn revoke_token(&self, id: &str) -> Result<bool, RegistryError> {
         let revoked = self.store.revoke_token(id).await?;
+        self.forget_tokens();
+        Ok(revoked)
+    }
+
+    /// Empties the token cache: the next request with each token asks the store again.
+    pub(crate) fn forget_tokens(&self) {
         if let Ok(mut cache) = self.tokens.lock() {
             cache.clear();
         }
-        Ok(revoked)
     }
 }

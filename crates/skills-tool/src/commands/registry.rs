@@ -279,8 +279,10 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
             .clone()
             .unwrap_or_else(|| default_state_dir(&url)),
     );
-    // One server per SQLite file: every change goes through it, and cached reads need no
-    // short expiry. PostgreSQL may be shared by several servers.
+    // Cached reads expire soon where a change made elsewhere could go unheard: on
+    // PostgreSQL, shared by several servers, while the change watch (below) is not
+    // listening. A SQLite file is served by one server, and the other processes that write
+    // it (`skills registry sync`, `token revoke`) are heard by the watch.
     if matches!(store, AnyStore::Sqlite(_)) {
         config.response_ttl = skills_registry::LOCAL_RESPONSE_TTL;
     }
@@ -342,6 +344,11 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
             Err(e) => printer.warn(&format!("OIDC: {e}")),
         }
     }
+    // Stopped, and awaited, before the store closes (below).
+    let (stop_watch, stopped) = tokio::sync::oneshot::channel::<()>();
+    let watch = tokio::spawn(std::sync::Arc::clone(&registry).run_change_watch(async {
+        let _ = stopped.await;
+    }));
     let sync_every = file
         .sync_interval_secs
         .unwrap_or(DEFAULT_SYNC_INTERVAL_SECS);
@@ -372,6 +379,8 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
     skills_registry::http::serve(listener, router, &limits, stop)
         .await
         .map_err(|e| errors::plain(format!("the server stopped: {e}"), ""))?;
+    let _ = stop_watch.send(());
+    let _ = watch.await;
     registry.store().close().await;
     printer.status("skills registry: stopped\n");
     Ok(ExitStatus::Success)

@@ -21,6 +21,8 @@
 //!   notifications when skills change).
 //! - `registry`: `skills registry serve`, `migrate` and `token`, driven over HTTP and stopped
 //!   with SIGTERM.
+//! - `registry_instances`: several `skills registry serve` on one PostgreSQL database, and
+//!   other processes writing a served SQLite file: what one writes, the others see at once.
 //! - `schemas`: every `--format json` output against its JSON Schema in `docs/schemas/`.
 //! - `terminal` (Unix): `list` and `--help` with stdout on a pseudo-terminal of 60, 100
 //!   and 160 columns: the terminal's size wins over `$COLUMNS`.
@@ -62,6 +64,7 @@ mod npm_lock;
 mod package;
 mod prompt;
 mod registry;
+mod registry_instances;
 mod rules;
 mod scaffold;
 mod schemas;

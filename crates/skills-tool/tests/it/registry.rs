@@ -13,10 +13,10 @@ use crate::skills;
 /// The registry crate's throwaway PostgreSQL cluster (initdb + pg_ctl in a temp dir).
 #[path = "../../../skills-registry/tests/support/postgres.rs"]
 #[allow(dead_code, unreachable_pub, clippy::print_stderr)]
-mod postgres;
+pub(crate) mod postgres;
 
 /// `skills registry serve ARGS` in `cwd`, and the address it announced on stderr.
-fn start(
+pub(crate) fn start(
     cwd: &std::path::Path,
     args: &[&str],
 ) -> (Child, String, BufReader<std::process::ChildStderr>) {
@@ -82,7 +82,7 @@ fn start(
     (child, address, stderr)
 }
 
-fn stop(mut child: Child, mut stderr: BufReader<std::process::ChildStderr>) -> String {
+pub(crate) fn stop(mut child: Child, mut stderr: BufReader<std::process::ChildStderr>) -> String {
     let pid = child.id().to_string();
     assert!(
         Command::new("kill")
@@ -98,7 +98,7 @@ fn stop(mut child: Child, mut stderr: BufReader<std::process::ChildStderr>) -> S
     rest
 }
 
-fn agent() -> ureq::Agent {
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .build()
@@ -871,7 +871,12 @@ fn token_in(dir: &std::path::Path, user: &str) -> String {
 }
 
 /// `METHOD url` with a bearer token and a JSON body: status and body.
-fn call(method: &str, url: &str, token: &str, body: Option<serde_json::Value>) -> (u16, String) {
+pub(crate) fn call(
+    method: &str,
+    url: &str,
+    token: &str,
+    body: Option<serde_json::Value>,
+) -> (u16, String) {
     let agent = agent();
     let auth = format!("Bearer {token}");
     let response = match (method, body) {
@@ -894,7 +899,7 @@ fn call(method: &str, url: &str, token: &str, body: Option<serde_json::Value>) -
 }
 
 /// The names a registry lists to `token`.
-fn names_at(base: &str, token: &str) -> Vec<String> {
+pub(crate) fn names_at(base: &str, token: &str) -> Vec<String> {
     let (status, body) = call("GET", &format!("{base}/api/skills"), token, None);
     assert_eq!(status, 200, "{body}");
     let page: serde_json::Value = serde_json::from_str(&body).unwrap();
