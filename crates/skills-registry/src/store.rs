@@ -1687,6 +1687,7 @@ macro_rules! sql_store {
                     .execute(&mut *tx)
                     .await?;
                 }
+                Self::index_search(&mut tx, card, &p.content).await?;
                 Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
                 Ok(())

@@ -440,7 +440,9 @@ async fn skill_html<S: Store>(
     } else {
         (
             Vec::new(),
-            vec![serde_json::json!({"path": skills_core::layout::SKILL_MD, "size": human_size(size), "href": null})],
+            vec![
+                serde_json::json!({"path": skills_core::layout::SKILL_MD, "size": human_size(size), "href": null}),
+            ],
             None,
         )
     };

@@ -2130,6 +2130,16 @@ fn publish_add_update_yank(database: &[&str]) {
         .collect();
     assert_eq!(paths, ["SKILL.md", "scripts/run.sh"]);
 
+    // search: a published skill is found by a word of its body alone ("scripts" is in
+    // neither its name nor its description).
+    let found = client(work, &["search", "scripts"], &env);
+    found.assert_code(0);
+    assert!(
+        found.stdout.lines().any(|l| l.starts_with("demo ")),
+        "{}",
+        found.stdout
+    );
+
     // add: every file, checked, and the lock says where, which version and its digest.
     let added = in_project(work, &["add", "demo"], &env);
     added.assert_code(0);
