@@ -223,8 +223,13 @@ async fn read_whole_body(
     let started = std::time::Instant::now();
     let (parts, body) = request.into_parts();
     let (method, path) = (parts.method.clone(), parts.uri.path().to_string());
-    // A publication is a skill's archive; everything else a few hundred bytes.
-    let limit = if method == axum::http::Method::POST && path.ends_with("/versions") {
+    // A publication is a skill's archive; everything else a few hundred bytes. Only a
+    // request that carries a token may send an archive's worth: an anonymous one is refused
+    // by the publication anyway, and would otherwise hold an upload's memory first.
+    let limit = if method == axum::http::Method::POST
+        && path.ends_with("/versions")
+        && parts.headers.contains_key(header::AUTHORIZATION)
+    {
         crate::service::MAX_UPLOAD
     } else {
         MAX_BODY

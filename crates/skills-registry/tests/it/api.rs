@@ -1394,6 +1394,15 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
             .status,
         401
     );
+    // Without a token, an upload gets the small limit of every other body: it is refused
+    // before it is held in memory.
+    let big = vec![0_u8; skills_registry::http::MAX_BODY + 1];
+    assert_eq!(
+        Client::anonymous(&h)
+            .post_zip("/api/skills/pdf/versions", &big)
+            .status,
+        413
+    );
     let first = alice.post_zip("/api/skills/pdf/versions", &archive);
     assert_eq!(first.status, 201, "{}", first.body);
     assert_eq!(first.header("location"), "/api/skills/pdf/versions/1");
