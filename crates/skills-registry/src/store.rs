@@ -1400,6 +1400,7 @@ macro_rules! sql_store {
                     return Ok(false);
                 }
                 // A hosted skill's versions went with it: so do the files no other uses.
+                sqlx::query(Self::BLOB_TURN).execute(&mut *tx).await?;
                 sqlx::query(UNUSED_BLOBS).execute(&mut *tx).await?;
                 Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
@@ -1582,6 +1583,7 @@ macro_rules! sql_store {
                 use base64::Engine as _;
                 let card = &p.card;
                 let mut tx = self.pool.begin().await?;
+                sqlx::query(Self::BLOB_TURN).execute(&mut *tx).await?;
                 let now = time::now_ms();
                 sqlx::query(
                     "INSERT INTO skills (name, description, skill_md_url, skill_md_raw_url, \
@@ -1801,6 +1803,7 @@ macro_rules! sql_store {
                     .bind(time::now_ms())
                     .execute(&mut *tx)
                     .await?;
+                sqlx::query(Self::BLOB_TURN).execute(&mut *tx).await?;
                 sqlx::query(UNUSED_BLOBS).execute(&mut *tx).await?;
                 Self::announce(&mut tx, TOPIC_SKILLS).await?;
                 tx.commit().await?;
@@ -1877,6 +1880,10 @@ impl SqliteStore {
 
     /// The search index: an FTS5 table over `skill_search` (Porter stems, Unicode
     /// words, diacritics folded), kept in step by triggers, filled when it is first made.
+    /// Publications and the removal of unused blobs take turns: SQLite has one writer at a
+    /// time already.
+    const BLOB_TURN: &'static str = "SELECT 1";
+
     const SEARCH_INDEX: &'static [&'static str] = &[
         "CREATE VIRTUAL TABLE IF NOT EXISTS skill_fts USING fts5(skill UNINDEXED, name, \
          description, tags, body, tokenize = 'porter unicode61 remove_diacritics 2')",
@@ -2014,6 +2021,10 @@ impl PostgresStore {
 
     /// The search index: a GIN index over the weighted document of [`SEARCH_DOCUMENT`]
     /// (English stems), made under a lock, so servers starting together do not race.
+    /// Publications and the removal of unused blobs take turns, so a blob a publication
+    /// is about to use is never removed as unused by a removal that cannot see it yet.
+    const BLOB_TURN: &'static str = "SELECT pg_advisory_xact_lock(5380039)";
+
     const SEARCH_INDEX: &'static [&'static str] = &[
         "SELECT pg_advisory_xact_lock(5380038)",
         concat!(
