@@ -114,7 +114,9 @@ impl Auditor {
     }
 
     /// Audits the skill in directory `dir`: every file the file policy of
-    /// [`skills_core::files`] counts as the skill's (what `skills package` would ship).
+    /// [`skills_core::files`] counts as the skill's (what `skills package` would ship),
+    /// except those of skills nested in it (a subdirectory with its own `SKILL.md`, audited
+    /// on its own).
     /// A file that cannot be read, or is larger than [`MAX_TEXT_BYTES`], is a
     /// `file-not-audited` finding; so is a symlink out of the skill.
     ///
@@ -128,7 +130,18 @@ impl Auditor {
         })?;
         let mut extra = Vec::new();
         let mut contents: Vec<(String, Vec<u8>, bool)> = Vec::with_capacity(listing.files.len());
+        // A skill nested in this one is audited on its own (find_targets finds it).
+        let nested: Vec<String> = listing
+            .files
+            .iter()
+            .filter_map(|f| f.path.strip_suffix(skills_core::layout::SKILL_MD))
+            .filter(|dir| !dir.is_empty() && dir.ends_with('/'))
+            .map(str::to_string)
+            .collect();
         for file in &listing.files {
+            if nested.iter().any(|n| file.path.starts_with(n.as_str())) {
+                continue;
+            }
             let limit = MAX_TEXT_BYTES;
             if file.size > limit {
                 // The head tells an executable or an archive from text.

@@ -30,8 +30,8 @@ impl Target {
 /// What `path` holds, as `skills lint` reads its paths: a skill directory, a `SKILL.md`
 /// (its directory), a Markdown file (itself), an archive (`.skill`, `.zip`), or a tree,
 /// walked for every directory with a `SKILL.md` (respecting `.gitignore`, skipping hidden
-/// directories, `.git` and `node_modules`; a skill's subdirectories are its own files, not
-/// searched further). Sorted by path.
+/// directories, `.git` and `node_modules`; a skill nested in another is a target of its
+/// own, and [`crate::Auditor::audit_dir`] of the outer one leaves its files out). Sorted by path.
 ///
 /// # Errors
 ///
@@ -56,9 +56,6 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
         }
         return Ok(vec![Target::File(path.to_path_buf())]);
     }
-    if path.join(skills_core::layout::SKILL_MD).is_file() {
-        return Ok(vec![Target::Skill(path.to_path_buf())]);
-    }
     let found: Arc<Mutex<Vec<Target>>> = Arc::default();
     let sink = Arc::clone(&found);
     let walker = ignore::WalkBuilder::new(path)
@@ -69,6 +66,14 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
             if !entry.file_type().is_some_and(|t| t.is_dir()) {
                 return false;
             }
+            if entry.depth() == 0 {
+                if entry.path().join(skills_core::layout::SKILL_MD).is_file()
+                    && let Ok(mut v) = sink.lock()
+                {
+                    v.push(Target::Skill(entry.path().to_path_buf()));
+                }
+                return true;
+            }
             if entry.depth() > 0 && skills_core::layout::is_skipped_dir(entry.file_name()) {
                 return false;
             }
@@ -76,8 +81,9 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
                 if let Ok(mut v) = sink.lock() {
                     v.push(Target::Skill(entry.path().to_path_buf()));
                 }
-                return false;
             }
+            // Skills nested in a skill are skills too (as lint finds them); the outer
+            // skill's audit leaves their files to them.
             true
         })
         .build();

@@ -11,6 +11,17 @@ use super::patterns::{self, Credential};
 use super::FileCtx;
 use crate::{RuleId, Severity};
 
+/// Names that run commands or code: a built name that spells one of them hides an
+/// execution.
+pub(crate) fn dangerous_name(name: &str) -> bool {
+    matches!(
+        name,
+        "system" | "popen" | "exec" | "eval" | "spawn" | "execSync" | "os" | "subprocess" | "child_process"
+            | "curl" | "wget" | "sh" | "bash" | "nc" | "python" | "python3" | "powershell" | "Function"
+            | "check_output" | "run" | "Popen" | "execv" | "execve" | "__import__" | "compile"
+    )
+}
+
 /// A language's node kinds and the names that matter.
 pub(crate) struct Spec {
     pub(crate) call: &'static [&'static str],
@@ -49,6 +60,10 @@ struct Scan<'c, 'a> {
     long_blobs: Vec<Range<usize>>,
     exfil_reported: bool,
     decode_exec: bool,
+    /// String literals naming a file that runs later or configures the agent.
+    sensitive_paths: Vec<Range<usize>>,
+    /// The script writes files (`open(…, 'w')`, `writeFileSync`).
+    writes: bool,
     first_url: Option<String>,
 }
 
@@ -67,6 +82,8 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, spec: &'static Sp
         long_blobs: Vec::new(),
         exfil_reported: false,
         decode_exec: false,
+        sensitive_paths: Vec::new(),
+        writes: false,
         first_url: src.get(range.clone()).and_then(installers::find_url).map(str::to_string),
     };
     s.walk(tree.root_node());
@@ -82,6 +99,19 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, spec: &'static Sp
             );
         } else {
             s.ctx.push(RuleId::CredentialAccess, Severity::Medium, first, "private credentials are read here".to_string());
+        }
+    }
+    if s.writes {
+        for span in std::mem::take(&mut s.sensitive_paths) {
+            let target = s.ctx.text.get(span.clone()).unwrap_or_default().trim_matches(['"', '\'', '`']).to_string();
+            let (rule, what) = if patterns::agent_config(&target) {
+                (RuleId::AgentConfigTamper, format!("names the agent's own configuration {target}, and the script writes files"))
+            } else {
+                (RuleId::Persistence, format!("names {target}, which runs code again later, and the script writes files"))
+            };
+            if !s.ctx.out.iter().any(|f| f.rule == rule) {
+                s.ctx.push(rule, Severity::High, span, what);
+            }
         }
     }
     if s.decodes > 0 && !s.decode_exec {
@@ -205,7 +235,11 @@ impl<'a> Scan<'_, 'a> {
                 self.long_blobs.push(self.span(node));
             }
         }
-        if patterns::credential(t) == Some(Credential::Private) && !t.contains('\n') {
+        let inner = t.trim_matches(|c| matches!(c, '"' | '\'' | '`'));
+        if !inner.contains('\n') && (patterns::agent_config(inner) || patterns::autostart(inner) || patterns::git_hook(inner) || patterns::rc_file(inner)) {
+            self.sensitive_paths.push(self.span(node));
+        }
+        if patterns::credential(t) == Some(Credential::Private) && !t.contains('\n') && !patterns::autostart(inner) {
             self.private_reads.push(self.span(node));
         }
     }
@@ -235,12 +269,13 @@ impl<'a> Scan<'_, 'a> {
             } else if decode {
                 self.decode_exec = true;
                 self.push(RuleId::DecodeExec, Severity::Critical, node, format!("runs decoded data with `{f}`"));
-            } else if self.built(a) {
-                self.push(RuleId::StringBuiltCommand, Severity::Medium, node, format!("`{f}` runs code built from pieces"));
+            } else if self.built(a).is_some() {
+                self.push(RuleId::StringBuiltCommand, Severity::High, node, format!("`{f}` runs code built from pieces"));
             }
         }
-        if (self.spec.lookup)(&f) && let Some(a) = args && self.built(a) {
-            self.push(RuleId::StringBuiltCommand, Severity::Medium, node, format!("`{f}` looks up a name built from pieces, so a search for it finds nothing"));
+        if (self.spec.lookup)(&f) && let Some(a) = args && let Some(name) = self.built(a) {
+            let severity = if dangerous_name(&name) { Severity::High } else { Severity::Medium };
+            self.push(RuleId::StringBuiltCommand, severity, node, format!("`{f}` looks up `{name}`, a name built from pieces, so a search for it finds nothing"));
         }
         if (self.spec.shell)(&f) && let Some(a) = args {
             self.shell_args(a);
@@ -254,6 +289,7 @@ impl<'a> Scan<'_, 'a> {
         if name == "open" || name == "writeFileSync" || name == "appendFileSync" || name == "writeFile" || name == "appendFile" || name == "write_text" {
             let t = self.text(node).to_string();
             let writes = name != "open" || t.contains("'w") || t.contains("\"w") || t.contains("'a") || t.contains("\"a");
+            self.writes |= writes;
             if writes {
                 if let Some(target) = self.strings_in(node).into_iter().find(|s| patterns::rc_file(s) || patterns::autostart(s) || patterns::git_hook(s) || patterns::agent_config(s)) {
                     let (rule, what) = if patterns::agent_config(&target) {
@@ -282,21 +318,25 @@ impl<'a> Scan<'_, 'a> {
 
     /// An argument list whose first argument is built: strings joined with `+`, `chr`/
     /// `fromCharCode`, a reversed or joined list.
-    fn built(&self, args: Node<'_>) -> bool {
+    fn built(&self, args: Node<'_>) -> Option<String> {
         let mut c = args.walk();
-        let Some(first) = args.named_children(&mut c).find(|n| n.kind() != "comment") else {
-            return false;
-        };
+        let first = args.named_children(&mut c).find(|n| n.kind() != "comment")?;
         // getattr(obj, name): the name is the second argument.
         let mut c2 = args.walk();
         let second = args.named_children(&mut c2).nth(1);
-        [Some(first), second].into_iter().flatten().any(|n| {
+        [Some(first), second].into_iter().flatten().find_map(|n| {
             let t = self.text(n);
-            (n.kind() == self.spec.binary && t.contains('+') && self.strings_in(n).len() >= 2)
+            let built = (n.kind() == self.spec.binary && t.contains('+') && self.strings_in(n).len() >= 2)
                 || t.contains("chr(") && t.matches("chr(").count() >= 3
                 || t.contains("fromCharCode")
                 || t.contains("[::-1]")
-                || (t.contains(".join(") && t.contains('['))
+                || (t.contains(".join(") && t.contains('['));
+            built.then(|| {
+                let mut parts = self.strings_in(n);
+                parts.reverse();
+                let joined: String = parts.concat();
+                if t.contains("[::-1]") { joined.chars().rev().collect() } else { joined }
+            })
         })
     }
 

@@ -39,6 +39,9 @@ pub static INSTALLERS: &[Installer] = &[
     i("Nix", "nixos.org/nix/install"),
     i("Starship", "starship.rs/install.sh"),
     i("mise", "mise.run"),
+    i("Google Cloud SDK", "sdk.cloud.google.com"),
+    i("Flux", "fluxcd.io/install.sh"),
+    i("Linkerd", "run.linkerd.io/install"),
 ];
 
 /// The installer `url` is from, if it is on the list.

@@ -21,7 +21,8 @@ pub(crate) struct Block {
 #[derive(Debug, Default)]
 pub(crate) struct Parts {
     pub(crate) blocks: Vec<Block>,
-    /// Inline code spans: (range, inside a table, heading or block quote).
+    /// Inline code spans: (range, given as a command: in a sentence that tells the reader
+    /// to run it, not in a table, heading or block quote).
     pub(crate) inline: Vec<(Range<usize>, bool)>,
     /// Ranges that are not prose: code, tables, block quotes.
     pub(crate) not_prose: Vec<Range<usize>>,
@@ -79,7 +80,8 @@ impl Parts {
                     }
                 }
                 Event::Code(_) => {
-                    parts.inline.push((range.clone(), table_or_heading > 0 || quote_depth > 0));
+                    let told = table_or_heading == 0 && quote_depth == 0 && told_to_run(text, range.start);
+                    parts.inline.push((range.clone(), told));
                     parts.not_prose.push(range);
                 }
                 Event::Start(Tag::Table(_) | Tag::Heading { .. }) => table_or_heading += 1,
@@ -138,14 +140,38 @@ impl Parts {
     }
 }
 
-/// Whether the three lines above `offset` introduce what follows as an example of an attack
-/// or of what not to do.
+/// Words in the heading of a section that make its blocks documentation of attacks.
+const QUOTING_HEADINGS: &[&str] = &[
+    "payload", "bypass", "evasion", "malicious", "attack vector", "attack pattern", "injection",
+    "red flag", "what not to do", "anti-pattern", "dangerous pattern", "examples of attacks",
+];
+
+/// Verbs that make an inline code span a command the reader is told to run.
+const RUN_VERBS: &[&str] = &["run", "execute", "type", "paste", "enter", "invoke", "launch", "call"];
+
+/// Whether the sentence before the inline code span at `offset` tells the reader to run it.
+fn told_to_run(text: &str, offset: usize) -> bool {
+    let before = text.get(..offset).unwrap_or_default();
+    let line = before.rsplit('\n').next().unwrap_or_default().to_lowercase();
+    line.split(|c: char| !c.is_alphanumeric())
+        .any(|w| RUN_VERBS.contains(&w))
+}
+
+/// Whether the three lines above `offset`, or the heading of its section, introduce what
+/// follows as an example of an attack or of what not to do.
 fn introduced_as_example(text: &str, offset: usize) -> bool {
     let before = text.get(..offset).unwrap_or_default();
     let lines: Vec<&str> = before.lines().rev().filter(|l| !l.trim().is_empty()).take(3).collect();
-    lines.iter().any(|l| {
+    if lines.iter().any(|l| {
         let l = l.to_lowercase();
         QUOTING.iter().any(|w| l.contains(w))
+    }) {
+        return true;
+    }
+    let heading = before.lines().rev().find(|l| l.starts_with('#') && !l.starts_with("#!"));
+    heading.is_some_and(|h| {
+        let h = h.to_lowercase();
+        QUOTING_HEADINGS.iter().any(|w| h.contains(w))
     })
 }
 
@@ -163,7 +189,7 @@ mod tests {
         assert!(!p.blocks[0].quoted);
         assert!(p.blocks[1].quoted);
         assert_eq!(p.inline.len(), 1);
-        assert!(p.inline[0].1, "in a table");
+        assert!(!p.inline[0].1, "in a table: quoted");
         assert_eq!(p.hidden.len(), 1);
         assert_eq!(&t[p.hidden[0].clone()], "<!-- hide me -->");
     }

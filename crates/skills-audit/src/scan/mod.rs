@@ -287,11 +287,11 @@ fn scan_text_file(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) {
                 ctx.code(lang, block.content.clone(), block.quoted);
             }
         }
-        for (range, in_table) in &parts.inline {
-            // A command in a sentence ("run `curl … | sh`") is given; one in a table or a
-            // heading is quoted.
-            let inner = trim_backticks(text, range.clone());
-            if !*in_table {
+        for (range, told) in &parts.inline {
+            // A command in a sentence that says to run it ("Run `curl … | sh`") is given;
+            // one named in passing, in a table or a heading is quoted, and not read.
+            if *told {
+                let inner = trim_backticks(text, range.clone());
                 ctx.code(Lang::Shell, inner, false);
             }
         }

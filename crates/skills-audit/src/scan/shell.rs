@@ -85,12 +85,30 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
     let Some(src) = ctx.text.get(range.clone()) else {
         return;
     };
-    if src.trim().is_empty() || depth > 2 {
+    if src.trim().is_empty() || depth % 100 > 2 {
         return;
     }
     let Some(tree) = parse(src) else {
         return;
     };
+    // The grammar's error recovery can swallow the lines after a construct it does not
+    // know into one node; then each line (with its continuations) is read on its own.
+    if tree.root_node().has_error() && depth < 100 && src.lines().nth(1).is_some() {
+        let mut start = range.start;
+        let mut line_start = start;
+        for line in src.split_inclusive('\n') {
+            start += line.len();
+            if line.trim_end().ends_with('\\') {
+                continue;
+            }
+            scan(ctx, line_start..start, depth + 100);
+            line_start = start;
+        }
+        if line_start < range.end {
+            scan(ctx, line_start..range.end, depth + 100);
+        }
+        return;
+    }
     let mut s = Scan {
         ctx,
         src,
@@ -127,6 +145,10 @@ fn text<'s>(node: Node<'_>, src: &'s str) -> &'s str {
 fn unquote(node: Node<'_>, src: &str) -> String {
     let t = text(node, src);
     match node.kind() {
+        "command_name" => match node.named_child(0) {
+            Some(inner) => unquote(inner, src),
+            None => t.to_string(),
+        },
         "string" => t.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(t).to_string(),
         "raw_string" => t.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')).unwrap_or(t).to_string(),
         "ansi_c_string" => decode_ansi_c(t.strip_prefix("$'").and_then(|t| t.strip_suffix('\'')).unwrap_or(t)),
@@ -206,6 +228,8 @@ fn command<'t>(node: Node<'t>, src: &str) -> Option<Cmd<'t>> {
             }
         }
     }
+    // A wrapper alone (`env`, `time`) is the command itself.
+    let i = if i >= words.len() { 0 } else { i };
     let mut rest = words.into_iter().skip(i);
     let (name, _) = rest.next()?;
     Some(Cmd {
@@ -348,6 +372,12 @@ impl Scan<'_, '_, '_> {
             "command" => self.command(node),
             "redirected_statement" => self.redirected(node),
             "variable_assignment" => self.assignment(node),
+            "word" | "string" | "raw_string" | "concatenation"
+                if node.parent().is_some_and(|p| matches!(p.kind(), "for_statement" | "variable_assignment" | "declaration_command" | "array"))
+                    && patterns::credential(&unquote(node, self.src)) == Some(Credential::Private) =>
+            {
+                self.private_reads.push(self.span(node));
+            }
             "function_definition" => {
                 if node.child_by_field_name("name").is_some_and(|n| text(n, self.src) == ":") {
                     self.push(RuleId::DestructiveCommand, Severity::Critical, node, "a fork bomb: it exhausts the machine's processes".to_string());
@@ -562,7 +592,7 @@ impl Scan<'_, '_, '_> {
             self.sends += 1;
             // Secrets in the same command: `curl -d @~/.ssh/id_rsa`, `curl -d "$(env)"`.
             let direct = cmd.args.iter().find(|(a, n)| {
-                (a.contains('@') || matches!(n.kind(), "string" | "concatenation" | "command_substitution")) && patterns::credential(a).is_some()
+                !a.contains("://") && (a.contains('@') || matches!(n.kind(), "string" | "concatenation" | "command_substitution")) && patterns::credential(a).is_some()
             });
             let via_subst = cmd.args.iter().any(|(_, n)| {
                 let mut all = Vec::new();
@@ -571,7 +601,7 @@ impl Scan<'_, '_, '_> {
             });
             let upload = cmd.args.iter().enumerate().any(|(i, (a, _))| {
                 matches!(a.as_str(), "-T" | "--upload-file" | "-F" | "--form" | "-d" | "--data" | "--data-binary" | "--post-file")
-                    && cmd.args.get(i + 1).is_some_and(|(v, _)| patterns::credential(v).is_some())
+                    && cmd.args.get(i + 1).is_some_and(|(v, _)| !v.contains("://") && patterns::credential(v).is_some())
             });
             if direct.is_some() || via_subst || upload {
                 self.exfil_reported = true;
@@ -592,6 +622,7 @@ impl Scan<'_, '_, '_> {
 
     fn string_built(&mut self, cmd: &Cmd<'_>) {
         let Some(n) = cmd.name_node else { return };
+        let n = if n.kind() == "command_name" { n.named_child(0).unwrap_or(n) } else { n };
         let raw = text(n, self.src);
         let built = match n.kind() {
             "ansi_c_string" => raw.contains("\\x") || raw.contains("\\0"),
@@ -611,7 +642,8 @@ impl Scan<'_, '_, '_> {
             _ => false,
         };
         if built {
-            self.push(RuleId::StringBuiltCommand, Severity::Medium, cmd.node, format!("the command name `{raw}` is built from pieces (it runs `{}`)", cmd.name));
+            let severity = if super::code::dangerous_name(&cmd.name) { Severity::High } else { Severity::Medium };
+            self.push(RuleId::StringBuiltCommand, severity, cmd.node, format!("the command name `{raw}` is built from pieces (it runs `{}`)", cmd.name));
         }
     }
 
@@ -689,7 +721,7 @@ impl Scan<'_, '_, '_> {
             }
             "systemctl" => {
                 if args.contains(&"enable") {
-                    self.push(RuleId::Persistence, Severity::High, cmd.node, "enables a systemd unit: code that runs at every boot or login".to_string());
+                    self.push(RuleId::Persistence, Severity::Medium, cmd.node, "enables a systemd unit: it runs at every boot or login (medium: a unit the skill does not write is usually a packaged service)".to_string());
                 }
             }
             "git" => {
