@@ -215,7 +215,12 @@ impl Auditor {
         Some(parts.join("/"))
     }
 
-    fn audit(&self, files: &[SourceFile<'_>], location: Option<&str>, extra: Vec<Finding>) -> Report {
+    fn audit(
+        &self,
+        files: &[SourceFile<'_>],
+        location: Option<&str>,
+        extra: Vec<Finding>,
+    ) -> Report {
         let (mut findings, markers) = scan::scan_skill(files);
         findings.extend(extra);
         let mut report = Report {
@@ -228,7 +233,11 @@ impl Auditor {
         let mut unsuppressed = Vec::with_capacity(findings.len());
         for finding in findings {
             match self.suppression(&finding, location, &markers) {
-                Some((reason, by)) => report.suppressed.push(Suppressed { finding, reason, by }),
+                Some((reason, by)) => report.suppressed.push(Suppressed {
+                    finding,
+                    reason,
+                    by,
+                }),
                 None => unsuppressed.push(finding),
             }
         }
@@ -252,7 +261,11 @@ impl Auditor {
                         format!(
                             "the [audit] allow entry for `{}`{} gives no reason, so it suppresses nothing",
                             allow.rule,
-                            if allow.path.is_empty() { String::new() } else { format!(" on `{}`", allow.path) }
+                            if allow.path.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" on `{}`", allow.path)
+                            }
                         ),
                     );
                     f.line = allow.line;
@@ -278,7 +291,13 @@ impl Auditor {
         unsuppressed.sort_by(|a, b| {
             (&a.path, a.line, a.column, a.rule).cmp(&(&b.path, b.line, b.column, b.rule))
         });
-        unsuppressed.dedup_by(|a, b| a.rule == b.rule && a.path == b.path && a.span == b.span && a.line == b.line && a.column == b.column);
+        unsuppressed.dedup_by(|a, b| {
+            a.rule == b.rule
+                && a.path == b.path
+                && a.span == b.span
+                && a.line == b.line
+                && a.column == b.column
+        });
         report.findings = unsuppressed;
         report
     }
@@ -332,6 +351,8 @@ fn join(location: &str, path: &str) -> String {
 fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
     let mut buf = Vec::with_capacity(4096);
-    std::fs::File::open(path)?.take(4096).read_to_end(&mut buf)?;
+    std::fs::File::open(path)?
+        .take(4096)
+        .read_to_end(&mut buf)?;
     Ok(buf)
 }

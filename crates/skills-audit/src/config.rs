@@ -45,9 +45,7 @@ impl Allow {
     #[must_use]
     pub fn matches(&self, path: &str, full: Option<&str>) -> bool {
         let pattern = self.path.trim_start_matches("./");
-        pattern.is_empty()
-            || glob(pattern, path)
-            || full.is_some_and(|full| glob(pattern, full))
+        pattern.is_empty() || glob(pattern, path) || full.is_some_and(|full| glob(pattern, full))
     }
 }
 
@@ -143,20 +141,25 @@ impl Config {
                 message,
             }
         };
-        let raw: RawFile = toml::from_str(text).map_err(|e| error(e.span(), e.message().to_string()))?;
+        let raw: RawFile =
+            toml::from_str(text).map_err(|e| error(e.span(), e.message().to_string()))?;
         let mut config = Self::new();
         config.base = path.parent().map(Path::to_path_buf);
         for entry in raw.audit.unwrap_or_default().allow {
             let span = entry.span();
             let entry = entry.into_inner();
             let rule_span = entry.rule.span();
-            let rule: RuleId = entry.rule.get_ref().parse().map_err(|e: crate::UnknownRule| {
-                let hint = match e.suggestions.first() {
-                    Some(s) => format!(" (did you mean `{s}`?)"),
-                    None => " (`skills audit --rules` lists them)".to_string(),
-                };
-                error(Some(rule_span), format!("{e}{hint}"))
-            })?;
+            let rule: RuleId = entry
+                .rule
+                .get_ref()
+                .parse()
+                .map_err(|e: crate::UnknownRule| {
+                    let hint = match e.suggestions.first() {
+                        Some(s) => format!(" (did you mean `{s}`?)"),
+                        None => " (`skills audit --rules` lists them)".to_string(),
+                    };
+                    error(Some(rule_span), format!("{e}{hint}"))
+                })?;
             let (line, _) = crate::position::line_col(text, span.start);
             config.allow.push(Allow {
                 rule,
@@ -201,8 +204,19 @@ mod tests {
     fn an_unknown_rule_is_an_error_with_its_place() {
         let text = "[audit]\nallow = [{ rule = \"download-exe\", reason = \"x\" }]\n";
         let e = Config::from_toml(text, Path::new("skills.toml")).unwrap_err();
-        let AuditError::Config { line, column, message, .. } = e else { panic!() };
+        let AuditError::Config {
+            line,
+            column,
+            message,
+            ..
+        } = e
+        else {
+            panic!()
+        };
         assert_eq!((line, column), (2, 19));
-        assert!(message.contains("did you mean `download-exec`"), "{message}");
+        assert!(
+            message.contains("did you mean `download-exec`"),
+            "{message}"
+        );
     }
 }

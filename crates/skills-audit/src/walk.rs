@@ -43,7 +43,10 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
         source,
     })?;
     if meta.is_file() {
-        let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
         if skills_core::layout::is_skill_md(path.file_name().unwrap_or_default()) {
             let dir = match path.parent() {
                 Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
@@ -89,7 +92,8 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
         .build();
     for entry in walker {
         if let Err(e) = entry
-            && e.io_error().is_some_and(|io| io.kind() == std::io::ErrorKind::PermissionDenied)
+            && e.io_error()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::PermissionDenied)
         {
             // An unreadable directory below the path is left out, as the walk goes on.
         }

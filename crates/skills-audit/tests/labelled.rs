@@ -4,7 +4,12 @@
 //! or above high; a benign skill with one is a false positive. Below the thresholds this
 //! test fails; `cargo xtask bench audit` prints the same figures beside Cisco's scanner.
 
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing, clippy::print_stderr)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stderr
+)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,7 +57,10 @@ fn recall_and_false_positives() {
             "benign" => {
                 benign += 1;
                 if flagged {
-                    fp.push(format!("{name}: {:#?}", report.at_least(Severity::High).collect::<Vec<_>>()));
+                    fp.push(format!(
+                        "{name}: {:#?}",
+                        report.at_least(Severity::High).collect::<Vec<_>>()
+                    ));
                 }
             }
             other => panic!("{name}: label `{other}`"),
@@ -62,12 +70,18 @@ fn recall_and_false_positives() {
         let entry = entry.unwrap();
         if entry.file_type().unwrap().is_dir() {
             let name = entry.file_name().to_string_lossy().into_owned();
-            assert!(labels.contains_key(&name), "{name} has no label in labels.toml");
+            assert!(
+                labels.contains_key(&name),
+                "{name} has no label in labels.toml"
+            );
         }
     }
     let recall = caught as f64 / malicious as f64;
     eprintln!("labelled set: {malicious} malicious, {benign} benign");
-    eprintln!("recall {caught}/{malicious} = {recall:.3}; false positives {}/{benign}", fp.len());
+    eprintln!(
+        "recall {caught}/{malicious} = {recall:.3}; false positives {}/{benign}",
+        fp.len()
+    );
     for (cat, (c, n)) in &categories {
         eprintln!("  {cat}: {c}/{n}");
     }
@@ -83,7 +97,19 @@ fn recall_and_false_positives() {
         fp.join("\n")
     );
     // Every category of the issue has malicious examples.
-    for cat in ["instructions", "remote-code", "exfiltration", "persistence", "destructive", "secrets", "obfuscation", "grants"] {
-        assert!(categories.contains_key(cat), "no malicious example of {cat}");
+    for cat in [
+        "instructions",
+        "remote-code",
+        "exfiltration",
+        "persistence",
+        "destructive",
+        "secrets",
+        "obfuscation",
+        "grants",
+    ] {
+        assert!(
+            categories.contains_key(cat),
+            "no malicious example of {cat}"
+        );
     }
 }

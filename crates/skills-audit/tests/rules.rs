@@ -45,11 +45,17 @@ fn every_rule_has_fixtures_and_they_hold() {
     for rule in RULES {
         let bad = audit_fixture(rule.id, "bad");
         if !bad.findings.iter().any(|f| f.rule == rule.id) {
-            failures.push(format!("{}: the bad fixture has no finding of it: {:#?}", rule.id, bad.findings));
+            failures.push(format!(
+                "{}: the bad fixture has no finding of it: {:#?}",
+                rule.id, bad.findings
+            ));
         }
         let good = audit_fixture(rule.id, "good");
         if let Some(f) = good.findings.iter().find(|f| f.rule == rule.id) {
-            failures.push(format!("{}: the good fixture has a finding of it: {f:#?}", rule.id));
+            failures.push(format!(
+                "{}: the good fixture has a finding of it: {f:#?}",
+                rule.id
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
@@ -59,7 +65,10 @@ fn every_rule_has_fixtures_and_they_hold() {
 fn every_fixture_directory_is_a_rule() {
     for entry in std::fs::read_dir(fixtures()).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        assert!(name.parse::<RuleId>().is_ok(), "testdata/audit/rules/{name} names no rule");
+        assert!(
+            name.parse::<RuleId>().is_ok(),
+            "testdata/audit/rules/{name} names no rule"
+        );
     }
 }
 
@@ -67,7 +76,15 @@ fn every_fixture_directory_is_a_rule() {
 fn good_fixtures_are_clean_at_high() {
     for rule in RULES {
         let good = audit_fixture(rule.id, "good");
-        let high: Vec<_> = good.findings.iter().filter(|f| f.severity >= skills_audit::Severity::High).collect();
-        assert!(high.is_empty(), "{}: the good fixture has high findings: {high:#?}", rule.id);
+        let high: Vec<_> = good
+            .findings
+            .iter()
+            .filter(|f| f.severity >= skills_audit::Severity::High)
+            .collect();
+        assert!(
+            high.is_empty(),
+            "{}: the good fixture has high findings: {high:#?}",
+            rule.id
+        );
     }
 }

@@ -210,7 +210,13 @@ pub fn read<R: Read + Seek>(
         if c.is_dir {
             continue;
         }
-        let path = c.parts.iter().skip(strip).cloned().collect::<Vec<_>>().join("/");
+        let path = c
+            .parts
+            .iter()
+            .skip(strip)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("/");
         if path.is_empty() {
             continue;
         }

@@ -55,7 +55,12 @@ fn sniff(bytes: &[u8]) -> Option<Kind> {
         Kind::Document("pdf")
     } else if starts(b"SQLite format 3\0") {
         Kind::Document("sqlite")
-    } else if starts(&[0, 1, 0, 0]) || starts(b"OTTO") || starts(b"wOFF") || starts(b"wOF2") || starts(b"true") {
+    } else if starts(&[0, 1, 0, 0])
+        || starts(b"OTTO")
+        || starts(b"wOFF")
+        || starts(b"wOF2")
+        || starts(b"true")
+    {
         Kind::Font
     } else {
         return None;
@@ -63,18 +68,21 @@ fn sniff(bytes: &[u8]) -> Option<Kind> {
 }
 
 const TEXT_EXTENSIONS: &[&str] = &[
-    "md", "markdown", "txt", "py", "sh", "bash", "zsh", "js", "mjs", "cjs", "ts", "tsx", "jsx", "json",
-    "yaml", "yml", "toml", "csv", "tsv", "xml", "xsd", "html", "htm", "css", "rs", "go", "rb", "pl",
-    "ps1", "bat", "cmd", "ini", "cfg", "conf", "env", "sql", "j2", "template", "patch", "diff", "svg",
-    "r", "java", "kt", "swift", "c", "h", "cpp", "lua", "php", "mdx", "rst", "tex", "log",
+    "md", "markdown", "txt", "py", "sh", "bash", "zsh", "js", "mjs", "cjs", "ts", "tsx", "jsx",
+    "json", "yaml", "yml", "toml", "csv", "tsv", "xml", "xsd", "html", "htm", "css", "rs", "go",
+    "rb", "pl", "ps1", "bat", "cmd", "ini", "cfg", "conf", "env", "sql", "j2", "template", "patch",
+    "diff", "svg", "r", "java", "kt", "swift", "c", "h", "cpp", "lua", "php", "mdx", "rst", "tex",
+    "log",
 ];
 
 const IMAGE_EXTENSIONS: &[&str] = &["png", "jpg", "jpeg", "gif", "webp", "ico", "bmp"];
 const ARCHIVE_EXTENSIONS: &[&str] = &[
-    "zip", "skill", "gz", "tgz", "7z", "rar", "bz2", "xz", "jar", "whl", "docx", "xlsx", "pptx", "odt",
-    "ods", "odp", "epub", "nupkg", "vsix", "apk", "crx", "xpi",
+    "zip", "skill", "gz", "tgz", "7z", "rar", "bz2", "xz", "jar", "whl", "docx", "xlsx", "pptx",
+    "odt", "ods", "odp", "epub", "nupkg", "vsix", "apk", "crx", "xpi",
 ];
-const EXECUTABLE_EXTENSIONS: &[&str] = &["exe", "dll", "so", "dylib", "bin", "wasm", "node", "class", "o", "a"];
+const EXECUTABLE_EXTENSIONS: &[&str] = &[
+    "exe", "dll", "so", "dylib", "bin", "wasm", "node", "class", "o", "a",
+];
 
 /// Findings for a file that is not text, or lies about what it is; `None` for text.
 pub(crate) fn check(path: &str, bytes: &[u8], executable: bool) -> Option<Vec<Finding>> {
@@ -95,7 +103,11 @@ pub(crate) fn check(path: &str, bytes: &[u8], executable: bool) -> Option<Vec<Fi
     match kind {
         Some(Kind::Executable(what)) => {
             if is(TEXT_EXTENSIONS) || is(IMAGE_EXTENSIONS) {
-                out.push(Finding::new(RuleId::ContentMismatch, path, format!("{path} is named .{ext} but is {what}")));
+                out.push(Finding::new(
+                    RuleId::ContentMismatch,
+                    path,
+                    format!("{path} is named .{ext} but is {what}"),
+                ));
             } else {
                 out.push(
                     Finding::new(RuleId::BinaryFile, path, format!("{path} is {what}: it cannot be reviewed, and a script or the agent may run it"))
@@ -105,18 +117,37 @@ pub(crate) fn check(path: &str, bytes: &[u8], executable: bool) -> Option<Vec<Fi
         }
         Some(Kind::Archive(what)) => {
             if is(TEXT_EXTENSIONS) || is(IMAGE_EXTENSIONS) {
-                out.push(Finding::new(RuleId::ContentMismatch, path, format!("{path} is named .{ext} but is {what}")));
+                out.push(Finding::new(
+                    RuleId::ContentMismatch,
+                    path,
+                    format!("{path} is named .{ext} but is {what}"),
+                ));
             } else if !is(ARCHIVE_EXTENSIONS) {
-                out.push(Finding::new(RuleId::BinaryFile, path, format!("{path} is {what}; its content is not audited")));
-            } else if !matches!(ext.as_str(), "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp" | "epub") {
-                out.push(Finding::new(RuleId::BinaryFile, path, format!("{path} is {what}; its content is not audited")));
+                out.push(Finding::new(
+                    RuleId::BinaryFile,
+                    path,
+                    format!("{path} is {what}; its content is not audited"),
+                ));
+            } else if !matches!(
+                ext.as_str(),
+                "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp" | "epub"
+            ) {
+                out.push(Finding::new(
+                    RuleId::BinaryFile,
+                    path,
+                    format!("{path} is {what}; its content is not audited"),
+                ));
             }
         }
         Some(Kind::Image(_) | Kind::Document(_) | Kind::Font) => {
             if is(TEXT_EXTENSIONS) && !matches!(ext.as_str(), "svg") {
                 out.push(
-                    Finding::new(RuleId::ContentMismatch, path, format!("{path} is named .{ext} but is not text"))
-                        .with_severity(Severity::Medium),
+                    Finding::new(
+                        RuleId::ContentMismatch,
+                        path,
+                        format!("{path} is named .{ext} but is not text"),
+                    )
+                    .with_severity(Severity::Medium),
                 );
             }
         }
@@ -125,17 +156,58 @@ pub(crate) fn check(path: &str, bytes: &[u8], executable: bool) -> Option<Vec<Fi
                 // UTF-16 text has NULs; so do some data files. Not code an agent runs.
                 if !(bytes.starts_with(&[0xFF, 0xFE]) || bytes.starts_with(&[0xFE, 0xFF])) {
                     out.push(
-                        Finding::new(RuleId::ContentMismatch, path, format!("{path} is named .{ext} but holds binary data"))
-                            .with_severity(Severity::Medium),
+                        Finding::new(
+                            RuleId::ContentMismatch,
+                            path,
+                            format!("{path} is named .{ext} but holds binary data"),
+                        )
+                        .with_severity(Severity::Medium),
                     );
                 }
             } else if is(EXECUTABLE_EXTENSIONS) || executable {
                 out.push(
-                    Finding::new(RuleId::BinaryFile, path, format!("{path} is an executable binary"))
-                        .with_severity(Severity::High),
+                    Finding::new(
+                        RuleId::BinaryFile,
+                        path,
+                        format!("{path} is an executable binary"),
+                    )
+                    .with_severity(Severity::High),
                 );
-            } else if !(is(IMAGE_EXTENSIONS) || is(ARCHIVE_EXTENSIONS) || matches!(ext.as_str(), "ttf" | "otf" | "woff" | "woff2" | "pdf" | "ico" | "db" | "sqlite" | "pickle" | "pkl" | "npy" | "parquet" | "mp3" | "mp4" | "wav" | "ogg" | "mov" | "webm" | "xls" | "doc" | "ppt")) {
-                out.push(Finding::new(RuleId::BinaryFile, path, format!("{path} is binary; its content is not audited")).with_severity(Severity::Low));
+            } else if !(is(IMAGE_EXTENSIONS)
+                || is(ARCHIVE_EXTENSIONS)
+                || matches!(
+                    ext.as_str(),
+                    "ttf"
+                        | "otf"
+                        | "woff"
+                        | "woff2"
+                        | "pdf"
+                        | "ico"
+                        | "db"
+                        | "sqlite"
+                        | "pickle"
+                        | "pkl"
+                        | "npy"
+                        | "parquet"
+                        | "mp3"
+                        | "mp4"
+                        | "wav"
+                        | "ogg"
+                        | "mov"
+                        | "webm"
+                        | "xls"
+                        | "doc"
+                        | "ppt"
+                ))
+            {
+                out.push(
+                    Finding::new(
+                        RuleId::BinaryFile,
+                        path,
+                        format!("{path} is binary; its content is not audited"),
+                    )
+                    .with_severity(Severity::Low),
+                );
             }
         }
     }
@@ -153,9 +225,20 @@ mod tests {
         let f = check("notes.md", b"\x7fELF\x02\x01\x01\0\0\0", false).unwrap();
         assert_eq!(f[0].rule, RuleId::ContentMismatch);
         let f = check("bin/tool", b"\x7fELF\x02\x01\x01\0\0\0", true).unwrap();
-        assert_eq!((f[0].rule, f[0].severity), (RuleId::BinaryFile, Severity::High));
-        assert!(check("logo.png", b"\x89PNG\r\n\x1a\n\0\0", false).unwrap().is_empty());
-        assert!(check("font.ttf", &[0, 1, 0, 0, 0, 9], false).unwrap().is_empty());
+        assert_eq!(
+            (f[0].rule, f[0].severity),
+            (RuleId::BinaryFile, Severity::High)
+        );
+        assert!(
+            check("logo.png", b"\x89PNG\r\n\x1a\n\0\0", false)
+                .unwrap()
+                .is_empty()
+        );
+        assert!(
+            check("font.ttf", &[0, 1, 0, 0, 0, 9], false)
+                .unwrap()
+                .is_empty()
+        );
         let f = check("logo.png", b"PK\x03\x04\0\0", false).unwrap();
         assert_eq!(f[0].rule, RuleId::ContentMismatch);
     }

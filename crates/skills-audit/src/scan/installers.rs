@@ -59,7 +59,9 @@ pub(crate) fn host(url: &str) -> Option<&str> {
     let rest = url
         .strip_prefix("https://")
         .or_else(|| url.strip_prefix("http://"))?;
-    let end = rest.find(['/', '?', '#', '"', '\'', ' ', ')']).unwrap_or(rest.len());
+    let end = rest
+        .find(['/', '?', '#', '"', '\'', ' ', ')'])
+        .unwrap_or(rest.len());
     let host = rest.get(..end)?;
     let host = host.rsplit('@').next().unwrap_or(host);
     (!host.is_empty()).then_some(host)
@@ -70,7 +72,9 @@ pub(crate) fn find_url(text: &str) -> Option<&str> {
     let start = text.find("https://").or_else(|| text.find("http://"))?;
     let rest = text.get(start..)?;
     let end = rest
-        .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ')' | '`' | '|' | ';' | '>' | '<'))
+        .find(|c: char| {
+            c.is_whitespace() || matches!(c, '"' | '\'' | ')' | '`' | '|' | ';' | '>' | '<')
+        })
         .unwrap_or(rest.len());
     rest.get(..end)
 }
@@ -86,6 +90,9 @@ mod tests {
         assert!(allowed("http://sh.rustup.rs").is_none());
         assert!(allowed("https://sh.rustup.rs.evil.net/x").is_none());
         assert_eq!(host("https://u@evil.net:8080/x"), Some("evil.net:8080"));
-        assert_eq!(find_url("curl -s 'https://a.b/c' | sh"), Some("https://a.b/c"));
+        assert_eq!(
+            find_url("curl -s 'https://a.b/c' | sh"),
+            Some("https://a.b/c")
+        );
     }
 }

@@ -23,31 +23,102 @@ static SPEC: Spec = Spec {
     args_field: "arguments",
     string: &["string", "template_string"],
     string_content: &["string_fragment"],
-    assignment: &[("variable_declarator", "name", "value"), ("assignment_expression", "left", "right")],
+    assignment: &[
+        ("variable_declarator", "name", "value"),
+        ("assignment_expression", "left", "right"),
+    ],
     binary: "binary_expression",
-    exec: |f| matches!(f, "eval" | "Function" | "window.eval" | "globalThis.eval" | "vm.runInThisContext" | "vm.runInNewContext" | "vm.runInContext" | "vm.Script" | "new Function" | "setTimeout" | "setInterval"),
+    exec: |f| {
+        matches!(
+            f,
+            "eval"
+                | "Function"
+                | "window.eval"
+                | "globalThis.eval"
+                | "vm.runInThisContext"
+                | "vm.runInNewContext"
+                | "vm.runInContext"
+                | "vm.Script"
+                | "new Function"
+                | "setTimeout"
+                | "setInterval"
+        )
+    },
     net: |f| {
-        matches!(f, "fetch" | "axios" | "got" | "needle" | "XMLHttpRequest" | "WebSocket" | "navigator.sendBeacon" | "net.connect" | "net.createConnection" | "tls.connect")
-            || ["axios.", "http.", "https.", "got.", "superagent.", "dns."].iter().any(|p| f.starts_with(p) && matches!(last(f), "get" | "post" | "put" | "request" | "patch" | "resolve" | "resolve4" | "resolveTxt" | "lookup"))
+        matches!(
+            f,
+            "fetch"
+                | "axios"
+                | "got"
+                | "needle"
+                | "XMLHttpRequest"
+                | "WebSocket"
+                | "navigator.sendBeacon"
+                | "net.connect"
+                | "net.createConnection"
+                | "tls.connect"
+        ) || ["axios.", "http.", "https.", "got.", "superagent.", "dns."]
+            .iter()
+            .any(|p| {
+                f.starts_with(p)
+                    && matches!(
+                        last(f),
+                        "get"
+                            | "post"
+                            | "put"
+                            | "request"
+                            | "patch"
+                            | "resolve"
+                            | "resolve4"
+                            | "resolveTxt"
+                            | "lookup"
+                    )
+            })
     },
     decode: |f, call| {
-        matches!(f, "atob" | "Buffer.from" | "unescape" | "decodeURIComponent" | "String.fromCharCode")
-            && (f != "Buffer.from" || call.contains("base64") || call.contains("hex"))
+        matches!(
+            f,
+            "atob" | "Buffer.from" | "unescape" | "decodeURIComponent" | "String.fromCharCode"
+        ) && (f != "Buffer.from" || call.contains("base64") || call.contains("hex"))
             && (f != "decodeURIComponent" || call.matches('%').count() > 20)
     },
-    shell: |f| matches!(last(f), "exec" | "execSync" | "spawn" | "spawnSync" | "execa" | "execaCommand" | "execaSync" | "execCommand") && !f.contains("regex") && !f.contains("re.") && !f.ends_with("RegExp.exec"),
-    lookup: |f| matches!(f, "require" | "import") || f.ends_with("globalThis") || f == "Reflect.get",
+    shell: |f| {
+        matches!(
+            last(f),
+            "exec"
+                | "execSync"
+                | "spawn"
+                | "spawnSync"
+                | "execa"
+                | "execaCommand"
+                | "execaSync"
+                | "execCommand"
+        ) && !f.contains("regex")
+            && !f.contains("re.")
+            && !f.ends_with("RegExp.exec")
+    },
+    lookup: |f| {
+        matches!(f, "require" | "import") || f.ends_with("globalThis") || f == "Reflect.get"
+    },
     environment: "process.env",
-    rmtree: |f| matches!(last(f), "rmSync" | "rm" | "rimraf" | "remove" | "removeSync" | "rmdirSync"),
+    rmtree: |f| {
+        matches!(
+            last(f),
+            "rmSync" | "rm" | "rimraf" | "remove" | "removeSync" | "rmdirSync"
+        )
+    },
 };
 
 pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>) {
-    let Some(src) = ctx.text.get(range.clone()) else { return };
+    let Some(src) = ctx.text.get(range.clone()) else {
+        return;
+    };
     let tree = PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
             let mut p = Parser::new();
-            p.set_language(&tree_sitter_javascript::LANGUAGE.into()).ok()?;
+            p.set_language(&tree_sitter_javascript::LANGUAGE.into())
+                .ok()?;
             *slot = Some(p);
         }
         slot.as_mut()?.parse(src, None)

@@ -32,10 +32,34 @@ pub(crate) struct Parts {
 
 /// Words in the lines just above a code block that say it is not a command to run.
 const QUOTING: &[&str] = &[
-    "malicious", "attack", "attacker", "don't run", "do not run", "never run", "dangerous",
-    "vulnerable", "insecure", "unsafe", "❌", "bad:", "bad example", "red flag", "payload",
-    "detect", "detection", "suspicious", "injection", "exploit", "never do", "don't do",
-    "do not do", "anti-pattern", "wrong:", "don't:", "do not:", "never:",
+    "malicious",
+    "attack",
+    "attacker",
+    "don't run",
+    "do not run",
+    "never run",
+    "dangerous",
+    "vulnerable",
+    "insecure",
+    "unsafe",
+    "❌",
+    "bad:",
+    "bad example",
+    "red flag",
+    "payload",
+    "detect",
+    "detection",
+    "suspicious",
+    "injection",
+    "exploit",
+    "never do",
+    "don't do",
+    "do not do",
+    "anti-pattern",
+    "wrong:",
+    "don't:",
+    "do not:",
+    "never:",
 ];
 
 impl Parts {
@@ -74,13 +98,19 @@ impl Parts {
                     if let Some((lang, whole, content)) = code.take() {
                         parts.not_prose.push(whole.start..range.end);
                         if let Some(content) = content {
-                            let quoted = quote_depth > 0 || introduced_as_example(text, whole.start);
-                            parts.blocks.push(Block { lang, content, quoted });
+                            let quoted =
+                                quote_depth > 0 || introduced_as_example(text, whole.start);
+                            parts.blocks.push(Block {
+                                lang,
+                                content,
+                                quoted,
+                            });
                         }
                     }
                 }
                 Event::Code(_) => {
-                    let told = table_or_heading == 0 && quote_depth == 0 && told_to_run(text, range.start);
+                    let told =
+                        table_or_heading == 0 && quote_depth == 0 && told_to_run(text, range.start);
                     parts.inline.push((range.clone(), told));
                     parts.not_prose.push(range);
                 }
@@ -142,17 +172,33 @@ impl Parts {
 
 /// Words in the heading of a section that make its blocks documentation of attacks.
 const QUOTING_HEADINGS: &[&str] = &[
-    "payload", "bypass", "evasion", "malicious", "attack vector", "attack pattern", "injection",
-    "red flag", "what not to do", "anti-pattern", "dangerous pattern", "examples of attacks",
+    "payload",
+    "bypass",
+    "evasion",
+    "malicious",
+    "attack vector",
+    "attack pattern",
+    "injection",
+    "red flag",
+    "what not to do",
+    "anti-pattern",
+    "dangerous pattern",
+    "examples of attacks",
 ];
 
 /// Verbs that make an inline code span a command the reader is told to run.
-const RUN_VERBS: &[&str] = &["run", "execute", "type", "paste", "enter", "invoke", "launch", "call"];
+const RUN_VERBS: &[&str] = &[
+    "run", "execute", "type", "paste", "enter", "invoke", "launch", "call",
+];
 
 /// Whether the sentence before the inline code span at `offset` tells the reader to run it.
 fn told_to_run(text: &str, offset: usize) -> bool {
     let before = text.get(..offset).unwrap_or_default();
-    let line = before.rsplit('\n').next().unwrap_or_default().to_lowercase();
+    let line = before
+        .rsplit('\n')
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
     line.split(|c: char| !c.is_alphanumeric())
         .any(|w| RUN_VERBS.contains(&w))
 }
@@ -161,14 +207,22 @@ fn told_to_run(text: &str, offset: usize) -> bool {
 /// follows as an example of an attack or of what not to do.
 fn introduced_as_example(text: &str, offset: usize) -> bool {
     let before = text.get(..offset).unwrap_or_default();
-    let lines: Vec<&str> = before.lines().rev().filter(|l| !l.trim().is_empty()).take(3).collect();
+    let lines: Vec<&str> = before
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .collect();
     if lines.iter().any(|l| {
         let l = l.to_lowercase();
         QUOTING.iter().any(|w| l.contains(w))
     }) {
         return true;
     }
-    let heading = before.lines().rev().find(|l| l.starts_with('#') && !l.starts_with("#!"));
+    let heading = before
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('#') && !l.starts_with("#!"));
     heading.is_some_and(|h| {
         let h = h.to_lowercase();
         QUOTING_HEADINGS.iter().any(|w| h.contains(w))

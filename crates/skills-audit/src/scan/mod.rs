@@ -61,11 +61,16 @@ impl Lang {
 
     /// A file's name and first line.
     fn of_file(path: &str, text: &str) -> Option<Self> {
-        let ext = path.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase()).unwrap_or_default();
+        let ext = path
+            .rsplit_once('.')
+            .map(|(_, e)| e.to_ascii_lowercase())
+            .unwrap_or_default();
         match ext.as_str() {
             "sh" | "bash" | "zsh" | "ksh" | "command" => return Some(Self::Shell),
             "py" | "pyw" => return Some(Self::Python),
-            "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => return Some(Self::JavaScript),
+            "js" | "mjs" | "cjs" | "ts" | "mts" | "cts" | "jsx" | "tsx" => {
+                return Some(Self::JavaScript);
+            }
             "ps1" | "psm1" => return Some(Self::PowerShell),
             _ => {}
         }
@@ -77,7 +82,11 @@ impl Lang {
             Some(Self::JavaScript)
         } else if shebang.contains("pwsh") {
             Some(Self::PowerShell)
-        } else if ["sh", "bash", "zsh", "dash", "ksh"].iter().any(|s| shebang.ends_with(s) || shebang.contains(&format!("{s} ")) || shebang.contains(&format!("/{s}"))) {
+        } else if ["sh", "bash", "zsh", "dash", "ksh"].iter().any(|s| {
+            shebang.ends_with(s)
+                || shebang.contains(&format!("{s} "))
+                || shebang.contains(&format!("/{s}"))
+        }) {
             Some(Self::Shell)
         } else {
             None
@@ -118,11 +127,19 @@ impl<'a> FileCtx<'a> {
     }
 
     /// Reports `rule` at `span` of the file.
-    pub(crate) fn push(&mut self, rule: RuleId, severity: Severity, span: Range<usize>, message: String) {
+    pub(crate) fn push(
+        &mut self,
+        rule: RuleId,
+        severity: Severity,
+        span: Range<usize>,
+        message: String,
+    ) {
         let (severity, message) = if self.quoted && rule != RuleId::SecretCommitted {
             (
                 Severity::Low,
-                format!("{message} (in a block introduced as an example of what not to run; reported low)"),
+                format!(
+                    "{message} (in a block introduced as an example of what not to run; reported low)"
+                ),
             )
         } else {
             (severity, message)
@@ -131,7 +148,11 @@ impl<'a> FileCtx<'a> {
             self.remote_code = true;
         }
         let (line, column) = self.index.line_col(self.text, span.start);
-        let ev = self.text.get(span.clone()).map(evidence).unwrap_or_default();
+        let ev = self
+            .text
+            .get(span.clone())
+            .map(evidence)
+            .unwrap_or_default();
         let mut f = Finding::new(rule, self.path, message).with_severity(severity);
         f.line = line;
         f.column = column;
@@ -188,7 +209,9 @@ pub(crate) fn scan_skill(files: &[SourceFile<'_>]) -> (Vec<Finding>, Vec<Marker>
         let mut f = Finding::new(
             RuleId::BroadGrantRemoteCode,
             skills_core::layout::SKILL_MD,
-            format!("`allowed-tools` grants any shell command ({evidence}), and the skill runs downloaded code (see its download-exec finding): the download would run without a prompt"),
+            format!(
+                "`allowed-tools` grants any shell command ({evidence}), and the skill runs downloaded code (see its download-exec finding): the download would run without a prompt"
+            ),
         );
         f.line = line;
         f.column = column;
@@ -205,7 +228,10 @@ pub(crate) fn oversized(path: &str, head: &[u8], size: u64) -> Vec<Finding> {
     out.push(Finding::new(
         RuleId::FileNotAudited,
         path,
-        format!("{path} is {size} bytes, over the {} byte limit of the audit; it was not read", crate::MAX_TEXT_BYTES),
+        format!(
+            "{path} is {size} bytes, over the {} byte limit of the audit; it was not read",
+            crate::MAX_TEXT_BYTES
+        ),
     ));
     out
 }
@@ -214,12 +240,25 @@ pub(crate) fn oversized(path: &str, head: &[u8], size: u64) -> Vec<Finding> {
 pub(crate) fn problem(problem: &skills_core::files::Problem) -> Option<Finding> {
     use skills_core::files::Problem;
     let (path, what) = match problem {
-        Problem::SymlinkEscape { link, target } => (link.clone(), format!("a symlink to {}, outside the skill; not followed", target.display())),
+        Problem::SymlinkEscape { link, target } => (
+            link.clone(),
+            format!(
+                "a symlink to {}, outside the skill; not followed",
+                target.display()
+            ),
+        ),
         Problem::Unreadable { path, error } => (path.clone(), format!("cannot be read: {error}")),
-        Problem::NonUtf8Name { path } => (path.display().to_string(), "its name is not UTF-8".to_string()),
+        Problem::NonUtf8Name { path } => (
+            path.display().to_string(),
+            "its name is not UTF-8".to_string(),
+        ),
         _ => return None,
     };
-    Some(Finding::new(RuleId::FileNotAudited, &path, format!("{path}: {what}")))
+    Some(Finding::new(
+        RuleId::FileNotAudited,
+        &path,
+        format!("{path}: {what}"),
+    ))
 }
 
 const MARKER: &str = "skills-audit: allow";
@@ -229,11 +268,21 @@ fn find_markers(path: &str, text: &str, index: &LineIndex) -> Vec<Marker> {
     let mut at = 0;
     while let Some(found) = text.get(at..).and_then(|t| t.find(MARKER)) {
         let start = at + found;
-        let line_end = text.get(start..).and_then(|t| t.find('\n')).map_or(text.len(), |e| start + e);
+        let line_end = text
+            .get(start..)
+            .and_then(|t| t.find('\n'))
+            .map_or(text.len(), |e| start + e);
         let rest = text.get(start + MARKER.len()..line_end).unwrap_or_default();
-        let rest = rest.trim_end().trim_end_matches("-->").trim_end_matches("*/").trim_end();
+        let rest = rest
+            .trim_end()
+            .trim_end_matches("-->")
+            .trim_end_matches("*/")
+            .trim_end();
         let (ids, reason) = match rest.split_once("--") {
-            Some((ids, reason)) => (ids, Some(reason.trim().to_string()).filter(|r| !r.is_empty())),
+            Some((ids, reason)) => (
+                ids,
+                Some(reason.trim().to_string()).filter(|r| !r.is_empty()),
+            ),
             None => (rest, None),
         };
         let rules: Vec<RuleId> = ids
@@ -241,9 +290,14 @@ fn find_markers(path: &str, text: &str, index: &LineIndex) -> Vec<Marker> {
             .filter(|s| !s.is_empty())
             .filter_map(|s| s.trim().parse().ok())
             .collect();
-        let line_start = text.get(..start).and_then(|t| t.rfind('\n')).map_or(0, |i| i + 1);
+        let line_start = text
+            .get(..start)
+            .and_then(|t| t.rfind('\n'))
+            .map_or(0, |i| i + 1);
         let before = text.get(line_start..start).unwrap_or_default().trim();
-        let alone = before.chars().all(|c| matches!(c, '#' | '/' | '<' | '!' | '-' | '*' | ';')) ;
+        let alone = before
+            .chars()
+            .all(|c| matches!(c, '#' | '/' | '<' | '!' | '-' | '*' | ';'));
         let (line, column) = index.line_col(text, start);
         out.push(Marker {
             path: path.to_string(),
@@ -262,12 +316,26 @@ fn find_markers(path: &str, text: &str, index: &LineIndex) -> Vec<Marker> {
 
 fn is_markdown(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
-    [".md", ".markdown", ".mdx", ".mdc"].iter().any(|e| lower.ends_with(e))
+    [".md", ".markdown", ".mdx", ".mdc"]
+        .iter()
+        .any(|e| lower.ends_with(e))
 }
 
 fn is_prose_text(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
-    [".txt", ".html", ".htm", ".rst", ".j2", ".jinja", ".tmpl", ".template", ".prompt"].iter().any(|e| lower.ends_with(e))
+    [
+        ".txt",
+        ".html",
+        ".htm",
+        ".rst",
+        ".j2",
+        ".jinja",
+        ".tmpl",
+        ".template",
+        ".prompt",
+    ]
+    .iter()
+    .any(|e| lower.ends_with(e))
         || !lower.rsplit('/').next().unwrap_or_default().contains('.')
 }
 
@@ -276,11 +344,12 @@ fn scan_text_file(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) {
     let path = ctx.path;
     let lang = Lang::of_file(path, text);
     if is_markdown(path) && lang.is_none() {
-        let body = if path.eq_ignore_ascii_case(skills_core::layout::SKILL_MD) || path.ends_with(".md") {
-            frontmatter(ctx, facts)
-        } else {
-            0..text.len()
-        };
+        let body =
+            if path.eq_ignore_ascii_case(skills_core::layout::SKILL_MD) || path.ends_with(".md") {
+                frontmatter(ctx, facts)
+            } else {
+                0..text.len()
+            };
         let parts = markdown::Parts::of(text, body.clone());
         for block in &parts.blocks {
             if let Some(lang) = Lang::of_fence(&block.lang) {
@@ -309,7 +378,12 @@ fn scan_text_file(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) {
     unicode::scan_invisible(ctx);
     unicode::scan_homoglyphs(ctx);
     for (what, span) in text::secrets(text) {
-        ctx.push(RuleId::SecretCommitted, Severity::High, span, format!("{what} committed in the skill"));
+        ctx.push(
+            RuleId::SecretCommitted,
+            Severity::High,
+            span,
+            format!("{what} committed in the skill"),
+        );
     }
     patterns::scan_text(ctx);
 }
@@ -350,12 +424,23 @@ fn frontmatter(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) -> Range<usize> {
     {
         let span = entry.value_span.clone();
         let value = ctx.text.get(span.clone()).unwrap_or_default();
-        let flat = value.replace(['[', ']', '"', '\'', '\n', '-'], " ").replace(',', " ");
-        let any_shell = skills_frontmatter::parse_allowed_tools(&flat).iter().any(|t| {
-            matches!(t.name, "Bash" | "Shell" | "run_shell_command" | "Terminal" | "shell")
-                && (t.capabilities.is_empty()
-                    || t.capabilities.iter().any(|c| matches!(c.trim(), "*" | "*:*" | ":*" | "bash:*" | "sh:*" | "bash *" | "sh *" | "**")))
-        });
+        let flat = value
+            .replace(['[', ']', '"', '\'', '\n', '-'], " ")
+            .replace(',', " ");
+        let any_shell = skills_frontmatter::parse_allowed_tools(&flat)
+            .iter()
+            .any(|t| {
+                matches!(
+                    t.name,
+                    "Bash" | "Shell" | "run_shell_command" | "Terminal" | "shell"
+                ) && (t.capabilities.is_empty()
+                    || t.capabilities.iter().any(|c| {
+                        matches!(
+                            c.trim(),
+                            "*" | "*:*" | ":*" | "bash:*" | "sh:*" | "bash *" | "sh *" | "**"
+                        )
+                    }))
+            });
         if any_shell {
             let (line, column) = ctx.index.line_col(ctx.text, span.start);
             facts.shell_grant = Some((span, line, column, evidence(value)));
@@ -391,7 +476,12 @@ fn instructions(ctx: &mut FileCtx<'_>, range: Range<usize>, parts: Option<&markd
                 format!("hidden from the rendered page (an HTML comment or hidden element), this text {what}"),
             );
         } else {
-            ctx.push(hit.rule, hit.rule.severity(), span, format!("this text {what}"));
+            ctx.push(
+                hit.rule,
+                hit.rule.severity(),
+                span,
+                format!("this text {what}"),
+            );
         }
     }
 }

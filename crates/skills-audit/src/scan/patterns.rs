@@ -13,10 +13,13 @@ fn re(pattern: &str) -> Regex {
 }
 
 static PRIVATE_CREDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?i)\.ssh/(?:id_[a-z0-9_]+|[\w.-]*key[\w.-]*|\*)|\.ssh(?:/|\b|$)|\.aws/credentials|\.aws/config|\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.config/gcloud|\.azure/|\.config/gh/hosts|Library/Keychains|login\.keychain|\bsecurity (?:find-generic-password|find-internet-password|dump-keychain)|Google/Chrome|google-chrome/|chromium/|BraveSoftware|\.mozilla/firefox|Firefox/Profiles|Login Data|cookies\.sqlite|logins\.json|key4\.db|/etc/shadow|wallet\.dat|\.ethereum/keystore|\.bitcoin/|\.password-store|\.vault-token|\.terraform\.d/credentials|\.config/op/|1password")
+    re(
+        r"(?i)\.ssh/(?:id_[a-z0-9_]+|[\w.-]*key[\w.-]*|\*)|\.ssh(?:/|\b|$)|\.aws/credentials|\.aws/config|\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.config/gcloud|\.azure/|\.config/gh/hosts|Library/Keychains|login\.keychain|\bsecurity (?:find-generic-password|find-internet-password|dump-keychain)|Google/Chrome|google-chrome/|chromium/|BraveSoftware|\.mozilla/firefox|Firefox/Profiles|Login Data|cookies\.sqlite|logins\.json|key4\.db|/etc/shadow|wallet\.dat|\.ethereum/keystore|\.bitcoin/|\.password-store|\.vault-token|\.terraform\.d/credentials|\.config/op/|1password",
+    )
 });
 
-static DOTENV: LazyLock<Regex> = LazyLock::new(|| re(r"(?:^|[/\s'\x22=@(])\.env(?:\.[a-z]+)?(?:$|[\s'\x22)])"));
+static DOTENV: LazyLock<Regex> =
+    LazyLock::new(|| re(r"(?:^|[/\s'\x22=@(])\.env(?:\.[a-z]+)?(?:$|[\s'\x22)])"));
 
 /// What kind of secret a path or word names: a private credential (keys, cloud
 /// credentials, keychains, browser profiles) or a project's `.env`.
@@ -33,7 +36,11 @@ pub(crate) fn credential(text: &str) -> Option<Credential> {
             return None;
         }
         Some(Credential::Private)
-    } else if DOTENV.is_match(text) && !text.contains(".env.example") && !text.contains(".env.sample") && !text.contains(".env.template") {
+    } else if DOTENV.is_match(text)
+        && !text.contains(".env.example")
+        && !text.contains(".env.sample")
+        && !text.contains(".env.template")
+    {
         Some(Credential::DotEnv)
     } else {
         None
@@ -41,7 +48,9 @@ pub(crate) fn credential(text: &str) -> Option<Credential> {
 }
 
 static AGENT_CONFIG: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"\.claude/settings(?:\.local)?\.json|\.claude\.json|claude_desktop_config\.json|\.cursor/(?:mcp|settings|permissions)\.json|(?:^|/|\s)\.mcp\.json|\.codex/config\.toml|\.gemini/settings\.json|\.continue/config\.(?:json|yaml)|\.windsurf/|mcp_config\.json|\.vscode/mcp\.json|\.config/opencode/|\.aider\.conf\.yml")
+    re(
+        r"\.claude/settings(?:\.local)?\.json|\.claude\.json|claude_desktop_config\.json|\.cursor/(?:mcp|settings|permissions)\.json|(?:^|/|\s)\.mcp\.json|\.codex/config\.toml|\.gemini/settings\.json|\.continue/config\.(?:json|yaml)|\.windsurf/|mcp_config\.json|\.vscode/mcp\.json|\.config/opencode/|\.aider\.conf\.yml",
+    )
 });
 
 pub(crate) fn agent_config(text: &str) -> bool {
@@ -49,7 +58,9 @@ pub(crate) fn agent_config(text: &str) -> bool {
 }
 
 static PERMISSIONS_OFF: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|\bbypassPermissions\b|--yolo\b|\bdangerouslySkipPermissions\b")
+    re(
+        r"--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|\bbypassPermissions\b|--yolo\b|\bdangerouslySkipPermissions\b",
+    )
 });
 
 pub(crate) fn permissions_off(text: &str) -> Option<regex::Match<'_>> {
@@ -57,7 +68,9 @@ pub(crate) fn permissions_off(text: &str) -> Option<regex::Match<'_>> {
 }
 
 static RC_FILE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"(?:^|/|~)\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|zlogin|bash_login|cshrc|tcshrc)$|config\.fish$|/etc/profile|/etc/bash\.bashrc")
+    re(
+        r"(?:^|/|~)\.(?:bashrc|zshrc|bash_profile|profile|zprofile|zshenv|zlogin|bash_login|cshrc|tcshrc)$|config\.fish$|/etc/profile|/etc/bash\.bashrc",
+    )
 });
 
 pub(crate) fn rc_file(text: &str) -> bool {
@@ -65,7 +78,9 @@ pub(crate) fn rc_file(text: &str) -> bool {
 }
 
 static AUTOSTART: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/|/etc/cron|/var/spool/cron|\.config/autostart|\.ssh/authorized_keys|/etc/sudoers|/etc/rc\.local|/etc/init\.d/")
+    re(
+        r"Library/Launch(?:Agents|Daemons)|/etc/systemd/|\.config/systemd/|/etc/cron|/var/spool/cron|\.config/autostart|\.ssh/authorized_keys|/etc/sudoers|/etc/rc\.local|/etc/init\.d/",
+    )
 });
 
 pub(crate) fn autostart(text: &str) -> bool {
@@ -76,14 +91,20 @@ pub(crate) fn git_hook(text: &str) -> bool {
     text.contains(".git/hooks/") || text.ends_with(".git/hooks")
 }
 
-static FORK_BOMB: LazyLock<Regex> = LazyLock::new(|| re(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"));
+static FORK_BOMB: LazyLock<Regex> =
+    LazyLock::new(|| re(r":\(\)\s*\{\s*:\s*\|\s*:\s*&\s*\}\s*;\s*:"));
 
 /// Text-level checks that need no parser: fork bombs, agents' permission checks turned
 /// off in prose (commands are the shell's).
 pub(crate) fn scan_text(ctx: &mut FileCtx<'_>) {
     let text = ctx.text;
     for m in FORK_BOMB.find_iter(text) {
-        ctx.push(RuleId::DestructiveCommand, Severity::Critical, m.range(), "a fork bomb: it exhausts the machine's processes".to_string());
+        ctx.push(
+            RuleId::DestructiveCommand,
+            Severity::Critical,
+            m.range(),
+            "a fork bomb: it exhausts the machine's processes".to_string(),
+        );
     }
     for m in PERMISSIONS_OFF.find_iter(text) {
         if ctx.code_at(m.start()) {
@@ -105,7 +126,10 @@ mod tests {
     #[test]
     fn paths() {
         assert_eq!(credential("~/.ssh/id_rsa"), Some(Credential::Private));
-        assert_eq!(credential("$HOME/.aws/credentials"), Some(Credential::Private));
+        assert_eq!(
+            credential("$HOME/.aws/credentials"),
+            Some(Credential::Private)
+        );
         assert_eq!(credential(".env"), Some(Credential::DotEnv));
         assert_eq!(credential("~/.ssh/known_hosts"), None);
         assert_eq!(credential("environment"), None);

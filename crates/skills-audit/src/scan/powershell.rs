@@ -12,14 +12,23 @@ use super::installers;
 use crate::{RuleId, Severity};
 
 #[allow(clippy::unwrap_used)] // A constant pattern; the test compiles it.
-static EXEC: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\b(?:iex|invoke-expression)\b|\|\s*iex\b|&\s*\(\s*\[scriptblock\]::create").unwrap());
+static EXEC: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:iex|invoke-expression)\b|\|\s*iex\b|&\s*\(\s*\[scriptblock\]::create")
+        .unwrap()
+});
 #[allow(clippy::unwrap_used)]
-static FETCH: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)\b(?:iwr|irm|curl|wget|invoke-webrequest|invoke-restmethod)\b|downloadstring|downloadfile|net\.webclient").unwrap());
+static FETCH: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)\b(?:iwr|irm|curl|wget|invoke-webrequest|invoke-restmethod)\b|downloadstring|downloadfile|net\.webclient").unwrap()
+});
 #[allow(clippy::unwrap_used)]
-static DECODE: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"(?i)frombase64string|-enc(?:odedcommand)?\s+[A-Za-z0-9+/=]{20,}").unwrap());
+static DECODE: LazyLock<Regex> = LazyLock::new(|| {
+    Regex::new(r"(?i)frombase64string|-enc(?:odedcommand)?\s+[A-Za-z0-9+/=]{20,}").unwrap()
+});
 
 pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>) {
-    let Some(src) = ctx.text.get(range.clone()) else { return };
+    let Some(src) = ctx.text.get(range.clone()) else {
+        return;
+    };
     let mut offset = range.start;
     for line in src.split_inclusive(['\n', ';']) {
         let span = offset..offset + line.trim_end().len();
@@ -28,13 +37,34 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>) {
         if runs && FETCH.is_match(line) {
             let url = installers::find_url(line);
             let (severity, message) = match url.map(|u| (u, installers::allowed(u))) {
-                Some((u, Some(i))) => (Severity::Medium, format!("downloads code and runs it with Invoke-Expression from {}, the {} installer (allow-listed, so reported medium)", installers::host(u).unwrap_or(u), i.name)),
-                Some((u, None)) => (Severity::Critical, format!("downloads code and runs it with Invoke-Expression from {}", installers::host(u).unwrap_or(u))),
-                None => (Severity::Critical, "downloads code and runs it with Invoke-Expression".to_string()),
+                Some((u, Some(i))) => (
+                    Severity::Medium,
+                    format!(
+                        "downloads code and runs it with Invoke-Expression from {}, the {} installer (allow-listed, so reported medium)",
+                        installers::host(u).unwrap_or(u),
+                        i.name
+                    ),
+                ),
+                Some((u, None)) => (
+                    Severity::Critical,
+                    format!(
+                        "downloads code and runs it with Invoke-Expression from {}",
+                        installers::host(u).unwrap_or(u)
+                    ),
+                ),
+                None => (
+                    Severity::Critical,
+                    "downloads code and runs it with Invoke-Expression".to_string(),
+                ),
             };
             ctx.push(RuleId::DownloadExec, severity, span, message);
         } else if DECODE.is_match(line) && (runs || line.to_ascii_lowercase().contains("-enc")) {
-            ctx.push(RuleId::DecodeExec, Severity::Critical, span, "runs base64-encoded PowerShell".to_string());
+            ctx.push(
+                RuleId::DecodeExec,
+                Severity::Critical,
+                span,
+                "runs base64-encoded PowerShell".to_string(),
+            );
         }
     }
 }

@@ -6,9 +6,9 @@ use std::ops::Range;
 
 use tree_sitter::{Node, Parser, Tree};
 
+use super::FileCtx;
 use super::installers;
 use super::patterns::{self, Credential};
-use super::FileCtx;
 use crate::{RuleId, Severity};
 
 thread_local! {
@@ -28,17 +28,46 @@ pub(crate) fn parse(src: &str) -> Option<Tree> {
     })
 }
 
-const SHELLS: &[&str] = &["sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox"];
+const SHELLS: &[&str] = &[
+    "sh", "bash", "zsh", "dash", "ksh", "ash", "fish", "mksh", "busybox",
+];
 const INTERPRETERS: &[&str] = &[
-    "python", "python2", "python3", "perl", "ruby", "node", "php", "pwsh", "powershell", "deno", "bun",
-    "lua", "Rscript", "osascript", "tclsh",
+    "python",
+    "python2",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "php",
+    "pwsh",
+    "powershell",
+    "deno",
+    "bun",
+    "lua",
+    "Rscript",
+    "osascript",
+    "tclsh",
 ];
-const DOWNLOADERS: &[&str] = &["curl", "wget", "http", "https", "aria2c", "fetch", "lwp-request", "GET", "xh", "curlie"];
+const DOWNLOADERS: &[&str] = &[
+    "curl",
+    "wget",
+    "http",
+    "https",
+    "aria2c",
+    "fetch",
+    "lwp-request",
+    "GET",
+    "xh",
+    "curlie",
+];
 const SENDERS: &[&str] = &[
-    "curl", "wget", "http", "https", "nc", "ncat", "netcat", "socat", "telnet", "scp", "sftp", "rsync", "ftp",
-    "mail", "sendmail", "mutt", "xh", "curlie",
+    "curl", "wget", "http", "https", "nc", "ncat", "netcat", "socat", "telnet", "scp", "sftp",
+    "rsync", "ftp", "mail", "sendmail", "mutt", "xh", "curlie",
 ];
-const WRAPPERS: &[&str] = &["sudo", "doas", "env", "exec", "nohup", "time", "command", "builtin", "nice", "$", "%", ">", "xargs", "timeout"];
+const WRAPPERS: &[&str] = &[
+    "sudo", "doas", "env", "exec", "nohup", "time", "command", "builtin", "nice", "$", "%", ">",
+    "xargs", "timeout",
+];
 
 /// A simple command: its name (wrappers such as `sudo` removed, the path's last part) and
 /// its arguments, unquoted.
@@ -52,17 +81,25 @@ struct Cmd<'t> {
 
 impl Cmd<'_> {
     fn positional(&self) -> impl Iterator<Item = &str> {
-        self.args.iter().map(|(a, _)| a.as_str()).filter(|a| !a.starts_with('-'))
+        self.args
+            .iter()
+            .map(|(a, _)| a.as_str())
+            .filter(|a| !a.starts_with('-'))
     }
 
     fn has_flag(&self, short: char, long: &str) -> bool {
         self.args.iter().any(|(a, _)| {
-            a == long || (a.starts_with('-') && !a.starts_with("--") && a.chars().skip(1).any(|c| c == short))
+            a == long
+                || (a.starts_with('-')
+                    && !a.starts_with("--")
+                    && a.chars().skip(1).any(|c| c == short))
         })
     }
 
     fn url(&self) -> Option<String> {
-        self.args.iter().find_map(|(a, _)| installers::find_url(a).map(str::to_string))
+        self.args
+            .iter()
+            .find_map(|(a, _)| installers::find_url(a).map(str::to_string))
     }
 }
 
@@ -132,7 +169,12 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
                 "private credentials are read here, and the same script sends data over the network".to_string(),
             );
         } else {
-            s.ctx.push(RuleId::CredentialAccess, Severity::Medium, first, "private credentials are read here".to_string());
+            s.ctx.push(
+                RuleId::CredentialAccess,
+                Severity::Medium,
+                first,
+                "private credentials are read here".to_string(),
+            );
         }
     }
 }
@@ -149,12 +191,26 @@ fn unquote(node: Node<'_>, src: &str) -> String {
             Some(inner) => unquote(inner, src),
             None => t.to_string(),
         },
-        "string" => t.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(t).to_string(),
-        "raw_string" => t.strip_prefix('\'').and_then(|t| t.strip_suffix('\'')).unwrap_or(t).to_string(),
-        "ansi_c_string" => decode_ansi_c(t.strip_prefix("$'").and_then(|t| t.strip_suffix('\'')).unwrap_or(t)),
+        "string" => t
+            .strip_prefix('"')
+            .and_then(|t| t.strip_suffix('"'))
+            .unwrap_or(t)
+            .to_string(),
+        "raw_string" => t
+            .strip_prefix('\'')
+            .and_then(|t| t.strip_suffix('\''))
+            .unwrap_or(t)
+            .to_string(),
+        "ansi_c_string" => decode_ansi_c(
+            t.strip_prefix("$'")
+                .and_then(|t| t.strip_suffix('\''))
+                .unwrap_or(t),
+        ),
         "concatenation" => {
             let mut c = node.walk();
-            node.named_children(&mut c).map(|n| unquote(n, src)).collect()
+            node.named_children(&mut c)
+                .map(|n| unquote(n, src))
+                .collect()
         }
         _ => t.to_string(),
     }
@@ -170,7 +226,9 @@ fn decode_ansi_c(s: &str) -> String {
         }
         match chars.next() {
             Some('x') => {
-                let hex: String = std::iter::from_fn(|| chars.next_if(char::is_ascii_hexdigit)).take(2).collect();
+                let hex: String = std::iter::from_fn(|| chars.next_if(char::is_ascii_hexdigit))
+                    .take(2)
+                    .collect();
                 if let Some(ch) = u32::from_str_radix(&hex, 16).ok().and_then(char::from_u32) {
                     out.push(ch);
                 }
@@ -216,9 +274,19 @@ fn command<'t>(node: Node<'t>, src: &str) -> Option<Cmd<'t>> {
             break;
         }
         i += 1;
-        let takes_value = |o: &str| matches!((b, o), ("sudo", "-u" | "-g" | "-C" | "-D" | "-h" | "-p" | "-U") | ("timeout", "-s" | "-k") | ("xargs", "-I" | "-n" | "-P" | "-L" | "-d" | "-E" | "-s"));
+        let takes_value = |o: &str| {
+            matches!(
+                (b, o),
+                ("sudo", "-u" | "-g" | "-C" | "-D" | "-h" | "-p" | "-U")
+                    | ("timeout", "-s" | "-k")
+                    | ("xargs", "-I" | "-n" | "-P" | "-L" | "-d" | "-E" | "-s")
+            )
+        };
         while let Some((w, _)) = words.get(i) {
-            if w.starts_with('-') || (b == "env" && w.contains('=')) || (b == "timeout" && w.chars().next().is_some_and(|c| c.is_ascii_digit())) {
+            if w.starts_with('-')
+                || (b == "env" && w.contains('='))
+                || (b == "timeout" && w.chars().next().is_some_and(|c| c.is_ascii_digit()))
+            {
                 i += 1;
                 if takes_value(w) {
                     i += 1;
@@ -251,14 +319,30 @@ fn stage<'t>(node: Node<'t>, src: &str) -> Option<Cmd<'t>> {
 
 fn is_downloader(cmd: &Cmd<'_>) -> bool {
     DOWNLOADERS.contains(&cmd.name.as_str())
-        && !(cmd.name == "curl" && cmd.has_flag('o', "--output") && !cmd.args.iter().any(|(a, _)| a == "-" || a == "/dev/stdout"))
-        && !(cmd.name == "wget" && cmd.args.iter().any(|(a, _)| a.starts_with("-O") && a != "-O-" && a != "-O") && !cmd.args.iter().any(|(a, _)| a == "-"))
+        && !(cmd.name == "curl"
+            && cmd.has_flag('o', "--output")
+            && !cmd.args.iter().any(|(a, _)| a == "-" || a == "/dev/stdout"))
+        && !(cmd.name == "wget"
+            && cmd
+                .args
+                .iter()
+                .any(|(a, _)| a.starts_with("-O") && a != "-O-" && a != "-O")
+            && !cmd.args.iter().any(|(a, _)| a == "-"))
 }
 
 fn is_decoder(cmd: &Cmd<'_>) -> bool {
     match cmd.name.as_str() {
-        "base64" | "base32" | "gbase64" => cmd.args.iter().any(|(a, _)| a == "-d" || a == "--decode" || a == "-D" || a == "-di"),
-        "openssl" => cmd.args.iter().any(|(a, _)| a == "-d") && cmd.args.iter().any(|(a, _)| a.contains("base64") || a == "-a"),
+        "base64" | "base32" | "gbase64" => cmd
+            .args
+            .iter()
+            .any(|(a, _)| a == "-d" || a == "--decode" || a == "-D" || a == "-di"),
+        "openssl" => {
+            cmd.args.iter().any(|(a, _)| a == "-d")
+                && cmd
+                    .args
+                    .iter()
+                    .any(|(a, _)| a.contains("base64") || a == "-a")
+        }
         "xxd" => cmd.has_flag('r', "--revert"),
         "uudecode" | "b64decode" => true,
         _ => false,
@@ -269,20 +353,36 @@ fn is_decoder(cmd: &Cmd<'_>) -> bool {
 fn runs_stdin(cmd: &Cmd<'_>) -> bool {
     let name = cmd.name.as_str();
     let shell = SHELLS.contains(&name);
-    let interp = INTERPRETERS.contains(&name) || name.starts_with("python3.") || name.starts_with("python2.");
+    let interp = INTERPRETERS.contains(&name)
+        || name.starts_with("python3.")
+        || name.starts_with("python2.");
     if name == "iex" || name == "Invoke-Expression" {
         return true;
     }
-    if (name == "source" || name == ".") && cmd.positional().next().is_some_and(|p| p == "/dev/stdin" || p == "-") {
+    if (name == "source" || name == ".")
+        && cmd
+            .positional()
+            .next()
+            .is_some_and(|p| p == "/dev/stdin" || p == "-")
+    {
         return true;
     }
     if !(shell || interp) {
         return false;
     }
-    if cmd.args.iter().any(|(a, _)| matches!(a.as_str(), "-c" | "-e" | "-m" | "-r" | "--eval" | "-Command" | "--command") || (shell && a.starts_with('-') && !a.starts_with("--") && a.contains('c'))) {
+    if cmd.args.iter().any(|(a, _)| {
+        matches!(
+            a.as_str(),
+            "-c" | "-e" | "-m" | "-r" | "--eval" | "-Command" | "--command"
+        ) || (shell && a.starts_with('-') && !a.starts_with("--") && a.contains('c'))
+    }) {
         return false;
     }
-    if shell && cmd.args.iter().any(|(a, _)| a == "-s" || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))) {
+    if shell
+        && cmd.args.iter().any(|(a, _)| {
+            a == "-s" || (a.starts_with('-') && !a.starts_with("--") && a.contains('s'))
+        })
+    {
         return true;
     }
     match cmd.positional().next() {
@@ -293,7 +393,9 @@ fn runs_stdin(cmd: &Cmd<'_>) -> bool {
 
 fn runs_code(cmd: &Cmd<'_>) -> bool {
     let name = cmd.name.as_str();
-    SHELLS.contains(&name) || INTERPRETERS.contains(&name) || matches!(name, "eval" | "source" | "." | "iex" | "Invoke-Expression")
+    SHELLS.contains(&name)
+        || INTERPRETERS.contains(&name)
+        || matches!(name, "eval" | "source" | "." | "iex" | "Invoke-Expression")
 }
 
 fn is_sender(cmd: &Cmd<'_>) -> bool {
@@ -301,7 +403,8 @@ fn is_sender(cmd: &Cmd<'_>) -> bool {
     if SENDERS.contains(&name) {
         return true;
     }
-    matches!(name, "dig" | "nslookup" | "host" | "drill") && cmd.args.iter().any(|(a, _)| a.contains('$'))
+    matches!(name, "dig" | "nslookup" | "host" | "drill")
+        && cmd.args.iter().any(|(a, _)| a.contains('$'))
 }
 
 /// Reads secrets: a credential path in its arguments, or an environment dump.
@@ -313,9 +416,27 @@ fn reads_credentials(cmd: &Cmd<'_>) -> Option<Credential> {
         return Some(Credential::Private);
     }
     if cmd.name == "security" {
-        return patterns::credential(&format!("security {}", cmd.args.first().map_or("", |(a, _)| a.as_str())));
+        return patterns::credential(&format!(
+            "security {}",
+            cmd.args.first().map_or("", |(a, _)| a.as_str())
+        ));
     }
-    if matches!(cmd.name.as_str(), "ssh-keygen" | "ssh-add" | "ssh" | "chmod" | "mkdir" | "ls" | "touch" | "chown" | "ssh-copy-id" | "git" | "rm" | "test" | "[" ) {
+    if matches!(
+        cmd.name.as_str(),
+        "ssh-keygen"
+            | "ssh-add"
+            | "ssh"
+            | "chmod"
+            | "mkdir"
+            | "ls"
+            | "touch"
+            | "chown"
+            | "ssh-copy-id"
+            | "git"
+            | "rm"
+            | "test"
+            | "["
+    ) {
         return None;
     }
     let mut best = None;
@@ -346,7 +467,12 @@ impl Scan<'_, '_, '_> {
     fn push(&mut self, rule: RuleId, severity: Severity, node: Node<'_>, message: String) {
         let span = self.span(node);
         // One finding per rule and place: a pipeline and its stages are one finding.
-        if self.ctx.out.iter().any(|f| f.rule == rule && f.span.start <= span.start && span.end <= f.span.end) {
+        if self
+            .ctx
+            .out
+            .iter()
+            .any(|f| f.rule == rule && f.span.start <= span.start && span.end <= f.span.end)
+        {
             return;
         }
         self.ctx.push(rule, severity, span, message);
@@ -357,11 +483,21 @@ impl Scan<'_, '_, '_> {
             Some(url) => match installers::allowed(url) {
                 Some(i) => (
                     Severity::Medium,
-                    format!("{how} from {}, the {} installer (on the allow-list of well-known installers, so reported medium)", installers::host(url).unwrap_or(url), i.name),
+                    format!(
+                        "{how} from {}, the {} installer (on the allow-list of well-known installers, so reported medium)",
+                        installers::host(url).unwrap_or(url),
+                        i.name
+                    ),
                 ),
-                None => (Severity::Critical, format!("{how} from {}", installers::host(url).unwrap_or(url))),
+                None => (
+                    Severity::Critical,
+                    format!("{how} from {}", installers::host(url).unwrap_or(url)),
+                ),
             },
-            None => (Severity::Critical, format!("{how} from a URL the code builds")),
+            None => (
+                Severity::Critical,
+                format!("{how} from a URL the code builds"),
+            ),
         };
         self.push(RuleId::DownloadExec, severity, node, message);
     }
@@ -373,14 +509,27 @@ impl Scan<'_, '_, '_> {
             "redirected_statement" => self.redirected(node),
             "variable_assignment" => self.assignment(node),
             "word" | "string" | "raw_string" | "concatenation"
-                if node.parent().is_some_and(|p| matches!(p.kind(), "for_statement" | "variable_assignment" | "declaration_command" | "array"))
-                    && patterns::credential(&unquote(node, self.src)) == Some(Credential::Private) =>
+                if node.parent().is_some_and(|p| {
+                    matches!(
+                        p.kind(),
+                        "for_statement" | "variable_assignment" | "declaration_command" | "array"
+                    )
+                }) && patterns::credential(&unquote(node, self.src))
+                    == Some(Credential::Private) =>
             {
                 self.private_reads.push(self.span(node));
             }
             "function_definition" => {
-                if node.child_by_field_name("name").is_some_and(|n| text(n, self.src) == ":") {
-                    self.push(RuleId::DestructiveCommand, Severity::Critical, node, "a fork bomb: it exhausts the machine's processes".to_string());
+                if node
+                    .child_by_field_name("name")
+                    .is_some_and(|n| text(n, self.src) == ":")
+                {
+                    self.push(
+                        RuleId::DestructiveCommand,
+                        Severity::Critical,
+                        node,
+                        "a fork bomb: it exhausts the machine's processes".to_string(),
+                    );
                 }
             }
             _ => {}
@@ -402,7 +551,9 @@ impl Scan<'_, '_, '_> {
                 return Some(cmd.url());
             }
             if matches!(n.kind(), "simple_expansion" | "expansion") {
-                let var = text(n, self.src).trim_start_matches('$').trim_matches(['{', '}']);
+                let var = text(n, self.src)
+                    .trim_start_matches('$')
+                    .trim_matches(['{', '}']);
                 if let Some(url) = self.tainted.get(var) {
                     return Some(url.clone());
                 }
@@ -414,31 +565,52 @@ impl Scan<'_, '_, '_> {
     fn decodes_in(&self, node: Node<'_>) -> bool {
         let mut all = Vec::new();
         descendants(node, &mut all);
-        all.into_iter().any(|n| command(n, self.src).is_some_and(|c| is_decoder(&c)))
+        all.into_iter()
+            .any(|n| command(n, self.src).is_some_and(|c| is_decoder(&c)))
     }
 
     fn pipeline(&mut self, node: Node<'_>) {
         let mut c = node.walk();
-        let stages: Vec<Cmd<'_>> = node.named_children(&mut c).filter_map(|n| stage(n, self.src)).collect();
+        let stages: Vec<Cmd<'_>> = node
+            .named_children(&mut c)
+            .filter_map(|n| stage(n, self.src))
+            .collect();
         for (j, later) in stages.iter().enumerate() {
-            let Some(before) = stages.get(..j) else { continue };
+            let Some(before) = stages.get(..j) else {
+                continue;
+            };
             if runs_stdin(later) {
                 if let Some(dl) = before.iter().find(|c| is_downloader(c)) {
                     let url = dl.url();
-                    self.remote(node, url.as_deref(), &format!("downloads code and pipes it into `{}`", later.name));
+                    self.remote(
+                        node,
+                        url.as_deref(),
+                        &format!("downloads code and pipes it into `{}`", later.name),
+                    );
                     continue;
                 }
                 if let Some(url) = before.iter().find_map(|c| self.echoes_tainted(c)) {
-                    self.remote(node, url.as_deref(), &format!("pipes downloaded code into `{}`", later.name));
+                    self.remote(
+                        node,
+                        url.as_deref(),
+                        &format!("pipes downloaded code into `{}`", later.name),
+                    );
                     continue;
                 }
                 if before.iter().any(is_decoder) {
-                    self.push(RuleId::DecodeExec, Severity::Critical, node, format!("decodes data and pipes it into `{}`", later.name));
+                    self.push(
+                        RuleId::DecodeExec,
+                        Severity::Critical,
+                        node,
+                        format!("decodes data and pipes it into `{}`", later.name),
+                    );
                     continue;
                 }
             }
             if is_sender(later)
-                && let Some(reader) = before.iter().find(|c| reads_credentials(c).is_some() || matches!(c.name.as_str(), "env" | "printenv"))
+                && let Some(reader) = before.iter().find(|c| {
+                    reads_credentials(c).is_some() || matches!(c.name.as_str(), "env" | "printenv")
+                })
                 && reads_credentials(reader).is_some()
             {
                 self.exfil_reported = true;
@@ -459,12 +631,17 @@ impl Scan<'_, '_, '_> {
         }
         cmd.args.iter().find_map(|(a, _)| {
             let var = a.trim_start_matches('$').trim_matches(['{', '}']);
-            a.starts_with('$').then(|| self.tainted.get(var).cloned()).flatten()
+            a.starts_with('$')
+                .then(|| self.tainted.get(var).cloned())
+                .flatten()
         })
     }
 
     fn assignment(&mut self, node: Node<'_>) {
-        let (Some(name), Some(value)) = (node.child_by_field_name("name"), node.child_by_field_name("value")) else {
+        let (Some(name), Some(value)) = (
+            node.child_by_field_name("name"),
+            node.child_by_field_name("value"),
+        ) else {
             return;
         };
         if let Some(url) = self.downloads_in(value) {
@@ -473,7 +650,9 @@ impl Scan<'_, '_, '_> {
     }
 
     fn redirected(&mut self, node: Node<'_>) {
-        let body = node.child_by_field_name("body").and_then(|b| command(b, self.src));
+        let body = node
+            .child_by_field_name("body")
+            .and_then(|b| command(b, self.src));
         let mut c = node.walk();
         let redirects: Vec<Node<'_>> = node.children_by_field_name("redirect", &mut c).collect();
         for r in redirects {
@@ -481,13 +660,23 @@ impl Scan<'_, '_, '_> {
                 continue;
             }
             let op = r.child(0).map(|o| text(o, self.src)).unwrap_or_default();
-            let Some(dest) = r.child_by_field_name("destination") else { continue };
+            let Some(dest) = r.child_by_field_name("destination") else {
+                continue;
+            };
             let target = unquote(dest, self.src);
             if target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/") {
                 self.sends += 1;
-                if body.as_ref().is_some_and(|b| reads_credentials(b).is_some()) {
+                if body
+                    .as_ref()
+                    .is_some_and(|b| reads_credentials(b).is_some())
+                {
                     self.exfil_reported = true;
-                    self.push(RuleId::CredentialExfiltration, Severity::Critical, node, format!("secrets written to a network socket ({target})"));
+                    self.push(
+                        RuleId::CredentialExfiltration,
+                        Severity::Critical,
+                        node,
+                        format!("secrets written to a network socket ({target})"),
+                    );
                 }
                 continue;
             }
@@ -495,10 +684,20 @@ impl Scan<'_, '_, '_> {
                 if let Some(b) = &body
                     && is_downloader(b)
                 {
-                    self.downloads.push((basename(&target).to_string(), b.url()));
+                    self.downloads
+                        .push((basename(&target).to_string(), b.url()));
                 }
-                if target.starts_with("/dev/sd") || target.starts_with("/dev/nvme") || target.starts_with("/dev/disk") || target.starts_with("/dev/hd") {
-                    self.push(RuleId::DestructiveCommand, Severity::Critical, node, format!("writes over the disk device {target}"));
+                if target.starts_with("/dev/sd")
+                    || target.starts_with("/dev/nvme")
+                    || target.starts_with("/dev/disk")
+                    || target.starts_with("/dev/hd")
+                {
+                    self.push(
+                        RuleId::DestructiveCommand,
+                        Severity::Critical,
+                        node,
+                        format!("writes over the disk device {target}"),
+                    );
                 }
                 let what = body.as_ref().map(|b| {
                     let mut s = b.name.clone();
@@ -518,20 +717,44 @@ impl Scan<'_, '_, '_> {
         if patterns::rc_file(target) {
             let benign = content.is_some_and(|c| {
                 let c = c.trim_start_matches("echo ").trim_start_matches("printf ");
-                c.contains("export PATH=") || c.starts_with("PATH=") || c.contains("alias ") || c.contains("source ") || c.contains("eval \"$(") || c.contains(". \"$HOME") || c.contains("completion")
+                c.contains("export PATH=")
+                    || c.starts_with("PATH=")
+                    || c.contains("alias ")
+                    || c.contains("source ")
+                    || c.contains("eval \"$(")
+                    || c.contains(". \"$HOME")
+                    || c.contains("completion")
             });
             let (sev, msg) = if benign {
-                (Severity::Medium, format!("appends to the shell start-up file {target}"))
+                (
+                    Severity::Medium,
+                    format!("appends to the shell start-up file {target}"),
+                )
             } else {
-                (Severity::High, format!("writes the shell start-up file {target}: what it adds runs in every new shell"))
+                (
+                    Severity::High,
+                    format!(
+                        "writes the shell start-up file {target}: what it adds runs in every new shell"
+                    ),
+                )
             };
             self.push(RuleId::Persistence, sev, node, msg);
         } else if patterns::autostart(target) {
             self.push(RuleId::Persistence, Severity::High, node, format!("writes {target}, which runs code again later (login item, service, cron, SSH key)"));
         } else if patterns::git_hook(target) {
-            self.push(RuleId::Persistence, Severity::High, node, format!("writes the git hook {target}: it runs on every commit or push"));
+            self.push(
+                RuleId::Persistence,
+                Severity::High,
+                node,
+                format!("writes the git hook {target}: it runs on every commit or push"),
+            );
         } else if patterns::agent_config(target) {
-            self.push(RuleId::AgentConfigTamper, Severity::High, node, format!("writes the agent's own configuration {target}"));
+            self.push(
+                RuleId::AgentConfigTamper,
+                Severity::High,
+                node,
+                format!("writes the agent's own configuration {target}"),
+            );
         }
     }
 
@@ -545,15 +768,30 @@ impl Scan<'_, '_, '_> {
         if runs_code(&cmd) {
             for (_, arg) in &cmd.args {
                 if let Some(url) = self.downloads_in(*arg) {
-                    self.remote(node, url.as_deref(), &format!("runs downloaded code with `{name}`"));
+                    self.remote(
+                        node,
+                        url.as_deref(),
+                        &format!("runs downloaded code with `{name}`"),
+                    );
                 } else if self.decodes_in(*arg) {
-                    self.push(RuleId::DecodeExec, Severity::Critical, node, format!("runs decoded data with `{name}`"));
+                    self.push(
+                        RuleId::DecodeExec,
+                        Severity::Critical,
+                        node,
+                        format!("runs decoded data with `{name}`"),
+                    );
                 }
             }
             // `sh -c "…"`, `eval '…'`: the string is shell too.
-            let inline = name == "eval" || (SHELLS.contains(&name.as_str()) && cmd.args.iter().any(|(a, _)| a == "-c"));
+            let inline = name == "eval"
+                || (SHELLS.contains(&name.as_str()) && cmd.args.iter().any(|(a, _)| a == "-c"));
             if inline {
-                let strings: Vec<Node<'_>> = cmd.args.iter().map(|(_, n)| *n).filter(|n| matches!(n.kind(), "string" | "raw_string")).collect();
+                let strings: Vec<Node<'_>> = cmd
+                    .args
+                    .iter()
+                    .map(|(_, n)| *n)
+                    .filter(|n| matches!(n.kind(), "string" | "raw_string"))
+                    .collect();
                 for s in strings {
                     let r = self.span(s);
                     if r.end > r.start + 2 {
@@ -565,23 +803,50 @@ impl Scan<'_, '_, '_> {
             if let Some(first) = cmd.positional().next() {
                 let first = basename(first).to_string();
                 if let Some((_, url)) = self.downloads.iter().find(|(f, _)| *f == first).cloned() {
-                    self.remote(node, url.as_deref(), &format!("downloads {first} and runs it with `{name}`"));
+                    self.remote(
+                        node,
+                        url.as_deref(),
+                        &format!("downloads {first} and runs it with `{name}`"),
+                    );
                 }
             }
         }
-        if let Some((_, url)) = self.downloads.iter().find(|(f, _)| name == *f && cmd.name_node.is_some_and(|n| text(n, self.src).contains('/'))).cloned() {
-            self.remote(node, url.as_deref(), &format!("downloads {name} and runs it"));
+        if let Some((_, url)) = self
+            .downloads
+            .iter()
+            .find(|(f, _)| {
+                name == *f
+                    && cmd
+                        .name_node
+                        .is_some_and(|n| text(n, self.src).contains('/'))
+            })
+            .cloned()
+        {
+            self.remote(
+                node,
+                url.as_deref(),
+                &format!("downloads {name} and runs it"),
+            );
         }
         if is_downloader(&cmd) || name == "curl" || name == "wget" {
             let out = cmd.args.iter().enumerate().find_map(|(i, (a, _))| {
-                matches!(a.as_str(), "-o" | "--output" | "-O" | "--output-document").then(|| cmd.args.get(i + 1).map(|(f, _)| f.clone())).flatten()
+                matches!(a.as_str(), "-o" | "--output" | "-O" | "--output-document")
+                    .then(|| cmd.args.get(i + 1).map(|(f, _)| f.clone()))
+                    .flatten()
             });
             if let Some(out) = out {
                 self.downloads.push((basename(&out).to_string(), cmd.url()));
             } else if name == "wget" && cmd.args.iter().any(|(a, _)| a == "-O") {
             } else if name == "wget" || cmd.has_flag('O', "--remote-name") {
                 if let Some(url) = cmd.url() {
-                    let file = url.rsplit('/').next().unwrap_or_default().split('?').next().unwrap_or_default().to_string();
+                    let file = url
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or_default()
+                        .split('?')
+                        .next()
+                        .unwrap_or_default()
+                        .to_string();
                     if !file.is_empty() {
                         self.downloads.push((file, Some(url)));
                     }
@@ -592,58 +857,123 @@ impl Scan<'_, '_, '_> {
             self.sends += 1;
             // Secrets in the same command: `curl -d @~/.ssh/id_rsa`, `curl -d "$(env)"`.
             let direct = cmd.args.iter().find(|(a, n)| {
-                !a.contains("://") && (a.contains('@') || matches!(n.kind(), "string" | "concatenation" | "command_substitution")) && patterns::credential(a).is_some()
+                !a.contains("://")
+                    && (a.contains('@')
+                        || matches!(
+                            n.kind(),
+                            "string" | "concatenation" | "command_substitution"
+                        ))
+                    && patterns::credential(a).is_some()
             });
             let via_subst = cmd.args.iter().any(|(_, n)| {
                 let mut all = Vec::new();
                 descendants(*n, &mut all);
-                all.into_iter().any(|d| command(d, self.src).is_some_and(|c| reads_credentials(&c).is_some()))
+                all.into_iter()
+                    .any(|d| command(d, self.src).is_some_and(|c| reads_credentials(&c).is_some()))
             });
             let upload = cmd.args.iter().enumerate().any(|(i, (a, _))| {
-                matches!(a.as_str(), "-T" | "--upload-file" | "-F" | "--form" | "-d" | "--data" | "--data-binary" | "--post-file")
-                    && cmd.args.get(i + 1).is_some_and(|(v, _)| !v.contains("://") && patterns::credential(v).is_some())
+                matches!(
+                    a.as_str(),
+                    "-T" | "--upload-file"
+                        | "-F"
+                        | "--form"
+                        | "-d"
+                        | "--data"
+                        | "--data-binary"
+                        | "--post-file"
+                ) && cmd
+                    .args
+                    .get(i + 1)
+                    .is_some_and(|(v, _)| !v.contains("://") && patterns::credential(v).is_some())
             });
             if direct.is_some() || via_subst || upload {
                 self.exfil_reported = true;
-                self.push(RuleId::CredentialExfiltration, Severity::Critical, node, format!("`{name}` sends secrets over the network"));
+                self.push(
+                    RuleId::CredentialExfiltration,
+                    Severity::Critical,
+                    node,
+                    format!("`{name}` sends secrets over the network"),
+                );
             }
         }
-        if reads_credentials(&cmd) == Some(Credential::Private) && !matches!(name.as_str(), "env" | "printenv" | "export") {
+        if reads_credentials(&cmd) == Some(Credential::Private)
+            && !matches!(name.as_str(), "env" | "printenv" | "export")
+        {
             self.private_reads.push(self.span(node));
         }
         self.destructive(&cmd);
         self.persistence(&cmd);
         for (a, n) in &cmd.args {
             if patterns::permissions_off(a).is_some() {
-                self.push(RuleId::AgentConfigTamper, Severity::High, *n, format!("`{a}` turns the agent's permission checks off"));
+                self.push(
+                    RuleId::AgentConfigTamper,
+                    Severity::High,
+                    *n,
+                    format!("`{a}` turns the agent's permission checks off"),
+                );
             }
         }
     }
 
     fn string_built(&mut self, cmd: &Cmd<'_>) {
         let Some(n) = cmd.name_node else { return };
-        let n = if n.kind() == "command_name" { n.named_child(0).unwrap_or(n) } else { n };
+        let n = if n.kind() == "command_name" {
+            n.named_child(0).unwrap_or(n)
+        } else {
+            n
+        };
         let raw = text(n, self.src);
         let built = match n.kind() {
             "ansi_c_string" => raw.contains("\\x") || raw.contains("\\0"),
             "concatenation" => {
                 let mut c = n.walk();
-                n.named_children(&mut c).filter(|p| matches!(p.kind(), "string" | "raw_string" | "ansi_c_string" | "simple_expansion" | "expansion")).count() >= 2
+                n.named_children(&mut c)
+                    .filter(|p| {
+                        matches!(
+                            p.kind(),
+                            "string"
+                                | "raw_string"
+                                | "ansi_c_string"
+                                | "simple_expansion"
+                                | "expansion"
+                        )
+                    })
+                    .count()
+                    >= 2
                     || raw.contains("\\x")
             }
             "command_substitution" => {
                 if self.decodes_in(n) {
-                    self.push(RuleId::DecodeExec, Severity::Critical, cmd.node, "runs a command whose name is decoded at run time".to_string());
+                    self.push(
+                        RuleId::DecodeExec,
+                        Severity::Critical,
+                        cmd.node,
+                        "runs a command whose name is decoded at run time".to_string(),
+                    );
                     return;
                 }
                 raw.contains("printf") || raw.contains("rev") || raw.contains("tr ")
             }
-            "expansion" => raw.contains(":") && raw.chars().filter(|c| c.is_ascii_digit()).count() >= 2,
+            "expansion" => {
+                raw.contains(":") && raw.chars().filter(|c| c.is_ascii_digit()).count() >= 2
+            }
             _ => false,
         };
         if built {
-            let severity = if super::code::dangerous_name(&cmd.name) { Severity::High } else { Severity::Medium };
-            self.push(RuleId::StringBuiltCommand, severity, cmd.node, format!("the command name `{raw}` is built from pieces (it runs `{}`)", cmd.name));
+            let severity = if super::code::dangerous_name(&cmd.name) {
+                Severity::High
+            } else {
+                Severity::Medium
+            };
+            self.push(
+                RuleId::StringBuiltCommand,
+                severity,
+                cmd.node,
+                format!(
+                    "the command name `{raw}` is built from pieces (it runs `{}`)",
+                    cmd.name
+                ),
+            );
         }
     }
 
@@ -651,54 +981,141 @@ impl Scan<'_, '_, '_> {
         let name = cmd.name.as_str();
         let danger = |t: &str| {
             let t = t.trim_end_matches('/');
-            matches!(t, "" | "/*" | "~" | "~/*" | "$HOME" | "${HOME}" | "$HOME/*" | "${HOME}/*" | "/home" | "/Users" | "/usr" | "/etc" | "/var" | "/bin" | "/boot" | "/lib" | "/opt" | "/root" | "/System" | "C:" | "C:\\" | "/*/")
+            matches!(
+                t,
+                "" | "/*"
+                    | "~"
+                    | "~/*"
+                    | "$HOME"
+                    | "${HOME}"
+                    | "$HOME/*"
+                    | "${HOME}/*"
+                    | "/home"
+                    | "/Users"
+                    | "/usr"
+                    | "/etc"
+                    | "/var"
+                    | "/bin"
+                    | "/boot"
+                    | "/lib"
+                    | "/opt"
+                    | "/root"
+                    | "/System"
+                    | "C:"
+                    | "C:\\"
+                    | "/*/"
+            )
         };
         match name {
             "rm" => {
-                let recursive = cmd.has_flag('r', "--recursive") || cmd.has_flag('R', "--recursive");
+                let recursive =
+                    cmd.has_flag('r', "--recursive") || cmd.has_flag('R', "--recursive");
                 if cmd.args.iter().any(|(a, _)| a == "--no-preserve-root") {
-                    self.push(RuleId::DestructiveCommand, Severity::Critical, cmd.node, "`rm --no-preserve-root` deletes the whole file system".to_string());
+                    self.push(
+                        RuleId::DestructiveCommand,
+                        Severity::Critical,
+                        cmd.node,
+                        "`rm --no-preserve-root` deletes the whole file system".to_string(),
+                    );
                 } else if recursive && let Some(t) = cmd.positional().find(|t| danger(t)) {
                     let t = if t.is_empty() { "/" } else { t };
-                    self.push(RuleId::DestructiveCommand, Severity::Critical, cmd.node, format!("recursively deletes `{t}`, outside any project"));
+                    self.push(
+                        RuleId::DestructiveCommand,
+                        Severity::Critical,
+                        cmd.node,
+                        format!("recursively deletes `{t}`, outside any project"),
+                    );
                 }
             }
             n if n.starts_with("mkfs") => {
-                self.push(RuleId::DestructiveCommand, Severity::Critical, cmd.node, format!("`{n}` formats a disk"));
+                self.push(
+                    RuleId::DestructiveCommand,
+                    Severity::Critical,
+                    cmd.node,
+                    format!("`{n}` formats a disk"),
+                );
             }
             "dd" => {
-                if let Some((a, _)) = cmd.args.iter().find(|(a, _)| a.starts_with("of=/dev/") && !a.starts_with("of=/dev/null") && !a.starts_with("of=/dev/std")) {
-                    self.push(RuleId::DestructiveCommand, Severity::Critical, cmd.node, format!("`dd {a}` writes over a device"));
+                if let Some((a, _)) = cmd.args.iter().find(|(a, _)| {
+                    a.starts_with("of=/dev/")
+                        && !a.starts_with("of=/dev/null")
+                        && !a.starts_with("of=/dev/std")
+                }) {
+                    self.push(
+                        RuleId::DestructiveCommand,
+                        Severity::Critical,
+                        cmd.node,
+                        format!("`dd {a}` writes over a device"),
+                    );
                 }
             }
             "shred" | "wipefs" => {
                 if cmd.positional().any(|a| a.starts_with("/dev/")) {
-                    self.push(RuleId::DestructiveCommand, Severity::Critical, cmd.node, format!("`{name}` wipes a device"));
+                    self.push(
+                        RuleId::DestructiveCommand,
+                        Severity::Critical,
+                        cmd.node,
+                        format!("`{name}` wipes a device"),
+                    );
                 }
             }
             "chmod" | "chown" => {
                 if cmd.has_flag('R', "--recursive") && cmd.positional().skip(1).any(|t| danger(t)) {
-                    self.push(RuleId::DestructiveCommand, Severity::High, cmd.node, format!("`{name} -R` on a system or home directory"));
+                    self.push(
+                        RuleId::DestructiveCommand,
+                        Severity::High,
+                        cmd.node,
+                        format!("`{name} -R` on a system or home directory"),
+                    );
                 }
             }
             "find" => {
-                if cmd.positional().next().is_some_and(danger) && cmd.args.iter().any(|(a, _)| a == "-delete") {
-                    self.push(RuleId::DestructiveCommand, Severity::Critical, cmd.node, "`find -delete` over a system or home directory".to_string());
+                if cmd.positional().next().is_some_and(danger)
+                    && cmd.args.iter().any(|(a, _)| a == "-delete")
+                {
+                    self.push(
+                        RuleId::DestructiveCommand,
+                        Severity::Critical,
+                        cmd.node,
+                        "`find -delete` over a system or home directory".to_string(),
+                    );
                 }
             }
             "git" => {
                 let args: Vec<&str> = cmd.args.iter().map(|(a, _)| a.as_str()).collect();
                 if args.first() == Some(&"push")
-                    && args.iter().any(|a| *a == "-f" || *a == "--force" || (a.starts_with('-') && !a.starts_with("--") && a.contains('f')))
+                    && args.iter().any(|a| {
+                        *a == "-f"
+                            || *a == "--force"
+                            || (a.starts_with('-') && !a.starts_with("--") && a.contains('f'))
+                    })
                     && args.iter().any(|a| {
                         let r = a.trim_start_matches('+');
-                        matches!(r, "main" | "master" | "HEAD:main" | "HEAD:master" | "trunk" | "develop") || r.ends_with(":main") || r.ends_with(":master")
+                        matches!(
+                            r,
+                            "main" | "master" | "HEAD:main" | "HEAD:master" | "trunk" | "develop"
+                        ) || r.ends_with(":main")
+                            || r.ends_with(":master")
                     })
                 {
-                    self.push(RuleId::ForcePush, Severity::High, cmd.node, "force-pushes the default branch".to_string());
+                    self.push(
+                        RuleId::ForcePush,
+                        Severity::High,
+                        cmd.node,
+                        "force-pushes the default branch".to_string(),
+                    );
                 }
-                if args.first() == Some(&"push") && args.iter().any(|a| a.starts_with("+main") || a.starts_with("+master")) {
-                    self.push(RuleId::ForcePush, Severity::High, cmd.node, "force-pushes the default branch (a `+` refspec)".to_string());
+                if args.first() == Some(&"push")
+                    && args
+                        .iter()
+                        .any(|a| a.starts_with("+main") || a.starts_with("+master"))
+                {
+                    self.push(
+                        RuleId::ForcePush,
+                        Severity::High,
+                        cmd.node,
+                        "force-pushes the default branch (a `+` refspec)".to_string(),
+                    );
                 }
             }
             _ => {}
@@ -710,13 +1127,29 @@ impl Scan<'_, '_, '_> {
         let args: Vec<&str> = cmd.args.iter().map(|(a, _)| a.as_str()).collect();
         match name {
             "crontab" => {
-                if !(args == ["-l"] || args.contains(&"-l") && !args.iter().any(|a| *a == "-" || !a.starts_with('-'))) {
-                    self.push(RuleId::Persistence, Severity::High, cmd.node, "installs a crontab: code that runs again on a schedule".to_string());
+                if !(args == ["-l"]
+                    || args.contains(&"-l")
+                        && !args.iter().any(|a| *a == "-" || !a.starts_with('-')))
+                {
+                    self.push(
+                        RuleId::Persistence,
+                        Severity::High,
+                        cmd.node,
+                        "installs a crontab: code that runs again on a schedule".to_string(),
+                    );
                 }
             }
             "launchctl" => {
-                if args.iter().any(|a| matches!(*a, "load" | "bootstrap" | "submit" | "enable")) {
-                    self.push(RuleId::Persistence, Severity::High, cmd.node, "loads a launchd job: code that runs at login or on a schedule".to_string());
+                if args
+                    .iter()
+                    .any(|a| matches!(*a, "load" | "bootstrap" | "submit" | "enable"))
+                {
+                    self.push(
+                        RuleId::Persistence,
+                        Severity::High,
+                        cmd.node,
+                        "loads a launchd job: code that runs at login or on a schedule".to_string(),
+                    );
                 }
             }
             "systemctl" => {
@@ -725,12 +1158,26 @@ impl Scan<'_, '_, '_> {
                 }
             }
             "git" => {
-                if args.first() == Some(&"config") && args.iter().any(|a| a.eq_ignore_ascii_case("core.hooksPath")) {
-                    self.push(RuleId::Persistence, Severity::High, cmd.node, "sets core.hooksPath: every later commit runs the hooks it points to".to_string());
+                if args.first() == Some(&"config")
+                    && args
+                        .iter()
+                        .any(|a| a.eq_ignore_ascii_case("core.hooksPath"))
+                {
+                    self.push(
+                        RuleId::Persistence,
+                        Severity::High,
+                        cmd.node,
+                        "sets core.hooksPath: every later commit runs the hooks it points to"
+                            .to_string(),
+                    );
                 }
             }
             "tee" | "cp" | "mv" | "ln" | "install" | "rsync" => {
-                let targets: Vec<&str> = if name == "tee" { cmd.positional().collect() } else { cmd.positional().last().into_iter().collect() };
+                let targets: Vec<&str> = if name == "tee" {
+                    cmd.positional().collect()
+                } else {
+                    cmd.positional().last().into_iter().collect()
+                };
                 for t in targets {
                     self.write_target(cmd.node, t, None);
                 }
@@ -744,7 +1191,12 @@ impl Scan<'_, '_, '_> {
             }
             "claude" | "codex" | "gemini" => {
                 if args.first() == Some(&"mcp") && args.get(1) == Some(&"add") {
-                    self.push(RuleId::AgentConfigTamper, Severity::Medium, cmd.node, format!("`{name} mcp add` adds an MCP server to the agent's configuration"));
+                    self.push(
+                        RuleId::AgentConfigTamper,
+                        Severity::Medium,
+                        cmd.node,
+                        format!("`{name} mcp add` adds an MCP server to the agent's configuration"),
+                    );
                 }
             }
             _ => {}

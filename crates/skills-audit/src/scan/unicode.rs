@@ -30,7 +30,10 @@ fn is_bidi_control(c: char) -> bool {
 }
 
 fn is_zero_width(c: char) -> bool {
-    matches!(c, '\u{200B}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{180E}')
+    matches!(
+        c,
+        '\u{200B}' | '\u{2060}'..='\u{2064}' | '\u{FEFF}' | '\u{180E}'
+    )
 }
 
 fn is_joiner(c: char) -> bool {
@@ -109,7 +112,11 @@ fn report_run(
     next: Option<char>,
 ) {
     let codes = |run: &[char]| {
-        let mut v: Vec<String> = run.iter().take(4).map(|c| format!("U+{:04X}", u32::from(*c))).collect();
+        let mut v: Vec<String> = run
+            .iter()
+            .take(4)
+            .map(|c| format!("U+{:04X}", u32::from(*c)))
+            .collect();
         if run.len() > 4 {
             v.push(format!("… ({} in all)", run.len()));
         }
@@ -176,10 +183,56 @@ fn report_run(
 fn is_confusable(c: char) -> bool {
     matches!(
         c,
-        'а' | 'е' | 'о' | 'р' | 'с' | 'у' | 'х' | 'і' | 'ј' | 'ѕ' | 'ԁ' | 'ӏ' | 'ԛ' | 'ԝ' | 'һ' | 'ո'
-            | 'А' | 'В' | 'Е' | 'К' | 'М' | 'Н' | 'О' | 'Р' | 'С' | 'Т' | 'Х' | 'І' | 'Ј' | 'Ѕ'
-            | 'ο' | 'α' | 'ν' | 'ρ' | 'τ' | 'ι' | 'κ' | 'Α' | 'Β' | 'Ε' | 'Ζ' | 'Η' | 'Ι' | 'Κ'
-            | 'Μ' | 'Ν' | 'Ο' | 'Ρ' | 'Τ' | 'Υ' | 'Χ'
+        'а' | 'е'
+            | 'о'
+            | 'р'
+            | 'с'
+            | 'у'
+            | 'х'
+            | 'і'
+            | 'ј'
+            | 'ѕ'
+            | 'ԁ'
+            | 'ӏ'
+            | 'ԛ'
+            | 'ԝ'
+            | 'һ'
+            | 'ո'
+            | 'А'
+            | 'В'
+            | 'Е'
+            | 'К'
+            | 'М'
+            | 'Н'
+            | 'О'
+            | 'Р'
+            | 'С'
+            | 'Т'
+            | 'Х'
+            | 'І'
+            | 'Ј'
+            | 'Ѕ'
+            | 'ο'
+            | 'α'
+            | 'ν'
+            | 'ρ'
+            | 'τ'
+            | 'ι'
+            | 'κ'
+            | 'Α'
+            | 'Β'
+            | 'Ε'
+            | 'Ζ'
+            | 'Η'
+            | 'Ι'
+            | 'Κ'
+            | 'Μ'
+            | 'Ν'
+            | 'Ο'
+            | 'Ρ'
+            | 'Τ'
+            | 'Υ'
+            | 'Χ'
     )
 }
 
@@ -192,7 +245,10 @@ pub(crate) fn scan_homoglyphs(ctx: &mut FileCtx<'_>) {
     }
     let mut start: Option<usize> = None;
     let mut found = Vec::new();
-    for (i, c) in text.char_indices().chain(std::iter::once((text.len(), ' '))) {
+    for (i, c) in text
+        .char_indices()
+        .chain(std::iter::once((text.len(), ' ')))
+    {
         let word_char = c.is_alphanumeric() || matches!(c, '.' | '-' | '_');
         match (word_char, start) {
             (true, None) => start = Some(i),
@@ -213,8 +269,15 @@ pub(crate) fn scan_homoglyphs(ctx: &mut FileCtx<'_>) {
     for span in found {
         let word = text.get(span.clone()).unwrap_or_default().to_string();
         let before = text.get(..span.start).unwrap_or_default();
-        let in_url = before.rsplit(char::is_whitespace).next().is_some_and(|t| t.contains("://"));
-        let severity = if in_url || ctx.code_at(span.start) { Severity::High } else { Severity::Medium };
+        let in_url = before
+            .rsplit(char::is_whitespace)
+            .next()
+            .is_some_and(|t| t.contains("://"));
+        let severity = if in_url || ctx.code_at(span.start) {
+            Severity::High
+        } else {
+            Severity::Medium
+        };
         let letters: Vec<String> = word
             .chars()
             .filter(|c| is_confusable(*c))
@@ -224,7 +287,10 @@ pub(crate) fn scan_homoglyphs(ctx: &mut FileCtx<'_>) {
             RuleId::Homoglyph,
             severity,
             span,
-            format!("`{word}` mixes Latin letters with look-alikes ({})", letters.join(", ")),
+            format!(
+                "`{word}` mixes Latin letters with look-alikes ({})",
+                letters.join(", ")
+            ),
         );
     }
 }

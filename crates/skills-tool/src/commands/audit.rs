@@ -56,7 +56,11 @@ pub(crate) fn run(
         (true, false) => skills_dirs.to_vec(),
         (true, true) => vec![PathBuf::from(".")],
     };
-    let config = if args.no_config { Config::new() } else { config(&paths)? };
+    let config = if args.no_config {
+        Config::new()
+    } else {
+        config(&paths)?
+    };
     let auditor = Auditor::new(config);
     let mut targets = Vec::new();
     for path in &paths {
@@ -65,7 +69,8 @@ pub(crate) fn run(
     }
     targets.dedup();
     let start = std::time::Instant::now();
-    let audited: Vec<Result<Audited, Error>> = targets.par_iter().map(|t| audit(&auditor, t)).collect();
+    let audited: Vec<Result<Audited, Error>> =
+        targets.par_iter().map(|t| audit(&auditor, t)).collect();
     let audited: Vec<Audited> = audited.into_iter().collect::<Result<_, _>>()?;
     let fail_on = severity(args.fail_on);
     let summary = render::audit::summary(&audited, fail_on);
@@ -105,16 +110,29 @@ fn audit(auditor: &Auditor, target: &Target) -> Result<Audited, Error> {
     let report = match target {
         Target::Skill(dir) => auditor.audit_dir(dir).map_err(|e| audit_error(&e))?,
         Target::File(file) => {
-            let bytes = skills_core::read_bounded(file, skills_audit::MAX_TEXT_BYTES)
-                .map_err(|e| errors::plain(format!("{}: {e}", render::display_path(file)), "give a readable file of at most 1 MiB"))?;
-            let name = file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let bytes =
+                skills_core::read_bounded(file, skills_audit::MAX_TEXT_BYTES).map_err(|e| {
+                    errors::plain(
+                        format!("{}: {e}", render::display_path(file)),
+                        "give a readable file of at most 1 MiB",
+                    )
+                })?;
+            let name = file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let dir = file.parent().unwrap_or(Path::new("."));
             auditor.audit_files_at(&[SourceFile::new(&name, &bytes)], dir)
         }
         Target::Archive(archive) => {
-            let reader = std::fs::File::open(archive)
-                .map_err(|e| errors::plain(format!("{}: {e}", render::display_path(archive)), "give a readable .skill or .zip archive"))?;
-            let (_, files) = skills_package::read(reader, archive, &ARCHIVE_LIMITS).map_err(|e| errors::package(&e))?;
+            let reader = std::fs::File::open(archive).map_err(|e| {
+                errors::plain(
+                    format!("{}: {e}", render::display_path(archive)),
+                    "give a readable .skill or .zip archive",
+                )
+            })?;
+            let (_, files) = skills_package::read(reader, archive, &ARCHIVE_LIMITS)
+                .map_err(|e| errors::package(&e))?;
             let sources: Vec<SourceFile<'_>> = files
                 .iter()
                 .map(|f| SourceFile::new(&f.path, &f.bytes).executable(f.executable))
@@ -129,7 +147,10 @@ fn audit(auditor: &Auditor, target: &Target) -> Result<Audited, Error> {
             .into());
         }
     };
-    Ok(Audited { path: shown, report })
+    Ok(Audited {
+        path: shown,
+        report,
+    })
 }
 
 /// `[audit]` of the nearest skills.toml in or above the first path.
@@ -141,14 +162,25 @@ fn config(paths: &[PathBuf]) -> Result<Config, Error> {
         first
     };
     let start = std::path::absolute(&start).unwrap_or(start);
-    let Some(file) = start.ancestors().map(|d| d.join(skills_lint::CONFIG_FILE)).find(|p| p.is_file()) else {
+    let Some(file) = start
+        .ancestors()
+        .map(|d| d.join(skills_lint::CONFIG_FILE))
+        .find(|p| p.is_file())
+    else {
         return Ok(Config::new());
     };
     let bytes = skills_core::read_bounded(&file, 4 * 1024 * 1024).map_err(|e| {
-        errors::plain(format!("{}: {e}", file.display()), "make skills.toml a readable regular file")
+        errors::plain(
+            format!("{}: {e}", file.display()),
+            "make skills.toml a readable regular file",
+        )
     })?;
-    let text = String::from_utf8(bytes)
-        .map_err(|_| errors::plain(format!("{}: not UTF-8 text", file.display()), "save skills.toml as UTF-8"))?;
+    let text = String::from_utf8(bytes).map_err(|_| {
+        errors::plain(
+            format!("{}: not UTF-8 text", file.display()),
+            "save skills.toml as UTF-8",
+        )
+    })?;
     Config::from_toml(&text, &file).map_err(|e| audit_error(&e).into())
 }
 

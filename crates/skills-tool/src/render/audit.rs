@@ -27,7 +27,9 @@ impl Audited {
         }
         if self.path.is_empty() || self.path == "." {
             f.path.clone()
-        } else if self.path.ends_with(".md") && (f.path == "SKILL.md" || self.path.ends_with(&f.path)) {
+        } else if self.path.ends_with(".md")
+            && (f.path == "SKILL.md" || self.path.ends_with(&f.path))
+        {
             // A single Markdown file given as the path.
             self.path.clone()
         } else {
@@ -141,8 +143,16 @@ pub(crate) fn human(audited: &[Audited], summary: &Summary, ui: Ui) -> String {
 }
 
 fn summary_line(s: &Summary) -> String {
-    let skills = if s.skills == 1 { "1 skill".to_string() } else { format!("{} skills", s.skills) };
-    let files = if s.files == 1 { "1 file".to_string() } else { format!("{} files", s.files) };
+    let skills = if s.skills == 1 {
+        "1 skill".to_string()
+    } else {
+        format!("{} skills", s.skills)
+    };
+    let files = if s.files == 1 {
+        "1 file".to_string()
+    } else {
+        format!("{} files", s.files)
+    };
     let mut line = format!(
         "Audited {skills} ({files}): {} critical, {} high, {} medium, {} low",
         s.critical, s.high, s.medium, s.low
@@ -253,7 +263,12 @@ pub(crate) fn json(audited: &[Audited], summary: &Summary) -> String {
                 files: a.report.files,
                 max_severity: a.report.max_severity(),
                 counts: a.report.counts(),
-                findings: a.report.findings.iter().map(|f| json_finding(a, f)).collect(),
+                findings: a
+                    .report
+                    .findings
+                    .iter()
+                    .map(|f| json_finding(a, f))
+                    .collect(),
                 suppressed: a
                     .report
                     .suppressed
@@ -278,7 +293,9 @@ pub(crate) fn json(audited: &[Audited], summary: &Summary) -> String {
 }
 
 fn data(s: &str) -> String {
-    s.replace('%', "%25").replace('\r', "%0D").replace('\n', "%0A")
+    s.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
 }
 
 fn property(s: &str) -> String {
@@ -290,13 +307,20 @@ pub(crate) fn github(audited: &[Audited]) -> String {
     let mut out = String::new();
     for a in audited {
         for f in &a.report.findings {
-            let kind = if f.severity >= Severity::High { "error" } else { "warning" };
+            let kind = if f.severity >= Severity::High {
+                "error"
+            } else {
+                "warning"
+            };
             let mut props = vec![format!("file={}", property(&a.file(f)))];
             if f.line > 0 {
                 props.push(format!("line={}", f.line));
                 props.push(format!("col={}", f.column));
             }
-            props.push(format!("title={}", property(&format!("skills audit: {} ({})", f.rule, f.severity))));
+            props.push(format!(
+                "title={}",
+                property(&format!("skills audit: {} ({})", f.rule, f.severity))
+            ));
             let _ = writeln!(
                 out,
                 "::{kind} {}::{}",
@@ -385,14 +409,24 @@ fn security_severity(s: Severity) -> &'static str {
 /// `--rules`: a table (id, category, severity, summary).
 pub(crate) fn rules_table(width: usize) -> String {
     let id_w = RULES.iter().map(|r| r.id.as_str().len()).max().unwrap_or(0);
-    let cat_w = RULES.iter().map(|r| r.category.as_str().len()).max().unwrap_or(0);
+    let cat_w = RULES
+        .iter()
+        .map(|r| r.category.as_str().len())
+        .max()
+        .unwrap_or(0);
     let mut out = String::new();
     let lead = id_w + cat_w + 8 + 6;
     for r in RULES {
         let summary = textwrap::wrap(r.summary, width.saturating_sub(lead).max(30));
         for (i, line) in summary.iter().enumerate() {
             if i == 0 {
-                let _ = writeln!(out, "{:id_w$}  {:cat_w$}  {:8}  {line}", r.id.as_str(), r.category.as_str(), r.severity.as_str());
+                let _ = writeln!(
+                    out,
+                    "{:id_w$}  {:cat_w$}  {:8}  {line}",
+                    r.id.as_str(),
+                    r.category.as_str(),
+                    r.severity.as_str()
+                );
             } else {
                 let _ = writeln!(out, "{:lead$}{line}", "", lead = id_w + cat_w + 14);
             }
@@ -424,8 +458,10 @@ pub(crate) fn rules_json() -> String {
             fix: r.fix,
         })
         .collect();
-    let mut text = serde_json::to_string_pretty(&serde_json::json!({ "version": SCHEMA_VERSION, "rules": rules }))
-        .unwrap_or_default();
+    let mut text = serde_json::to_string_pretty(
+        &serde_json::json!({ "version": SCHEMA_VERSION, "rules": rules }),
+    )
+    .unwrap_or_default();
     text.push('\n');
     text
 }
