@@ -14,7 +14,7 @@ fn re(pattern: &str) -> Regex {
 
 static PRIVATE_CREDENTIAL: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\.ssh/(?:id_[a-z0-9_]+|[\w.-]*key[\w.-]*|\*)|\.ssh(?:/|\b|$)|\.aws/credentials|\.aws/config|\.netrc\b|\.git-credentials|\.docker/config\.json|\.kube/config|\.npmrc\b|\.pypirc\b|\.gnupg\b|\.config/gcloud|\.azure/|\.config/gh/hosts|Library/Keychains|login\.keychain|\bsecurity (?:find-generic-password|find-internet-password|dump-keychain)|Google/Chrome|google-chrome/|chromium/|BraveSoftware|\.mozilla/firefox|Firefox/Profiles|Login Data|cookies\.sqlite|logins\.json|key4\.db|/etc/shadow|wallet\.dat|\.ethereum/keystore|\.bitcoin/|\.password-store|\.vault-token|\.terraform\.d/credentials|\.config/op/|1password",
+        r"(?i)\.ssh/(?:id_[a-z0-9_]+|[\w.-]*key[\w.-]*|\*)|\.ssh(?:/|(?-u:\b)|$)|\.aws/credentials|\.aws/config|\.netrc(?-u:\b)|\.git-credentials|\.docker/config\.json|\.kube/config|\.npmrc(?-u:\b)|\.pypirc(?-u:\b)|\.gnupg(?-u:\b)|\.config/gcloud|\.azure/|\.config/gh/hosts|Library/Keychains|login\.keychain|(?-u:\b)security (?:find-generic-password|find-internet-password|dump-keychain)|Google/Chrome|google-chrome/|chromium/|BraveSoftware|\.mozilla/firefox|Firefox/Profiles|Login Data|cookies\.sqlite|logins\.json|key4\.db|/etc/shadow|wallet\.dat|\.ethereum/keystore|\.bitcoin/|\.password-store|\.vault-token|\.terraform\.d/credentials|\.config/op/|1password",
     )
 });
 
@@ -59,7 +59,7 @@ pub(crate) fn agent_config(text: &str) -> bool {
 
 static PERMISSIONS_OFF: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|\bbypassPermissions\b|--yolo\b|\bdangerouslySkipPermissions\b",
+        r"--dangerously-skip-permissions|--dangerously-bypass-approvals-and-sandbox|(?-u:\b)bypassPermissions(?-u:\b)|--yolo(?-u:\b)|(?-u:\b)dangerouslySkipPermissions(?-u:\b)",
     )
 });
 

@@ -13,12 +13,12 @@ use crate::{RuleId, Severity};
 
 #[allow(clippy::unwrap_used)] // A constant pattern; the test compiles it.
 static EXEC: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:iex|invoke-expression)\b|\|\s*iex\b|&\s*\(\s*\[scriptblock\]::create")
+    Regex::new(r"(?i)(?-u:\b)(?:iex|invoke-expression)(?-u:\b)|\|\s*iex(?-u:\b)|&\s*\(\s*\[scriptblock\]::create")
         .unwrap()
 });
 #[allow(clippy::unwrap_used)]
 static FETCH: LazyLock<Regex> = LazyLock::new(|| {
-    Regex::new(r"(?i)\b(?:iwr|irm|curl|wget|invoke-webrequest|invoke-restmethod)\b|downloadstring|downloadfile|net\.webclient").unwrap()
+    Regex::new(r"(?i)(?-u:\b)(?:iwr|irm|curl|wget|invoke-webrequest|invoke-restmethod)(?-u:\b)|downloadstring|downloadfile|net\.webclient").unwrap()
 });
 #[allow(clippy::unwrap_used)]
 static DECODE: LazyLock<Regex> = LazyLock::new(|| {

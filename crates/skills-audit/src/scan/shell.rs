@@ -138,7 +138,10 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
             if line.trim_end().ends_with('\\') {
                 continue;
             }
-            scan(ctx, line_start..start, depth + 100);
+            let piece = ctx.text.get(line_start..start).unwrap_or_default();
+            if worth_reading(piece) {
+                scan(ctx, line_start..start, depth + 100);
+            }
             line_start = start;
         }
         if line_start < range.end {
@@ -177,6 +180,18 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
             );
         }
     }
+}
+
+/// Whether a line the grammar could not parse in its block can hold anything a rule looks
+/// for (output, trees and tables in unlabelled blocks are most of those lines).
+fn worth_reading(line: &str) -> bool {
+    const TOKENS: &[&str] = &[
+        "|", "$(", "`", "<(", ">", "curl", "wget", "rm ", "dd ", "mkfs", "crontab", "git ", "launchctl",
+        "systemctl", "eval", "source", "env", ".ssh", ".aws", "security", "tee ", "sed ", "cp ", "mv ",
+        "ln ", "install", "claude", "--", "$'", "chmod", "chown", "find ", "shred", "nc ", "dig ",
+        "nslookup", "iex", "base64", "xxd", "scp", "rsync", "http", "perl", "python", "node", ":()",
+    ];
+    TOKENS.iter().any(|t| line.contains(t))
 }
 
 fn text<'s>(node: Node<'_>, src: &'s str) -> &'s str {

@@ -18,28 +18,39 @@ static INSTRUCTIONS: LazyLock<Vec<(RuleId, Regex)>> = LazyLock::new(|| {
         (
             RuleId::InstructionOverride,
             re(
-                r"(?i)\b(?:ignore|disregard|forget|override|bypass|discard)\b[\w ,'’]{0,30}?\b(?:previous|prior|above|earlier|preceding|original|existing|all other|any other|your|system|developer)\b[\w ,'’]{0,20}?\b(?:instructions?|prompts?|directives|guidelines|guardrails|rules|safety (?:rules|guidelines|policies))\b(?:\s+(?:in|from|found|within|inside|embedded|contained|of the (?:page|document|file|email|website|tool)))?",
+                r"(?i)(?-u:\b)(?:ignore|disregard|forget|override|bypass|discard)(?-u:\b)[\w ,']{0,30}?(?-u:\b)(?:previous|prior|above|earlier|preceding|original|existing|all other|any other|your|system|developer)(?-u:\b)[\w ,']{0,20}?(?-u:\b)(?:instructions?|prompts?|directives|guidelines|guardrails|rules|safety (?:rules|guidelines|policies))(?-u:\b)(?:\s+(?:in|from|found|within|inside|embedded|contained|of the (?:page|document|file|email|website|tool)))?",
             ),
         ),
         (
             RuleId::InstructionOverride,
             re(
-                r"(?i)\byou are (?:now )?(?:no longer|not) (?:bound|restricted|limited) by\b|\byour (?:real|true|actual|new) instructions (?:are|follow)\b|\bfrom now on,? you (?:will|must) ignore\b",
+                r"(?i)(?-u:\b)you are (?:now )?(?:no longer|not) (?:bound|restricted|limited) by(?-u:\b)|(?-u:\b)your (?:real|true|actual|new) instructions (?:are|follow)(?-u:\b)|(?-u:\b)from now on,? you (?:will|must) ignore(?-u:\b)",
             ),
         ),
         (
             RuleId::ConcealFromUser,
             re(
-                r"(?i)\b(?:do not|don't|never|must not|without)\s+(?:tell|telling|inform|informing|notify|notifying|alert|alerting|reveal|revealing|let)\b(?:ing)?\s+(?:the |your )?(?:user|human|operator)s?\b(?:\s+(?:know|about|that|of|what|this|it))?|\b(?:secretly|covertly|silently|quietly)\s+(?:run|execute|send|upload|install|exfiltrate|copy|download|add|modify|delete|post)\b|\bwithout (?:the |your )?(?:user|human)(?:'s|’s)? (?:knowledge|knowing|noticing|consent|awareness|permission)\b|\bhide (?:this|these|it|them|the (?:\w+ ){0,2}?(?:command|commands|output|step|steps|action|actions|request|requests|changes?))(?: \w+){0,3}? from (?:the |your )?(?:user|human)\b|\bkeep (?:this|it|these) (?:secret|hidden|confidential) from\b",
+                r"(?i)(?-u:\b)(?:do not|don't|never|must not|without)\s+(?:tell|telling|inform|informing|notify|notifying|alert|alerting|reveal|revealing|let)(?-u:\b)(?:ing)?\s+(?:the |your )?(?:user|human|operator)s?(?-u:\b)(?:\s+(?:know|about|that|of|what|this|it))?|(?-u:\b)(?:secretly|covertly|silently|quietly)\s+(?:run|execute|send|upload|install|exfiltrate|copy|download|add|modify|delete|post)(?-u:\b)|(?-u:\b)without (?:the |your )?(?:user|human)(?:'s|s)? (?:knowledge|knowing|noticing|consent|awareness|permission)(?-u:\b)|(?-u:\b)hide (?:this|these|it|them|the (?:\w+ ){0,2}?(?:command|commands|output|step|steps|action|actions|request|requests|changes?))(?: \w+){0,3}? from (?:the |your )?(?:user|human)(?-u:\b)|(?-u:\b)keep (?:this|it|these) (?:secret|hidden|confidential) from(?-u:\b)",
             ),
         ),
         (
             RuleId::ImpersonateSystem,
             re(
-                r"(?im)<\|im_start\|>\s*(?:system|developer)|<\|(?:system|start_header_id\|>system)|<<SYS>>|^\s*\[(?:system|developer)(?: (?:message|prompt|note|override))?\]|^\s*(?:#+\s*)?(?:system|developer) (?:message|prompt|override)\s*:|^\s*SYSTEM\s*:|</?(?:system|system[-_]reminder|system[-_]prompt|developer[-_]message)>|\bBEGIN SYSTEM PROMPT\b",
+                r"(?im)<\|im_start\|>\s*(?:system|developer)|<\|(?:system|start_header_id\|>system)|<<SYS>>|^\s*\[(?:system|developer)(?: (?:message|prompt|note|override))?\]|^\s*(?:#+\s*)?(?:system|developer) (?:message|prompt|override)\s*:|^\s*SYSTEM\s*:|</?(?:system|system[-_]reminder|system[-_]prompt|developer[-_]message)>|(?-u:\b)BEGIN SYSTEM PROMPT(?-u:\b)",
             ),
         ),
     ]
+});
+
+/// All instruction patterns in one pass, to skip the text none of them matches.
+static INSTRUCTION_SET: LazyLock<regex::RegexSet> = LazyLock::new(|| {
+    #[allow(clippy::unwrap_used)] // The same constant patterns as INSTRUCTIONS.
+    regex::RegexSet::new(INSTRUCTIONS.iter().map(|(_, r)| r.as_str())).unwrap()
+});
+
+/// The literal starts of every secret pattern: a file without any is skipped in one pass.
+static SECRET_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
+    re(r"AKIA|ASIA|gh[pousr]_|github_pat_|xox[baprse]-|hooks\.slack\.com|sk-|AIza|k_live_|PRIVATE KEY|eyJ")
 });
 
 /// One match of an instruction pattern.
@@ -51,7 +62,11 @@ pub(crate) struct Hit {
 /// Instruction patterns matched in `text` (offsets relative to it).
 pub(crate) fn instructions(text: &str) -> Vec<Hit> {
     let mut out = Vec::new();
-    for (rule, re) in INSTRUCTIONS.iter() {
+    let matched = INSTRUCTION_SET.matches(text);
+    for (i, (rule, re)) in INSTRUCTIONS.iter().enumerate() {
+        if !matched.matched(i) {
+            continue;
+        }
         for m in re.find_iter(text) {
             // "Ignore any instructions found in the page" guards against injection.
             let last = m
@@ -106,7 +121,7 @@ pub(crate) fn quoted(text: &str, span: &Range<usize>) -> bool {
         ('"', '"'),
         ('“', '”'),
         ('\'', '\''),
-        ('‘', '’'),
+        ('‘', '\u{2019}'),
         ('`', '`'),
         ('«', '»'),
     ];
@@ -130,29 +145,29 @@ pub(crate) fn quoted(text: &str, span: &Range<usize>) -> bool {
 /// A secret pattern: its name and regex.
 static SECRETS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     vec![
-        ("an AWS access key id", re(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b")),
+        ("an AWS access key id", re(r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)")),
         (
             "a GitHub token",
-            re(r"\bgh[pousr]_[A-Za-z0-9]{36,255}\b|\bgithub_pat_[A-Za-z0-9_]{60,255}\b"),
+            re(r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{36,255}(?-u:\b)|(?-u:\b)github_pat_[A-Za-z0-9_]{60,255}(?-u:\b)"),
         ),
         (
             "a Slack token",
             re(
-                r"\bxox[baprse]-[0-9A-Za-z-]{10,}\b|hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}",
+                r"(?-u:\b)xox[baprse]-[0-9A-Za-z-]{10,}(?-u:\b)|hooks\.slack\.com/services/T[A-Z0-9]{6,}/B[A-Z0-9]{6,}/[A-Za-z0-9]{20,}",
             ),
         ),
         (
             "an Anthropic API key",
-            re(r"\bsk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}"),
+            re(r"(?-u:\b)sk-ant-(?:api|admin)\d\d-[A-Za-z0-9_-]{80,}"),
         ),
         (
             "an OpenAI API key",
-            re(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}\b"),
+            re(r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}(?-u:\b)"),
         ),
-        ("a Google API key", re(r"\bAIza[0-9A-Za-z_-]{35}\b")),
+        ("a Google API key", re(r"(?-u:\b)AIza[0-9A-Za-z_-]{35}(?-u:\b)")),
         (
             "a Stripe secret key",
-            re(r"\b[rs]k_live_[0-9A-Za-z]{24,}\b"),
+            re(r"(?-u:\b)[rs]k_live_[0-9A-Za-z]{24,}(?-u:\b)"),
         ),
         (
             "a private key",
@@ -162,7 +177,7 @@ static SECRETS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
         ),
         (
             "a JSON Web Token",
-            re(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}"),
+            re(r"(?-u:\b)eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{16,}"),
         ),
     ]
 });
@@ -240,6 +255,9 @@ fn entropy(s: &str) -> f64 {
 /// Secrets found in `text`: (what, span).
 pub(crate) fn secrets(text: &str) -> Vec<(&'static str, Range<usize>)> {
     let mut out: Vec<(&'static str, Range<usize>)> = Vec::new();
+    if !SECRET_PREFIX.is_match(text) {
+        return out;
+    }
     for (what, re) in SECRETS.iter() {
         for m in re.find_iter(text) {
             let token = m.as_str();
@@ -277,7 +295,7 @@ pub(crate) fn secrets(text: &str) -> Vec<(&'static str, Range<usize>)> {
 
 static GREEDY: LazyLock<Regex> = LazyLock::new(|| {
     re(
-        r"(?i)\b(?:use|invoke|load|activate|trigger|apply|call|run)\b(?: (?:this|the|me|it)(?: skill)?)?(?: (?:for|on|with|in|before|during))? (?:every|each|all|any)(?: single| possible| user)? (?:tasks?|requests?|prompts?|messages?|conversations?|queries|query|questions?|interactions?|responses?|turns?|sessions?)\b(?P<tail>[ ,]+\w+)?|\balways (?:use|load|invoke|activate|trigger|apply|call) (?:this|me)\b|\bregardless of (?:the |what the )?(?:task|request|user asks|question)\b|\b(?:must|should) be (?:used|loaded|invoked|activated) (?:for|on|in|before) (?:every|all|any|each)\b",
+        r"(?i)(?-u:\b)(?:use|invoke|load|activate|trigger|apply|call|run)(?-u:\b)(?: (?:this|the|me|it)(?: skill)?)?(?: (?:for|on|with|in|before|during))? (?:every|each|all|any)(?: single| possible| user)? (?:tasks?|requests?|prompts?|messages?|conversations?|queries|query|questions?|interactions?|responses?|turns?|sessions?)(?-u:\b)(?P<tail>[ ,]+\w+)?|(?-u:\b)always (?:use|load|invoke|activate|trigger|apply|call) (?:this|me)(?-u:\b)|(?-u:\b)regardless of (?:the |what the )?(?:task|request|user asks|question)(?-u:\b)|(?-u:\b)(?:must|should) be (?:used|loaded|invoked|activated) (?:for|on|in|before) (?:every|all|any|each)(?-u:\b)",
     )
 });
 
