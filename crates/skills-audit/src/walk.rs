@@ -60,6 +60,11 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
         return Ok(vec![Target::File(path.to_path_buf())]);
     }
     let found: Arc<Mutex<Vec<Target>>> = Arc::default();
+    if path.join(skills_core::layout::SKILL_MD).is_file()
+        && let Ok(mut v) = found.lock()
+    {
+        v.push(Target::Skill(path.to_path_buf()));
+    }
     let sink = Arc::clone(&found);
     let walker = ignore::WalkBuilder::new(path)
         .hidden(true)
@@ -70,11 +75,6 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
                 return false;
             }
             if entry.depth() == 0 {
-                if entry.path().join(skills_core::layout::SKILL_MD).is_file()
-                    && let Ok(mut v) = sink.lock()
-                {
-                    v.push(Target::Skill(entry.path().to_path_buf()));
-                }
                 return true;
             }
             if entry.depth() > 0 && skills_core::layout::is_skipped_dir(entry.file_name()) {

@@ -50,7 +50,9 @@ static INSTRUCTION_SET: LazyLock<regex::RegexSet> = LazyLock::new(|| {
 
 /// The literal starts of every secret pattern: a file without any is skipped in one pass.
 static SECRET_PREFIX: LazyLock<Regex> = LazyLock::new(|| {
-    re(r"AKIA|ASIA|gh[pousr]_|github_pat_|xox[baprse]-|hooks\.slack\.com|sk-|AIza|k_live_|PRIVATE KEY|eyJ")
+    re(
+        r"AKIA|ASIA|gh[pousr]_|github_pat_|xox[baprse]-|hooks\.slack\.com|sk-|AIza|k_live_|PRIVATE KEY|eyJ",
+    )
 });
 
 /// One match of an instruction pattern.
@@ -145,10 +147,15 @@ pub(crate) fn quoted(text: &str, span: &Range<usize>) -> bool {
 /// A secret pattern: its name and regex.
 static SECRETS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
     vec![
-        ("an AWS access key id", re(r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)")),
+        (
+            "an AWS access key id",
+            re(r"(?-u:\b)(?:AKIA|ASIA)[0-9A-Z]{16}(?-u:\b)"),
+        ),
         (
             "a GitHub token",
-            re(r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{36,255}(?-u:\b)|(?-u:\b)github_pat_[A-Za-z0-9_]{60,255}(?-u:\b)"),
+            re(
+                r"(?-u:\b)gh[pousr]_[A-Za-z0-9]{36,255}(?-u:\b)|(?-u:\b)github_pat_[A-Za-z0-9_]{60,255}(?-u:\b)",
+            ),
         ),
         (
             "a Slack token",
@@ -164,7 +171,10 @@ static SECRETS: LazyLock<Vec<(&'static str, Regex)>> = LazyLock::new(|| {
             "an OpenAI API key",
             re(r"(?-u:\b)sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{32,}(?-u:\b)"),
         ),
-        ("a Google API key", re(r"(?-u:\b)AIza[0-9A-Za-z_-]{35}(?-u:\b)")),
+        (
+            "a Google API key",
+            re(r"(?-u:\b)AIza[0-9A-Za-z_-]{35}(?-u:\b)"),
+        ),
         (
             "a Stripe secret key",
             re(r"(?-u:\b)[rs]k_live_[0-9A-Za-z]{24,}(?-u:\b)"),

@@ -182,8 +182,7 @@ fn suppressions_in_skills_toml_need_a_reason() {
     let run = skills(t.path(), &["audit", "skills"]);
     run.assert_code(2);
     assert!(
-        run.stderr.contains("skills.toml:2:19")
-            && run.stderr.contains("did you mean `download-exec`"),
+        run.stderr.contains("skills.toml:2:19") && run.stderr.contains("`download-exec`?"),
         "{}",
         run.stderr
     );
