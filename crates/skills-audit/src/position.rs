@@ -44,13 +44,11 @@ fn memchr_iter(bytes: &[u8]) -> impl Iterator<Item = usize> + '_ {
 /// characters written as `\u{…}`, so evidence cannot hide itself or reorder a terminal.
 pub(crate) fn evidence(text: &str) -> String {
     let mut out = String::new();
-    let mut count = 0;
-    for c in text.trim().chars() {
+    for (count, c) in text.trim().chars().enumerate() {
         if count >= 200 {
             out.push('…');
             break;
         }
-        count += 1;
         match c {
             '\n' | '\r' | '\t' => out.push(' '),
             c if c.is_control() || crate::scan::unicode::is_invisible(c) => {

@@ -80,10 +80,10 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
             if entry.depth() > 0 && skills_core::layout::is_skipped_dir(entry.file_name()) {
                 return false;
             }
-            if entry.path().join(skills_core::layout::SKILL_MD).is_file() {
-                if let Ok(mut v) = sink.lock() {
-                    v.push(Target::Skill(entry.path().to_path_buf()));
-                }
+            if entry.path().join(skills_core::layout::SKILL_MD).is_file()
+                && let Ok(mut v) = sink.lock()
+            {
+                v.push(Target::Skill(entry.path().to_path_buf()));
             }
             // Skills nested in a skill are skills too (as lint finds them); the outer
             // skill's audit leaves their files to them.

@@ -122,12 +122,6 @@ pub(crate) fn check(path: &str, bytes: &[u8], executable: bool) -> Option<Vec<Fi
                     path,
                     format!("{path} is named .{ext} but is {what}"),
                 ));
-            } else if !is(ARCHIVE_EXTENSIONS) {
-                out.push(Finding::new(
-                    RuleId::BinaryFile,
-                    path,
-                    format!("{path} is {what}; its content is not audited"),
-                ));
             } else if !matches!(
                 ext.as_str(),
                 "docx" | "xlsx" | "pptx" | "odt" | "ods" | "odp" | "epub"

@@ -165,16 +165,17 @@ pub(crate) fn scan(
             }
         }
     }
-    if s.decodes > 0 && !s.decode_exec {
-        if let Some(blob) = s.long_blobs.first().cloned() {
-            let len = blob.len();
-            s.ctx.push(
-                RuleId::EncodedPayload,
-                Severity::Medium,
-                blob,
-                format!("a {len}-character encoded blob, and the script decodes data at run time"),
-            );
-        }
+    if s.decodes > 0
+        && !s.decode_exec
+        && let Some(blob) = s.long_blobs.first().cloned()
+    {
+        let len = blob.len();
+        s.ctx.push(
+            RuleId::EncodedPayload,
+            Severity::Medium,
+            blob,
+            format!("a {len}-character encoded blob, and the script decodes data at run time"),
+        );
     }
 }
 
@@ -442,26 +443,26 @@ impl<'a> Scan<'_, 'a> {
                 || t.contains("'a")
                 || t.contains("\"a");
             self.writes |= writes;
-            if writes {
-                if let Some(target) = self.strings_in(node).into_iter().find(|s| {
+            if writes
+                && let Some(target) = self.strings_in(node).into_iter().find(|s| {
                     patterns::rc_file(s)
                         || patterns::autostart(s)
                         || patterns::git_hook(s)
                         || patterns::agent_config(s)
-                }) {
-                    let (rule, what) = if patterns::agent_config(&target) {
-                        (
-                            RuleId::AgentConfigTamper,
-                            format!("writes the agent's own configuration {target}"),
-                        )
-                    } else {
-                        (
-                            RuleId::Persistence,
-                            format!("writes {target}, which runs code again later"),
-                        )
-                    };
-                    self.push(rule, Severity::High, node, what);
-                }
+                })
+            {
+                let (rule, what) = if patterns::agent_config(&target) {
+                    (
+                        RuleId::AgentConfigTamper,
+                        format!("writes the agent's own configuration {target}"),
+                    )
+                } else {
+                    (
+                        RuleId::Persistence,
+                        format!("writes {target}, which runs code again later"),
+                    )
+                };
+                self.push(rule, Severity::High, node, what);
             }
         }
     }

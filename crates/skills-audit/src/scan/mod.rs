@@ -458,10 +458,10 @@ fn instructions(ctx: &mut FileCtx<'_>, range: Range<usize>, parts: Option<&markd
     for hit in text::instructions(text) {
         let span = range.start + hit.span.start..range.start + hit.span.end;
         let hidden = parts.is_some_and(|p| p.in_hidden(span.start));
-        if !hidden {
-            if parts.is_some_and(|p| p.in_not_prose(span.start)) || text::quoted(ctx.text, &span) {
-                continue;
-            }
+        if !hidden
+            && (parts.is_some_and(|p| p.in_not_prose(span.start)) || text::quoted(ctx.text, &span))
+        {
+            continue;
         }
         let what = match hit.rule {
             RuleId::InstructionOverride => "tells the agent to set aside its other instructions",

@@ -576,18 +576,17 @@ impl Scan<'_, '_, '_> {
             {
                 self.private_reads.push(self.span(node));
             }
-            "function_definition" => {
+            "function_definition"
                 if node
                     .child_by_field_name("name")
-                    .is_some_and(|n| text(n, self.src) == ":")
-                {
-                    self.push(
-                        RuleId::DestructiveCommand,
-                        Severity::Critical,
-                        node,
-                        "a fork bomb: it exhausts the machine's processes".to_string(),
-                    );
-                }
+                    .is_some_and(|n| text(n, self.src) == ":") =>
+            {
+                self.push(
+                    RuleId::DestructiveCommand,
+                    Severity::Critical,
+                    node,
+                    "a fork bomb: it exhausts the machine's processes".to_string(),
+                );
             }
             _ => {}
         }
@@ -894,19 +893,19 @@ impl Scan<'_, '_, '_> {
             if let Some(out) = out {
                 self.downloads.push((basename(&out).to_string(), cmd.url()));
             } else if name == "wget" && cmd.args.iter().any(|(a, _)| a == "-O") {
-            } else if name == "wget" || cmd.has_flag('O', "--remote-name") {
-                if let Some(url) = cmd.url() {
-                    let file = url
-                        .rsplit('/')
-                        .next()
-                        .unwrap_or_default()
-                        .split('?')
-                        .next()
-                        .unwrap_or_default()
-                        .to_string();
-                    if !file.is_empty() {
-                        self.downloads.push((file, Some(url)));
-                    }
+            } else if (name == "wget" || cmd.has_flag('O', "--remote-name"))
+                && let Some(url) = cmd.url()
+            {
+                let file = url
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or_default()
+                    .split('?')
+                    .next()
+                    .unwrap_or_default()
+                    .to_string();
+                if !file.is_empty() {
+                    self.downloads.push((file, Some(url)));
                 }
             }
         }
@@ -1106,37 +1105,34 @@ impl Scan<'_, '_, '_> {
                     );
                 }
             }
-            "shred" | "wipefs" => {
-                if cmd.positional().any(|a| a.starts_with("/dev/")) {
-                    self.push(
-                        RuleId::DestructiveCommand,
-                        Severity::Critical,
-                        cmd.node,
-                        format!("`{name}` wipes a device"),
-                    );
-                }
+            "shred" | "wipefs" if cmd.positional().any(|a| a.starts_with("/dev/")) => {
+                self.push(
+                    RuleId::DestructiveCommand,
+                    Severity::Critical,
+                    cmd.node,
+                    format!("`{name}` wipes a device"),
+                );
             }
-            "chmod" | "chown" => {
-                if cmd.has_flag('R', "--recursive") && cmd.positional().skip(1).any(|t| danger(t)) {
-                    self.push(
-                        RuleId::DestructiveCommand,
-                        Severity::High,
-                        cmd.node,
-                        format!("`{name} -R` on a system or home directory"),
-                    );
-                }
+            "chmod" | "chown"
+                if cmd.has_flag('R', "--recursive") && cmd.positional().skip(1).any(&danger) =>
+            {
+                self.push(
+                    RuleId::DestructiveCommand,
+                    Severity::High,
+                    cmd.node,
+                    format!("`{name} -R` on a system or home directory"),
+                );
             }
-            "find" => {
+            "find"
                 if cmd.positional().next().is_some_and(danger)
-                    && cmd.args.iter().any(|(a, _)| a == "-delete")
-                {
-                    self.push(
-                        RuleId::DestructiveCommand,
-                        Severity::Critical,
-                        cmd.node,
-                        "`find -delete` over a system or home directory".to_string(),
-                    );
-                }
+                    && cmd.args.iter().any(|(a, _)| a == "-delete") =>
+            {
+                self.push(
+                    RuleId::DestructiveCommand,
+                    Severity::Critical,
+                    cmd.node,
+                    "`find -delete` over a system or home directory".to_string(),
+                );
             }
             "git" => {
                 let args: Vec<&str> = cmd.args.iter().map(|(a, _)| a.as_str()).collect();
@@ -1183,51 +1179,46 @@ impl Scan<'_, '_, '_> {
         let name = cmd.name.as_str();
         let args: Vec<&str> = cmd.args.iter().map(|(a, _)| a.as_str()).collect();
         match name {
-            "crontab" => {
+            "crontab"
                 if !(args == ["-l"]
                     || args.contains(&"-l")
-                        && !args.iter().any(|a| *a == "-" || !a.starts_with('-')))
-                {
-                    self.push(
-                        RuleId::Persistence,
-                        Severity::High,
-                        cmd.node,
-                        "installs a crontab: code that runs again on a schedule".to_string(),
-                    );
-                }
+                        && !args.iter().any(|a| *a == "-" || !a.starts_with('-'))) =>
+            {
+                self.push(
+                    RuleId::Persistence,
+                    Severity::High,
+                    cmd.node,
+                    "installs a crontab: code that runs again on a schedule".to_string(),
+                );
             }
-            "launchctl" => {
+            "launchctl"
                 if args
                     .iter()
-                    .any(|a| matches!(*a, "load" | "bootstrap" | "submit" | "enable"))
-                {
-                    self.push(
-                        RuleId::Persistence,
-                        Severity::High,
-                        cmd.node,
-                        "loads a launchd job: code that runs at login or on a schedule".to_string(),
-                    );
-                }
+                    .any(|a| matches!(*a, "load" | "bootstrap" | "submit" | "enable")) =>
+            {
+                self.push(
+                    RuleId::Persistence,
+                    Severity::High,
+                    cmd.node,
+                    "loads a launchd job: code that runs at login or on a schedule".to_string(),
+                );
             }
-            "systemctl" => {
-                if args.contains(&"enable") {
-                    self.push(RuleId::Persistence, Severity::Medium, cmd.node, "enables a systemd unit: it runs at every boot or login (medium: a unit the skill does not write is usually a packaged service)".to_string());
-                }
+            "systemctl" if args.contains(&"enable") => {
+                self.push(RuleId::Persistence, Severity::Medium, cmd.node, "enables a systemd unit: it runs at every boot or login (medium: a unit the skill does not write is usually a packaged service)".to_string());
             }
-            "git" => {
+            "git"
                 if args.first() == Some(&"config")
                     && args
                         .iter()
-                        .any(|a| a.eq_ignore_ascii_case("core.hooksPath"))
-                {
-                    self.push(
-                        RuleId::Persistence,
-                        Severity::High,
-                        cmd.node,
-                        "sets core.hooksPath: every later commit runs the hooks it points to"
-                            .to_string(),
-                    );
-                }
+                        .any(|a| a.eq_ignore_ascii_case("core.hooksPath")) =>
+            {
+                self.push(
+                    RuleId::Persistence,
+                    Severity::High,
+                    cmd.node,
+                    "sets core.hooksPath: every later commit runs the hooks it points to"
+                        .to_string(),
+                );
             }
             "tee" | "cp" | "mv" | "ln" | "install" | "rsync" => {
                 let targets: Vec<&str> = if name == "tee" {
@@ -1239,22 +1230,20 @@ impl Scan<'_, '_, '_> {
                     self.write_target(cmd.node, t, None);
                 }
             }
-            "sed" | "perl" => {
-                if args.iter().any(|a| a.starts_with("-i")) {
-                    for t in cmd.positional().skip(1) {
-                        self.write_target(cmd.node, t, None);
-                    }
+            "sed" | "perl" if args.iter().any(|a| a.starts_with("-i")) => {
+                for t in cmd.positional().skip(1) {
+                    self.write_target(cmd.node, t, None);
                 }
             }
-            "claude" | "codex" | "gemini" => {
-                if args.first() == Some(&"mcp") && args.get(1) == Some(&"add") {
-                    self.push(
-                        RuleId::AgentConfigTamper,
-                        Severity::Medium,
-                        cmd.node,
-                        format!("`{name} mcp add` adds an MCP server to the agent's configuration"),
-                    );
-                }
+            "claude" | "codex" | "gemini"
+                if args.first() == Some(&"mcp") && args.get(1) == Some(&"add") =>
+            {
+                self.push(
+                    RuleId::AgentConfigTamper,
+                    Severity::Medium,
+                    cmd.node,
+                    format!("`{name} mcp add` adds an MCP server to the agent's configuration"),
+                );
             }
             _ => {}
         }

@@ -361,13 +361,15 @@ pub(crate) fn sarif(audited: &[Audited]) -> String {
     let mut results = Vec::new();
     for a in audited {
         for f in &a.report.findings {
-            let mut location = serde_json::json!({
-                "physicalLocation": { "artifactLocation": { "uri": a.file(f) } }
-            });
-            if f.line > 0 {
-                location["physicalLocation"]["region"] =
-                    serde_json::json!({ "startLine": f.line, "startColumn": f.column });
-            }
+            let physical = if f.line > 0 {
+                serde_json::json!({
+                    "artifactLocation": { "uri": a.file(f) },
+                    "region": { "startLine": f.line, "startColumn": f.column },
+                })
+            } else {
+                serde_json::json!({ "artifactLocation": { "uri": a.file(f) } })
+            };
+            let location = serde_json::json!({ "physicalLocation": physical });
             results.push(serde_json::json!({
                 "ruleId": f.rule,
                 "ruleIndex": f.rule as usize,
