@@ -75,7 +75,7 @@ pub(crate) enum Command {
     )]
     Lint(LintArgs),
 
-    /// Check skills for what an agent should not be told to do, before it runs them.
+    /// Check skills for what an agent should not be told to do.
     ///
     /// Reads every file of each skill (the files `skills package` would ship) and archives
     /// (.skill, .zip, read without extracting): instructions aimed at the agent against the
