@@ -23,6 +23,8 @@ use crate::{build_skills, target_dir};
 
 #[path = "bench_add.rs"]
 mod add;
+#[path = "bench_audit.rs"]
+mod audit;
 #[path = "bench_discovery.rs"]
 mod discovery;
 #[path = "bench_gateway.rs"]
@@ -45,6 +47,11 @@ const BENCHES: &[Bench] = &[
         name: "lint",
         about: "time `skills lint` (and `rg`, for scale) on generated trees; options: [--sizes 1000,10000] [--runs N]; or on a real tree copied N times: --corpus DIR [--copies N] [--files all|skill-md|crawl] [--runs N] (every output format, peak RSS, and `skilo`/`rg` when installed)",
         run: lint,
+    },
+    Bench {
+        name: "audit",
+        about: "`skills audit` against Cisco's `skill-scanner` (static mode, when installed) on a corpus, against `skills lint --format json` on it copied N times, and both scanners' recall and false positives on testdata/audit/labelled; options: [--corpus ../shared/corpus-large] [--copies 30] [--runs 5] [--peer PATH]",
+        run: audit::run,
     },
     Bench {
         name: "add",

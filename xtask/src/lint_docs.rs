@@ -25,3 +25,22 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
     eprintln!("docs/lint-rules.md is up to date");
     Ok(())
 }
+
+/// `cargo xtask audit-docs [--check]`: the rules section of `docs/audit.md` from
+/// `skills_audit::RULES` and its fixtures, written by skills-audit's `rules_doc` test.
+pub(crate) fn run_audit(args: &[String]) -> Result<()> {
+    let mut check_only = false;
+    for arg in args {
+        match arg.as_str() {
+            "--check" => check_only = true,
+            other => bail!("unknown argument `{other}` (usage: cargo xtask audit-docs [--check])"),
+        }
+    }
+    let mut test = cargo(["test", "-q", "-p", "skills-audit", "--test", "rules_doc"]);
+    if !check_only {
+        test.env("AUDIT_DOCS_WRITE", "1");
+    }
+    run_checked(&mut test)?;
+    eprintln!("docs/audit.md is up to date");
+    Ok(())
+}

@@ -3,6 +3,7 @@
 //! - `ci`: formatting, clippy, the code map, rustdoc warnings, the public API and the tests
 //!   (which check the generated docs), stopping at the first failure.
 //! - `lint-docs [--check]`: writes (or checks) `docs/lint-rules.md` from the rule registry.
+//! - `audit-docs [--check]`: writes (or checks) the rules section of `docs/audit.md`.
 //! - `corpus DIR [--bless]`: lints every collection under `DIR` with the `skills`
 //!   binary and compares the counts with `testdata/corpus-expected.json`.
 //! - `seed-templates DIR`: renders seed 000's templates through `skills prompt --template`.
@@ -36,6 +37,7 @@ tasks:
                                    the public API (rustdoc, warnings denied), test (which
                                    checks docs/lint-rules.md too)
   lint-docs [--check]              generate docs/lint-rules.md (or fail if it is stale)
+  audit-docs [--check]             generate docs/audit.md's rules (or fail if stale)
   corpus DIR [--bless]             lint each collection under DIR; compare with
                                    testdata/corpus-expected.json (or rewrite it)
   bench <name> [options]           benchmarks; `cargo xtask bench help` lists them
@@ -66,6 +68,7 @@ fn run(args: &[String]) -> Result<()> {
             ci::run()
         }
         "lint-docs" => lint_docs::run(rest),
+        "audit-docs" => lint_docs::run_audit(rest),
         "corpus" => corpus::run(rest),
         // These link the library crates (sqlx, axum, tokio, …): their own binary, built only
         // when asked for, so that `cargo xtask ci` on a clean clone stays light.

@@ -57,7 +57,7 @@ pub use pack::{
     Collected, Entry, Format, Options, Packaged, SkipReason, Skipped, collect, collect_all,
     collect_flat, package, package_flat, skill_id, source_date_epoch,
 };
-pub use unpack::{Limits, unpack};
+pub use unpack::{ArchiveFile, Limits, read, unpack};
 
 /// Why packaging, unpacking or installing failed. Each variant names the path or entry and
 /// says what to do.

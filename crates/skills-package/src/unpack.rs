@@ -62,6 +62,64 @@ pub fn unpack<R: Read + Seek>(
         path: archive.to_path_buf(),
         source,
     };
+    let (mut zip, checked) = open_checked(reader, archive, limits)?;
+    let (id, strip) = layout(&checked, archive)?;
+    let root = dest.join(&id);
+    fs::create_dir_all(&root).map_err(|e| PackageError::io(&root, e))?;
+    let mut written: u64 = 0;
+    for c in &checked {
+        let rel: PathBuf = c.parts.iter().skip(strip).collect();
+        if rel.as_os_str().is_empty() {
+            continue;
+        }
+        let path = root.join(&rel);
+        if c.is_dir {
+            fs::create_dir_all(&path).map_err(|e| PackageError::io(&path, e))?;
+            continue;
+        }
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| PackageError::io(parent, e))?;
+        }
+        let mut entry = zip.by_index(c.index).map_err(zip_err)?;
+        let executable = entry.unix_mode().is_some_and(|m| m & 0o111 != 0);
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+            .map_err(|e| match e.kind() {
+                io::ErrorKind::AlreadyExists => PackageError::UnsafeEntry {
+                    name: c.parts.join("/"),
+                    reason: "it appears twice in the archive",
+                },
+                _ => PackageError::io(&path, e),
+            })?;
+        let remaining = limits.max_bytes.saturating_sub(written);
+        let copied = io::copy(
+            &mut (&mut entry).take(remaining.saturating_add(1)),
+            &mut file,
+        )
+        .map_err(|e| PackageError::io(&path, e))?;
+        written = written.saturating_add(copied);
+        if written > limits.max_bytes {
+            return Err(PackageError::TooLarge {
+                limit: limits.max_bytes,
+            });
+        }
+        set_mode(&file, executable).map_err(|e| PackageError::io(&path, e))?;
+    }
+    Ok(id)
+}
+
+/// The archive opened and every entry checked (see [`unpack`]); nothing read yet.
+fn open_checked<R: Read + Seek>(
+    reader: R,
+    archive: &Path,
+    limits: &Limits,
+) -> Result<(ZipArchive<R>, Vec<Checked>), PackageError> {
+    let zip_err = |source| PackageError::Zip {
+        path: archive.to_path_buf(),
+        source,
+    };
     let mut zip = ZipArchive::new(reader).map_err(zip_err)?;
     if zip.len() > limits.max_entries {
         return Err(PackageError::TooManyEntries {
@@ -112,51 +170,77 @@ pub fn unpack<R: Read + Seek>(
             is_dir,
         });
     }
+    Ok((zip, checked))
+}
+
+/// One file of an archive read into memory by [`read`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ArchiveFile {
+    /// Its path inside the skill, `/`-separated (the top-level directory left out).
+    pub path: String,
+    /// Its content.
+    pub bytes: Vec<u8>,
+    /// Whether its mode has an executable bit.
+    pub executable: bool,
+}
+
+/// Reads the skill archive from `reader` into memory, with every check of [`unpack`]
+/// (entry names, symlinks, duplicates, entry count, declared and actual sizes against
+/// `limits`) and nothing written to disk: what `skills audit` reads an archive with.
+/// Returns the id and the files, in the archive's order.
+///
+/// # Errors
+///
+/// As [`unpack`].
+pub fn read<R: Read + Seek>(
+    reader: R,
+    archive: &Path,
+    limits: &Limits,
+) -> Result<(String, Vec<ArchiveFile>), PackageError> {
+    let zip_err = |source| PackageError::Zip {
+        path: archive.to_path_buf(),
+        source,
+    };
+    let (mut zip, checked) = open_checked(reader, archive, limits)?;
     let (id, strip) = layout(&checked, archive)?;
-    let root = dest.join(&id);
-    fs::create_dir_all(&root).map_err(|e| PackageError::io(&root, e))?;
-    let mut written: u64 = 0;
+    let mut files = Vec::new();
+    let mut read: u64 = 0;
     for c in &checked {
-        let rel: PathBuf = c.parts.iter().skip(strip).collect();
-        if rel.as_os_str().is_empty() {
-            continue;
-        }
-        let path = root.join(&rel);
         if c.is_dir {
-            fs::create_dir_all(&path).map_err(|e| PackageError::io(&path, e))?;
             continue;
         }
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| PackageError::io(parent, e))?;
+        let path = c
+            .parts
+            .iter()
+            .skip(strip)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join("/");
+        if path.is_empty() {
+            continue;
         }
         let mut entry = zip.by_index(c.index).map_err(zip_err)?;
         let executable = entry.unix_mode().is_some_and(|m| m & 0o111 != 0);
-        let mut file = fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&path)
-            .map_err(|e| match e.kind() {
-                io::ErrorKind::AlreadyExists => PackageError::UnsafeEntry {
-                    name: c.parts.join("/"),
-                    reason: "it appears twice in the archive",
-                },
-                _ => PackageError::io(&path, e),
-            })?;
-        let remaining = limits.max_bytes.saturating_sub(written);
-        let copied = io::copy(
-            &mut (&mut entry).take(remaining.saturating_add(1)),
-            &mut file,
-        )
-        .map_err(|e| PackageError::io(&path, e))?;
-        written = written.saturating_add(copied);
-        if written > limits.max_bytes {
+        let remaining = limits.max_bytes.saturating_sub(read);
+        let mut bytes = Vec::new();
+        (&mut entry)
+            .take(remaining.saturating_add(1))
+            .read_to_end(&mut bytes)
+            .map_err(|e| PackageError::io(archive, e))?;
+        read = read.saturating_add(bytes.len() as u64);
+        if read > limits.max_bytes {
             return Err(PackageError::TooLarge {
                 limit: limits.max_bytes,
             });
         }
-        set_mode(&file, executable).map_err(|e| PackageError::io(&path, e))?;
+        files.push(ArchiveFile {
+            path,
+            bytes,
+            executable,
+        });
     }
-    Ok(id)
+    Ok((id, files))
 }
 
 /// Splits an entry name into safe components; `true` for a directory entry (trailing `/`).

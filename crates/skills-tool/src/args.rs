@@ -75,6 +75,24 @@ pub(crate) enum Command {
     )]
     Lint(LintArgs),
 
+    /// Check skills for what an agent should not be told to do.
+    ///
+    /// Reads every file of each skill (the files `skills package` would ship) and archives
+    /// (.skill, .zip, read without extracting): instructions aimed at the agent against the
+    /// user (also hidden in HTML comments or invisible Unicode), code downloaded or decoded
+    /// and run, credentials read beside a network send, persistence, destructive commands,
+    /// committed secrets, obfuscation and over-broad grants. Shell, Python and JavaScript are
+    /// parsed, so a payload quoted in documentation is not taken for a command. Nothing is
+    /// run. Each PATH is handled as by `skills lint`. Suppressions: `[audit] allow` in the
+    /// nearest skills.toml, or a `skills-audit: allow RULE -- reason` marker on the line.
+    ///
+    /// Exit status: 0 when no finding is at or above --fail-on, 1 when one is, 2 when the
+    /// run itself failed (bad arguments, unreadable path, bad skills.toml).
+    #[command(
+        after_help = "Rules: `skills audit --rules` lists them, `skills audit --explain RULE` explains one. Details: docs/audit.md."
+    )]
+    Audit(AuditArgs),
+
     /// List the installed skills, in priority order.
     ///
     /// Roots, first match wins: the project's .agents/skills, .agent/skills and .claude/skills
@@ -585,6 +603,51 @@ pub(crate) struct LintArgs {
     pub(crate) gateway: Option<PathBuf>,
 }
 
+/// The arguments of `skills audit` that conflict with `--explain` and `--rules`.
+const AUDIT_RUN_ARGS: [&str; 3] = ["paths", "fail_on", "no_config"];
+
+/// `skills audit [PATH...] [--format F] [--fail-on SEVERITY]`.
+#[derive(Debug, Args)]
+pub(crate) struct AuditArgs {
+    /// Skill directories, SKILL.md files, Markdown files, .skill or .zip archives, or
+    /// directories to search [default: the --skills-dir directories, else .]
+    pub(crate) paths: Vec<PathBuf>,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Human)]
+    pub(crate) format: Format,
+
+    /// Exit 1 when a finding is at or above this severity.
+    #[arg(long, value_enum, value_name = "SEVERITY", default_value_t = FailOn::High)]
+    pub(crate) fail_on: FailOn,
+
+    /// Ignore skills.toml files (no [audit] suppressions).
+    #[arg(long)]
+    pub(crate) no_config: bool,
+
+    /// Print the documentation of RULE and exit.
+    #[arg(long, value_name = "RULE", conflicts_with_all = AUDIT_RUN_ARGS)]
+    pub(crate) explain: Option<String>,
+
+    /// List every rule: its id, category, default severity and what it reports (a table,
+    /// or with --format json one document), and exit.
+    #[arg(long, conflicts_with_all = AUDIT_RUN_ARGS, conflicts_with = "explain")]
+    pub(crate) rules: bool,
+}
+
+/// The severities `--fail-on` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum FailOn {
+    /// Any finding.
+    Low,
+    /// Medium and above.
+    Medium,
+    /// High and critical.
+    High,
+    /// Critical only.
+    Critical,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub(crate) enum Format {
     /// Diagnostics with the source line, a label and the fix, then a summary.
@@ -1079,6 +1142,7 @@ mod tests {
         ("prompt", "stats", "prompt-stats"),
         ("lint", "statistics", "lint-statistics"),
         ("lint", "rules", "lint-rules"),
+        ("audit", "rules", "audit-rules"),
     ];
 
     /// The schema files every `--format json` output needs: `<command>.schema.json`, and one

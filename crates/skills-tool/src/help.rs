@@ -27,7 +27,10 @@ const GROUPS: &[(&str, &[&str])] = &[
             "add", "install", "sync", "check", "update", "remove", "search", "rate",
         ],
     ),
-    ("Inspecting skills", &["list", "show", "doctor", "url"]),
+    (
+        "Inspecting skills",
+        &["list", "show", "audit", "doctor", "url"],
+    ),
     (
         "Serving skills to agents",
         &["mcp", "instructions", "prompt", "registry"],

@@ -97,6 +97,7 @@ where
     };
     let result = match &cli.command {
         Command::Lint(args) => commands::lint::run(args, &cli.skills_dirs, p),
+        Command::Audit(args) => commands::audit::run(args, &cli.skills_dirs, p),
         Command::List(args) => commands::list::run(args, &roots(), p),
         Command::Show(args) => with_repo(roots(), args.repo.as_deref())
             .and_then(|roots| commands::show::run(args, &roots, p)),

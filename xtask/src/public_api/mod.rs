@@ -36,6 +36,7 @@ pub(crate) const LIBRARIES: &[&str] = &[
     "skills-url",
     "skills-export",
     "skills-package",
+    "skills-audit",
     "skills-add",
     "skills-lint",
     "skills-discovery",

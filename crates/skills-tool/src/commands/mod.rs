@@ -4,6 +4,7 @@
 //! commands share lives in `render`, `errors` or `util`.
 
 pub(crate) mod add;
+pub(crate) mod audit;
 pub(crate) mod client;
 pub(crate) mod doctor;
 pub(crate) mod generate;

@@ -2,6 +2,7 @@
 //! annotations, SARIF, statistics), source snippets, and the small formatting rules every
 //! command shares (paths, terminal safety). Nothing here prints.
 
+pub(crate) mod audit;
 pub(crate) mod cells;
 pub(crate) mod concise;
 pub(crate) mod github;

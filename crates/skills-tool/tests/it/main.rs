@@ -49,6 +49,7 @@
 
 mod add;
 mod adversarial;
+mod audit;
 mod cli;
 mod context;
 mod discovery;

@@ -21,6 +21,8 @@ const SCHEMAS: &[&str] = &[
     "lint",
     "lint-statistics",
     "lint-rules",
+    "audit",
+    "audit-rules",
     "list",
     "show",
     "url",
@@ -99,6 +101,21 @@ fn schema_files_are_draft_2020_12_with_ids_titles_and_descriptions() {
             assert!(schema[key].is_string(), "{name}: no {key}");
         }
     }
+}
+
+#[test]
+fn audit_json_matches_its_schema() {
+    // Bad and good fixtures of every rule, a suppression, an archive-free tree of many.
+    let run = skills(
+        &testdata().join("audit"),
+        &["audit", "rules", "--format", "json"],
+    );
+    run.assert_code(1);
+    let doc = check("audit", &run);
+    assert!(doc["skills"].as_array().unwrap().len() >= 2 * skills_audit::RULES.len());
+    let rules = skills(&testdata(), &["audit", "--rules", "--format", "json"]);
+    rules.assert_code(0);
+    check("audit-rules", &rules);
 }
 
 #[test]

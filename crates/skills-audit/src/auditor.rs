@@ -1,0 +1,358 @@
+//! The driver: a skill's files in, a [`Report`] out.
+
+use std::path::{Path, PathBuf};
+
+use crate::report::{Finding, Report, Suppressed};
+use crate::scan::{self, Marker};
+use crate::{Config, RuleId, Severity};
+
+/// The most bytes of one file read as text; a larger file is checked for what its first
+/// bytes say it is (an executable, an archive) and reported `file-not-audited`.
+pub const MAX_TEXT_BYTES: u64 = 1024 * 1024;
+
+/// Why an audit could not run at all. Problems *in* a skill are findings, not errors.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// A path that cannot be read (does not exist, not a directory, permission).
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        /// The path.
+        path: PathBuf,
+        /// The cause.
+        #[source]
+        source: std::io::Error,
+    },
+    /// A path that holds no skill.
+    #[error("{} is not a skill: it has no SKILL.md, and no skill below it", path.display())]
+    NotASkill {
+        /// The path.
+        path: PathBuf,
+    },
+    /// A malformed `[audit]` section.
+    #[error("{}:{line}:{column}: {message}", path.display())]
+    Config {
+        /// The configuration file.
+        path: PathBuf,
+        /// 1-based line (0 when unknown).
+        line: u32,
+        /// 1-based column (0 when unknown).
+        column: u32,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// One file of a skill, in memory.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SourceFile<'a> {
+    /// Its path relative to the skill, `/`-separated (`scripts/run.sh`).
+    pub path: &'a str,
+    /// Its content.
+    pub bytes: &'a [u8],
+    /// Whether it is executable (an archive entry's mode, a file's permission bits).
+    pub executable: bool,
+}
+
+impl<'a> SourceFile<'a> {
+    /// A file that is not executable.
+    #[must_use]
+    pub fn new(path: &'a str, bytes: &'a [u8]) -> Self {
+        Self {
+            path,
+            bytes,
+            executable: false,
+        }
+    }
+
+    /// The same file, executable or not.
+    #[must_use]
+    pub fn executable(mut self, executable: bool) -> Self {
+        self.executable = executable;
+        self
+    }
+}
+
+/// The digest [`Report::digest`] carries, of files given in any order: SHA-256 over each
+/// file's path, a NUL, its length as 8 little-endian bytes and its bytes, in path order.
+#[must_use]
+pub fn digest(files: &[SourceFile<'_>]) -> String {
+    let mut sorted: Vec<&SourceFile<'_>> = files.iter().collect();
+    sorted.sort_by(|a, b| a.path.cmp(b.path));
+    let mut parts: Vec<&[u8]> = Vec::with_capacity(sorted.len() * 4);
+    let lens: Vec<[u8; 8]> = sorted
+        .iter()
+        .map(|f| (f.bytes.len() as u64).to_le_bytes())
+        .collect();
+    for (f, len) in sorted.iter().zip(&lens) {
+        parts.push(f.path.as_bytes());
+        parts.push(b"\0");
+        parts.push(len);
+        parts.push(f.bytes);
+    }
+    skills_core::digest::hex(&skills_core::digest::sha256_parts(&parts))
+}
+
+/// Audits skills. Cheap to create, `Sync`: one auditor serves a whole run on many threads.
+#[derive(Debug, Clone, Default)]
+pub struct Auditor {
+    config: Config,
+}
+
+impl Auditor {
+    /// An auditor with `config`'s suppressions.
+    #[must_use]
+    pub fn new(config: Config) -> Self {
+        Self { config }
+    }
+
+    /// Its configuration.
+    #[must_use]
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Audits the skill in directory `dir`: every file the file policy of
+    /// [`skills_core::files`] counts as the skill's (what `skills package` would ship),
+    /// except those of skills nested in it (a subdirectory with its own `SKILL.md`, audited
+    /// on its own).
+    /// A file that cannot be read, or is larger than [`MAX_TEXT_BYTES`], is a
+    /// `file-not-audited` finding; so is a symlink out of the skill.
+    ///
+    /// # Errors
+    ///
+    /// [`AuditError::Io`] when `dir` cannot be listed.
+    pub fn audit_dir(&self, dir: &Path) -> Result<Report, AuditError> {
+        let listing = skills_core::files::list(dir).map_err(|source| AuditError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let mut extra = Vec::new();
+        let mut contents: Vec<(String, Vec<u8>, bool)> = Vec::with_capacity(listing.files.len());
+        // A skill nested in this one is audited on its own (find_targets finds it).
+        let nested: Vec<String> = listing
+            .files
+            .iter()
+            .filter_map(|f| f.path.strip_suffix(skills_core::layout::SKILL_MD))
+            .filter(|dir| !dir.is_empty() && dir.ends_with('/'))
+            .map(str::to_string)
+            .collect();
+        for file in &listing.files {
+            if nested.iter().any(|n| file.path.starts_with(n.as_str())) {
+                continue;
+            }
+            let limit = MAX_TEXT_BYTES;
+            if file.size > limit {
+                // The head tells an executable or an archive from text.
+                let head = read_head(&file.real).unwrap_or_default();
+                extra.extend(scan::oversized(&file.path, &head, file.size));
+                contents.push((file.path.clone(), Vec::new(), file.executable));
+                continue;
+            }
+            match skills_core::fs::read_listed(&file.real, file.size, limit) {
+                Ok(bytes) => contents.push((file.path.clone(), bytes, file.executable)),
+                Err(e) => extra.push(Finding::new(
+                    RuleId::FileNotAudited,
+                    &file.path,
+                    format!("{} could not be read: {e}", file.path),
+                )),
+            }
+        }
+        for problem in &listing.problems {
+            if let Some(f) = scan::problem(problem) {
+                extra.push(f);
+            }
+        }
+        let files: Vec<SourceFile<'_>> = contents
+            .iter()
+            .map(|(p, b, x)| SourceFile::new(p, b).executable(*x))
+            .collect();
+        let location = self.location(dir);
+        Ok(self.audit(&files, location.as_deref(), extra))
+    }
+
+    /// Audits a skill held in memory: `files` are its files, paths relative to the skill
+    /// (what a registry stores, an installer has staged, or an archive holds). Give every
+    /// file: a skill's `SKILL.md` alone is [`Auditor::audit_bytes`].
+    #[must_use]
+    pub fn audit_files(&self, files: &[SourceFile<'_>]) -> Report {
+        self.audit(files, None, Vec::new())
+    }
+
+    /// [`Auditor::audit_files`] for a skill that sits at `dir` (relative to the
+    /// configuration's directory, or absolute), so that `[audit] allow` paths written from
+    /// the project's root match its files.
+    #[must_use]
+    pub fn audit_files_at(&self, files: &[SourceFile<'_>], dir: &Path) -> Report {
+        let location = self.location(dir);
+        self.audit(files, location.as_deref(), Vec::new())
+    }
+
+    /// Audits a skill that is only its `SKILL.md`, given as bytes.
+    #[must_use]
+    pub fn audit_bytes(&self, skill_md: &[u8]) -> Report {
+        self.audit_files(&[SourceFile::new(skills_core::layout::SKILL_MD, skill_md)])
+    }
+
+    /// `dir` relative to the configuration's base, `/`-separated.
+    fn location(&self, dir: &Path) -> Option<String> {
+        let base = self.config.base.as_deref()?;
+        let rel: PathBuf = match dir.strip_prefix(base) {
+            Ok(rel) => rel.to_path_buf(),
+            Err(_) => {
+                let (d, b) = (dir.canonicalize().ok()?, base.canonicalize().ok()?);
+                d.strip_prefix(&b).ok()?.to_path_buf()
+            }
+        };
+        let parts: Vec<String> = rel
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        Some(parts.join("/"))
+    }
+
+    fn audit(
+        &self,
+        files: &[SourceFile<'_>],
+        location: Option<&str>,
+        extra: Vec<Finding>,
+    ) -> Report {
+        let (mut findings, markers) = scan::scan_skill(files);
+        findings.extend(extra);
+        let mut report = Report {
+            findings: Vec::new(),
+            suppressed: Vec::new(),
+            files: files.len(),
+            digest: digest(files),
+        };
+        // Suppressions: the configuration's, then the skill's own markers.
+        let mut unsuppressed = Vec::with_capacity(findings.len());
+        for finding in findings {
+            match self.suppression(&finding, location, &markers) {
+                Some((reason, by)) => report.suppressed.push(Suppressed {
+                    finding,
+                    reason,
+                    by,
+                }),
+                None => unsuppressed.push(finding),
+            }
+        }
+        for allow in &self.config.allow {
+            if allow.reason.is_none() {
+                // Reported once per skill whose files it names (or every skill, without a
+                // path): an entry that suppresses nothing is itself a finding.
+                let names_this_skill = allow.path.is_empty()
+                    || files.iter().any(|f| {
+                        let full = location.map(|l| join(l, f.path));
+                        allow.matches(f.path, full.as_deref())
+                    });
+                if names_this_skill {
+                    let at = allow
+                        .source
+                        .as_ref()
+                        .map_or_else(|| "skills.toml".to_string(), |p| p.display().to_string());
+                    let mut f = Finding::new(
+                        RuleId::SuppressionWithoutReason,
+                        &at,
+                        format!(
+                            "the [audit] allow entry for `{}`{} gives no reason, so it suppresses nothing",
+                            allow.rule,
+                            if allow.path.is_empty() {
+                                String::new()
+                            } else {
+                                format!(" on `{}`", allow.path)
+                            }
+                        ),
+                    );
+                    f.line = allow.line;
+                    f.column = u32::from(allow.line > 0);
+                    unsuppressed.push(f);
+                }
+            }
+        }
+        for m in &markers {
+            if m.reason.is_none() {
+                let mut f = Finding::new(
+                    RuleId::SuppressionWithoutReason,
+                    &m.path,
+                    "this skills-audit: allow marker gives no reason (write it after `--`), so it suppresses nothing",
+                );
+                f.line = m.line;
+                f.column = m.column;
+                f.span = m.span.clone();
+                f.evidence = m.evidence.clone();
+                unsuppressed.push(f);
+            }
+        }
+        unsuppressed.sort_by(|a, b| {
+            (&a.path, a.line, a.column, a.rule).cmp(&(&b.path, b.line, b.column, b.rule))
+        });
+        unsuppressed.dedup_by(|a, b| {
+            a.rule == b.rule
+                && a.path == b.path
+                && a.span == b.span
+                && a.line == b.line
+                && a.column == b.column
+        });
+        report.findings = unsuppressed;
+        report
+    }
+
+    /// The reason and place of the suppression that removes `finding`, if any.
+    fn suppression(
+        &self,
+        finding: &Finding,
+        location: Option<&str>,
+        markers: &[Marker],
+    ) -> Option<(String, String)> {
+        if finding.rule == RuleId::SuppressionWithoutReason {
+            return None;
+        }
+        let full = location.map(|l| join(l, &finding.path));
+        for allow in &self.config.allow {
+            if allow.rule == finding.rule
+                && allow.matches(&finding.path, full.as_deref())
+                && let Some(reason) = &allow.reason
+            {
+                let by = allow.source.as_ref().map_or_else(
+                    || "configuration".to_string(),
+                    |p| format!("{}:{}", p.display(), allow.line),
+                );
+                return Some((reason.clone(), by));
+            }
+        }
+        // The skill's own markers never hide a critical finding: its author writes them.
+        if !self.config.inline || finding.severity >= Severity::Critical {
+            return None;
+        }
+        markers.iter().find_map(|m| {
+            let covers = m.path == finding.path
+                && (m.line == finding.line || (m.alone && m.line + 1 == finding.line))
+                && m.rules.contains(&finding.rule);
+            let reason = m.reason.as_ref()?;
+            covers.then(|| (reason.clone(), format!("{}:{}", m.path, m.line)))
+        })
+    }
+}
+
+fn join(location: &str, path: &str) -> String {
+    if location.is_empty() {
+        path.to_string()
+    } else {
+        format!("{location}/{path}")
+    }
+}
+
+/// The first 4 KiB of a file.
+fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut buf = Vec::with_capacity(4096);
+    std::fs::File::open(path)?
+        .take(4096)
+        .read_to_end(&mut buf)?;
+    Ok(buf)
+}

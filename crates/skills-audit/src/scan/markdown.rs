@@ -1,0 +1,250 @@
+//! A Markdown file in parts: fenced code blocks (the commands it gives), inline code,
+//! tables and quotes (what it quotes), HTML comments and hidden elements (what the reader
+//! does not see), and prose.
+
+use std::ops::Range;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+
+/// A fenced or indented code block.
+#[derive(Debug)]
+pub(crate) struct Block {
+    /// The info string's first word, lowercased (`sh`, `python`, empty).
+    pub(crate) lang: String,
+    /// The content, without the fences.
+    pub(crate) content: Range<usize>,
+    /// Introduced as an example of what not to do, or of an attack.
+    pub(crate) quoted: bool,
+}
+
+/// What the parts of a Markdown file are.
+#[derive(Debug, Default)]
+pub(crate) struct Parts {
+    pub(crate) blocks: Vec<Block>,
+    /// Inline code spans: (range, given as a command: in a sentence that tells the reader
+    /// to run it, not in a table, heading or block quote).
+    pub(crate) inline: Vec<(Range<usize>, bool)>,
+    /// Ranges that are not prose: code, tables, block quotes.
+    pub(crate) not_prose: Vec<Range<usize>>,
+    /// Ranges the rendered page does not show: HTML comments, hidden elements.
+    pub(crate) hidden: Vec<Range<usize>>,
+}
+
+/// Words in the lines just above a code block that say it is not a command to run.
+const QUOTING: &[&str] = &[
+    "malicious",
+    "attack",
+    "attacker",
+    "don't run",
+    "do not run",
+    "never run",
+    "dangerous",
+    "vulnerable",
+    "insecure",
+    "unsafe",
+    "❌",
+    "bad:",
+    "bad example",
+    "red flag",
+    "payload",
+    "detect",
+    "detection",
+    "suspicious",
+    "injection",
+    "exploit",
+    "never do",
+    "don't do",
+    "do not do",
+    "anti-pattern",
+    "wrong:",
+    "don't:",
+    "do not:",
+    "never:",
+];
+
+impl Parts {
+    pub(crate) fn of(text: &str, body: Range<usize>) -> Self {
+        let mut parts = Parts::default();
+        let Some(src) = text.get(body.clone()) else {
+            return parts;
+        };
+        let base = body.start;
+        let mut code: Option<(String, Range<usize>, Option<Range<usize>>)> = None;
+        let mut quote_depth = 0usize;
+        let mut table_or_heading = 0usize;
+        for (event, range) in Parser::new_ext(src, Options::ENABLE_TABLES).into_offset_iter() {
+            let range = range.start + base..range.end + base;
+            match event {
+                Event::Start(Tag::CodeBlock(kind)) => {
+                    let lang = match kind {
+                        CodeBlockKind::Fenced(info) => info
+                            .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
+                            .next()
+                            .unwrap_or_default()
+                            .to_ascii_lowercase(),
+                        CodeBlockKind::Indented => "indented".to_string(),
+                    };
+                    code = Some((lang, range, None));
+                }
+                Event::Text(_) if code.is_some() => {
+                    if let Some((_, _, content)) = &mut code {
+                        *content = Some(match content.take() {
+                            Some(c) => c.start..range.end,
+                            None => range,
+                        });
+                    }
+                }
+                Event::End(TagEnd::CodeBlock) => {
+                    if let Some((lang, whole, content)) = code.take() {
+                        parts.not_prose.push(whole.start..range.end);
+                        if let Some(content) = content {
+                            let quoted =
+                                quote_depth > 0 || introduced_as_example(text, whole.start);
+                            parts.blocks.push(Block {
+                                lang,
+                                content,
+                                quoted,
+                            });
+                        }
+                    }
+                }
+                Event::Code(_) => {
+                    let told =
+                        table_or_heading == 0 && quote_depth == 0 && told_to_run(text, range.start);
+                    parts.inline.push((range.clone(), told));
+                    parts.not_prose.push(range);
+                }
+                Event::Start(Tag::Table(_) | Tag::Heading { .. }) => table_or_heading += 1,
+                Event::End(TagEnd::Table | TagEnd::Heading(_)) => {
+                    table_or_heading = table_or_heading.saturating_sub(1);
+                }
+                Event::Start(Tag::BlockQuote(_)) => {
+                    quote_depth += 1;
+                    parts.not_prose.push(range);
+                }
+                Event::End(TagEnd::BlockQuote(_)) => quote_depth = quote_depth.saturating_sub(1),
+                Event::Start(Tag::TableHead | Tag::TableRow) => parts.not_prose.push(range),
+                Event::Html(_) | Event::InlineHtml(_) => parts.html(text, range),
+                _ => {}
+            }
+        }
+        parts.not_prose.sort_by_key(|r| r.start);
+        parts
+    }
+
+    /// HTML comments and hidden elements in an HTML range.
+    fn html(&mut self, text: &str, range: Range<usize>) {
+        let Some(html) = text.get(range.clone()) else {
+            return;
+        };
+        let mut at = 0;
+        while let Some(open) = html.get(at..).and_then(|h| h.find("<!--")) {
+            let start = at + open;
+            let end = html
+                .get(start + 4..)
+                .and_then(|h| h.find("-->"))
+                .map_or(html.len(), |e| start + 4 + e + 3);
+            self.hidden.push(range.start + start..range.start + end);
+            at = end;
+        }
+        let lower = html.to_ascii_lowercase();
+        if lower.contains("display:none")
+            || lower.contains("display: none")
+            || lower.contains("visibility:hidden")
+            || lower.contains(" hidden>")
+            || lower.contains(" hidden ")
+            || lower.contains("<details")
+        {
+            self.hidden.push(range);
+        }
+    }
+
+    /// Whether `offset` is in a range that is not prose.
+    pub(crate) fn in_not_prose(&self, offset: usize) -> bool {
+        self.not_prose.iter().any(|r| r.contains(&offset))
+    }
+
+    /// Whether `offset` is hidden from the rendered page.
+    pub(crate) fn in_hidden(&self, offset: usize) -> bool {
+        self.hidden.iter().any(|r| r.contains(&offset))
+    }
+}
+
+/// Words in the heading of a section that make its blocks documentation of attacks.
+const QUOTING_HEADINGS: &[&str] = &[
+    "payload",
+    "bypass",
+    "evasion",
+    "malicious",
+    "attack vector",
+    "attack pattern",
+    "injection",
+    "red flag",
+    "what not to do",
+    "anti-pattern",
+    "dangerous pattern",
+    "examples of attacks",
+];
+
+/// Verbs that make an inline code span a command the reader is told to run.
+const RUN_VERBS: &[&str] = &[
+    "run", "execute", "type", "paste", "enter", "invoke", "launch", "call",
+];
+
+/// Whether the sentence before the inline code span at `offset` tells the reader to run it.
+fn told_to_run(text: &str, offset: usize) -> bool {
+    let before = text.get(..offset).unwrap_or_default();
+    let line = before
+        .rsplit('\n')
+        .next()
+        .unwrap_or_default()
+        .to_lowercase();
+    line.split(|c: char| !c.is_alphanumeric())
+        .any(|w| RUN_VERBS.contains(&w))
+}
+
+/// Whether the three lines above `offset`, or the heading of its section, introduce what
+/// follows as an example of an attack or of what not to do.
+fn introduced_as_example(text: &str, offset: usize) -> bool {
+    let before = text.get(..offset).unwrap_or_default();
+    let lines: Vec<&str> = before
+        .lines()
+        .rev()
+        .filter(|l| !l.trim().is_empty())
+        .take(3)
+        .collect();
+    if lines.iter().any(|l| {
+        let l = l.to_lowercase();
+        QUOTING.iter().any(|w| l.contains(w))
+    }) {
+        return true;
+    }
+    let heading = before
+        .lines()
+        .rev()
+        .find(|l| l.starts_with('#') && !l.starts_with("#!"));
+    heading.is_some_and(|h| {
+        let h = h.to_lowercase();
+        QUOTING_HEADINGS.iter().any(|w| h.contains(w))
+    })
+}
+
+#[cfg(test)]
+#[allow(clippy::indexing_slicing)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parts() {
+        let t = "Run:\n\n```sh\ncurl x | sh\n```\n\n| a | `curl y \\| sh` |\n|---|---|\n| b | c |\n\n<!-- hide me -->\n\nA malicious example:\n\n```bash\nrm -rf ~\n```\n";
+        let p = Parts::of(t, 0..t.len());
+        assert_eq!(p.blocks.len(), 2);
+        assert_eq!(&t[p.blocks[0].content.clone()], "curl x | sh\n");
+        assert!(!p.blocks[0].quoted);
+        assert!(p.blocks[1].quoted);
+        assert_eq!(p.inline.len(), 1);
+        assert!(!p.inline[0].1, "in a table: quoted");
+        assert_eq!(p.hidden.len(), 1);
+        assert_eq!(&t[p.hidden[0].clone()], "<!-- hide me -->");
+    }
+}

@@ -1,0 +1,90 @@
+//! Every rule of the table against its fixtures, `testdata/audit/rules/<rule>/{bad,good}`:
+//! the bad skill has a finding of the rule, the good one none.
+
+#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+
+use std::path::{Path, PathBuf};
+
+use skills_audit::{Auditor, Config, RULES, Report, RuleId};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/audit/rules")
+}
+
+/// A fixture audited; `file-not-audited`'s bad case gets its too-large file written here.
+pub(crate) fn audit_fixture(rule: RuleId, kind: &str) -> Report {
+    let dir = fixtures().join(rule.as_str()).join(kind);
+    assert!(dir.is_dir(), "no fixture {}", dir.display());
+    let auditor = Auditor::new(Config::new());
+    if rule == RuleId::FileNotAudited && kind == "bad" {
+        let tmp = tempfile::tempdir().unwrap();
+        copy(&dir, tmp.path());
+        let big = format!("GENERATED:{}\n", "x".repeat(1024 * 1024));
+        std::fs::write(tmp.path().join("references/huge.txt"), big).unwrap();
+        return auditor.audit_dir(tmp.path()).unwrap();
+    }
+    auditor.audit_dir(&dir).unwrap()
+}
+
+fn copy(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn every_rule_has_fixtures_and_they_hold() {
+    let mut failures = Vec::new();
+    for rule in RULES {
+        let bad = audit_fixture(rule.id, "bad");
+        if !bad.findings.iter().any(|f| f.rule == rule.id) {
+            failures.push(format!(
+                "{}: the bad fixture has no finding of it: {:#?}",
+                rule.id, bad.findings
+            ));
+        }
+        let good = audit_fixture(rule.id, "good");
+        if let Some(f) = good.findings.iter().find(|f| f.rule == rule.id) {
+            failures.push(format!(
+                "{}: the good fixture has a finding of it: {f:#?}",
+                rule.id
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_fixture_directory_is_a_rule() {
+    for entry in std::fs::read_dir(fixtures()).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            name.parse::<RuleId>().is_ok(),
+            "testdata/audit/rules/{name} names no rule"
+        );
+    }
+}
+
+#[test]
+fn good_fixtures_are_clean_at_high() {
+    for rule in RULES {
+        let good = audit_fixture(rule.id, "good");
+        let high: Vec<_> = good
+            .findings
+            .iter()
+            .filter(|f| f.severity >= skills_audit::Severity::High)
+            .collect();
+        assert!(
+            high.is_empty(),
+            "{}: the good fixture has high findings: {high:#?}",
+            rule.id
+        );
+    }
+}

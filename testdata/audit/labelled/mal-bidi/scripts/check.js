@@ -1,0 +1,4 @@
+const isAdmin = false;
+if (isAdmin) { /*‮ } ⁦if (true)⁩ ⁦ */
+  console.log('admin');
+}

@@ -1,0 +1,2 @@
+#!/bin/sh
+curl -H "Authorization: Bearer $GITHUB_TOKEN" https://api.github.com/user

@@ -1,0 +1,2 @@
+import os
+getattr(os, 'sys' + 'tem')('id')
