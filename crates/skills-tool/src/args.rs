@@ -610,7 +610,21 @@ pub(crate) struct InstallArgs {
     pub(crate) allow_lint_errors: bool,
 
     #[command(flatten)]
+    pub(crate) risk: RiskArgs,
+
+    #[command(flatten)]
     pub(crate) download: DownloadArgs,
+}
+
+/// What the audit of a skill to install may find (docs/audit.md, "Where it runs").
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct RiskArgs {
+    /// Install even though the audit finds RULE at high or critical severity (repeatable;
+    /// `skills audit --explain RULE` says what it is). `add`, `sync` and `update` record it in
+    /// skills.lock with the digest of the files, so `sync` does not ask again and a changed
+    /// skill is asked about again.
+    #[arg(long = "allow-risk", value_name = "RULE", value_parser = crate::risk::parse_rule)]
+    pub(crate) allow_risk: Vec<skills_audit::RuleId>,
 }
 
 /// Where `install` and `add` may download a source from.
@@ -675,6 +689,9 @@ pub(crate) struct AddArgs {
     pub(crate) allow_lint_errors: bool,
 
     #[command(flatten)]
+    pub(crate) risk: RiskArgs,
+
+    #[command(flatten)]
     pub(crate) download: DownloadArgs,
 }
 
@@ -699,6 +716,9 @@ pub(crate) struct SyncArgs {
     /// then on.
     #[arg(long, conflicts_with_all = ["frozen", "global"])]
     pub(crate) write_lock: bool,
+
+    #[command(flatten)]
+    pub(crate) risk: RiskArgs,
 }
 
 /// `skills doctor [NAME]... [--format text|json]`.
@@ -759,6 +779,9 @@ pub(crate) struct UpdateArgs {
     /// Replace a skill even when it was modified here.
     #[arg(long, short = 'f')]
     pub(crate) force: bool,
+
+    #[command(flatten)]
+    pub(crate) risk: RiskArgs,
 }
 
 /// `skills remove NAME... [--global]`.

@@ -34,6 +34,7 @@ mod printer;
 mod registry_client;
 mod render;
 mod settings;
+mod risk;
 mod stage;
 
 use args::{Cli, Command};

@@ -47,6 +47,7 @@
 
 mod add;
 mod adversarial;
+mod audit_gate;
 mod cli;
 mod context;
 mod discovery;
