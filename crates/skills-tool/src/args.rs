@@ -437,6 +437,11 @@ pub(crate) struct McpArgs {
     #[arg(long, value_name = "N")]
     pub(crate) tier: Option<u32>,
 
+    /// Serve only skills whose audit finds nothing at or above SEVERITY (low, medium, high,
+    /// critical); the others are not listed, and a warning on stderr names them and why
+    #[arg(long, value_name = "SEVERITY")]
+    pub(crate) audit: Option<skills_audit::Severity>,
+
     /// Serve as a gateway in front of the MCP servers FILE lists (.mcp.json's format):
     /// view_skill, then only the active skill's tools (docs/gateway.md)
     #[arg(long, value_name = "FILE")]

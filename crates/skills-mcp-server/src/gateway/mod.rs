@@ -130,7 +130,7 @@ impl GatewayServer {
         read_ahead: Option<ReadAhead>,
     ) -> Self {
         Self {
-            state: Shared::scan(&config.roots, config.max_tier),
+            state: Shared::scan(&config.roots, config.max_tier, config.audit),
             globals: Arc::new(config.globals.clone()),
             servers,
             active: Arc::new(Mutex::new(None)),
@@ -412,6 +412,9 @@ impl GatewayServer {
             let Some(skill) = index.get(wanted) else {
                 return Ok(tools::not_found(wanted, index));
             };
+            if let Some(why) = state.catalog.gate.as_ref().and_then(|g| g.refusal(skill)) {
+                return Ok(tool_error(format!("Skill '{}' is not served: {why}", skill.id)));
+            }
             if self.max_tier.is_some() {
                 let declared = skill.read().ok().and_then(|s| crate::tier::declared(&s));
                 if let Some(why) = crate::tier::refusal(&skill.id, declared, self.max_tier) {
@@ -426,7 +429,7 @@ impl GatewayServer {
                 .iter()
                 .filter_map(|(r, _)| convert(r))
                 .collect();
-            let result = tools::view_skill_with(skill, index, &self.globals, |ctx| {
+            let result = tools::view_skill_with(skill, index, state.catalog.gate.as_deref(), &self.globals, |ctx| {
                 // References become the downstream tools and resources they name;
                 // definitions stay.
                 ctx.scoped_tools.retain(|t| t.server().is_none());
