@@ -428,9 +428,11 @@ fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
 fn is_rule_id(rule: &str) -> bool {
     rule.len() <= 64
         && !rule.is_empty()
-        && rule
-            .split('-')
-            .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit()))
+        && rule.split('-').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// The longest registry URL read from a lock: a registry's base URL is short, and a longer
@@ -654,7 +656,11 @@ mod tests {
         let mut lock = Lock::new();
         let mut entry = Locked::new("o/r", "skills/setup", hash.clone());
         entry.allow_risk = Some(AcceptedRisks::new(
-            vec!["persistence".into(), "download-exec".into(), "persistence".into()],
+            vec![
+                "persistence".into(),
+                "download-exec".into(),
+                "persistence".into(),
+            ],
             hash.clone(),
         ));
         lock.skills.insert("setup".into(), entry);
@@ -669,7 +675,11 @@ mod tests {
         assert_eq!(back, lock);
         let risks = back.skills["setup"].allow_risk.as_ref().unwrap();
         assert_eq!(risks.for_digest(&hash), ["download-exec", "persistence"]);
-        assert!(risks.for_digest(&format!("sha256:{}", "e".repeat(64))).is_empty());
+        assert!(
+            risks
+                .for_digest(&format!("sha256:{}", "e".repeat(64)))
+                .is_empty()
+        );
         let old = format!("version = 1\n[skills.setup]\nsource = \"o/r\"\nhash = \"{hash}\"\n");
         assert_eq!(
             Lock::parse(&old, Path::new("skills.lock")).unwrap().skills["setup"].allow_risk,
@@ -681,9 +691,15 @@ mod tests {
                 "10:1",
                 "not an audit rule id",
             ),
-            (text.replace(&format!("digest = \"{hash}"), "digest = \"x"), "10:1", "`allow_risk.digest`"),
+            (
+                text.replace(&format!("digest = \"{hash}"), "digest = \"x"),
+                "10:1",
+                "`allow_risk.digest`",
+            ),
         ] {
-            let e = Lock::parse(&bad, Path::new("skills.lock")).unwrap_err().to_string();
+            let e = Lock::parse(&bad, Path::new("skills.lock"))
+                .unwrap_err()
+                .to_string();
             assert!(e.contains(says), "{e}\n{bad}");
             assert!(e.starts_with(&format!("skills.lock:{at}: ")), "{e}\n{bad}");
         }

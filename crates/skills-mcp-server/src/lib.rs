@@ -52,6 +52,7 @@ mod bounded;
 /// in this crate, however many binaries drive it (docs/performance.md, "Building").
 pub(crate) type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
+mod audit;
 mod catalog;
 mod client_error;
 mod erased;
@@ -69,7 +70,6 @@ mod server;
 mod sessions;
 mod state;
 mod text;
-mod audit;
 mod tier;
 mod tls;
 mod tools;

@@ -107,7 +107,10 @@ impl Shared {
 
 impl Catalog {
     /// The active skills the audit gate serves: all of them without `--audit`.
-    pub(crate) fn visible<'a>(&self, index: &'a skills_discovery::Index) -> std::borrow::Cow<'a, [Skill]> {
+    pub(crate) fn visible<'a>(
+        &self,
+        index: &'a skills_discovery::Index,
+    ) -> std::borrow::Cow<'a, [Skill]> {
         match &self.gate {
             None => std::borrow::Cow::Borrowed(index.skills()),
             Some(gate) => std::borrow::Cow::Owned(

@@ -308,6 +308,12 @@ pub(crate) struct RegistryServeArgs {
     #[arg(long)]
     pub(crate) allow_loopback: bool,
 
+    /// Refuse registrations (and updates and federation imports) whose audit finds anything
+    /// at or above SEVERITY (low, medium, high, critical); else `audit_refuse_at` in the
+    /// configuration file. Every skill's audit is on its card either way.
+    #[arg(long, value_name = "SEVERITY")]
+    pub(crate) audit_refuse_at: Option<skills_audit::Severity>,
+
     /// Let anonymous callers read public skills.
     #[arg(long)]
     pub(crate) public_read: bool,

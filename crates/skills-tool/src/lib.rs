@@ -33,8 +33,8 @@ mod panic;
 mod printer;
 mod registry_client;
 mod render;
-mod settings;
 mod risk;
+mod settings;
 mod stage;
 
 use args::{Cli, Command};

@@ -67,10 +67,11 @@ pub(crate) fn auditor(base: Option<&Path>) -> Result<Auditor, miette::Report> {
 
 /// The `--allow-risk` value parser: an audit rule id, with "did you mean" for a near miss.
 pub(crate) fn parse_rule(text: &str) -> Result<RuleId, String> {
-    text.parse::<RuleId>().map_err(|e| match e.suggestions.first() {
-        Some(s) => format!("{e}; did you mean `{s}`?"),
-        None => format!("{e}; `skills audit --rules` lists them"),
-    })
+    text.parse::<RuleId>()
+        .map_err(|e| match e.suggestions.first() {
+            Some(s) => format!("{e}; did you mean `{s}`?"),
+            None => format!("{e}; `skills audit --rules` lists them"),
+        })
 }
 
 /// Audits the skill staged at `staged` for `name`, before it is moved into place. Findings
@@ -143,11 +144,12 @@ fn refusal(
     );
     for &rule in refused {
         let of_rule: Vec<&&Finding> = risky.iter().filter(|f| f.rule == rule).collect();
-        let severity = of_rule.iter().map(|f| f.severity).max().unwrap_or(REFUSE_AT);
-        text.push_str(&format!(
-            "  {severity} {rule}: {}\n",
-            rule.rule().rationale
-        ));
+        let severity = of_rule
+            .iter()
+            .map(|f| f.severity)
+            .max()
+            .unwrap_or(REFUSE_AT);
+        text.push_str(&format!("  {severity} {rule}: {}\n", rule.rule().rationale));
         for f in of_rule.iter().take(SHOWN_PER_RULE) {
             let at = if f.line > 0 {
                 format!("{}:{}:{}", shown_as(&f.path), f.line, f.column)
@@ -167,10 +169,7 @@ fn refusal(
             ));
         }
     }
-    let flags: Vec<String> = found
-        .iter()
-        .map(|r| format!("--allow-risk {r}"))
-        .collect();
+    let flags: Vec<String> = found.iter().map(|r| format!("--allow-risk {r}")).collect();
     text.push_str(&format!(
         "help: read the files named above; to install {name} all the same, accept what the audit found: {}\n",
         flags.join(" ")

@@ -413,7 +413,10 @@ impl GatewayServer {
                 return Ok(tools::not_found(wanted, index));
             };
             if let Some(why) = state.catalog.gate.as_ref().and_then(|g| g.refusal(skill)) {
-                return Ok(tool_error(format!("Skill '{}' is not served: {why}", skill.id)));
+                return Ok(tool_error(format!(
+                    "Skill '{}' is not served: {why}",
+                    skill.id
+                )));
             }
             if self.max_tier.is_some() {
                 let declared = skill.read().ok().and_then(|s| crate::tier::declared(&s));
@@ -429,14 +432,20 @@ impl GatewayServer {
                 .iter()
                 .filter_map(|(r, _)| convert(r))
                 .collect();
-            let result = tools::view_skill_with(skill, index, state.catalog.gate.as_deref(), &self.globals, |ctx| {
-                // References become the downstream tools and resources they name;
-                // definitions stay.
-                ctx.scoped_tools.retain(|t| t.server().is_none());
-                ctx.scoped_tools.extend(resolved);
-                ctx.scoped_resources.retain(|r| r.server().is_none());
-                ctx.scoped_resources.extend(resources);
-            })?;
+            let result = tools::view_skill_with(
+                skill,
+                index,
+                state.catalog.gate.as_deref(),
+                &self.globals,
+                |ctx| {
+                    // References become the downstream tools and resources they name;
+                    // definitions stay.
+                    ctx.scoped_tools.retain(|t| t.server().is_none());
+                    ctx.scoped_tools.extend(resolved);
+                    ctx.scoped_resources.retain(|r| r.server().is_none());
+                    ctx.scoped_resources.extend(resources);
+                },
+            )?;
             let ok = result.is_error != Some(true);
             (result, ok.then(|| (skill.id.clone(), scoped.len())))
         };

@@ -72,8 +72,7 @@ fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<Ex
         locked: None,
     };
     let shown = |path: &str| render::relative(&target.join(path));
-    if let crate::risk::Verdict::Refused =
-        crate::risk::check(&id, &staged, &shown, &risk, printer)?
+    if let crate::risk::Verdict::Refused = crate::risk::check(&id, &staged, &shown, &risk, printer)?
     {
         return Ok(ExitStatus::Failure);
     }

@@ -87,7 +87,10 @@ fn install_refuses_a_risky_skill_until_its_rule_is_named() {
     );
 
     // A skill with nothing at or above high installs as before, silently.
-    write(&root.join("src/fine/SKILL.md"), &skill_md("fine", "Say hello."));
+    write(
+        &root.join("src/fine/SKILL.md"),
+        &skill_md("fine", "Say hello."),
+    );
     let fine = skills_with(&proj, &["install", "../src/fine"], &[]);
     fine.assert_code(0).assert_quiet();
 }
@@ -99,7 +102,10 @@ fn install_refuses_a_risky_skill_until_its_rule_is_named() {
 #[test]
 fn accepted_risks_are_locked_for_their_files_only() {
     let w = World::new();
-    write(&w.repo.join("skills/setup/SKILL.md"), &skill_md("setup", PIPE));
+    write(
+        &w.repo.join("skills/setup/SKILL.md"),
+        &skill_md("setup", PIPE),
+    );
     w.commit("setup");
 
     let refused = w.run(&["add", &w.url(), "--skill", "setup"]);
@@ -144,7 +150,9 @@ fn accepted_risks_are_locked_for_their_files_only() {
     let asked = w.run(&["update", "setup"]);
     asked.assert_code(1);
     assert!(
-        asked.stderr.contains("error: setup not installed: the audit found 1 risk(s)")
+        asked
+            .stderr
+            .contains("error: setup not installed: the audit found 1 risk(s)")
             && asked.stderr.contains("--allow-risk download-exec")
             && asked
                 .stderr
@@ -176,7 +184,10 @@ fn accepted_risks_are_locked_for_their_files_only() {
 #[test]
 fn sync_asks_for_what_the_lock_did_not_accept() {
     let w = World::new();
-    write(&w.repo.join("skills/setup/SKILL.md"), &skill_md("setup", PIPE));
+    write(
+        &w.repo.join("skills/setup/SKILL.md"),
+        &skill_md("setup", PIPE),
+    );
     w.commit("setup");
     w.run(&[
         "add",
@@ -190,10 +201,7 @@ fn sync_asks_for_what_the_lock_did_not_accept() {
     // The lock as a version without the audit wrote it.
     let lock = w.lock();
     let start = lock.find("\n[skills.setup.allow_risk]").unwrap();
-    let old = format!(
-        "{}\n",
-        lock[..start].trim_end()
-    );
+    let old = format!("{}\n", lock[..start].trim_end());
     std::fs::write(w.project.join("skills.lock"), &old).unwrap();
     std::fs::remove_dir_all(w.project.join(".agents")).unwrap();
 
@@ -212,11 +220,18 @@ fn sync_asks_for_what_the_lock_did_not_accept() {
 
     w.run(&["sync", "--allow-risk", "download-exec"])
         .assert_code(0);
-    assert_eq!(w.lock(), lock, "the acceptance is recorded as add records it");
+    assert_eq!(
+        w.lock(),
+        lock,
+        "the acceptance is recorded as add records it"
+    );
 
     // The project's own suppression, with a reason, is the user's word too.
     let other = World::new();
-    write(&other.repo.join("skills/setup/SKILL.md"), &skill_md("setup", PIPE));
+    write(
+        &other.repo.join("skills/setup/SKILL.md"),
+        &skill_md("setup", PIPE),
+    );
     other.commit("setup");
     std::fs::write(
         other.project.join("skills.toml"),

@@ -479,7 +479,10 @@ fn github_action_installs_and_runs_skills_lint() {
         "{run}"
     );
     let when = audit["if"].as_str().unwrap();
-    assert!(when.contains("!cancelled()") && when.contains("inputs.audit == 'true'"), "{when}");
+    assert!(
+        when.contains("!cancelled()") && when.contains("inputs.audit == 'true'"),
+        "{when}"
+    );
     assert_eq!(audit["env"]["PATHS"], "${{ inputs.path }}");
     // Inputs never pasted into a script (injection): only through env.
     for run in &runs {

@@ -1500,7 +1500,9 @@ async fn the_audit_gate_serves_only_skills_below_the_severity() {
         .arg(&root)
         .args(["--audit", "high"]);
     let (transport, _) = TokioChildProcess::builder(command)
-        .stderr(std::process::Stdio::from(std::fs::File::create(&log).unwrap()))
+        .stderr(std::process::Stdio::from(
+            std::fs::File::create(&log).unwrap(),
+        ))
         .spawn()
         .unwrap();
     let session = Client::default().serve(transport).await.unwrap();
@@ -1532,7 +1534,10 @@ async fn the_audit_gate_serves_only_skills_below_the_severity() {
             .await
             .unwrap(),
     );
-    assert!(router.contains("check-health") && !router.contains("setup"), "{router}");
+    assert!(
+        router.contains("check-health") && !router.contains("setup"),
+        "{router}"
+    );
     let served: Vec<String> = session
         .list_all_skills()
         .await
@@ -1557,10 +1562,14 @@ async fn the_audit_gate_serves_only_skills_below_the_severity() {
     session.cancel().await.unwrap();
     let stderr = std::fs::read_to_string(&log).unwrap();
     assert!(
-        stderr.contains("setup/SKILL.md") && stderr.contains("not served: the audit found 1 finding(s) at or above high"),
+        stderr.contains("setup/SKILL.md")
+            && stderr.contains("not served: the audit found 1 finding(s) at or above high"),
         "{stderr}"
     );
-    assert!(stderr.contains("scripts/fix.sh:2 critical download-exec"), "{stderr}");
+    assert!(
+        stderr.contains("scripts/fix.sh:2 critical download-exec"),
+        "{stderr}"
+    );
 
     // Without --audit, or at a severity above what it finds, every skill is served.
     let (open, _) = start_with(&root, &[Path::new("--audit"), Path::new("critical")]).await;
@@ -1575,7 +1584,9 @@ async fn the_audit_gate_serves_only_skills_below_the_severity() {
     );
     open.cancel().await.unwrap();
     let (open, _) = start(&root).await;
-    let loaded = call(&open, "skill", json!({"name": "setup"})).await.unwrap();
+    let loaded = call(&open, "skill", json!({"name": "setup"}))
+        .await
+        .unwrap();
     assert_eq!(loaded.is_error, Some(false));
     open.cancel().await.unwrap();
 }

@@ -964,6 +964,22 @@ fn federation_between_three_registries() {
     let (_, card) = call("GET", &format!("{b_url}/api/skills/pdf-a"), &b_viewer, None);
     let card: serde_json::Value = serde_json::from_str(&card).unwrap();
     assert_eq!(card["registry_name"], "a", "{card}");
+    // The peer's audit is kept beside this registry's own, made again from the content.
+    let (_, summary) = call(
+        "GET",
+        &format!("{b_url}/api/skills/pdf-a?view=summary"),
+        &b_viewer,
+        None,
+    );
+    let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    let (_, at_a) = call("GET", &format!("{a_url}/api/skills/pdf-a"), &alice, None);
+    let at_a: serde_json::Value = serde_json::from_str(&at_a).unwrap();
+    assert!(at_a["audit"]["digest"].is_string(), "{at_a}");
+    assert_eq!(summary["peer_audit"], at_a["audit"], "{summary}");
+    assert_eq!(
+        summary["audit"], at_a["audit"],
+        "the same content audits the same"
+    );
     let (status, _) = call(
         "DELETE",
         &format!("{b_url}/api/skills/pdf-a"),

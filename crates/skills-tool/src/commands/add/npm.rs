@@ -154,7 +154,15 @@ pub(super) fn sync(
                 dir: installed,
                 hash,
                 risks,
-            }) = install(&skill, target, args.force, Some(&would), &risk, &shown, printer)?
+            }) = install(
+                &skill,
+                target,
+                args.force,
+                Some(&would),
+                &risk,
+                &shown,
+                printer,
+            )?
             else {
                 refused += 1;
                 continue;

@@ -184,7 +184,15 @@ fn restore(
     }
     target.contain(&target.canonical)?;
     let shown = |file: &str| Target::in_source(entry, file);
-    let Some(installed) = install(skill, target, true, Some(&entry.hash), risk, &shown, printer)?
+    let Some(installed) = install(
+        skill,
+        target,
+        true,
+        Some(&entry.hash),
+        risk,
+        &shown,
+        printer,
+    )?
     else {
         return Ok(None);
     };
