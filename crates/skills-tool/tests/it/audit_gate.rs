@@ -133,7 +133,11 @@ fn accepted_risks_are_locked_for_their_files_only() {
         "{lock}"
     );
 
-    // The same files again: accepted by the lock, not asked.
+    // The same files again: accepted by the lock, not asked, by `add` and by `sync`.
+    let again = w.run(&["add", &w.url(), "--skill", "setup"]);
+    again.assert_code(0);
+    assert!(!again.stderr.contains("audit"), "{}", again.stderr);
+    assert_eq!(w.lock(), lock);
     std::fs::remove_dir_all(w.project.join(".agents")).unwrap();
     let synced = w.run(&["sync"]);
     synced.assert_code(0);

@@ -335,10 +335,15 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                 render::relative(&skill.dir.join(path))
             }
         };
+        // Adding a locked skill again: what the lock accepted holds for the same files.
+        let locked_risks = lock
+            .skills
+            .get(&skill.name)
+            .and_then(|e| e.allow_risk.clone());
         let risk = crate::risk::Risk {
             auditor: &auditor,
             allow: &args.risk.allow_risk,
-            locked: None,
+            locked: locked_risks.as_ref(),
         };
         let Some(Installed {
             dir: installed,
