@@ -99,6 +99,8 @@ fn card(i: usize) -> SkillCard {
         content_updated_at: String::new(),
         created_at: String::new(),
         updated_at: String::new(),
+        audit: None,
+        peer_audit: None,
         name,
     }
 }

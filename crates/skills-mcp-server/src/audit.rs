@@ -15,6 +15,9 @@ use skills_audit::{Auditor, Severity};
 use skills_core::Stamp;
 use skills_discovery::Skill;
 
+/// Each file of a skill with its stamp: what a verdict was made for.
+type Stamps = Vec<(String, Option<Stamp>)>;
+
 /// The audit gate of one server.
 #[derive(Debug)]
 pub(crate) struct Gate {
@@ -22,7 +25,7 @@ pub(crate) struct Gate {
     auditor: Auditor,
     /// By skill directory: the files' stamps when audited, and why it is refused (`None`:
     /// served).
-    verdicts: Mutex<HashMap<std::path::PathBuf, (Vec<(String, Option<Stamp>)>, Option<String>)>>,
+    verdicts: Mutex<HashMap<std::path::PathBuf, (Stamps, Option<String>)>>,
 }
 
 impl Gate {
@@ -87,7 +90,7 @@ impl Gate {
 }
 
 /// Each file of the skill (the file policy's listing) with its stamp.
-fn stamps(dir: &Path) -> Vec<(String, Option<Stamp>)> {
+fn stamps(dir: &Path) -> Stamps {
     match skills_core::files::list(dir) {
         Ok(listing) => listing
             .files
