@@ -102,6 +102,8 @@ fn card(i: usize) -> SkillCard {
         created_at: String::new(),
         updated_at: String::new(),
         hosted: false,
+        audit: None,
+        peer_audit: None,
         name,
     }
 }

@@ -42,7 +42,9 @@ use std::path::{Path, PathBuf};
 
 pub use agents::{AGENTS, Agent, HomeVar, Scope, UNIVERSAL_DIR};
 pub use hash::{bytes_hash, files_hash, tree_hash};
-pub use lock::{LOCK_FILE, Lock, LockGuard, Locked, global_lock_path, hold, is_registry_url};
+pub use lock::{
+    AcceptedRisks, LOCK_FILE, Lock, LockGuard, Locked, global_lock_path, hold, is_registry_url,
+};
 pub use npm::{HashCheck, NPM_LOCK_FILE, NpmLock, NpmLocked, NpmOrigin, npm_folder_hash};
 pub use place::{AgentState, Placed, place, relative, state, unplace};
 pub use plugin::plugin_skill_dirs;

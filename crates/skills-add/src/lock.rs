@@ -82,6 +82,47 @@ pub struct Locked {
     /// `sync` installs this version again without asking.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub lint_errors: u32,
+    /// The audit risks the user accepted when it was installed (`--allow-risk RULE`), and the
+    /// digest of the files they were accepted for: `sync` installs those files again without
+    /// asking, and a skill whose files changed is asked about again. Locks written before the
+    /// audit have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_risk: Option<AcceptedRisks>,
+}
+
+/// Audit findings a user accepted for one version of a skill (`skills add --allow-risk RULE`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[non_exhaustive]
+pub struct AcceptedRisks {
+    /// The audit rules accepted, by id (`download-exec`), sorted.
+    pub rules: Vec<String>,
+    /// The audit's digest of the files they were accepted for (`sha256:` and 64 lowercase
+    /// hexadecimal digits): `skills_audit::Report::digest`.
+    pub digest: String,
+}
+
+impl AcceptedRisks {
+    /// `rules` (sorted, each once) accepted for the files of `digest`.
+    #[must_use]
+    pub fn new(mut rules: Vec<String>, digest: impl Into<String>) -> Self {
+        rules.sort();
+        rules.dedup();
+        Self {
+            rules,
+            digest: digest.into(),
+        }
+    }
+
+    /// The rules accepted for the files of `digest`: none when the files differ.
+    #[must_use]
+    pub fn for_digest(&self, digest: &str) -> &[String] {
+        if self.digest == digest {
+            &self.rules
+        } else {
+            &[]
+        }
+    }
 }
 
 #[allow(clippy::trivially_copy_pass_by_ref)] // serde's skip_serializing_if takes a reference.
@@ -108,6 +149,7 @@ impl Locked {
             hash: hash.into(),
             agents: Vec::new(),
             lint_errors: 0,
+            allow_risk: None,
         }
     }
 }
@@ -375,6 +417,25 @@ fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
             format!("`hash` of `{name}` must be `sha256:` and 64 lowercase hexadecimal digits"),
         );
     }
+    if let Some(risks) = &entry.allow_risk {
+        if !crate::hash::is_digest(&risks.digest) {
+            return invalid(
+                Some("allow_risk"),
+                format!(
+                    "`allow_risk.digest` of `{name}` must be `sha256:` and 64 lowercase hexadecimal digits"
+                ),
+            );
+        }
+        if let Some(rule) = risks.rules.iter().find(|r| !is_rule_id(r)) {
+            return invalid(
+                Some("allow_risk"),
+                format!(
+                    "`allow_risk.rules` of `{name}` holds `{}`, which is not an audit rule id (`skills audit --rules` lists them)",
+                    crate::clip(&rule.escape_debug().to_string(), 80)
+                ),
+            );
+        }
+    }
     if let Some(agent) = entry
         .agents
         .iter()
@@ -389,6 +450,19 @@ fn check_entry(name: &str, entry: &Locked) -> Result<(), Invalid> {
         );
     }
     Ok(())
+}
+
+/// Whether `rule` has the form of an audit rule id: lowercase ASCII letters and digits in
+/// words joined by single hyphens, at most 64 bytes. Whether it names a rule is the audit's to
+/// say: a rule this version does not know accepts nothing.
+fn is_rule_id(rule: &str) -> bool {
+    rule.len() <= 64
+        && !rule.is_empty()
+        && rule.split('-').all(|w| {
+            !w.is_empty()
+                && w.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
 }
 
 /// The longest registry URL read from a lock: a registry's base URL is short, and a longer
@@ -612,6 +686,63 @@ mod tests {
             "{text}"
         );
         assert_eq!(Lock::parse(&text, Path::new("skills.lock")).unwrap(), lock);
+    }
+
+    /// Accepted risks are recorded with their digest and read back; a lock without them (from
+    /// before the audit) reads as before, and a malformed one is refused where it is.
+    #[test]
+    fn accepted_risks_are_recorded_and_read_back() {
+        let hash = format!("sha256:{}", "d".repeat(64));
+        let mut lock = Lock::new();
+        let mut entry = Locked::new("o/r", "skills/setup", hash.clone());
+        entry.allow_risk = Some(AcceptedRisks::new(
+            vec![
+                "persistence".into(),
+                "download-exec".into(),
+                "persistence".into(),
+            ],
+            hash.clone(),
+        ));
+        lock.skills.insert("setup".into(), entry);
+        let text = lock.to_text();
+        assert!(
+            text.contains(&format!(
+                "[skills.setup.allow_risk]\nrules = [\"download-exec\", \"persistence\"]\ndigest = \"{hash}\"\n"
+            )),
+            "{text}"
+        );
+        let back = Lock::parse(&text, Path::new("skills.lock")).unwrap();
+        assert_eq!(back, lock);
+        let risks = back.skills["setup"].allow_risk.as_ref().unwrap();
+        assert_eq!(risks.for_digest(&hash), ["download-exec", "persistence"]);
+        assert!(
+            risks
+                .for_digest(&format!("sha256:{}", "e".repeat(64)))
+                .is_empty()
+        );
+        let old = format!("version = 1\n[skills.setup]\nsource = \"o/r\"\nhash = \"{hash}\"\n");
+        assert_eq!(
+            Lock::parse(&old, Path::new("skills.lock")).unwrap().skills["setup"].allow_risk,
+            None
+        );
+        for (bad, at, says) in [
+            (
+                text.replace("\"download-exec\"", "\"Download exec\""),
+                "10:1",
+                "not an audit rule id",
+            ),
+            (
+                text.replace(&format!("digest = \"{hash}"), "digest = \"x"),
+                "10:1",
+                "`allow_risk.digest`",
+            ),
+        ] {
+            let e = Lock::parse(&bad, Path::new("skills.lock"))
+                .unwrap_err()
+                .to_string();
+            assert!(e.contains(says), "{e}\n{bad}");
+            assert!(e.starts_with(&format!("skills.lock:{at}: ")), "{e}\n{bad}");
+        }
     }
 
     #[test]

@@ -130,6 +130,11 @@ struct File {
     #[serde(default)]
     #[allow(dead_code)]
     doctor: Option<toml::Table>,
+    /// `[audit]`: read by `skills audit` and the installers' audit (`skills-audit`), not
+    /// by lint.
+    #[serde(default)]
+    #[allow(dead_code)]
+    audit: Option<toml::Table>,
 }
 
 #[derive(Debug, Default, serde::Deserialize)]

@@ -45,6 +45,8 @@ pub struct Launch {
     pub tier: Option<u32>,
     /// `--gateway FILE`.
     pub gateway: Option<PathBuf>,
+    /// `--audit SEVERITY`: skills whose audit finds anything at or above it are not served.
+    pub audit: Option<skills_audit::Severity>,
 }
 
 /// What a command line asks for.
@@ -117,6 +119,9 @@ impl Launch {
         if let Some(gateway) = &self.gateway {
             pair("gateway", gateway.clone().into());
         }
+        if let Some(audit) = self.audit {
+            pair("audit", audit.as_str().into());
+        }
         out
     }
 
@@ -180,6 +185,15 @@ impl Launch {
                         ))
                     })?);
                 }
+                Long("audit") => {
+                    once(launch.audit.as_ref(), "audit")?;
+                    let value = text_value(&mut parser, "audit", "SEVERITY")?;
+                    launch.audit = Some(value.parse().map_err(|_| {
+                        lexopt::Error::from(format!(
+                            "invalid value {value:?} for '--audit <SEVERITY>': one of low, medium, high, critical"
+                        ))
+                    })?);
+                }
                 Long("gateway") => {
                     once(launch.gateway.as_ref(), "gateway")?;
                     launch.gateway = Some(path_value(&mut parser, "gateway", "FILE")?);
@@ -220,6 +234,7 @@ impl Launch {
                 .log_level(self.level())
                 .globals(globals)
                 .max_tier(self.tier)
+                .audit(self.audit)
                 .gateway(gateway),
         )
     }
@@ -348,6 +363,7 @@ mod tests {
             allow_origins: vec!["https://app.example".into()],
             tier: Some(1),
             gateway: Some("g.json".into()),
+            audit: Some(skills_audit::Severity::High),
         };
         let argv = std::iter::once(OsString::from("skills-mcp")).chain(launch.to_args());
         assert_eq!(Launch::parse(argv).unwrap(), Parsed::Serve(launch));
@@ -386,6 +402,8 @@ mod tests {
             (&["--skills-dir", ""], "a value is required"),
             (&["--tools="], "a value is required"),
             (&["--tier", "x"], "a whole number"),
+            (&["--audit", "severe"], "one of low, medium, high, critical"),
+            (&["--audit", "high", "--audit", "low"], "multiple times"),
             (&["serve"], "unexpected argument"),
             (&["--verbose"], "invalid option"),
         ] {

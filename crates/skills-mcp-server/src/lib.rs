@@ -52,6 +52,7 @@ mod bounded;
 /// in this crate, however many binaries drive it (docs/performance.md, "Building").
 pub(crate) type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
+mod audit;
 mod catalog;
 mod client_error;
 mod erased;
@@ -180,6 +181,10 @@ pub struct Config {
     /// is above it is refused by the tools and not served over the extension. `None`
     /// serves every skill.
     pub max_tier: Option<u32>,
+    /// The audit gate (`skills mcp --audit SEVERITY`): a skill whose audit finds anything at
+    /// or above it is not listed and not served, and a warning on stderr names it and why.
+    /// `None` serves every skill.
+    pub audit: Option<skills_audit::Severity>,
     /// The gateway file of `skills mcp --gateway`: serve as a gateway in front of its
     /// servers (see [`gateway`]) instead of the skills tools.
     pub gateway: Option<gateway::GatewayFile>,
@@ -215,6 +220,7 @@ impl Config {
             locations: Locations::Paths,
             tool_inventory: true,
             max_tier: None,
+            audit: None,
             gateway: None,
             before_look: None,
         }
@@ -231,6 +237,13 @@ impl Config {
     #[must_use]
     pub fn max_tier(mut self, max: Option<u32>) -> Self {
         self.max_tier = max;
+        self
+    }
+
+    /// Serves only skills whose audit finds nothing at or above `at` (`skills mcp --audit`).
+    #[must_use]
+    pub fn audit(mut self, at: Option<skills_audit::Severity>) -> Self {
+        self.audit = at;
         self
     }
 

@@ -79,7 +79,7 @@ pub(crate) async fn get(
 fn router(state: &Shared, globals: &Globals) -> Res<String> {
     use skills_prompt::{Builtin, Context, render_builtin};
     let state = state.lock();
-    Context::router(state.index.skills(), globals)
+    Context::router(&state.catalog.visible(&state.index), globals)
         .and_then(|ctx| render_builtin(Builtin::Router, &ctx))
         .map_err(|e| ErrorData::internal_error(e.to_string(), None))
 }

@@ -38,7 +38,7 @@ pub(crate) struct SkillsServer {
 impl SkillsServer {
     pub(crate) fn new(config: &Config) -> Self {
         Self {
-            state: Shared::scan(&config.roots, config.max_tier),
+            state: Shared::scan(&config.roots, config.max_tier, config.audit),
             page_size: config.page_size.max(1),
             globals: Arc::new(config.globals.clone()),
             locations: config.locations,
@@ -120,6 +120,7 @@ impl ServerHandler for SkillsServer {
         let args = request.arguments.as_ref();
         let tools = tools::Tools {
             index: &state.index,
+            gate: state.catalog.gate.as_deref(),
             globals: &self.globals,
             locations: self.locations,
             inventory: self.inventory.as_ref(),

@@ -33,6 +33,8 @@ pub(crate) struct Catalog {
     dirs: Option<DirWatch<String>>,
     /// Skills above this tier are not served.
     max_tier: Option<u32>,
+    /// Skills the audit refuses are not served (`--audit`).
+    pub(crate) gate: Option<Arc<crate::audit::Gate>>,
 }
 
 /// The state, shared by the handler's clones: rmcp answers each request in a task of its own.
@@ -41,7 +43,11 @@ pub(crate) struct Shared(Arc<Mutex<State>>);
 
 impl Shared {
     /// Scans `roots` for skills.
-    pub(crate) fn scan(roots: &Roots, max_tier: Option<u32>) -> Self {
+    pub(crate) fn scan(
+        roots: &Roots,
+        max_tier: Option<u32>,
+        audit: Option<skills_audit::Severity>,
+    ) -> Self {
         // On this thread: the server is single-threaded, and worker threads would keep the
         // memory of the parse for the life of the process.
         let mut index = Index::scan_with(roots, ScanOptions::default().parallel(false));
@@ -59,6 +65,7 @@ impl Shared {
                 reported: HashSet::new(),
                 dirs: DirWatch::new().ok(),
                 max_tier,
+                gate: audit.map(|at| Arc::new(crate::audit::Gate::new(at))),
             },
         })))
     }
@@ -120,9 +127,32 @@ pub(crate) fn is_stateless(context: &RequestContext<RoleServer>) -> bool {
 }
 
 impl Catalog {
+    /// The active skills the audit gate serves: all of them without `--audit`.
+    pub(crate) fn visible<'a>(
+        &self,
+        index: &'a skills_discovery::Index,
+    ) -> std::borrow::Cow<'a, [Skill]> {
+        match &self.gate {
+            None => std::borrow::Cow::Borrowed(index.skills()),
+            Some(gate) => std::borrow::Cow::Owned(
+                index
+                    .skills()
+                    .iter()
+                    .filter(|s| gate.refusal(s).is_none())
+                    .cloned()
+                    .collect(),
+            ),
+        }
+    }
+
     /// The manifest of an active skill, when it is served; the reason it is not is logged
     /// once. Built again only when a file or directory of the skill stats differently.
     pub(crate) fn served(&mut self, skill: &Skill) -> Option<Arc<Manifest>> {
+        if let Some(gate) = &self.gate
+            && gate.refusal(skill).is_some()
+        {
+            return None;
+        }
         let manifest = self.served_any_tier(skill)?;
         let needs = crate::tier::of_frontmatter(&manifest.extra());
         if let Some(why) = crate::tier::refusal(&skill.id, needs, self.max_tier) {

@@ -165,6 +165,8 @@ fn skill_schema(locations: Locations) -> Value {
 /// What a tool call runs on.
 pub(crate) struct Tools<'a> {
     pub(crate) index: &'a Index,
+    /// The audit gate (`--audit`): the skills it refuses are not listed or loaded.
+    pub(crate) gate: Option<&'a crate::audit::Gate>,
     pub(crate) globals: &'a Globals,
     pub(crate) locations: Locations,
     /// `None` when `tool_inventory` is not offered.
@@ -215,6 +217,11 @@ impl<'a> Tools<'a> {
         let Some(skill) = found else {
             return Err(Box::new(not_found(wanted, self.index)));
         };
+        if let Some(why) = self.gate.and_then(|g| g.refusal(skill)) {
+            return Err(Box::new(CallToolResult::error(vec![ContentBlock::text(
+                format!("Skill '{}' is not served: {why}", skill.id),
+            )])));
+        }
         if self.max_tier.is_some() {
             let declared = skill.read().ok().and_then(|s| crate::tier::declared(&s));
             if let Some(why) = crate::tier::refusal(&skill.id, declared, self.max_tier) {
@@ -251,6 +258,7 @@ impl<'a> Tools<'a> {
     fn run(&self, name: &str, args: Option<&JsonObject>) -> Result<CallToolResult, Refused> {
         let Self {
             index,
+            gate,
             globals,
             locations,
             inventory,
@@ -285,12 +293,22 @@ impl<'a> Tools<'a> {
                     Ok(skill) => skill,
                     Err(answer) => return Ok(answer),
                 };
-                Ok(view_skill(skill, index, globals)?)
+                Ok(view_skill(skill, index, gate, globals)?)
             }
             "list_skills" => {
                 only(args, &[])?;
-                let skills: Vec<Value> = index
-                    .skills()
+                let visible = match gate {
+                    None => std::borrow::Cow::Borrowed(index.skills()),
+                    Some(gate) => std::borrow::Cow::Owned(
+                        index
+                            .skills()
+                            .iter()
+                            .filter(|s| gate.refusal(s).is_none())
+                            .cloned()
+                            .collect::<Vec<_>>(),
+                    ),
+                };
+                let skills: Vec<Value> = visible
                     .iter()
                     .map(|s| json!({"id": s.id, "name": s.name, "description": s.description}))
                     .collect();
@@ -413,8 +431,13 @@ fn tool_inventory(
 
 /// The Level-2 prompt of `skill` as text, its scoped tools and resources as structured
 /// content. A broken `tools.json` or `resources.json` is an error result that says why.
-fn view_skill(skill: &Skill, index: &Index, globals: &Globals) -> Res<CallToolResult> {
-    view_skill_with(skill, index, globals, |_| {})
+fn view_skill(
+    skill: &Skill,
+    index: &Index,
+    gate: Option<&crate::audit::Gate>,
+    globals: &Globals,
+) -> Res<CallToolResult> {
+    view_skill_with(skill, index, gate, globals, |_| {})
 }
 
 /// [`view_skill`], with the context changed by `adjust` before it is rendered (the gateway
@@ -422,11 +445,23 @@ fn view_skill(skill: &Skill, index: &Index, globals: &Globals) -> Res<CallToolRe
 pub(crate) fn view_skill_with(
     skill: &Skill,
     index: &Index,
+    gate: Option<&crate::audit::Gate>,
     globals: &Globals,
     adjust: impl FnOnce(&mut skills_prompt::Context),
 ) -> Res<CallToolResult> {
     use skills_prompt::{Builtin, Context, render_builtin};
-    let rendered = Context::skill(skill, index.skills(), globals).and_then(|mut ctx| {
+    let others: std::borrow::Cow<'_, [Skill]> = match gate {
+        None => std::borrow::Cow::Borrowed(index.skills()),
+        Some(gate) => std::borrow::Cow::Owned(
+            index
+                .skills()
+                .iter()
+                .filter(|s| gate.refusal(s).is_none())
+                .cloned()
+                .collect(),
+        ),
+    };
+    let rendered = Context::skill(skill, &others, globals).and_then(|mut ctx| {
         adjust(&mut ctx);
         render_builtin(Builtin::Skill, &ctx).map(|text| (ctx, text))
     });

@@ -95,6 +95,9 @@ pub struct ConfigFile {
     /// The most connections served at once (default 1024), lowered below the open-file
     /// limit.
     pub max_connections: Option<usize>,
+    /// Refuse skills whose audit finds anything at or above this severity (`low`, `medium`,
+    /// `high`, `critical`).
+    pub audit_refuse_at: Option<skills_audit::Severity>,
 }
 
 /// The `[mcp]` table: how the registry's `/mcp` answers.

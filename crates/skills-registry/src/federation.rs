@@ -233,7 +233,18 @@ impl<S: Store> Registry<S> {
                     continue;
                 }
             };
-            let local = imported_card(card, &peer.name);
+            let mut local = imported_card(card, &peer.name);
+            // The peer's result is kept; this registry audits the content itself.
+            local.peer_audit = card.audit.clone();
+            match self.audit_content(&card.name, &content) {
+                Ok(audit) => local.audit = Some(audit),
+                Err(refused) => {
+                    report
+                        .skipped
+                        .push((card.name.clone(), refused.to_string()));
+                    continue;
+                }
+            }
             if known.is_some() {
                 self.store().update(&local, &content).await?;
                 report.updated.push(card.name.clone());

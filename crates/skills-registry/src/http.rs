@@ -29,7 +29,7 @@ pub const OPENAPI: &str = include_str!("openapi.json");
 /// Every endpoint of the API and the pages the router serves, as `(method, path
 /// template)`: what tests hold the OpenAPI document and the router to. Beside them, `/mcp`
 /// speaks MCP (Streamable HTTP), not REST; `docs/registry.md` documents it.
-pub const ENDPOINTS: [(&str, &str); 30] = [
+pub const ENDPOINTS: [(&str, &str); 31] = [
     ("GET", "/"),
     ("GET", "/skills/{name}"),
     ("GET", "/healthz"),
@@ -45,6 +45,7 @@ pub const ENDPOINTS: [(&str, &str); 30] = [
     ("PUT", "/api/skills/{name}/disable"),
     ("GET", "/api/skills/{name}/health"),
     ("GET", "/api/skills/{name}/content"),
+    ("GET", "/api/skills/{name}/audit"),
     ("GET", "/api/skills/{name}/tools"),
     ("GET", "/api/skills/{name}/rating"),
     ("POST", "/api/skills/{name}/rate"),
@@ -87,6 +88,7 @@ fn routes<S: Store>() -> Routes<S> {
         ("PUT", "/api/skills/{name}/disable", put(disable::<S>)),
         ("GET", "/api/skills/{name}/health", get(health::<S>)),
         ("GET", "/api/skills/{name}/content", get(content::<S>)),
+        ("GET", "/api/skills/{name}/audit", get(audit::<S>)),
         ("GET", "/api/skills/{name}/tools", get(tools::<S>)),
         ("GET", "/api/skills/{name}/rating", get(rating::<S>)),
         ("POST", "/api/skills/{name}/rate", post(rate::<S>)),
@@ -810,6 +812,22 @@ async fn health<S: Store>(
         "skill_md_raw_url": card.skill_md_raw_url,
         "health_status": card.health_status,
         "last_checked_time": card.last_checked_time,
+    })))
+}
+
+async fn audit<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
+    Auth(caller): Auth,
+    SkillPath(name): SkillPath,
+) -> Result<Json<Value>> {
+    let (card, report) = registry.audit(&caller, &name).await?;
+    Ok(Json(json!({
+        "path": card.path,
+        "name": card.name,
+        "content_version": card.content_version,
+        "audit": crate::model::AuditSummary::of(&report),
+        "peer_audit": card.peer_audit,
+        "findings": report.findings,
     })))
 }
 

@@ -212,6 +212,15 @@ pub struct SkillCard {
     /// are kept here ([`VersionRecord`]); `false` for a skill registered by URL.
     #[serde(default)]
     pub hosted: bool,
+    /// This registry's audit of the cached `SKILL.md` (`skills audit`'s rules), made at
+    /// registration and whenever the content changes; `None` for a skill registered before
+    /// the audit, until its content next changes.
+    #[serde(default)]
+    pub audit: Option<AuditSummary>,
+    /// For a skill imported from a federation peer: the peer's own audit, as its card said
+    /// (this registry audits the content again, in [`SkillCard::audit`]).
+    #[serde(default)]
+    pub peer_audit: Option<AuditSummary>,
 }
 
 /// One published version of a hosted skill. Its files never change once published; a yank
@@ -257,6 +266,51 @@ pub struct FileRecord {
     pub executable: bool,
 }
 
+/// What a card says of an audit: the highest severity, the count of each, and the digest of
+/// what was audited (`skills_audit::Report::digest`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AuditSummary {
+    /// The highest severity found, `None` when nothing was.
+    pub max_severity: Option<skills_audit::Severity>,
+    /// Findings of each severity.
+    pub counts: AuditCounts,
+    /// The SHA-256 (hex) of what was audited: the skill's `SKILL.md`, as its only file.
+    pub digest: String,
+}
+
+/// Findings of each severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
+pub struct AuditCounts {
+    /// Critical findings.
+    pub critical: usize,
+    /// High findings.
+    pub high: usize,
+    /// Medium findings.
+    pub medium: usize,
+    /// Low findings.
+    pub low: usize,
+}
+
+impl AuditSummary {
+    /// The summary of `report`.
+    #[must_use]
+    pub fn of(report: &skills_audit::Report) -> Self {
+        let c = report.counts();
+        Self {
+            max_severity: report.max_severity(),
+            counts: AuditCounts {
+                critical: c.critical,
+                high: c.high,
+                medium: c.medium,
+                low: c.low,
+            },
+            digest: report.digest.clone(),
+        }
+    }
+}
+
 /// How much of a card to show: seed 001's progressive disclosure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -291,7 +345,7 @@ impl SkillCard {
 
 /// A [`SkillCard`] as one [`View`] shows it: serializes the view's fields, in the card's
 /// order. The card view: path, name, description, tags, visibility, is_enabled,
-/// registry_name, health_status and num_stars. The summary view: every field but
+/// registry_name, health_status, num_stars and audit. The summary view: every field but
 /// `rating_details`. The full view: the summary and `content`.
 #[derive(Debug, Clone, Copy)]
 pub struct Viewed<'a> {
@@ -344,6 +398,8 @@ impl Serialize for Viewed<'_> {
             false created_at,
             false updated_at,
             false hosted,
+            true audit,
+            false peer_audit,
         );
         if self.view == View::Full {
             map.serialize_entry("content", &self.content)?;
@@ -392,7 +448,8 @@ mod tests {
                 "is_enabled",
                 "registry_name",
                 "health_status",
-                "num_stars"
+                "num_stars",
+                "audit"
             ]
         );
         let summary = keys(card.to_view(View::Summary, None));

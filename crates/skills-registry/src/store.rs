@@ -568,6 +568,22 @@ async fn sqlite_serials(
     )
 }
 
+/// A card's audit as its column holds it (JSON), `NULL` for none.
+fn audit_json(audit: Option<&crate::model::AuditSummary>) -> Option<String> {
+    audit.and_then(|a| serde_json::to_string(a).ok())
+}
+
+/// The audit a column holds.
+fn audit_of(
+    text: Option<String>,
+    column: &str,
+) -> Result<Option<crate::model::AuditSummary>, StoreError> {
+    text.map(|t| {
+        serde_json::from_str(&t).map_err(|e| StoreError::Corrupt(format!("{column}: {e}")))
+    })
+    .transpose()
+}
+
 /// The migrations, embedded: the same files for both databases, as version, description
 /// and SQL.
 ///
@@ -591,6 +607,7 @@ const MIGRATIONS: &[(i64, &str, &str)] = &[
     ),
     (4, "hosting", include_str!("../migrations/0004_hosting.sql")),
     (5, "search", include_str!("../migrations/0005_search.sql")),
+    (6, "audit", include_str!("../migrations/0006_audit.sql")),
 ];
 
 fn migrator() -> sqlx::migrate::Migrator {
@@ -619,7 +636,7 @@ macro_rules! card_columns {
         s.repository_url, s.version, s.author, s.license, s.compatibility, s.tags, s.requirements, \
         s.target_agents, s.allowed_tools, s.visibility, s.allowed_groups, s.owner, s.is_enabled, \
         s.registry_name, s.health_status, s.last_checked_time, s.content_version, \
-        s.content_updated_at, s.created_at, s.updated_at, s.hosted"
+        s.content_updated_at, s.created_at, s.updated_at, s.hosted, s.audit, s.peer_audit"
     };
 }
 
@@ -1087,6 +1104,8 @@ macro_rules! sql_store {
                     created_at: time::rfc3339(row.try_get("created_at")?),
                     updated_at: time::rfc3339(row.try_get("updated_at")?),
                     hosted: row.try_get("hosted")?,
+                    audit: audit_of(row.try_get("audit")?, "audit")?,
+                    peer_audit: audit_of(row.try_get("peer_audit")?, "peer_audit")?,
                     name,
                 })
             }
@@ -1200,9 +1219,10 @@ macro_rules! sql_store {
                      repository_url, version, author, license, compatibility, tags, \
                      requirements, target_agents, allowed_tools, visibility, allowed_groups, \
                      owner, is_enabled, registry_name, health_status, last_checked_time, \
-                     content_version, content_updated_at, created_at, updated_at) \
+                     content_version, content_updated_at, created_at, updated_at, audit, \
+                     peer_audit) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
-                     $16, $17, $18, $19, $20, $21, $22, $23, $24)",
+                     $16, $17, $18, $19, $20, $21, $22, $23, $24, $25, $26)",
                 )
                 .bind(&card.name)
                 .bind(&card.description)
@@ -1229,6 +1249,8 @@ macro_rules! sql_store {
                 .bind(now)
                 .bind(now)
                 .bind(now)
+                .bind(audit_json(card.audit.as_ref()))
+                .bind(audit_json(card.peer_audit.as_ref()))
                 .execute(&mut *tx)
                 .await;
                 match inserted {
@@ -1262,7 +1284,7 @@ macro_rules! sql_store {
                      allowed_groups = $15, \
                      content_updated_at = CASE WHEN content_version = $16 \
                          THEN content_updated_at ELSE $17 END, \
-                     content_version = $16, updated_at = $17 \
+                     content_version = $16, updated_at = $17, audit = $18, peer_audit = $19 \
                      WHERE name = $1",
                 )
                 .bind(&card.name)
@@ -1282,6 +1304,8 @@ macro_rules! sql_store {
                 .bind(json_list(&card.allowed_groups))
                 .bind(&card.content_version)
                 .bind(now)
+                .bind(audit_json(card.audit.as_ref()))
+                .bind(audit_json(card.peer_audit.as_ref()))
                 .execute(&mut *tx)
                 .await?;
                 if updated.rows_affected() == 0 {
@@ -1590,9 +1614,10 @@ macro_rules! sql_store {
                      repository_url, version, author, license, compatibility, tags, \
                      requirements, target_agents, allowed_tools, visibility, allowed_groups, \
                      owner, is_enabled, registry_name, health_status, last_checked_time, \
-                     content_version, content_updated_at, created_at, updated_at, hosted) \
+                     content_version, content_updated_at, created_at, updated_at, hosted, \
+                     audit) \
                      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
-                     $16, TRUE, $17, 'healthy', $18, $19, $18, $18, $18, TRUE) \
+                     $16, TRUE, $17, 'healthy', $18, $19, $18, $18, $18, TRUE, $20) \
                      ON CONFLICT (name) DO UPDATE SET description = excluded.description, \
                      skill_md_url = excluded.skill_md_url, \
                      skill_md_raw_url = excluded.skill_md_raw_url, \
@@ -1607,7 +1632,7 @@ macro_rules! sql_store {
                          excluded.content_version THEN skills.content_updated_at \
                          ELSE excluded.updated_at END, \
                      content_version = excluded.content_version, \
-                     updated_at = excluded.updated_at, hosted = TRUE",
+                     updated_at = excluded.updated_at, hosted = TRUE, audit = excluded.audit",
                 )
                 .bind(&card.name)
                 .bind(&card.description)
@@ -1628,6 +1653,7 @@ macro_rules! sql_store {
                 .bind(&card.registry_name)
                 .bind(now)
                 .bind(&card.content_version)
+                .bind(audit_json(card.audit.as_ref()))
                 .execute(&mut *tx)
                 .await?;
                 sqlx::query(

@@ -783,7 +783,7 @@ mod tests {
             "<code>body-too-long</code> long (line 3)",
             "<time datetime=\"2026-11-25T00:00:00Z\" title=\"2026-11-25T00:00:00Z\">2 days ago</time>",
             "sha256:0123456789ab<",
-            "Not audited",
+            "audit: not run",
             "1.2 KiB",
         ] {
             assert!(skill.contains(expected), "{expected}\n{skill}");

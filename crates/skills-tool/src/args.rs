@@ -342,6 +342,12 @@ pub(crate) struct RegistryServeArgs {
     #[arg(long)]
     pub(crate) allow_loopback: bool,
 
+    /// Refuse registrations (and updates and federation imports) whose audit finds anything
+    /// at or above SEVERITY (low, medium, high, critical); else `audit_refuse_at` in the
+    /// configuration file. Every skill's audit is on its card either way.
+    #[arg(long, value_name = "SEVERITY")]
+    pub(crate) audit_refuse_at: Option<skills_audit::Severity>,
+
     /// Let anonymous callers read public skills.
     #[arg(long)]
     pub(crate) public_read: bool,
@@ -470,6 +476,11 @@ pub(crate) struct McpArgs {
     /// the others with an error that names the tier
     #[arg(long, value_name = "N")]
     pub(crate) tier: Option<u32>,
+
+    /// Serve only skills whose audit finds nothing at or above SEVERITY (low, medium, high,
+    /// critical); the others are not listed, and a warning on stderr names them and why
+    #[arg(long, value_name = "SEVERITY")]
+    pub(crate) audit: Option<skills_audit::Severity>,
 
     /// Serve as a gateway in front of the MCP servers FILE lists (.mcp.json's format):
     /// view_skill, then only the active skill's tools (docs/gateway.md)
@@ -689,7 +700,21 @@ pub(crate) struct InstallArgs {
     pub(crate) allow_lint_errors: bool,
 
     #[command(flatten)]
+    pub(crate) risk: RiskArgs,
+
+    #[command(flatten)]
     pub(crate) download: DownloadArgs,
+}
+
+/// What the audit of a skill to install may find (docs/audit.md, "Where it runs").
+#[derive(Debug, Args, Clone, Default)]
+pub(crate) struct RiskArgs {
+    /// Install even though the audit finds RULE at high or critical severity (repeatable;
+    /// `skills audit --explain RULE` says what it is). `add`, `sync` and `update` record it in
+    /// skills.lock with the digest of the files, so `sync` does not ask again and a changed
+    /// skill is asked about again.
+    #[arg(long = "allow-risk", value_name = "RULE", value_parser = crate::risk::parse_rule)]
+    pub(crate) allow_risk: Vec<skills_audit::RuleId>,
 }
 
 /// Where `install` and `add` may download a source from.
@@ -759,6 +784,9 @@ pub(crate) struct AddArgs {
     pub(crate) allow_lint_errors: bool,
 
     #[command(flatten)]
+    pub(crate) risk: RiskArgs,
+
+    #[command(flatten)]
     pub(crate) download: DownloadArgs,
 }
 
@@ -783,6 +811,9 @@ pub(crate) struct SyncArgs {
     /// then on.
     #[arg(long, conflicts_with_all = ["frozen", "global"])]
     pub(crate) write_lock: bool,
+
+    #[command(flatten)]
+    pub(crate) risk: RiskArgs,
 }
 
 /// `skills doctor [NAME]... [--format text|json]`.
@@ -843,6 +874,9 @@ pub(crate) struct UpdateArgs {
     /// Replace a skill even when it was modified here.
     #[arg(long, short = 'f')]
     pub(crate) force: bool,
+
+    #[command(flatten)]
+    pub(crate) risk: RiskArgs,
 }
 
 /// `skills remove NAME... [--global]`.

@@ -33,6 +33,7 @@ mod panic;
 mod printer;
 mod registry_client;
 mod render;
+mod risk;
 mod settings;
 mod stage;
 

@@ -137,7 +137,7 @@ impl GatewayServer {
         read_ahead: Option<ReadAhead>,
     ) -> Self {
         Self {
-            state: Shared::scan(&config.roots, config.max_tier),
+            state: Shared::scan(&config.roots, config.max_tier, config.audit),
             globals: Arc::new(config.globals.clone()),
             servers,
             active: Arc::new(Mutex::new(None)),
@@ -469,6 +469,12 @@ impl GatewayServer {
             let Some(skill) = index.get(wanted) else {
                 return Ok(tools::not_found(wanted, index));
             };
+            if let Some(why) = state.catalog.gate.as_ref().and_then(|g| g.refusal(skill)) {
+                return Ok(tool_error(format!(
+                    "Skill '{}' is not served: {why}",
+                    skill.id
+                )));
+            }
             if self.max_tier.is_some() {
                 let declared = skill.read().ok().and_then(|s| crate::tier::declared(&s));
                 if let Some(why) = crate::tier::refusal(&skill.id, declared, self.max_tier) {
@@ -483,14 +489,20 @@ impl GatewayServer {
                 .iter()
                 .filter_map(|(r, _)| convert(r))
                 .collect();
-            let result = tools::view_skill_with(skill, index, &self.globals, |ctx| {
-                // References become the downstream tools and resources they name;
-                // definitions stay.
-                ctx.scoped_tools.retain(|t| t.server().is_none());
-                ctx.scoped_tools.extend(resolved);
-                ctx.scoped_resources.retain(|r| r.server().is_none());
-                ctx.scoped_resources.extend(resources);
-            })?;
+            let result = tools::view_skill_with(
+                skill,
+                index,
+                state.catalog.gate.as_deref(),
+                &self.globals,
+                |ctx| {
+                    // References become the downstream tools and resources they name;
+                    // definitions stay.
+                    ctx.scoped_tools.retain(|t| t.server().is_none());
+                    ctx.scoped_tools.extend(resolved);
+                    ctx.scoped_resources.retain(|r| r.server().is_none());
+                    ctx.scoped_resources.extend(resources);
+                },
+            )?;
             let ok = result.is_error != Some(true);
             (result, ok.then(|| (skill.id.clone(), scoped.len())))
         };

@@ -304,6 +304,18 @@ impl<S: Store> Registry<S> {
             },
             &self.config.name,
         );
+        // Every file of the publication is audited (the registry's `SKILL.md`-only audit of
+        // registered skills sees one file); the author's inline allow markers are not
+        // honoured, as for registrations.
+        let sources: Vec<skills_audit::SourceFile<'_>> = unpacked
+            .files
+            .iter()
+            .map(|(file, bytes)| skills_audit::SourceFile::new(&file.path, bytes))
+            .collect();
+        let mut audit_config = skills_audit::Config::new();
+        audit_config.inline = false;
+        let report = skills_audit::Auditor::new(audit_config).audit_files(&sources);
+        card.audit = Some(self.judge_audit(name, &report)?);
         let version = match card.version.clone() {
             Some(v) if !is_valid_version(&v) => {
                 return Err(RegistryError::Invalid(format!(

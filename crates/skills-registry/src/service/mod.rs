@@ -72,6 +72,9 @@ pub struct RegistryConfig {
     /// How the server bounds connections ([`http::serve`](crate::http::serve)): the
     /// header-read (and keep-alive idle) timeout, the most connections at once.
     pub connections: skills_mcp_server::ConnectionLimits,
+    /// Registrations (and updates, and federation imports) whose audit finds anything at or
+    /// above this severity are refused; `None` takes every skill and records its audit.
+    pub audit_refuse_at: Option<skills_audit::Severity>,
 }
 
 impl Default for RegistryConfig {
@@ -89,6 +92,7 @@ impl Default for RegistryConfig {
             mcp: skills_mcp_server::HttpOptions::default(),
             connections: skills_mcp_server::ConnectionLimits::default(),
             state_dir: None,
+            audit_refuse_at: None,
         }
     }
 }

@@ -75,6 +75,64 @@ struct Checked {
 }
 
 impl<S: Store> Registry<S> {
+    /// Audits `text`, the `SKILL.md` of `name` (its only file here): the card's summary, or
+    /// [`RegistryError::Invalid`] naming each finding at or above the registry's
+    /// `audit_refuse_at` setting when there is one.
+    pub(crate) fn audit_content(
+        &self,
+        name: &str,
+        text: &str,
+    ) -> Result<crate::model::AuditSummary, RegistryError> {
+        self.judge_audit(name, &audit_skill_md(text))
+    }
+
+    /// The summary of an audit `report` of `name`'s files, or the refusal of a registry
+    /// with `audit_refuse_at` when it finds anything at or above that.
+    pub(crate) fn judge_audit(
+        &self,
+        name: &str,
+        report: &skills_audit::Report,
+    ) -> Result<crate::model::AuditSummary, RegistryError> {
+        if let Some(at) = self.config.audit_refuse_at {
+            let found: Vec<String> = report
+                .at_least(at)
+                .map(|f| {
+                    format!(
+                        "{}:{}:{} {} {}: {}",
+                        f.path, f.line, f.column, f.severity, f.rule, f.message
+                    )
+                })
+                .collect();
+            if !found.is_empty() {
+                return Err(RegistryError::Invalid(format!(
+                    "`{name}` is refused: this registry takes no skill whose audit finds anything at or above {at}, and it found {}: {}",
+                    found.len(),
+                    found.join("; ")
+                )));
+            }
+        }
+        Ok(crate::model::AuditSummary::of(report))
+    }
+
+    /// The audit of `name`'s cached `SKILL.md`, as `caller` may see it: its card and the
+    /// report (every finding), made now from the content the registry serves.
+    ///
+    /// # Errors
+    ///
+    /// As [`Registry::content`].
+    pub async fn audit(
+        &self,
+        caller: &Caller,
+        name: &str,
+    ) -> Result<(SkillCard, skills_audit::Report), RegistryError> {
+        let card = self.get(caller, name).await?;
+        let (text, _) = self.content(caller, name).await?;
+        let report = tokio::task::spawn_blocking(move || audit_skill_md(&text))
+            .await
+            .map_err(|e| RegistryError::Internal(e.to_string()))?;
+        Ok((card, report))
+    }
+
     /// Registers the skill at `request.skill_md_url` for `caller`, its owner.
     ///
     /// # Errors
@@ -249,6 +307,7 @@ impl<S: Store> Registry<S> {
         card.skill_md_url.clone_from(&translation.input);
         card.skill_md_raw_url.clone_from(&translation.raw);
         card.repository_url.clone_from(&translation.repository);
+        card.audit = Some(self.audit_content(&card.name, &text)?);
         Ok(Checked {
             card,
             content: text,
@@ -326,8 +385,18 @@ pub(super) fn card_of(
         created_at: now.clone(),
         updated_at: now,
         hosted: false,
+        audit: None,
+        peer_audit: None,
         name,
     }
+}
+
+/// The audit of a `SKILL.md` a registry holds (its skill's only file). The file's own
+/// `skills-audit: allow` markers are not honoured: its author wrote them.
+pub(crate) fn audit_skill_md(text: &str) -> skills_audit::Report {
+    let mut config = skills_audit::Config::new();
+    config.inline = false;
+    skills_audit::Auditor::new(config).audit_bytes(text.as_bytes())
 }
 
 /// The directory a `SKILL.md` path in a repository names (`skills/pdf/SKILL.md` → `pdf`).

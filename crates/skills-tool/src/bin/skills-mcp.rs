@@ -112,6 +112,9 @@ Options:
       --tier <N>
           Serve only skills of tier N and below (a skill's metadata.min-tier); the tools refuse
           the others with an error that names the tier
+      --audit <SEVERITY>
+          Serve only skills whose audit finds nothing at or above SEVERITY (low, medium, high,
+          critical); the others are not listed, and a warning on stderr names them and why
       --gateway <FILE>
           Serve as a gateway in front of the MCP servers FILE lists (.mcp.json's format):
           view_skill, then only the active skill's tools (docs/gateway.md)

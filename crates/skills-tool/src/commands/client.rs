@@ -237,16 +237,65 @@ fn register(args: &PublishArgs, url: &str, printer: &Printer) -> Result<ExitStat
     Ok(ExitStatus::Success)
 }
 
-/// Where the audit of a skill goes before it is published (issue 38 item 1: "audits when
-/// the audit exists"). The `skills-audit` crate is being written; until it is, nothing is
-/// audited and this says so in `-v` output. Replace the body with its call, refusing the
-/// publication on a finding it calls an error.
-fn audit(dir: &std::path::Path, printer: &Printer) -> Result<(), Error> {
-    printer.detail(&format!(
-        "{}: not audited: this build has no `skills-audit`\n",
+/// The audit before a publication (docs/audit.md): the findings at or above high refuse
+/// it, as the registry's `audit_refuse_at` would, with the project's `[audit]` allow
+/// entries and the skill's own reasoned markers honoured (the one publishing is its author).
+/// `true` when it may go on.
+fn audit(dir: &std::path::Path, printer: &Printer) -> Result<bool, Error> {
+    let config = match std::path::absolute(dir)
+        .unwrap_or_else(|_| dir.to_path_buf())
+        .ancestors()
+        .map(|d| d.join("skills.toml"))
+        .find(|f| f.is_file())
+    {
+        Some(file) => {
+            let text = std::fs::read_to_string(&file).map_err(|e| {
+                crate::errors::plain(
+                    format!("{}: {e}", render::relative(&file)),
+                    "check that the file is readable",
+                )
+            })?;
+            skills_audit::Config::from_toml(&text, &file).map_err(|e| {
+                crate::errors::plain(
+                    e.to_string(),
+                    "fix the [audit] section (docs/audit.md says how to suppress a finding)",
+                )
+            })?
+        }
+        None => skills_audit::Config::new(),
+    };
+    let report = skills_audit::Auditor::new(config)
+        .audit_dir(dir)
+        .map_err(|e| crate::errors::plain(e.to_string(), "check that the folder is readable"))?;
+    let risky: Vec<&skills_audit::Finding> =
+        report.at_least(skills_audit::Severity::High).collect();
+    if risky.is_empty() {
+        printer.detail(&format!(
+            "{}: audited, {} finding(s), none at or above high\n",
+            render::relative(dir),
+            report.findings.len()
+        ));
+        return Ok(true);
+    }
+    let mut text = String::new();
+    for f in &risky {
+        text.push_str(&format!(
+            "  {}:{}:{} {} {}: {}\n",
+            render::terminal_safe(&f.path),
+            f.line,
+            f.column,
+            f.severity,
+            f.rule,
+            render::terminal_safe(&f.message)
+        ));
+    }
+    printer.err(&format!(
+        "error: {} not published: the audit found {} finding(s) at or above high\n{text}  = help: fix them, or suppress each with a reason (docs/audit.md, \"Suppressions\"); `skills audit {}` explains them\n",
+        render::relative(dir),
+        risky.len(),
         render::relative(dir)
     ));
-    Ok(())
+    Ok(false)
 }
 
 /// `skills publish DIR`: lint the skill as `skills lint` would (its errors refuse it, exit
@@ -277,7 +326,9 @@ fn publish_dir(
         ));
         return Ok(ExitStatus::Failure);
     }
-    audit(dir, printer)?;
+    if !audit(dir, printer)? {
+        return Ok(ExitStatus::Failure);
+    }
     let temp = tempfile::tempdir().map_err(|e| {
         crate::errors::plain(
             format!("cannot create a temporary directory: {e}"),

@@ -63,6 +63,19 @@ fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<Ex
             report.errors()
         ));
     }
+    // The audit, before anything is moved: what it finds at or above high is refused unless
+    // the user names it. The destination project's `[audit] allow` entries apply.
+    let auditor = crate::risk::auditor(Some(&root))?;
+    let risk = crate::risk::Risk {
+        auditor: &auditor,
+        allow: &args.risk.allow_risk,
+        locked: None,
+    };
+    let shown = |path: &str| render::relative(&target.join(path));
+    if let crate::risk::Verdict::Refused = crate::risk::check(&id, &staged, &shown, &risk, printer)?
+    {
+        return Ok(ExitStatus::Failure);
+    }
     // The same skill again is done already: nothing to replace, nothing to refuse.
     let there = root.join(&id);
     if !args.force

@@ -27,6 +27,7 @@ pub(crate) fn run(
     launch.allow_hosts.clone_from(&args.allow_hosts);
     launch.allow_origins.clone_from(&args.allow_origins);
     launch.tier = args.tier;
+    launch.audit = args.audit;
     launch.gateway.clone_from(&args.gateway);
     // Bad files (tools, resources, a gateway file) are refused before the client connects,
     // with the file and line, whichever process then serves.

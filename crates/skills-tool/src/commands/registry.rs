@@ -274,6 +274,7 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
         args.allow_loopback,
     )?;
     config.public_read = args.public_read || file.public_read.unwrap_or(false);
+    config.audit_refuse_at = args.audit_refuse_at.or(file.audit_refuse_at);
     config.state_dir = Some(
         file.state_dir
             .clone()

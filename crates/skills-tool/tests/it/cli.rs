@@ -732,6 +732,7 @@ fn skills_mcp_takes_every_option_of_skills_mcp() {
         let value = match option.as_str() {
             "log-level" => "info",
             "tier" => "2",
+            "audit" => "high",
             _ => "x",
         };
         let run = std::process::Command::new(env!("CARGO_BIN_EXE_skills-mcp"))

@@ -363,7 +363,14 @@ fn lint_flags() -> BTreeSet<String> {
 fn pre_commit_hook_runs_the_root_packages_binary() {
     let hooks = yaml(&repo().join(".pre-commit-hooks.yaml"));
     let hooks = hooks.as_array().expect("a list of hooks");
-    assert_eq!(hooks.len(), 1);
+    assert_eq!(hooks.len(), 2);
+    // The second hook audits the tree with the same binary; any staged file runs it (a
+    // script changes what a skill does as much as its SKILL.md).
+    let audit = &hooks[1];
+    assert_eq!(audit["id"], "skills-audit");
+    assert_eq!(audit["language"], "rust");
+    assert_eq!(audit["pass_filenames"], false);
+    assert!(audit.get("files").is_none() && audit.get("args").is_none());
     let hook = &hooks[0];
     assert_eq!(hook["id"], "skills-lint");
     assert_eq!(hook["language"], "rust");
@@ -381,6 +388,7 @@ fn pre_commit_hook_runs_the_root_packages_binary() {
     assert!(main.contains("skills_tool::run(std::env::args_os())"));
     let entry = hook["entry"].as_str().unwrap();
     assert_eq!(entry, format!("{bin} lint"));
+    assert_eq!(audit["entry"].as_str().unwrap(), format!("{bin} audit"));
 
     // `files` names the files lint reads.
     let files = hook["files"].as_str().unwrap();
@@ -456,6 +464,26 @@ fn github_action_installs_and_runs_skills_lint() {
                 .contains(format)
         );
     }
+    // The audit step: on by default, on the same paths and format, failing at high, and
+    // run after a lint that failed too.
+    assert_eq!(inputs["audit"]["default"], "true");
+    assert_eq!(inputs["audit-fail-on"]["default"], "high");
+    let audit = steps
+        .iter()
+        .find(|s| s["run"].as_str().is_some_and(|r| r.contains(" audit ")))
+        .expect("no audit step");
+    let run = audit["run"].as_str().unwrap();
+    assert!(
+        run.contains("/bin/skills\" audit --format \"$FORMAT\" --fail-on \"$FAIL_ON\"")
+            && run.contains("-- $PATHS"),
+        "{run}"
+    );
+    let when = audit["if"].as_str().unwrap();
+    assert!(
+        when.contains("!cancelled()") && when.contains("inputs.audit == 'true'"),
+        "{when}"
+    );
+    assert_eq!(audit["env"]["PATHS"], "${{ inputs.path }}");
     // Inputs never pasted into a script (injection): only through env.
     for run in &runs {
         assert!(

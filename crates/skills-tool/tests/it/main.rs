@@ -50,6 +50,7 @@
 mod add;
 mod adversarial;
 mod audit;
+mod audit_gate;
 mod cli;
 mod context;
 mod discovery;

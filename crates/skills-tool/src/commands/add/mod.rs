@@ -67,6 +67,25 @@ impl Target {
         })
     }
 
+    /// The auditor of what is installed here: the project's `[audit] allow` entries (its
+    /// nearest skills.toml), none for `--global`.
+    fn auditor(&self) -> Result<skills_audit::Auditor, miette::Report> {
+        crate::risk::auditor(match self.scope {
+            Scope::Project => Some(&self.base),
+            Scope::Global => None,
+        })
+    }
+
+    /// `SOURCE:PATH/FILE`: a file of a locked skill, named in its source, for findings.
+    fn in_source(entry: &Locked, file: &str) -> String {
+        let path = if entry.path.is_empty() {
+            file.to_string()
+        } else {
+            format!("{}/{file}", entry.path)
+        };
+        format!("{}:{path}", entry.source)
+    }
+
     fn read_lock(&self) -> Result<Lock, miette::Report> {
         Lock::read(&self.lock).map_err(|e| add_error(&e))
     }
@@ -234,6 +253,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
     target.contain(&target.canonical)?;
     let _held = target.hold()?;
     let mut lock = target.read_lock()?;
+    let auditor = target.auditor()?;
     let mut failed = false;
     // One skill gets its findings drawn in full; many (`--all` over a collection) get one
     // line each and a total, not a report per refused skill.
@@ -306,7 +326,35 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
             }
         }
         let replace = args.force || lock.skills.contains_key(&skill.name);
-        let (installed, hash) = install(skill, &target, replace, None, printer)?;
+        let remote = !matches!(fetched._hold, source::Hold::None);
+        let shown = |path: &str| {
+            let file = Path::new(&skill.path).join(path);
+            if remote {
+                render::path_str(&crate::stage::labelled(&args.source, &file))
+            } else {
+                render::relative(&skill.dir.join(path))
+            }
+        };
+        // Adding a locked skill again: what the lock accepted holds for the same files.
+        let locked_risks = lock
+            .skills
+            .get(&skill.name)
+            .and_then(|e| e.allow_risk.clone());
+        let risk = crate::risk::Risk {
+            auditor: &auditor,
+            allow: &args.risk.allow_risk,
+            locked: locked_risks.as_ref(),
+        };
+        let Some(Installed {
+            dir: installed,
+            hash,
+            risks,
+        }) = install(skill, &target, replace, None, &risk, &shown, printer)?
+        else {
+            refused += 1;
+            failed = true;
+            continue;
+        };
         let previous = lock.skills.get(&skill.name);
         let mut linked = Vec::new();
         let mut placed_in: Vec<(PathBuf, skills_add::Placed)> = Vec::new();
@@ -350,6 +398,7 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
         linked.sort();
         entry.agents = linked;
         entry.lint_errors = u32::try_from(lint_errors).unwrap_or(u32::MAX);
+        entry.allow_risk = risks;
         let agents_text = report.text();
         lock.skills.insert(skill.name.clone(), entry);
         // After each skill: a run stopped half-way leaves a lock of what is there.
@@ -512,17 +561,29 @@ fn agents(
     Ok(out)
 }
 
+/// A skill [`install`] moved into place: where it went, its digest, and the audit risks the
+/// user accepted for it (to lock).
+struct Installed {
+    dir: PathBuf,
+    hash: String,
+    risks: Option<skills_add::AcceptedRisks>,
+}
+
 /// Copies the skill into a staging directory in the canonical root, checks its digest
-/// there (against `expect`, the lock's, when given), then renames it into place, replacing
-/// what is there only when `replace` or when it is the same files (what a run killed before
-/// it wrote the lock left). Returns where it went and its digest.
+/// there (against `expect`, the lock's, when given), audits it there (`risk`: what refuses
+/// it, and what the user accepts; findings named as `shown_as` says), then renames it into
+/// place, replacing what is there only when `replace` or when it is the same files (what a
+/// run killed before it wrote the lock left). `None` when the audit refused it (the refusal
+/// is printed; nothing was written).
 fn install(
     skill: &Found,
     target: &Target,
     replace: bool,
     expect: Option<&str>,
+    risk: &crate::risk::Risk<'_>,
+    shown_as: &dyn Fn(&str) -> String,
     printer: &Printer,
-) -> Result<(PathBuf, String), miette::Report> {
+) -> Result<Option<Installed>, miette::Report> {
     // The name becomes a folder: one that is not a skill name (`..`, `a/b`, an absolute
     // path) could name any folder. Lock names are checked when the lock is read; this holds
     // for every other way a name arrives.
@@ -565,6 +626,10 @@ fn install(
             "the source changed under the same commit or path; check it, then `skills add` it again to lock what it has now",
         ));
     }
+    let risks = match crate::risk::check(&skill.name, &staged, shown_as, risk, printer)? {
+        crate::risk::Verdict::Pass(risks) => risks,
+        crate::risk::Verdict::Refused => return Ok(None),
+    };
     let same = || {
         skills_add::tree_hash(&root.join(&skill.name))
             .ok()
@@ -583,7 +648,11 @@ fn install(
             ),
             other => crate::errors::package(&other),
         })?;
-    Ok((installed, hash))
+    Ok(Some(Installed {
+        dir: installed,
+        hash,
+        risks,
+    }))
 }
 
 /// The locked skills `names` names (all of them when empty), or an error naming the first

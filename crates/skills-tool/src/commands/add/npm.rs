@@ -93,6 +93,7 @@ pub(super) fn sync(
         groups.entry(key).or_default().push((name, entry));
     }
     let mut lock = Lock::new();
+    let auditor = target.auditor()?;
     for (key, entries) in &groups {
         let found = match fetch_group(key, entries, target, printer) {
             Ok(found) => found,
@@ -137,13 +138,42 @@ pub(super) fn sync(
                 continue;
             }
             target.contain(&target.canonical)?;
-            let (installed, hash) = install(&skill, target, args.force, Some(&would), printer)?;
+            let risk = crate::risk::Risk {
+                auditor: &auditor,
+                allow: &args.risk.allow_risk,
+                locked: None,
+            };
+            let shown = |file: &str| {
+                let path = entry.path.as_deref().map_or_else(
+                    || file.to_string(),
+                    |p| format!("{}/{file}", p.trim_end_matches('/')),
+                );
+                format!("{}:{path}", entry.source)
+            };
+            let Some(super::Installed {
+                dir: installed,
+                hash,
+                risks,
+            }) = install(
+                &skill,
+                target,
+                args.force,
+                Some(&would),
+                &risk,
+                &shown,
+                printer,
+            )?
+            else {
+                refused += 1;
+                continue;
+            };
             let linked = link(name, &installed, &agents, target, args.force)?;
             let mut locked = Locked::new(entry.source.clone(), skill.path.clone(), hash);
             locked.url.clone_from(&fetched.url);
             locked.reference.clone_from(&fetched.reference);
             locked.commit.clone_from(&fetched.commit);
             locked.agents = linked.iter().map(|a| (*a).to_string()).collect();
+            locked.allow_risk = risks;
             lock.skills.insert(name.clone(), locked);
             printer.out(&format!(
                 "installed {name}{} -> {}{}\n",

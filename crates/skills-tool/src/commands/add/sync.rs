@@ -29,7 +29,7 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
     } else {
         Some(target.hold()?)
     };
-    let lock = target.read_lock()?;
+    let mut lock = target.read_lock()?;
     if lock.skills.is_empty() {
         printer.status(&format!(
             "{}: no skills locked\n",
@@ -40,6 +40,10 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
     let mut drift = Vec::new();
     let mut fixed = 0usize;
     let mut refused = 0usize;
+    let auditor = target.auditor()?;
+    // Risks accepted now (`--allow-risk`) for a locked skill that had none accepted for its
+    // files: written to the lock after the restores.
+    let mut accepted: Vec<(String, Option<skills_add::AcceptedRisks>)> = Vec::new();
     // The canonical copies first, source by source (each fetched once).
     let (ordered, mut sources) = Sources::order(&lock.skills, &target, |e| {
         e.commit.as_deref().or(e.version.as_deref())
@@ -72,8 +76,27 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
             refused += 1;
             continue;
         }
-        restore(name, entry, &skill, &target, printer)?;
+        let risk = crate::risk::Risk {
+            auditor: &auditor,
+            allow: &args.risk.allow_risk,
+            locked: entry.allow_risk.as_ref(),
+        };
+        let Some(risks) = restore(name, entry, &skill, &target, &risk, printer)? else {
+            refused += 1;
+            continue;
+        };
+        if risks != entry.allow_risk {
+            accepted.push((name.clone(), risks));
+        }
         fixed += 1;
+    }
+    if !accepted.is_empty() {
+        for (name, risks) in accepted {
+            if let Some(entry) = lock.skills.get_mut(&name) {
+                entry.allow_risk = risks;
+            }
+        }
+        target.write_lock(&lock)?;
     }
     // Then each agent's link or copy.
     for (name, entry) in &lock.skills {
@@ -150,14 +173,16 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
 }
 
 /// Installs the locked version of `name` again (`skill`, found in its source at the locked
-/// commit); its digest must be the lock's.
+/// commit); its digest must be the lock's, and its audit pass (`risk`). `None` when the audit
+/// refused it, else the risks accepted for it.
 fn restore(
     name: &str,
     entry: &Locked,
     skill: &super::source::Found,
     target: &Target,
+    risk: &crate::risk::Risk<'_>,
     printer: &Printer,
-) -> Result<(), miette::Report> {
+) -> Result<Option<Option<skills_add::AcceptedRisks>>, miette::Report> {
     // Errors the user accepted when it was added are the locked version's own.
     if errors_in(&skill.report) > 0 && entry.lint_errors == 0 {
         return Err(error(
@@ -166,9 +191,21 @@ fn restore(
         ));
     }
     target.contain(&target.canonical)?;
-    install(skill, target, true, Some(&entry.hash), printer)?;
+    let shown = |file: &str| Target::in_source(entry, file);
+    let Some(installed) = install(
+        skill,
+        target,
+        true,
+        Some(&entry.hash),
+        risk,
+        &shown,
+        printer,
+    )?
+    else {
+        return Ok(None);
+    };
     printer.status(&format!("restored {name}\n"));
-    Ok(())
+    Ok(Some(installed.risks))
 }
 
 /// The files of `here` that are not as in `reference` (changed, added or gone), for a

@@ -114,6 +114,7 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
     let (chosen, mut sources) = Sources::order(chosen.iter().map(|(n, e)| (n, e)), &target, |e| {
         e.reference.as_deref()
     });
+    let auditor = target.auditor()?;
     let mut failed = false;
     for (name, entry) in chosen {
         let (name, entry) = (name.clone(), entry.clone());
@@ -154,7 +155,26 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
             failed = true;
             continue;
         }
-        let (installed, hash) = install(&skill, &target, true, None, printer)?;
+        // Risks accepted for the installed version hold for the same files only: a changed
+        // skill is audited and asked about again.
+        let risk = crate::risk::Risk {
+            auditor: &auditor,
+            allow: &args.risk.allow_risk,
+            locked: entry.allow_risk.as_ref(),
+        };
+        let shown = |file: &str| Target::in_source(&entry, file);
+        let Some(super::Installed {
+            dir: installed,
+            hash,
+            risks,
+        }) = install(&skill, &target, true, None, &risk, &shown, printer)?
+        else {
+            printer.err(&format!(
+                "error: {name} not updated: the installed version stays\n"
+            ));
+            failed = true;
+            continue;
+        };
         for id in &entry.agents {
             if let Some(agent) = skills_add::agents::by_id(id) {
                 let dir = target.agent_dir(agent)?;
@@ -168,6 +188,7 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
         let changed = hash != entry.hash;
         let mut updated = entry.clone();
         updated.hash = hash;
+        updated.allow_risk = risks;
         updated.commit.clone_from(&fetched);
         // An entry of a lock from before registries were recorded gets the one it came from.
         if registry.is_some() {
