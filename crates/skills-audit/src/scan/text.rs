@@ -18,7 +18,7 @@ static INSTRUCTIONS: LazyLock<Vec<(RuleId, Regex)>> = LazyLock::new(|| {
         (
             RuleId::InstructionOverride,
             re(
-                r"(?i)(?-u:\b)(?:ignore|disregard|forget|override|bypass|discard)(?-u:\b)[\w ,']{0,30}?(?-u:\b)(?:previous|prior|above|earlier|preceding|original|existing|all other|any other|your|system|developer)(?-u:\b)[\w ,']{0,20}?(?-u:\b)(?:instructions?|prompts?|directives|guidelines|guardrails|rules|safety (?:rules|guidelines|policies))(?-u:\b)(?:\s+(?:in|from|found|within|inside|embedded|contained|of the (?:page|document|file|email|website|tool)))?",
+                r"(?i)(?-u:\b)(?:ignore|disregard|forget|override|bypass|discard)(?-u:\b)[0-9A-Za-z_ ,']{0,30}?(?-u:\b)(?:previous|prior|above|earlier|preceding|original|existing|all other|any other|your|system|developer)(?-u:\b)[0-9A-Za-z_ ,']{0,20}?(?-u:\b)(?:instructions?|prompts?|directives|guidelines|guardrails|rules|safety (?:rules|guidelines|policies))(?-u:\b)(?:\s+(?:in|from|found|within|inside|embedded|contained|of the (?:page|document|file|email|website|tool)))?",
             ),
         ),
         (
@@ -30,7 +30,7 @@ static INSTRUCTIONS: LazyLock<Vec<(RuleId, Regex)>> = LazyLock::new(|| {
         (
             RuleId::ConcealFromUser,
             re(
-                r"(?i)(?-u:\b)(?:do not|don't|never|must not|without)\s+(?:tell|telling|inform|informing|notify|notifying|alert|alerting|reveal|revealing|let)(?-u:\b)(?:ing)?\s+(?:the |your )?(?:user|human|operator)s?(?-u:\b)(?:\s+(?:know|about|that|of|what|this|it))?|(?-u:\b)(?:secretly|covertly|silently|quietly)\s+(?:run|execute|send|upload|install|exfiltrate|copy|download|add|modify|delete|post)(?-u:\b)|(?-u:\b)without (?:the |your )?(?:user|human)(?:'s|s)? (?:knowledge|knowing|noticing|consent|awareness|permission)(?-u:\b)|(?-u:\b)hide (?:this|these|it|them|the (?:\w+ ){0,2}?(?:command|commands|output|step|steps|action|actions|request|requests|changes?))(?: \w+){0,3}? from (?:the |your )?(?:user|human)(?-u:\b)|(?-u:\b)keep (?:this|it|these) (?:secret|hidden|confidential) from(?-u:\b)",
+                r"(?i)(?-u:\b)(?:do not|don't|never|must not|without)\s+(?:tell|telling|inform|informing|notify|notifying|alert|alerting|reveal|revealing|let)(?-u:\b)(?:ing)?\s+(?:the |your )?(?:user|human|operator)s?(?-u:\b)(?:\s+(?:know|about|that|of|what|this|it))?|(?-u:\b)(?:secretly|covertly|silently|quietly)\s+(?:run|execute|send|upload|install|exfiltrate|copy|download|add|modify|delete|post)(?-u:\b)|(?-u:\b)without (?:the |your )?(?:user|human)(?:'s|s)? (?:knowledge|knowing|noticing|consent|awareness|permission)(?-u:\b)|(?-u:\b)hide (?:this|these|it|them|the (?:[0-9A-Za-z_]+ ){0,2}?(?:command|commands|output|step|steps|action|actions|request|requests|changes?))(?: [0-9A-Za-z_]+){0,3}? from (?:the |your )?(?:user|human)(?-u:\b)|(?-u:\b)keep (?:this|it|these) (?:secret|hidden|confidential) from(?-u:\b)",
             ),
         ),
         (
