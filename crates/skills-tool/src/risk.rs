@@ -39,6 +39,14 @@ pub(crate) enum Verdict {
 /// skill's own `skills-audit: allow` markers are not honoured here: its author wrote them,
 /// and what an install refuses is for the user to accept, not the author.
 pub(crate) fn auditor(base: Option<&Path>) -> Result<Auditor, miette::Report> {
+    let mut config = config(base)?;
+    config.inline = false;
+    Ok(Auditor::new(config))
+}
+
+/// The `[audit]` configuration of the nearest `skills.toml` from `base`, the default
+/// without one (or without a base).
+pub(crate) fn config(base: Option<&Path>) -> Result<skills_audit::Config, miette::Report> {
     let mut config = skills_audit::Config::new();
     if let Some(base) = base {
         let start = std::path::absolute(base).unwrap_or_else(|_| base.to_path_buf());
@@ -61,8 +69,7 @@ pub(crate) fn auditor(base: Option<&Path>) -> Result<Auditor, miette::Report> {
             })?;
         }
     }
-    config.inline = false;
-    Ok(Auditor::new(config))
+    Ok(config)
 }
 
 /// The `--allow-risk` value parser: an audit rule id, with "did you mean" for a near miss.

@@ -242,28 +242,7 @@ fn register(args: &PublishArgs, url: &str, printer: &Printer) -> Result<ExitStat
 /// entries and the skill's own reasoned markers honoured (the one publishing is its author).
 /// `true` when it may go on.
 fn audit(dir: &std::path::Path, printer: &Printer) -> Result<bool, Error> {
-    let config = match std::path::absolute(dir)
-        .unwrap_or_else(|_| dir.to_path_buf())
-        .ancestors()
-        .map(|d| d.join("skills.toml"))
-        .find(|f| f.is_file())
-    {
-        Some(file) => {
-            let text = std::fs::read_to_string(&file).map_err(|e| {
-                crate::errors::plain(
-                    format!("{}: {e}", render::relative(&file)),
-                    "check that the file is readable",
-                )
-            })?;
-            skills_audit::Config::from_toml(&text, &file).map_err(|e| {
-                crate::errors::plain(
-                    e.to_string(),
-                    "fix the [audit] section (docs/audit.md says how to suppress a finding)",
-                )
-            })?
-        }
-        None => skills_audit::Config::new(),
-    };
+    let config = crate::risk::config(Some(dir))?;
     let report = skills_audit::Auditor::new(config)
         .audit_dir(dir)
         .map_err(|e| crate::errors::plain(e.to_string(), "check that the folder is readable"))?;
