@@ -44,6 +44,18 @@ pub(crate) fn dangerous_name(name: &str) -> bool {
     )
 }
 
+/// Function definitions in either grammar: what they contain does not run where they are
+/// written.
+const FUNCTIONS: &[&str] = &[
+    "arrow_function",
+    "function_expression",
+    "function",
+    "generator_function",
+    "function_declaration",
+    "lambda",
+    "function_definition",
+];
+
 /// A language's node kinds and the names that matter.
 pub(crate) struct Spec {
     pub(crate) call: &'static [&'static str],
@@ -241,6 +253,11 @@ impl<'a> Scan<'_, 'a> {
                     Some(url) => fetch = Some(url.clone()),
                     None => decode = true,
                 }
+            }
+            // A function defined here runs later, if ever: `setTimeout(() => fetch(u))` or
+            // `const poll = () => fetch(u)` does not run what it fetches.
+            if FUNCTIONS.contains(&n.kind()) && n != node {
+                continue;
             }
             let mut c = n.walk();
             stack.extend(n.named_children(&mut c));
