@@ -16,6 +16,7 @@
 // xtask is a CLI: printing to stdout and stderr is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod audit_prefilter;
 mod ci;
 mod corpus;
 mod lint_docs;
@@ -40,6 +41,8 @@ tasks:
   audit-docs [--check]             generate docs/audit.md's rules (or fail if stale)
   corpus DIR [--bless]             lint each collection under DIR; compare with
                                    testdata/corpus-expected.json (or rewrite it)
+  audit-prefilter DIR...           audit each DIR with and without --exhaustive; fail
+                                   if the prefilter changed a finding
   bench <name> [options]           benchmarks; `cargo xtask bench help` lists them
   seed-templates DIR               render seed 000's Jinja templates with `skills prompt`
   fuzz-corpus [DIR]                seed corpora of the fuzz targets (default fuzz/corpus)
@@ -70,6 +73,7 @@ fn run(args: &[String]) -> Result<()> {
         "lint-docs" => lint_docs::run(rest),
         "audit-docs" => lint_docs::run_audit(rest),
         "corpus" => corpus::run(rest),
+        "audit-prefilter" => audit_prefilter::run(rest),
         // These link the library crates (sqlx, axum, tokio, …): their own binary, built only
         // when asked for, so that `cargo xtask ci` on a clean clone stays light.
         "bench" | "fuzz-corpus" | "gateway-fixture" => run_checked(

@@ -221,7 +221,7 @@ impl Auditor {
         location: Option<&str>,
         extra: Vec<Finding>,
     ) -> Report {
-        let (mut findings, markers) = scan::scan_skill(files);
+        let (mut findings, markers) = scan::scan_skill(files, self.config.exhaustive);
         findings.extend(extra);
         let mut report = Report {
             findings: Vec::new(),

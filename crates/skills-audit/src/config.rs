@@ -88,6 +88,10 @@ pub struct Config {
     /// (default true). They never suppress a critical finding: the skill's author writes
     /// them, so only the user's `skills.toml` can.
     pub inline: bool,
+    /// Parse every piece of code with tree-sitter, also the ones a one-pass prefilter shows
+    /// can hold no finding (default false). The findings are the same, the audit several
+    /// times slower: for checking the prefilter itself on a tree.
+    pub exhaustive: bool,
 }
 
 #[derive(Deserialize)]
@@ -121,6 +125,7 @@ impl Config {
             allow: Vec::new(),
             base: None,
             inline: true,
+            exhaustive: false,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The rule table: every rule's id, category, default severity and documentation.
 //!
 //! `docs/audit.md` is generated from [`RULES`] and the fixtures under `testdata/audit/rules/`
-//! by a test of this crate (`tests/rules_doc.rs`, written by `cargo xtask audit-docs`), so the
+//! by a test of this crate (`tests/it/rules_doc.rs`, written by `cargo xtask audit-docs`), so the
 //! table is the single source of what `skills audit` checks.
 
 use std::fmt;

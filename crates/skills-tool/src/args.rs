@@ -615,7 +615,7 @@ pub(crate) struct LintArgs {
 }
 
 /// The arguments of `skills audit` that conflict with `--explain` and `--rules`.
-const AUDIT_RUN_ARGS: [&str; 3] = ["paths", "fail_on", "no_config"];
+const AUDIT_RUN_ARGS: [&str; 4] = ["paths", "fail_on", "no_config", "exhaustive"];
 
 /// `skills audit [PATH...] [--format F] [--fail-on SEVERITY]`.
 #[derive(Debug, Args)]
@@ -635,6 +635,11 @@ pub(crate) struct AuditArgs {
     /// Ignore skills.toml files (no [audit] suppressions).
     #[arg(long)]
     pub(crate) no_config: bool,
+
+    /// Parse every piece of code, also what a one-pass prefilter shows can hold no finding:
+    /// several times slower, the same findings (a check on the prefilter).
+    #[arg(long)]
+    pub(crate) exhaustive: bool,
 
     /// Print the documentation of RULE and exit.
     #[arg(long, value_name = "RULE", conflicts_with_all = AUDIT_RUN_ARGS)]

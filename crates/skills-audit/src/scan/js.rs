@@ -113,6 +113,9 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>) {
     let Some(src) = ctx.text.get(range.clone()) else {
         return;
     };
+    if ctx.prefilter && !super::prefilter::code(src) {
+        return;
+    }
     let tree = PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {

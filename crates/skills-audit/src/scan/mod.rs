@@ -14,6 +14,7 @@ mod js;
 mod markdown;
 mod patterns;
 mod powershell;
+mod prefilter;
 mod python;
 mod shell;
 mod text;
@@ -98,7 +99,8 @@ impl Lang {
 pub(crate) struct FileCtx<'a> {
     pub(crate) path: &'a str,
     pub(crate) text: &'a str,
-    index: LineIndex,
+    /// Built on the first position asked for: most files have no finding.
+    index: std::cell::OnceCell<LineIndex>,
     pub(crate) out: Vec<Finding>,
     /// Code ranges (blocks, inline code, whole scripts), for [`FileCtx::code_at`].
     code: Vec<Range<usize>>,
@@ -106,19 +108,28 @@ pub(crate) struct FileCtx<'a> {
     quoted: bool,
     /// A `download-exec` found in something the skill tells the agent to run.
     pub(crate) remote_code: bool,
+    /// Code the prefilter rejects is not parsed ([`crate::Config::exhaustive`] off).
+    pub(crate) prefilter: bool,
 }
 
 impl<'a> FileCtx<'a> {
-    fn new(path: &'a str, text: &'a str) -> Self {
+    fn new(path: &'a str, text: &'a str, prefilter: bool) -> Self {
         Self {
             path,
             text,
-            index: LineIndex::new(text),
+            index: std::cell::OnceCell::new(),
             out: Vec::new(),
             code: Vec::new(),
             quoted: false,
             remote_code: false,
+            prefilter,
         }
+    }
+
+    fn line_col(&self, offset: usize) -> (u32, u32) {
+        self.index
+            .get_or_init(|| LineIndex::new(self.text))
+            .line_col(self.text, offset)
     }
 
     /// Whether `offset` is inside code.
@@ -147,7 +158,7 @@ impl<'a> FileCtx<'a> {
         if rule == RuleId::DownloadExec && !self.quoted {
             self.remote_code = true;
         }
-        let (line, column) = self.index.line_col(self.text, span.start);
+        let (line, column) = self.line_col(span.start);
         let ev = self
             .text
             .get(span.clone())
@@ -184,7 +195,10 @@ struct SkillFacts {
 }
 
 /// Every check over every file of a skill; the inline markers found.
-pub(crate) fn scan_skill(files: &[SourceFile<'_>]) -> (Vec<Finding>, Vec<Marker>) {
+pub(crate) fn scan_skill(
+    files: &[SourceFile<'_>],
+    exhaustive: bool,
+) -> (Vec<Finding>, Vec<Marker>) {
     let mut findings = Vec::new();
     let mut markers = Vec::new();
     let mut facts = SkillFacts::default();
@@ -197,8 +211,8 @@ pub(crate) fn scan_skill(files: &[SourceFile<'_>]) -> (Vec<Finding>, Vec<Marker>
             continue;
         }
         let text = String::from_utf8_lossy(file.bytes);
-        let mut ctx = FileCtx::new(file.path, &text);
-        markers.extend(find_markers(file.path, &text, &ctx.index));
+        let mut ctx = FileCtx::new(file.path, &text, !exhaustive);
+        markers.extend(find_markers(&ctx));
         scan_text_file(&mut ctx, &mut facts);
         facts.remote_code |= ctx.remote_code;
         findings.append(&mut ctx.out);
@@ -263,7 +277,8 @@ pub(crate) fn problem(problem: &skills_core::files::Problem) -> Option<Finding> 
 
 const MARKER: &str = "skills-audit: allow";
 
-fn find_markers(path: &str, text: &str, index: &LineIndex) -> Vec<Marker> {
+fn find_markers(ctx: &FileCtx<'_>) -> Vec<Marker> {
+    let (path, text) = (ctx.path, ctx.text);
     let mut out = Vec::new();
     let mut at = 0;
     while let Some(found) = text.get(at..).and_then(|t| t.find(MARKER)) {
@@ -298,7 +313,7 @@ fn find_markers(path: &str, text: &str, index: &LineIndex) -> Vec<Marker> {
         let alone = before
             .chars()
             .all(|c| matches!(c, '#' | '/' | '<' | '!' | '-' | '*' | ';'));
-        let (line, column) = index.line_col(text, start);
+        let (line, column) = ctx.line_col(start);
         out.push(Marker {
             path: path.to_string(),
             line,
@@ -442,7 +457,7 @@ fn frontmatter(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) -> Range<usize> {
                     }))
             });
         if any_shell {
-            let (line, column) = ctx.index.line_col(ctx.text, span.start);
+            let (line, column) = ctx.line_col(span.start);
             facts.shell_grant = Some((span, line, column, evidence(value)));
         }
     }

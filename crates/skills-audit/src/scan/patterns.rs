@@ -47,6 +47,13 @@ pub(crate) fn credential(text: &str) -> Option<Credential> {
     }
 }
 
+/// Whether `text` names a private credential anywhere, the exceptions of [`credential`]
+/// (public keys, `known_hosts`) aside: the prefilter's test, which must not miss a string
+/// that [`credential`] would find in a part of `text`.
+pub(crate) fn mentions_private(text: &str) -> bool {
+    PRIVATE_CREDENTIAL.is_match(text)
+}
+
 static AGENT_CONFIG: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r"\.claude/settings(?:\.local)?\.json|\.claude\.json|claude_desktop_config\.json|\.cursor/(?:mcp|settings|permissions)\.json|(?:^|/|\s)\.mcp\.json|\.codex/config\.toml|\.gemini/settings\.json|\.continue/config\.(?:json|yaml)|\.windsurf/|mcp_config\.json|\.vscode/mcp\.json|\.config/opencode/|\.aider\.conf\.yml",

@@ -9,6 +9,7 @@ use tree_sitter::{Node, Parser, Tree};
 use super::FileCtx;
 use super::installers;
 use super::patterns::{self, Credential};
+use super::prefilter;
 use crate::{RuleId, Severity};
 
 thread_local! {
@@ -122,7 +123,7 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
     let Some(src) = ctx.text.get(range.clone()) else {
         return;
     };
-    if src.trim().is_empty() || depth % 100 > 2 {
+    if src.trim().is_empty() || depth % 100 > 2 || (ctx.prefilter && !prefilter::shell(src)) {
         return;
     }
     let Some(tree) = parse(src) else {

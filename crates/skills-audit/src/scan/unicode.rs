@@ -48,7 +48,7 @@ fn is_supplement_selector(c: char) -> bool {
 /// characters is also checked for instructions (`hidden-instructions`).
 pub(crate) fn scan_invisible(ctx: &mut FileCtx<'_>) {
     let text = ctx.text;
-    if text.is_ascii() {
+    if !may_hold_invisible(text.as_bytes()) {
         return;
     }
     let mut chars = text.char_indices().peekable();
@@ -75,6 +75,22 @@ pub(crate) fn scan_invisible(ctx: &mut FileCtx<'_>) {
         report_run(ctx, k, &run, at..end, prev, next);
         prev = run.last().copied();
     }
+}
+
+/// Whether `bytes` has the first bytes of an [`is_invisible`] character: found with
+/// `memchr`, so most text (ASCII, and the typographic quotes and dashes that share a lead
+/// byte) is passed over without decoding each character.
+fn may_hold_invisible(bytes: &[u8]) -> bool {
+    let at = |i: usize, n: usize| bytes.get(i + 1..i + 1 + n).unwrap_or_default();
+    memchr::memchr3_iter(0xE2, 0xEF, 0xF3, bytes).any(|i| match bytes.get(i) {
+        // U+200B..U+200F, U+202A..U+202E, U+2060..U+2069.
+        Some(0xE2) => matches!(at(i, 2), [0x80, 0x8B..=0x8F | 0xAA..=0xAE] | [0x81, 0xA0..=0xA9]),
+        // U+FEFF.
+        Some(0xEF) => at(i, 2) == [0xBB, 0xBF],
+        // Tags and the supplement's variation selectors, U+E0000..U+E01EF.
+        _ => at(i, 1) == [0xA0],
+    }) || memchr::memmem::find(bytes, "\u{180E}".as_bytes()).is_some()
+        || memchr::memmem::find(bytes, "\u{061C}".as_bytes()).is_some()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -240,7 +256,8 @@ fn is_confusable(c: char) -> bool {
 /// Cyrillic or Greek letters.
 pub(crate) fn scan_homoglyphs(ctx: &mut FileCtx<'_>) {
     let text = ctx.text;
-    if text.is_ascii() {
+    // Every look-alike is Greek, Cyrillic or Armenian: a lead byte 0xCE to 0xD5.
+    if !text.bytes().any(|b| (0xCE..=0xD5).contains(&b)) {
         return;
     }
     let mut start: Option<usize> = None;

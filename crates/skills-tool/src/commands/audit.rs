@@ -56,11 +56,12 @@ pub(crate) fn run(
         (true, false) => skills_dirs.to_vec(),
         (true, true) => vec![PathBuf::from(".")],
     };
-    let config = if args.no_config {
+    let mut config = if args.no_config {
         Config::new()
     } else {
         config(&paths)?
     };
+    config.exhaustive = args.exhaustive;
     let auditor = Auditor::new(config);
     let mut targets = Vec::new();
     for path in &paths {

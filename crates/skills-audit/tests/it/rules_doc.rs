@@ -1,6 +1,6 @@
 //! The rules section of `docs/audit.md` is generated from the rule table
 //! (`skills_audit::RULES`) and each rule's fixtures (`testdata/audit/rules/<rule>/{bad,good}`,
-//! which `tests/rules.rs` holds to the rule): this test fails when the committed page
+//! which `tests/it/rules.rs` holds to the rule): this test fails when the committed page
 //! differs, and writes it instead when `AUDIT_DOCS_WRITE=1` is set (`cargo xtask
 //! audit-docs`).
 

@@ -1,0 +1,6 @@
+//! The integration tests of skills-audit, one binary: each module is one concern.
+
+mod labelled;
+mod prefilter;
+mod rules;
+mod rules_doc;
