@@ -474,12 +474,13 @@ fn shell_enough(found: u32) -> bool {
 /// Whether shell code `src` can hold a finding of `shell.rs`.
 pub(crate) fn shell(src: &str) -> bool {
     let unquoted = Unquoted::of(src);
-    shell_enough(unquoted.atoms(shell_enough)) || shell_text(src, &unquoted)
+    shell_enough(unquoted.atoms(shell_enough)) || shell_text(src, &unquoted, false)
 }
 
 /// The shell's conditions that are not single words: credential paths, fork bombs,
-/// words built from two quoted or expanded parts, `${x:0:3}` slices.
-fn shell_text(src: &str, unquoted: &Unquoted<'_>) -> bool {
+/// words built from two quoted or expanded parts, `${x:0:3}` slices. `src` is shell, or
+/// Python or JavaScript whose string literals may be shell (`in_strings`).
+fn shell_text(src: &str, unquoted: &Unquoted<'_>, in_strings: bool) -> bool {
     // An ANSI-C string (`$'\x63url'`) can spell any name or path.
     src.contains("$'")
         || patterns::mentions_private(&unquoted.text)
@@ -491,6 +492,21 @@ fn shell_text(src: &str, unquoted: &Unquoted<'_>) -> bool {
         || fork_bomb(src)
         || slice_expansion(src)
         || built_word(src)
+        || (in_strings && built_word_in_strings(src))
+}
+
+/// [`built_word`] over the shell a string literal of Python or JavaScript may hold, without
+/// knowing where the literals are: a literal's text starts right after a quote, or (inside a
+/// literal of several lines) at the start of a line, and its words are read the same from
+/// there whatever follows it. So each line is read from its start and from just after each
+/// of its quotes.
+fn built_word_in_strings(src: &str) -> bool {
+    src.lines().any(|line| {
+        built_word(line)
+            || line
+                .match_indices(['"', '\'', '`'])
+                .any(|(i, q)| built_word(line.get(i + q.len()..).unwrap_or_default()))
+    })
 }
 
 fn hooks_path(text: &str) -> bool {
@@ -691,7 +707,7 @@ pub(crate) fn code(src: &str) -> bool {
         // Decoding beside a long encoded blob (`encoded-payload`).
         || (decode && long_run(src))
         || (has(found, Atom::Rmtree) && root_argument(&unquoted.text))
-        || (has(found, Atom::ShellCall) && shell_text(src, &unquoted))
+        || (has(found, Atom::ShellCall) && shell_text(src, &unquoted, true))
 }
 
 /// A run of 200 or more characters of an encoding's alphabet (blanks and `\x` escapes
@@ -768,6 +784,9 @@ mod tests {
             "requests.post(u, json=dict(os.environ))",
             "open(os.path.expanduser('~/.ssh/id_rsa')).read()",
             "fs.rmSync(os.homedir(), { recursive: true })",
+            "os.system(\"$a$b x\")",
+            "os.system(\"'fo''o' x\")",
+            "subprocess.run('''\nls\n\"fo\"\"o\" x\n''', shell=True)",
             "open('/home/u/.bashrc', 'a').write(x)",
         ] {
             assert!(code(yes), "{yes}");
