@@ -374,8 +374,11 @@ fn unavailable(error: std::io::Error) -> RegistryError {
 }
 
 /// Brings `view` in step with what `caller` may see: the enabled skills, each with its
-/// cached `SKILL.md`. Skipped while nothing changed through this registry and the last sync
-/// is younger than the response cache's expiry (other servers may share the database).
+/// cached `SKILL.md`. Skipped while the registry's generation has not moved and the last
+/// sync is younger than the response cache's expiry: the generation moves with every
+/// change, made here or (heard by the change watch) by another server or process on the
+/// same database, so the expiry is the long safety one while the watch runs and the short
+/// one while it cannot.
 async fn sync<S: Store>(
     registry: &Registry<S>,
     view: &View,
@@ -385,7 +388,7 @@ async fn sync<S: Store>(
     let generation = registry.generation();
     if let Some((at_generation, at)) = synced.at
         && at_generation == generation
-        && at.elapsed() < registry.config().response_ttl
+        && at.elapsed() < registry.response_ttl()
     {
         return Ok(());
     }

@@ -229,6 +229,21 @@ fn three_servers_on_one_postgresql_are_one_registry() {
         assert_eq!(status, 200, "{body}");
         assert!(body.contains("s100"), "{body}");
     }
+    // Their views, now made, follow the change feed: a later write through the first server
+    // is in them at once, not after the view's expiry (a minute while the feed is heard).
+    assert_eq!(register(&bases[0], &root, &fixture, "s101"), 201);
+    let listed = time_until("s101 in every /mcp", || {
+        bases[1..].iter().all(|base| {
+            let (_, body) = stateless_mcp(
+                base,
+                &root,
+                "tools/call",
+                json!({"name": "list_skills", "arguments": {}}),
+            );
+            body.contains("s101")
+        })
+    });
+    assert!(listed < Duration::from_millis(500), "{listed:?}");
     // A legacy (2025-11-25) session lives in the server that started it: another answers
     // 404, on which a client starts a new session. A load balancer routes by
     // `Mcp-Session-Id` (sticky sessions) for such clients.
