@@ -17,6 +17,22 @@ pub(crate) const REFUSE_AT: Severity = Severity::High;
 /// The most findings of one rule named in a refusal; the rest are counted.
 const SHOWN_PER_RULE: usize = 5;
 
+/// The rules whose rationale a refusal of this run has printed: `add --all` over a
+/// collection can refuse many skills for the same rule, and one explanation is enough.
+static EXPLAINED: std::sync::Mutex<Vec<RuleId>> = std::sync::Mutex::new(Vec::new());
+
+/// Whether `rule`'s rationale is still to be printed in this run (and marks it printed).
+fn first_explanation(rule: RuleId) -> bool {
+    let mut explained = EXPLAINED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if explained.contains(&rule) {
+        return false;
+    }
+    explained.push(rule);
+    true
+}
+
 /// What the user accepts for one install: the rules named with `--allow-risk`, and what the
 /// lock accepted before (for the files of one digest).
 pub(crate) struct Risk<'a> {
@@ -136,8 +152,8 @@ pub(crate) fn check(
 }
 
 /// The text of a refusal: the findings of the refused rules, grouped by rule (its severity,
-/// id and why it matters), each with its file, line, column and what was found; then the
-/// flags that accept every rule found.
+/// id and, the first time in the run, why it matters), each with its file, line, column
+/// and what was found; then the flags that accept every rule found.
 fn refusal(
     name: &str,
     risky: &[&Finding],
@@ -156,7 +172,11 @@ fn refusal(
             .map(|f| f.severity)
             .max()
             .unwrap_or(REFUSE_AT);
-        text.push_str(&format!("  {severity} {rule}: {}\n", rule.rule().rationale));
+        if first_explanation(rule) {
+            text.push_str(&format!("  {severity} {rule}: {}\n", rule.rule().rationale));
+        } else {
+            text.push_str(&format!("  {severity} {rule} (why it matters: above)\n"));
+        }
         for f in of_rule.iter().take(SHOWN_PER_RULE) {
             let at = if f.line > 0 {
                 format!("{}:{}:{}", shown_as(&f.path), f.line, f.column)

@@ -260,3 +260,44 @@ fn digest_of(lock: &str) -> &str {
     let at = lock.find("digest = \"").unwrap();
     &lock[at..at + 80]
 }
+
+/// `add --all` over a collection refuses each risky skill with its findings, and explains a
+/// rule once: the second refusal for the same rule points back to the first.
+#[test]
+fn add_all_explains_each_rule_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    for name in ["setup-a", "setup-b"] {
+        write(
+            &root.join(format!("src/skills/{name}/SKILL.md")),
+            &skill_md(name, PIPE),
+        );
+    }
+    std::fs::create_dir_all(root.join("proj")).unwrap();
+    git(&root.join("proj"), &["init", "-q"]);
+    let proj = root.join("proj");
+
+    let refused = skills_with(
+        &proj,
+        &["add", "../src", "--all", "--agent", "claude-code"],
+        &[],
+    );
+    refused.assert_code(1);
+    let why = "What the host serves can change";
+    assert_eq!(refused.stderr.matches(why).count(), 1, "{}", refused.stderr);
+    assert!(
+        refused
+            .stderr
+            .contains("critical download-exec (why it matters: above)"),
+        "{}",
+        refused.stderr
+    );
+    for name in ["setup-a", "setup-b"] {
+        assert!(
+            refused.stderr.contains(&format!("{name} not installed")),
+            "{}",
+            refused.stderr
+        );
+        assert!(!proj.join(format!(".agents/skills/{name}")).exists());
+    }
+}
