@@ -124,6 +124,18 @@ impl Auditor {
     ///
     /// [`AuditError::Io`] when `dir` cannot be listed.
     pub fn audit_dir(&self, dir: &Path) -> Result<Report, AuditError> {
+        self.audit_dir_at(dir, dir)
+    }
+
+    /// [`Auditor::audit_dir`] for a skill read from `dir` that sits, or is about to sit, at
+    /// `at` (relative to the configuration's directory, or absolute): what an installer has
+    /// staged in a temporary directory is matched against `[audit] allow` paths written from
+    /// the project's root, as the installed skill will be.
+    ///
+    /// # Errors
+    ///
+    /// [`AuditError::Io`] when `dir` cannot be listed.
+    pub fn audit_dir_at(&self, dir: &Path, at: &Path) -> Result<Report, AuditError> {
         let listing = skills_core::files::list(dir).map_err(|source| AuditError::Io {
             path: dir.to_path_buf(),
             source,
@@ -168,7 +180,7 @@ impl Auditor {
             .iter()
             .map(|(p, b, x)| SourceFile::new(p, b).executable(*x))
             .collect();
-        let location = self.location(dir);
+        let location = self.location(at);
         Ok(self.audit(&files, location.as_deref(), extra))
     }
 
@@ -201,7 +213,12 @@ impl Auditor {
         let rel: PathBuf = match dir.strip_prefix(base) {
             Ok(rel) => rel.to_path_buf(),
             Err(_) => {
-                let (d, b) = (dir.canonicalize().ok()?, base.canonicalize().ok()?);
+                // A skill about to be installed is not there yet: its parent is.
+                let d = dir.canonicalize().ok().or_else(|| {
+                    let parent = dir.parent()?.canonicalize().ok()?;
+                    Some(parent.join(dir.file_name()?))
+                })?;
+                let b = base.canonicalize().ok()?;
                 d.strip_prefix(&b).ok()?.to_path_buf()
             }
         };

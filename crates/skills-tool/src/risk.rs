@@ -97,18 +97,20 @@ pub(crate) fn parse_rule(text: &str) -> Result<RuleId, String> {
         })
 }
 
-/// Audits the skill staged at `staged` for `name`, before it is moved into place. Findings
-/// name their files as `shown_as` makes them (where the skill comes from or goes). A refusal
+/// Audits the skill staged at `staged` for `name`, before it is moved into place at `dest`
+/// (whose path, from the project's root, `[audit] allow` entries name). Findings name their
+/// files as `shown_as` makes them (where the skill comes from or goes). A refusal
 /// is printed on stderr: each finding at or above [`REFUSE_AT`] (file, line, rule, what and
 /// why) and the flags that would accept them; accepted ones are a warning.
 pub(crate) fn check(
     name: &str,
     staged: &Path,
+    dest: &Path,
     shown_as: &dyn Fn(&str) -> String,
     risk: &Risk<'_>,
     printer: &Printer,
 ) -> Result<Verdict, miette::Report> {
-    let report = risk.auditor.audit_dir(staged).map_err(|e| {
+    let report = risk.auditor.audit_dir_at(staged, dest).map_err(|e| {
         error(
             format!("{name}: the staged skill could not be audited: {e}"),
             "check that the temporary directory is readable",

@@ -72,7 +72,8 @@ fn install_into(args: &InstallArgs, printer: &Printer, root: &Path) -> Result<Ex
         locked: None,
     };
     let shown = |path: &str| render::relative(&target.join(path));
-    if let crate::risk::Verdict::Refused = crate::risk::check(&id, &staged, &shown, &risk, printer)?
+    if let crate::risk::Verdict::Refused =
+        crate::risk::check(&id, &staged, &root.join(&id), &shown, &risk, printer)?
     {
         return Ok(ExitStatus::Failure);
     }

@@ -301,3 +301,32 @@ fn add_all_explains_each_rule_once() {
         assert!(!proj.join(format!(".agents/skills/{name}")).exists());
     }
 }
+
+/// The project's `[audit] allow` names a skill where it will be installed (its path from the
+/// project's root, as `skills audit` of the project reads it): the install, which audits a
+/// staged copy elsewhere, honours it; an entry for another path does not.
+#[test]
+fn allow_entries_name_the_installed_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(&root.join("src/setup/SKILL.md"), &skill_md("setup", PIPE));
+    write(&root.join("src/other/SKILL.md"), &skill_md("other", PIPE));
+    std::fs::create_dir_all(root.join("proj")).unwrap();
+    git(&root.join("proj"), &["init", "-q"]);
+    let proj = root.join("proj");
+    write(
+        &proj.join("skills.toml"),
+        "[audit]\nallow = [{ rule = \"download-exec\", path = \".agents/skills/setup/\", reason = \"our installer, reviewed\" }]\n",
+    );
+
+    skills_with(&proj, &["install", "../src/setup"], &[]).assert_code(0);
+    assert!(proj.join(".agents/skills/setup/SKILL.md").is_file());
+
+    let other = skills_with(&proj, &["install", "../src/other"], &[]);
+    other.assert_code(1);
+    assert!(
+        other.stderr.contains("other not installed"),
+        "{}",
+        other.stderr
+    );
+}

@@ -626,7 +626,8 @@ fn install(
             "the source changed under the same commit or path; check it, then `skills add` it again to lock what it has now",
         ));
     }
-    let risks = match crate::risk::check(&skill.name, &staged, shown_as, risk, printer)? {
+    let dest = root.join(&skill.name);
+    let risks = match crate::risk::check(&skill.name, &staged, &dest, shown_as, risk, printer)? {
         crate::risk::Verdict::Pass(risks) => risks,
         crate::risk::Verdict::Refused => return Ok(None),
     };
