@@ -1022,14 +1022,17 @@ impl Scan<'_, '_, '_> {
             } else {
                 Severity::Medium
             };
+            // What it runs, when the pieces spell it (not when they are variables).
+            let runs = if cmd.name.contains('$') || cmd.name == raw {
+                String::new()
+            } else {
+                format!(" (it runs `{}`)", cmd.name)
+            };
             self.push(
                 RuleId::StringBuiltCommand,
                 severity,
                 cmd.node,
-                format!(
-                    "the command name `{raw}` is built from pieces (it runs `{}`)",
-                    cmd.name
-                ),
+                format!("the command name `{raw}` is built from pieces{runs}"),
             );
         }
     }
