@@ -70,8 +70,12 @@ pub(crate) fn run(
     }
     targets.dedup();
     let start = std::time::Instant::now();
-    let audited: Vec<Result<Audited, Error>> =
-        targets.par_iter().map(|t| audit(&auditor, t)).collect();
+    // One lister for the run: the skills' ancestors are resolved once, not once a skill.
+    let lister = skills_core::files::Lister::new();
+    let audited: Vec<Result<Audited, Error>> = targets
+        .par_iter()
+        .map(|t| audit(&auditor, &lister, t))
+        .collect();
     let audited: Vec<Audited> = audited.into_iter().collect::<Result<_, _>>()?;
     let fail_on = severity(args.fail_on);
     let summary = render::audit::summary(&audited, fail_on);
@@ -105,11 +109,17 @@ pub(crate) fn run(
     })
 }
 
-fn audit(auditor: &Auditor, target: &Target) -> Result<Audited, Error> {
+fn audit(
+    auditor: &Auditor,
+    lister: &skills_core::files::Lister,
+    target: &Target,
+) -> Result<Audited, Error> {
     let path = target.path();
     let shown = render::path_str(path);
     let report = match target {
-        Target::Skill(dir) => auditor.audit_dir(dir).map_err(|e| audit_error(&e))?,
+        Target::Skill(dir) => auditor
+            .audit_dir_in(dir, lister)
+            .map_err(|e| audit_error(&e))?,
         Target::File(file) => {
             let bytes =
                 skills_core::read_bounded(file, skills_audit::MAX_TEXT_BYTES).map_err(|e| {
