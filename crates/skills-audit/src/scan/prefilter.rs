@@ -41,6 +41,8 @@ enum Edge {
     Bare,
     /// A whole object (`process.env`), not one of its members: not followed by `.` or `[`.
     Whole,
+    /// A whole word: not preceded or followed by a letter, digit, `_` or `-`.
+    Word,
     /// A file name at the end of a path (`~/.bashrc`, not `this.profile` or `.bashrc.bak`):
     /// not preceded by a word character, not followed by one or by `.` or `-`.
     FileName,
@@ -223,9 +225,9 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     // Names built at run time in a substitution.
     ("$(", &[(Atom::Substitution, Edge::Anywhere)]),
     ("`", &[(Atom::Substitution, Edge::Anywhere)]),
-    ("printf", &[(Atom::Builder, Edge::Anywhere)]),
-    ("rev", &[(Atom::Builder, Edge::Anywhere)]),
-    ("tr ", &[(Atom::Builder, Edge::Anywhere)]),
+    ("printf", &[(Atom::Builder, Edge::Word)]),
+    ("rev", &[(Atom::Builder, Edge::Word)]),
+    ("tr", &[(Atom::Builder, Edge::Word)]),
     // Calls that run a command line: their strings are read as shell.
     // Python's are exact names: bare (`run(…)` after `from subprocess import run`), or
     // `subprocess.…`, `os.system`, `os.popen`, `pty.spawn`; JavaScript's are the last part
@@ -418,6 +420,13 @@ impl<'a> Unquoted<'a> {
                         }))
             }
             Edge::Call => opens() && calls(),
+            Edge::Word => {
+                opens()
+                    && (self.quote_at(end)
+                        || after.first().is_none_or(|&b| {
+                            !(b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+                        }))
+            }
             Edge::Bare => {
                 opens()
                     && calls()

@@ -1009,7 +1009,10 @@ impl Scan<'_, '_, '_> {
                     );
                     return;
                 }
-                raw.contains("printf") || raw.contains("rev") || raw.contains("tr ")
+                // A name printed, reversed or translated (`$(echo lruc | rev)`), not any
+                // substitution that mentions them (`$(git rev-parse --show-toplevel)/x.sh`).
+                raw.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '-'))
+                    .any(|w| matches!(w, "printf" | "rev" | "tr"))
             }
             "expansion" => {
                 raw.contains(":") && raw.chars().filter(|c| c.is_ascii_digit()).count() >= 2
