@@ -511,6 +511,11 @@ fn shell_text(src: &str, unquoted: &Unquoted<'_>, in_strings: bool) -> bool {
 /// of its quotes.
 fn built_word_in_strings(src: &str) -> bool {
     src.lines().any(|line| {
+        // Each quote starts a read to the end of the line: a line long enough, with quotes
+        // enough, to make that quadratic is parsed rather than read so many times.
+        if line.len() > LONG_LINE && line.matches(['"', '\'', '`']).count() > 64 {
+            return true;
+        }
         built_word(line)
             || line
                 .match_indices(['"', '\'', '`'])
@@ -544,6 +549,13 @@ fn fork_bomb(src: &str) -> bool {
     })
 }
 
+/// A line longer than this, with many quotes, is not read piece by piece: the code holding it is
+/// parsed (the answer that never drops a finding), so hostile input costs linear time.
+const LONG_LINE: usize = 4096;
+
+/// The longest `${…}` read for a slice; a longer one counts as one (and is parsed).
+const LONG_EXPANSION: usize = 256;
+
 /// `${x:0:3}`: an expansion with a `:` and two digits, which `string_built` reads as a
 /// name cut from a variable (not `${1:-default}`).
 fn slice_expansion(src: &str) -> bool {
@@ -551,12 +563,16 @@ fn slice_expansion(src: &str) -> bool {
         let mut depth = 0usize;
         let mut colon = false;
         let mut digits = 0;
-        for c in src.bytes().skip(i + 1) {
+        let mut closed = false;
+        // An expansion that does not close within LONG_EXPANSION bytes counts as a slice:
+        // each `${` reading to the end of the text would be quadratic.
+        for c in src.bytes().skip(i + 1).take(LONG_EXPANSION) {
             match c {
                 b'{' => depth += 1,
                 b'}' => {
                     depth -= 1;
                     if depth == 0 {
+                        closed = true;
                         break;
                     }
                 }
@@ -565,7 +581,7 @@ fn slice_expansion(src: &str) -> bool {
                 _ => {}
             }
         }
-        colon && digits >= 2
+        !closed || (colon && digits >= 2)
     })
 }
 
@@ -781,6 +797,19 @@ mod tests {
         ] {
             assert!(!shell(no), "{no}");
         }
+    }
+
+    #[test]
+    fn hostile_text_is_parsed_not_read_quadratically() {
+        let quotes = format!(
+            "import subprocess\nsubprocess.run({})\n",
+            "\"".repeat(200_000)
+        );
+        assert!(code(&quotes));
+        let opens = "${".repeat(200_000);
+        assert!(shell(&opens));
+        // Short and closed, they are read as before.
+        assert!(!shell("echo \"${HOME}\""));
     }
 
     #[test]
