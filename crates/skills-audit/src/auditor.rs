@@ -180,6 +180,11 @@ impl Auditor {
                 continue;
             }
             let limit = MAX_TEXT_BYTES;
+            if file.size == 0 {
+                // Nothing to read: no `open` for it (a checkout's placeholders, `__init__.py`).
+                contents.push((file.path.clone(), Vec::new(), file.executable));
+                continue;
+            }
             if file.size > limit {
                 // The head tells an executable or an archive from text.
                 let head = read_head(&file.real).unwrap_or_default();
