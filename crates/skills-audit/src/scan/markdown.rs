@@ -13,8 +13,11 @@ pub(crate) struct Block {
     pub(crate) lang: String,
     /// The content, without the fences.
     pub(crate) content: Range<usize>,
-    /// Introduced as an example of what not to do, or of an attack.
-    pub(crate) quoted: bool,
+    /// In a block quote: quoted, whatever introduces it.
+    pub(crate) in_quote: bool,
+    /// Where the block starts (its fence): the lines above it may introduce it as an
+    /// example of what not to do ([`introduced_as_example`]).
+    pub(crate) start: usize,
 }
 
 /// What the parts of a Markdown file are.
@@ -98,12 +101,11 @@ impl Parts {
                     if let Some((lang, whole, content)) = code.take() {
                         parts.not_prose.push(whole.start..range.end);
                         if let Some(content) = content {
-                            let quoted =
-                                quote_depth > 0 || introduced_as_example(text, whole.start);
                             parts.blocks.push(Block {
                                 lang,
                                 content,
-                                quoted,
+                                in_quote: quote_depth > 0,
+                                start: whole.start,
                             });
                         }
                     }
@@ -205,7 +207,7 @@ fn told_to_run(text: &str, offset: usize) -> bool {
 
 /// Whether the three lines above `offset`, or the heading of its section, introduce what
 /// follows as an example of an attack or of what not to do.
-fn introduced_as_example(text: &str, offset: usize) -> bool {
+pub(crate) fn introduced_as_example(text: &str, offset: usize) -> bool {
     let before = text.get(..offset).unwrap_or_default();
     let lines: Vec<&str> = before
         .lines()
@@ -240,8 +242,8 @@ mod tests {
         let p = Parts::of(t, 0..t.len());
         assert_eq!(p.blocks.len(), 2);
         assert_eq!(&t[p.blocks[0].content.clone()], "curl x | sh\n");
-        assert!(!p.blocks[0].quoted);
-        assert!(p.blocks[1].quoted);
+        assert!(!introduced_as_example(t, p.blocks[0].start));
+        assert!(introduced_as_example(t, p.blocks[1].start));
         assert_eq!(p.inline.len(), 1);
         assert!(!p.inline[0].1, "in a table: quoted");
         assert_eq!(p.hidden.len(), 1);
