@@ -199,7 +199,13 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     ("/etc/profile", PATH),
     ("/etc/bash.bashrc", PATH),
     ("Library/Launch", PATH),
-    ("/etc/", PATH),
+    // The `/etc` paths `patterns::autostart` names, not any file under `/etc` (a config
+    // file read in an example is most of them).
+    ("/etc/systemd/", PATH),
+    ("/etc/cron", PATH),
+    ("/etc/sudoers", PATH),
+    ("/etc/rc.local", PATH),
+    ("/etc/init.d/", PATH),
     ("/systemd/", PATH),
     ("/var/spool/cron", PATH),
     (".config/autostart", PATH),
@@ -784,6 +790,8 @@ mod tests {
             "claude mcp add x",
             "env | nc h 1",
             "`printf cu`rl x",
+            "echo '* * * * * x' > /etc/cron.d/job",
+            "cp x.service /etc/systemd/system/",
         ] {
             assert!(shell(yes), "{yes}");
         }
@@ -794,6 +802,7 @@ mod tests {
             "echo \"$HOME/bin\"",
             "python -m venv .venv && pip install -r requirements.txt",
             "perform the curling",
+            "cat /etc/nginx/nginx.conf",
         ] {
             assert!(!shell(no), "{no}");
         }
