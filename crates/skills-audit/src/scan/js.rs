@@ -113,7 +113,7 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>) {
     let Some(src) = ctx.text.get(range.clone()) else {
         return;
     };
-    if ctx.prefilter && !super::prefilter::code(src) {
+    if ctx.prefilter && !super::prefilter::code(src, super::prefilter::Literals::JavaScript) {
         return;
     }
     let tree = PARSER.with(|cell| {

@@ -131,7 +131,7 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>) {
     let Some(src) = ctx.text.get(range.clone()) else {
         return;
     };
-    if ctx.prefilter && !super::prefilter::code(src) {
+    if ctx.prefilter && !super::prefilter::code(src, super::prefilter::Literals::Python) {
         return;
     }
     let tree = PARSER.with(|cell| {
