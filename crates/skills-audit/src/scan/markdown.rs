@@ -196,13 +196,18 @@ const RUN_VERBS: &[&str] = &[
 /// Whether the sentence before the inline code span at `offset` tells the reader to run it.
 fn told_to_run(text: &str, offset: usize) -> bool {
     let before = text.get(..offset).unwrap_or_default();
-    let line = before
-        .rsplit('\n')
-        .next()
-        .unwrap_or_default()
-        .to_lowercase();
-    line.split(|c: char| !c.is_alphanumeric())
-        .any(|w| RUN_VERBS.contains(&w))
+    let line = before.rsplit('\n').next().unwrap_or_default();
+    let told = |line: &str| {
+        line.split(|c: char| !c.is_alphanumeric())
+            .any(|w| RUN_VERBS.contains(&w))
+    };
+    // An ASCII line is lowered in place of a new `String` per code span.
+    if line.is_ascii() {
+        line.split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| RUN_VERBS.iter().any(|v| w.eq_ignore_ascii_case(v)))
+    } else {
+        told(&line.to_lowercase())
+    }
 }
 
 /// Whether the three lines above `offset`, or the heading of its section, introduce what

@@ -233,7 +233,12 @@ pub(crate) fn scan_skill(
             findings.extend(f);
             continue;
         }
-        let text = String::from_utf8_lossy(file.bytes);
+        // Nearly every file is UTF-8: `from_utf8` checks a word at a time, where the lossy
+        // conversion walks it in chunks.
+        let text = match std::str::from_utf8(file.bytes) {
+            Ok(s) => std::borrow::Cow::Borrowed(s),
+            Err(_) => String::from_utf8_lossy(file.bytes),
+        };
         let mut ctx = FileCtx::new(file.path, &text, !exhaustive);
         markers.extend(find_markers(&ctx));
         scan_text_file(&mut ctx, &mut facts);
@@ -447,6 +452,16 @@ fn trim_backticks(text: &str, range: Range<usize>) -> Range<usize> {
 
 /// The frontmatter's checks (description, allowed-tools); the body's range.
 fn frontmatter(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) -> Range<usize> {
+    // Frontmatter opens the file (after a byte-order mark) with `---`; the parser takes
+    // its own copy of the text, not worth making for the many files without.
+    if !ctx
+        .text
+        .strip_prefix('\u{feff}')
+        .unwrap_or(ctx.text)
+        .starts_with("---")
+    {
+        return 0..ctx.text.len();
+    }
     let Ok(md) = skills_frontmatter::SkillMd::parse_str(ctx.text.to_string()) else {
         return 0..ctx.text.len();
     };
