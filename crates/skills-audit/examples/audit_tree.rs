@@ -13,14 +13,16 @@ fn main() {
     let auditor = Auditor::new(Config::new());
     let mut targets = Vec::new();
     for path in std::env::args().skip(1) {
-        targets.extend(skills_audit::find_targets(path.as_ref()).unwrap());
+        targets.extend(skills_audit::find_outer_targets(path.as_ref()).unwrap());
     }
+    let lister = skills_core::files::Lister::new();
     let reports: Vec<_> = targets
         .par_iter()
         .filter_map(|t| match t {
-            Target::Skill(dir) => auditor.audit_dir(dir).ok().map(|r| (dir.clone(), r)),
+            Target::Skill(dir) => auditor.audit_dir_nested(dir, &lister).ok(),
             _ => None,
         })
+        .flatten()
         .collect();
     let elapsed = start.elapsed();
     let files: usize = reports.iter().map(|(_, r)| r.files).sum();

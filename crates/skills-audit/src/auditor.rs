@@ -114,9 +114,9 @@ impl Auditor {
     }
 
     /// Audits the skill in directory `dir`: every file the file policy of
-    /// [`skills_core::files`] counts as the skill's (what `skills package` would ship),
-    /// except those of skills nested in it (a subdirectory with its own `SKILL.md`, audited
-    /// on its own).
+    /// [`skills_core::files`] counts as the skill's (what `skills package` would ship and
+    /// an installer copies), those of skills nested in it included: installing the skill
+    /// installs them. [`Auditor::audit_dir_nested`] reports a nested skill apart instead.
     /// A file that cannot be read, or is larger than [`MAX_TEXT_BYTES`], is a
     /// `file-not-audited` finding; so is a symlink out of the skill.
     ///
@@ -136,7 +136,7 @@ impl Auditor {
     ///
     /// [`AuditError::Io`] when `dir` cannot be listed.
     pub fn audit_dir_at(&self, dir: &Path, at: &Path) -> Result<Report, AuditError> {
-        self.audit_listed(dir, at, &skills_core::files::Lister::new())
+        self.audit_listed(dir, at, &skills_core::files::Lister::new(), false)
     }
 
     /// [`Auditor::audit_dir`] with a [`Lister`](skills_core::files::Lister) shared by a
@@ -152,7 +152,42 @@ impl Auditor {
         dir: &Path,
         lister: &skills_core::files::Lister,
     ) -> Result<Report, AuditError> {
-        self.audit_listed(dir, dir, lister)
+        self.audit_listed(dir, dir, lister, false)
+    }
+
+    /// Audits the skill in `dir` and, apart, every skill nested in it (a directory of its
+    /// listing holding a `SKILL.md`, at any depth): the outer skill's report leaves their
+    /// files to theirs, so a tree's audit reports each file once. The skill is listed once
+    /// for all of them, with a [`Lister`](skills_core::files::Lister) shared by the run.
+    /// Reports in path order, `dir` first: [`find_outer_targets`](crate::find_outer_targets)
+    /// and this are `skills audit`'s reading of a tree.
+    ///
+    /// # Errors
+    ///
+    /// [`AuditError::Io`] when `dir` cannot be listed; a nested skill that cannot be listed
+    /// is left out.
+    pub fn audit_dir_nested(
+        &self,
+        dir: &Path,
+        lister: &skills_core::files::Lister,
+    ) -> Result<Vec<(PathBuf, Report)>, AuditError> {
+        let listing = lister.list(dir).map_err(|source| AuditError::Io {
+            path: dir.to_path_buf(),
+            source,
+        })?;
+        let nested = nested_dirs(&listing);
+        let mut out = vec![(dir.to_path_buf(), self.audit_listing(dir, listing, true))];
+        let mut inner: Vec<PathBuf> = nested
+            .iter()
+            .map(|rel| dir.join(rel.trim_end_matches('/')))
+            .collect();
+        inner.sort();
+        for inner in inner {
+            if let Ok(report) = self.audit_listed(&inner, &inner, lister, true) {
+                out.push((inner, report));
+            }
+        }
+        Ok(out)
     }
 
     fn audit_listed(
@@ -160,21 +195,30 @@ impl Auditor {
         dir: &Path,
         at: &Path,
         lister: &skills_core::files::Lister,
+        leave_nested: bool,
     ) -> Result<Report, AuditError> {
         let listing = lister.list(dir).map_err(|source| AuditError::Io {
             path: dir.to_path_buf(),
             source,
         })?;
+        Ok(self.audit_listing(at, listing, leave_nested))
+    }
+
+    /// Audits the files of `listing`, a skill sitting at `at`; those of the skills nested
+    /// in it too unless `leave_nested`.
+    fn audit_listing(
+        &self,
+        at: &Path,
+        listing: skills_core::files::Listing,
+        leave_nested: bool,
+    ) -> Report {
         let mut extra = Vec::new();
         let mut contents: Vec<(String, Vec<u8>, bool)> = Vec::with_capacity(listing.files.len());
-        // A skill nested in this one is audited on its own (find_targets finds it).
-        let nested: Vec<String> = listing
-            .files
-            .iter()
-            .filter_map(|f| f.path.strip_suffix(skills_core::layout::SKILL_MD))
-            .filter(|dir| !dir.is_empty() && dir.ends_with('/'))
-            .map(str::to_string)
-            .collect();
+        let nested = if leave_nested {
+            nested_dirs(&listing)
+        } else {
+            Vec::new()
+        };
         for file in &listing.files {
             if nested.iter().any(|n| file.path.starts_with(n.as_str())) {
                 continue;
@@ -211,7 +255,7 @@ impl Auditor {
             .map(|(p, b, x)| SourceFile::new(p, b).executable(*x))
             .collect();
         let location = self.location(at);
-        Ok(self.audit(&files, location.as_deref(), extra))
+        self.audit(&files, location.as_deref(), extra)
     }
 
     /// Audits a skill held in memory: `files` are its files, paths relative to the skill
@@ -384,6 +428,18 @@ impl Auditor {
             covers.then(|| (reason.clone(), format!("{}:{}", m.path, m.line)))
         })
     }
+}
+
+/// The directories of the skills nested in a listed skill (`sub/dir/`, with its `/`),
+/// in path order.
+fn nested_dirs(listing: &skills_core::files::Listing) -> Vec<String> {
+    listing
+        .files
+        .iter()
+        .filter_map(|f| f.path.strip_suffix(skills_core::layout::SKILL_MD))
+        .filter(|dir| !dir.is_empty() && dir.ends_with('/'))
+        .map(str::to_string)
+        .collect()
 }
 
 fn join(location: &str, path: &str) -> String {

@@ -58,4 +58,4 @@ pub use report::{Counts, Finding, Report, Suppressed};
 pub use rules::{Category, RULES, Rule, RuleId, UnknownRule};
 pub use scan::installers::{INSTALLERS, Installer};
 pub use severity::{Severity, UnknownSeverity};
-pub use walk::{Target, find_targets};
+pub use walk::{Target, find_outer_targets, find_targets};

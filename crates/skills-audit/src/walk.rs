@@ -87,6 +87,39 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
     Ok(found)
 }
 
+/// [`find_targets`] without the skills nested in the skills it finds: the outermost
+/// skills of a tree, each to be audited with its nested skills by
+/// [`crate::Auditor::audit_dir_nested`], which finds them in the skill's listing (the walk
+/// does not read below a skill at all). Sorted by path.
+///
+/// # Errors
+///
+/// As [`find_targets`].
+pub fn find_outer_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
+    if !std::fs::metadata(path)
+        .map_err(|source| AuditError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?
+        .is_dir()
+        || path.join(skills_core::layout::SKILL_MD).is_file()
+    {
+        // A file, or a skill: as `find_targets` reads it, nested skills aside.
+        return find_targets(path).map(|all| {
+            let first = all.into_iter().next();
+            first.into_iter().collect()
+        });
+    }
+    let mut found: Vec<Target> = skill_roots(path).into_iter().map(Target::Skill).collect();
+    if found.is_empty() {
+        return Err(AuditError::NotASkill {
+            path: path.to_path_buf(),
+        });
+    }
+    found.sort();
+    Ok(found)
+}
+
 /// The outermost skills under `path`.
 fn skill_roots(path: &Path) -> Vec<PathBuf> {
     let found: Arc<Mutex<Vec<PathBuf>>> = Arc::default();

@@ -1,6 +1,7 @@
 //! The integration tests of skills-audit, one binary: each module is one concern.
 
 mod labelled;
+mod nested;
 mod prefilter;
 mod rules;
 mod rules_doc;

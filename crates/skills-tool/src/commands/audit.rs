@@ -63,20 +63,28 @@ pub(crate) fn run(
     };
     config.exhaustive = args.exhaustive;
     let auditor = Auditor::new(config);
+    // The outermost skills: each is listed once, and the skills nested in it come out of
+    // that listing (`Auditor::audit_dir_nested`), not out of a walk below it.
     let mut targets = Vec::new();
     for path in &paths {
-        let found = skills_audit::find_targets(path).map_err(|e| audit_error(&e))?;
+        let found = skills_audit::find_outer_targets(path).map_err(|e| audit_error(&e))?;
         targets.extend(found);
     }
     targets.dedup();
     let start = std::time::Instant::now();
     // One lister for the run: the skills' ancestors are resolved once, not once a skill.
     let lister = skills_core::files::Lister::new();
-    let audited: Vec<Result<Audited, Error>> = targets
+    let audited: Vec<Result<Vec<(PathBuf, Audited)>, Error>> = targets
         .par_iter()
         .map(|t| audit(&auditor, &lister, t))
         .collect();
-    let audited: Vec<Audited> = audited.into_iter().collect::<Result<_, _>>()?;
+    let mut all: Vec<(PathBuf, Audited)> = Vec::with_capacity(audited.len());
+    for one in audited {
+        all.extend(one?);
+    }
+    // A skill reached from two of the paths given is reported once.
+    all.dedup_by(|a, b| a.0 == b.0);
+    let audited: Vec<Audited> = all.into_iter().map(|(_, a)| a).collect();
     let fail_on = severity(args.fail_on);
     let summary = render::audit::summary(&audited, fail_on);
     let ui = printer.ui();
@@ -109,17 +117,28 @@ pub(crate) fn run(
     })
 }
 
+/// The audit of `target`: a skill and the skills nested in it (each with its directory), or
+/// a file or an archive.
 fn audit(
     auditor: &Auditor,
     lister: &skills_core::files::Lister,
     target: &Target,
-) -> Result<Audited, Error> {
+) -> Result<Vec<(PathBuf, Audited)>, Error> {
     let path = target.path();
     let shown = render::path_str(path);
     let report = match target {
-        Target::Skill(dir) => auditor
-            .audit_dir_in(dir, lister)
-            .map_err(|e| audit_error(&e))?,
+        Target::Skill(dir) => {
+            let reports = auditor
+                .audit_dir_nested(dir, lister)
+                .map_err(|e| audit_error(&e))?;
+            return Ok(reports
+                .into_iter()
+                .map(|(dir, report)| {
+                    let path = render::path_str(&dir);
+                    (dir, Audited { path, report })
+                })
+                .collect());
+        }
         Target::File(file) => {
             let bytes =
                 skills_core::read_bounded(file, skills_audit::MAX_TEXT_BYTES).map_err(|e| {
@@ -158,10 +177,13 @@ fn audit(
             .into());
         }
     };
-    Ok(Audited {
-        path: shown,
-        report,
-    })
+    Ok(vec![(
+        path.to_path_buf(),
+        Audited {
+            path: shown,
+            report,
+        },
+    )])
 }
 
 /// `[audit]` of the nearest skills.toml in or above the first path.
