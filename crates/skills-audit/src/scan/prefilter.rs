@@ -663,36 +663,39 @@ fn literals(src: &str, lang: Literals) -> Option<Vec<Range<usize>>> {
             lang == Literals::Python && b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
         let open = if triple { 3 } else { 1 };
         let start = i + open;
-        let close = literal_end(b, start, c, triple, lang)?;
-        let end = close + open;
-        let interpolated = match lang {
-            Literals::Python => {
-                let f = b
-                    .get(i - prefix..i)
-                    .unwrap_or_default()
-                    .iter()
-                    .any(|p| matches!(p, b'f' | b'F'));
-                f && b.get(start..close).unwrap_or_default().contains(&b'{')
-            }
-            Literals::JavaScript => {
-                c == b'`'
-                    && b.get(start..close)
-                        .unwrap_or_default()
-                        .windows(2)
-                        .any(|w| w == b"${")
-            }
+        let fstring = lang == Literals::Python
+            && b.get(i - prefix..i)
+                .unwrap_or_default()
+                .iter()
+                .any(|p| matches!(p, b'f' | b'F'));
+        // Where the literal closes, and where `string_inner`'s content starts: after
+        // JavaScript's leading escapes (its first fragment), after an f-string's leading
+        // interpolations.
+        let (close, content_start) = if fstring {
+            fstring_end(b, start, c, triple, 0)?
+        } else {
+            let close = literal_end(b, start, c, triple, lang)?;
+            let content = match lang {
+                Literals::JavaScript => skip_js_escapes(b, start, close)?,
+                Literals::Python => start,
+            };
+            (close, content)
         };
-        if interpolated {
+        let end = close + open;
+        // A template's `${…}` may hold other templates: left to the parser.
+        if lang == Literals::JavaScript
+            && c == b'`'
+            && b.get(start..close)
+                .unwrap_or_default()
+                .windows(2)
+                .any(|w| w == b"${")
+        {
             return None;
         }
         let node = i - prefix..end;
-        // The content `string_inner` takes: after JavaScript's leading escapes (its first
-        // fragment); the delimiters' inside when there is none (empty: the node's text
-        // less its first and last byte).
-        let content_start = match lang {
-            Literals::JavaScript => skip_js_escapes(b, start, close)?,
-            Literals::Python => start,
-        };
+        // The content read to the literal's end, a superset of the content `string_inner`
+        // takes (a word only gains parts as it goes on); the node's text less its first
+        // and last byte when there is none.
         if content_start < close {
             out.push(content_start..close);
         } else if node.len() >= 2 {
@@ -725,6 +728,84 @@ fn literals(src: &str, lang: Literals) -> Option<Vec<Range<usize>>> {
         out.push(s + 1..l.end - 1);
     }
     Some(out)
+}
+
+/// How deep f-strings are read inside f-strings before the parser is left to it.
+const MAX_FSTRING_DEPTH: u8 = 8;
+
+/// Where the Python f-string whose content starts at `start` closes, and where its first
+/// piece of text (not an interpolation) starts (the close when it has none). Each
+/// interpolation is read to its matching brace, the strings inside it as literals of
+/// their own (so `f"{x["a"]}"` closes where Python 3.12 closes it).
+fn fstring_end(b: &[u8], start: usize, q: u8, triple: bool, depth: u8) -> Option<(usize, usize)> {
+    if depth > MAX_FSTRING_DEPTH {
+        return None;
+    }
+    let mut i = start;
+    let mut first: Option<usize> = None;
+    loop {
+        let c = *b.get(i)?;
+        match c {
+            b'\\' => {
+                first.get_or_insert(i);
+                i += 2;
+            }
+            b'\n' if !triple => return None,
+            c if c == q && (!triple || (b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q))) => {
+                return Some((i, first.unwrap_or(i)));
+            }
+            b'{' | b'}' if b.get(i + 1) == Some(&c) => {
+                first.get_or_insert(i);
+                i += 2;
+            }
+            b'{' => i = interpolation_end(b, i + 1, triple, depth)?,
+            _ => {
+                first.get_or_insert(i);
+                i += 1;
+            }
+        }
+    }
+}
+
+/// Past the `}` that closes the f-string interpolation whose expression starts at `i`.
+fn interpolation_end(b: &[u8], mut i: usize, triple: bool, depth: u8) -> Option<usize> {
+    let mut braces = 1usize;
+    loop {
+        let c = *b.get(i)?;
+        match c {
+            b'{' | b'[' | b'(' => {
+                braces += usize::from(c == b'{');
+                i += 1;
+            }
+            b'}' => {
+                braces -= 1;
+                i += 1;
+                if braces == 0 {
+                    return Some(i);
+                }
+            }
+            b'"' | b'\'' => {
+                let prefix = python_prefix(b, i);
+                let inner_triple = b.get(i + 1) == Some(&c) && b.get(i + 2) == Some(&c);
+                let open = if inner_triple { 3 } else { 1 };
+                let f = b
+                    .get(i - prefix..i)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|p| matches!(p, b'f' | b'F'));
+                let close = if f {
+                    fstring_end(b, i + open, c, inner_triple, depth + 1)?.0
+                } else {
+                    literal_end(b, i + open, c, inner_triple, Literals::Python)?
+                };
+                i = close + open;
+            }
+            // A comment or a line break where the literal cannot hold one: the parser's.
+            b'#' => return None,
+            b'\n' if !triple => return None,
+            _ => i += 1,
+        }
+    }
 }
 
 /// The offset of the end of the line holding `i` (its `\n`, or the end of the text).
@@ -1198,10 +1279,18 @@ mod tests {
                 "{yes}"
             );
         }
+        // An f-string's text starts after its leading interpolations (nested quotes and all).
+        for yes in [
+            "os.system(f\"{x} 'cu''rl' y\")",
+            "os.system(f\"{x[\"a\"]} 'cu''rl' y\")",
+        ] {
+            assert!(code(yes, Literals::Python), "{yes}");
+        }
         for no in [
             "import numpy as np\nprint(np.arange(3))",
             "const x: Record<string, number> = {};\nexport default x;",
             "def add(a, b):\n    return a * b",
+            "import subprocess\nsubprocess.run(f\"git commit -m {msg!r:>{w}}\", shell=True)",
             // A docstring's quotes and a list of strings are not a command name in a string.
             "import subprocess\ndef f():\n    \"\"\"Pull.\"\"\"\n    subprocess.run([\"git\",\"pull\"])",
         ] {
