@@ -773,7 +773,7 @@ fn fstring_end(b: &[u8], start: usize, q: u8, triple: bool, depth: u8) -> Option
             }
             // An escaped brace is not in the grammar's text nodes: the text starts after it.
             b'{' | b'}' if b.get(i + 1) == Some(&c) => i += 2,
-            b'{' => i = interpolation_end(b, i + 1, triple, depth)?,
+            b'{' => i = interpolation_end(b, i + 1, q, triple, depth)?,
             _ => {
                 first.get_or_insert(i);
                 i += 1;
@@ -783,7 +783,7 @@ fn fstring_end(b: &[u8], start: usize, q: u8, triple: bool, depth: u8) -> Option
 }
 
 /// Past the `}` that closes the f-string interpolation whose expression starts at `i`.
-fn interpolation_end(b: &[u8], mut i: usize, triple: bool, depth: u8) -> Option<usize> {
+fn interpolation_end(b: &[u8], mut i: usize, q: u8, triple: bool, depth: u8) -> Option<usize> {
     let mut braces = 1usize;
     let mut brackets = 0usize;
     loop {
@@ -801,8 +801,11 @@ fn interpolation_end(b: &[u8], mut i: usize, triple: bool, depth: u8) -> Option<
                 brackets = brackets.saturating_sub(1);
                 i += 1;
             }
-            // A format spec (`{x:>10}`) is text, quotes and all: left to the parser.
-            b':' if braces == 1 && brackets == 0 => return None,
+            // A format spec (`{x:>10}`, `{x:'^3}`): text, quotes and all, to the closing
+            // brace, with replacement fields of its own (`{x:>{w}}`).
+            b':' if braces == 1 && brackets == 0 => {
+                return format_spec_end(b, i + 1, q, triple, depth);
+            }
             b'}' => {
                 braces -= 1;
                 i += 1;
@@ -829,6 +832,22 @@ fn interpolation_end(b: &[u8], mut i: usize, triple: bool, depth: u8) -> Option<
             // A comment or a line break where the literal cannot hold one: the parser's.
             b'#' => return None,
             b'\n' if !triple => return None,
+            _ => i += 1,
+        }
+    }
+}
+
+/// Past the `}` that closes an interpolation whose format spec starts at `i`; `None` where
+/// the f-string's own quote or a line break ends it first (left to the parser).
+fn format_spec_end(b: &[u8], mut i: usize, q: u8, triple: bool, depth: u8) -> Option<usize> {
+    loop {
+        let c = *b.get(i)?;
+        match c {
+            b'}' => return Some(i + 1),
+            b'{' => i = interpolation_end(b, i + 1, q, triple, depth)?,
+            b'\\' => i += 2,
+            b'\n' if !triple => return None,
+            c if c == q => return None,
             _ => i += 1,
         }
     }
@@ -1006,10 +1025,8 @@ const WRAPPERS: &[&str] = &[
 /// only assignments, or follows a wrapper such as `sudo` (with any flags).
 fn built_word(src: &str) -> bool {
     let b = src.as_bytes();
-    // A here-document's body is text, quotes and all, up to a line only the parser finds.
-    if memchr::memmem::find(b, b"<<").is_some() {
-        return true;
-    }
+    // Here-documents opened on the current line: their bodies start at its end.
+    let mut heredocs: Vec<(Vec<u8>, bool)> = Vec::new();
     // Skips to just past the closing `close`, honouring backslash escapes when `escapes`.
     let skip = |mut i: usize, close: u8, escapes: bool| {
         loop {
@@ -1091,6 +1108,67 @@ fn built_word(src: &str) -> bool {
                 parts = 0;
             }
             let Some(c) = c else { return false };
+            if c == b'<' && b.get(i + 1) == Some(&b'<') && b.get(i + 2) != Some(&b'<') {
+                // `<<WORD` or `<<-'WORD'`: the body, from the next line, is text.
+                let dash = b.get(i + 2) == Some(&b'-');
+                let mut j = i + 2 + usize::from(dash);
+                while b.get(j).is_some_and(|c| *c == b' ' || *c == b'\t') {
+                    j += 1;
+                }
+                let mut delimiter = Vec::new();
+                while let Some(&d) = b.get(j) {
+                    if d.is_ascii_whitespace() || b";|&()<>`".contains(&d) {
+                        break;
+                    }
+                    if !matches!(d, b'\'' | b'"' | b'\\') {
+                        delimiter.push(d);
+                    }
+                    j += 1;
+                }
+                if delimiter.is_empty() {
+                    return true;
+                }
+                heredocs.push((delimiter, dash));
+                i = j;
+                continue;
+            }
+            if c == b'\n' && !heredocs.is_empty() {
+                // Past each body to its delimiter line; a body that may run commands
+                // (`$(…)`, a backquote) or never ends is left to the parser.
+                let mut at = i + 1;
+                for (delimiter, dash) in std::mem::take(&mut heredocs) {
+                    loop {
+                        let end = b
+                            .get(at..)
+                            .and_then(|r| memchr::memchr(b'\n', r))
+                            .map_or(b.len(), |n| at + n);
+                        let line = b.get(at..end).unwrap_or_default();
+                        let line = if dash {
+                            let tabs = line.iter().take_while(|c| **c == b'\t').count();
+                            line.get(tabs..).unwrap_or_default()
+                        } else {
+                            line
+                        };
+                        let line = line.strip_suffix(b"\r").unwrap_or(line);
+                        if line == delimiter.as_slice() {
+                            at = end;
+                            break;
+                        }
+                        if memchr::memmem::find(line, b"$(").is_some() || line.contains(&b'`') {
+                            return true;
+                        }
+                        if end >= b.len() {
+                            return true;
+                        }
+                        at = end + 1;
+                    }
+                }
+                // The delimiter line's own newline ends the command.
+                i = at;
+                eligible = true;
+                wrapped = false;
+                continue;
+            }
             if c == b'<' || c == b'>' {
                 redirect_target = true;
             } else if !c.is_ascii_whitespace() || c == b'\n' {
