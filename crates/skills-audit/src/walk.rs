@@ -96,19 +96,18 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
 ///
 /// As [`find_targets`].
 pub fn find_outer_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
-    if !std::fs::metadata(path)
+    let is_dir = std::fs::metadata(path)
         .map_err(|source| AuditError::Io {
             path: path.to_path_buf(),
             source,
         })?
-        .is_dir()
-        || path.join(skills_core::layout::SKILL_MD).is_file()
-    {
-        // A file, or a skill: as `find_targets` reads it, nested skills aside.
-        return find_targets(path).map(|all| {
-            let first = all.into_iter().next();
-            first.into_iter().collect()
-        });
+        .is_dir();
+    if !is_dir {
+        // A file: as `find_targets` reads it (it is one target).
+        return find_targets(path);
+    }
+    if path.join(skills_core::layout::SKILL_MD).is_file() {
+        return Ok(vec![Target::Skill(path.to_path_buf())]);
     }
     let mut found: Vec<Target> = skill_roots(path).into_iter().map(Target::Skill).collect();
     if found.is_empty() {
