@@ -89,8 +89,9 @@ pub struct Config {
     /// them, so only the user's `skills.toml` can.
     pub inline: bool,
     /// Parse every piece of code with tree-sitter, also the ones a one-pass prefilter shows
-    /// can hold no finding (default false). The findings are the same, the audit several
-    /// times slower: for checking the prefilter itself on a tree.
+    /// can hold no finding, each to its end (not stopped at a shell block's first error),
+    /// and read instructions in code blocks too (default false). The findings are the
+    /// same, the audit several times slower: for checking those shortcuts on a tree.
     pub exhaustive: bool,
 }
 

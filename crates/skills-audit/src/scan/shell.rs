@@ -18,6 +18,52 @@ thread_local! {
 
 /// `src` parsed as Bash; `None` when the grammar cannot be loaded (never, in practice).
 pub(crate) fn parse(src: &str) -> Option<Tree> {
+    with_parser(|p| p.parse(src, None))
+}
+
+/// What [`parse_whole`] gives.
+enum Whole {
+    Tree(Tree),
+    /// The grammar failed on some line: the tree would hold an error.
+    Error,
+}
+
+/// `src` parsed as Bash, given up as soon as every reading the parser still holds has
+/// failed on a line. A block with an error is read line by line instead of as a tree
+/// (`scan`), so the grammar's error recovery over the rest of the block, most of the
+/// time tree-sitter spends on unlabelled blocks of output, trees and prose, would be
+/// thrown away. Tree-sitter reports that state to its progress callback, which it calls
+/// every hundred operations; an error it has not reported by the end is in the tree.
+fn parse_whole(src: &str) -> Option<Whole> {
+    with_parser(|p| {
+        let mut failed = false;
+        let mut stop = |state: &tree_sitter::ParseState| {
+            failed = state.has_error();
+            if failed {
+                std::ops::ControlFlow::Break(())
+            } else {
+                std::ops::ControlFlow::Continue(())
+            }
+        };
+        let bytes = src.as_bytes();
+        let tree = p.parse_with_options(
+            &mut |i, _| bytes.get(i..).unwrap_or_default(),
+            None,
+            Some(tree_sitter::ParseOptions::new().progress_callback(&mut stop)),
+        );
+        match tree {
+            Some(tree) => Some(Whole::Tree(tree)),
+            None if failed => {
+                // A cancelled parse is resumed by the next call unless reset.
+                p.reset();
+                Some(Whole::Error)
+            }
+            None => None,
+        }
+    })
+}
+
+fn with_parser<T>(f: impl FnOnce(&mut Parser) -> Option<T>) -> Option<T> {
     PARSER.with(|cell| {
         let mut slot = cell.borrow_mut();
         if slot.is_none() {
@@ -25,7 +71,7 @@ pub(crate) fn parse(src: &str) -> Option<Tree> {
             p.set_language(&tree_sitter_bash::LANGUAGE.into()).ok()?;
             *slot = Some(p);
         }
-        slot.as_mut()?.parse(src, None)
+        f(slot.as_mut()?)
     })
 }
 
@@ -126,30 +172,45 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
     if src.trim().is_empty() || depth % 100 > 2 || (ctx.prefilter && !prefilter::shell(src)) {
         return;
     }
-    let Some(tree) = parse(src) else {
-        return;
-    };
     // The grammar's error recovery can swallow the lines after a construct it does not
     // know into one node; then each line (with its continuations) is read on its own.
-    if tree.root_node().has_error() && depth < 100 && src.lines().nth(1).is_some() {
-        let mut start = range.start;
-        let mut line_start = start;
-        for line in src.split_inclusive('\n') {
-            start += line.len();
-            if line.trim_end().ends_with('\\') {
-                continue;
-            }
-            let piece = ctx.text.get(line_start..start).unwrap_or_default();
-            if worth_reading(piece) {
-                scan(ctx, line_start..start, depth + 100);
-            }
-            line_start = start;
+    // `Config::exhaustive` parses to the end all the same, for `parse_whole` to be
+    // compared with it.
+    let by_line = depth < 100 && src.lines().nth(1).is_some();
+    let tree = if by_line && ctx.prefilter {
+        match parse_whole(src) {
+            Some(Whole::Tree(tree)) => Some(tree),
+            Some(Whole::Error) => None,
+            None => return,
         }
-        if line_start < range.end {
-            scan(ctx, line_start..range.end, depth + 100);
+    } else {
+        let Some(tree) = parse(src) else {
+            return;
+        };
+        Some(tree)
+    };
+    let tree = match tree {
+        Some(tree) if !(by_line && tree.root_node().has_error()) => tree,
+        _ => {
+            let mut start = range.start;
+            let mut line_start = start;
+            for line in src.split_inclusive('\n') {
+                start += line.len();
+                if line.trim_end().ends_with('\\') {
+                    continue;
+                }
+                let piece = ctx.text.get(line_start..start).unwrap_or_default();
+                if worth_reading(piece) {
+                    scan(ctx, line_start..start, depth + 100);
+                }
+                line_start = start;
+            }
+            if line_start < range.end {
+                scan(ctx, line_start..range.end, depth + 100);
+            }
+            return;
         }
-        return;
-    }
+    };
     let mut s = Scan {
         ctx,
         src,
