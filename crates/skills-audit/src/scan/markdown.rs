@@ -18,6 +18,16 @@ pub(crate) struct Block {
     /// Where the block starts (its fence): the lines above it may introduce it as an
     /// example of what not to do ([`introduced_as_example`]).
     pub(crate) start: usize,
+    /// Opened by a fence of backquotes or tildes, not indented.
+    pub(crate) fenced: bool,
+}
+
+/// A code block [`Parts::of`] is in: its content grows with each text event.
+struct OpenBlock {
+    lang: String,
+    fenced: bool,
+    whole: Range<usize>,
+    content: Option<Range<usize>>,
 }
 
 /// What the parts of a Markdown file are.
@@ -72,13 +82,14 @@ impl Parts {
             return parts;
         };
         let base = body.start;
-        let mut code: Option<(String, Range<usize>, Option<Range<usize>>)> = None;
+        let mut code: Option<OpenBlock> = None;
         let mut quote_depth = 0usize;
         let mut table_or_heading = 0usize;
         for (event, range) in Parser::new_ext(src, Options::ENABLE_TABLES).into_offset_iter() {
             let range = range.start + base..range.end + base;
             match event {
                 Event::Start(Tag::CodeBlock(kind)) => {
+                    let fenced = matches!(kind, CodeBlockKind::Fenced(_));
                     let lang = match kind {
                         CodeBlockKind::Fenced(info) => info
                             .split(|c: char| c.is_whitespace() || c == ',' || c == '{')
@@ -87,10 +98,15 @@ impl Parts {
                             .to_ascii_lowercase(),
                         CodeBlockKind::Indented => "indented".to_string(),
                     };
-                    code = Some((lang, range, None));
+                    code = Some(OpenBlock {
+                        lang,
+                        fenced,
+                        whole: range,
+                        content: None,
+                    });
                 }
                 Event::Text(_) if code.is_some() => {
-                    if let Some((_, _, content)) = &mut code {
+                    if let Some(OpenBlock { content, .. }) = &mut code {
                         *content = Some(match content.take() {
                             Some(c) => c.start..range.end,
                             None => range,
@@ -98,7 +114,13 @@ impl Parts {
                     }
                 }
                 Event::End(TagEnd::CodeBlock) => {
-                    if let Some((lang, whole, content)) = code.take() {
+                    if let Some(OpenBlock {
+                        lang,
+                        fenced,
+                        whole,
+                        content,
+                    }) = code.take()
+                    {
                         parts.not_prose.push(whole.start..range.end);
                         if let Some(content) = content {
                             parts.blocks.push(Block {
@@ -106,6 +128,7 @@ impl Parts {
                                 content,
                                 in_quote: quote_depth > 0,
                                 start: whole.start,
+                                fenced,
                             });
                         }
                     }

@@ -514,6 +514,39 @@ fn frontmatter(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) -> Range<usize> {
 /// Instruction patterns over `range`: reported in prose and in hidden markup, not in
 /// code, tables, quotes or quoted phrases.
 fn instructions(ctx: &mut FileCtx<'_>, range: Range<usize>, parts: Option<&markdown::Parts>) {
+    let segments = match parts {
+        Some(parts) if ctx.prefilter => prose_segments(range, parts),
+        _ => vec![range],
+    };
+    for range in segments {
+        instructions_in(ctx, range, parts);
+    }
+}
+
+/// `range` less the content of its fenced code blocks, which is half of the Markdown in
+/// real skills. A match that starts in a block is not reported (it is not prose, and no
+/// block is in a hidden range; overlapping one, it is kept all the same), and none runs
+/// from prose into a block, or out of one: the fence line between is backquotes or
+/// tildes, which no instruction pattern takes. Indented blocks have no fence and stay.
+fn prose_segments(range: Range<usize>, parts: &markdown::Parts) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut from = range.start;
+    for block in &parts.blocks {
+        let content = &block.content;
+        let hidden = parts
+            .hidden
+            .iter()
+            .any(|h| h.start < content.end && content.start < h.end);
+        if block.fenced && !hidden && from <= content.start && content.end <= range.end {
+            out.push(from..content.start);
+            from = content.end;
+        }
+    }
+    out.push(from..range.end);
+    out
+}
+
+fn instructions_in(ctx: &mut FileCtx<'_>, range: Range<usize>, parts: Option<&markdown::Parts>) {
     let Some(text) = ctx.text.get(range.clone()) else {
         return;
     };

@@ -64,6 +64,11 @@ pub(crate) struct Hit {
 /// Instruction patterns matched in `text` (offsets relative to it).
 pub(crate) fn instructions(text: &str) -> Vec<Hit> {
     let mut out = Vec::new();
+    // Which patterns match takes an overlapping search, a fifth slower than asking
+    // whether any does, and nearly no text has any.
+    if !INSTRUCTION_SET.is_match(text) {
+        return out;
+    }
     let matched = INSTRUCTION_SET.matches(text);
     for (i, (rule, re)) in INSTRUCTIONS.iter().enumerate() {
         if !matched.matched(i) {
