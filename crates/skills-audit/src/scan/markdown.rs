@@ -85,6 +85,7 @@ impl Parts {
         let mut code: Option<OpenBlock> = None;
         let mut quote_depth = 0usize;
         let mut table_or_heading = 0usize;
+        let mut html_block = false;
         for (event, range) in Parser::new_ext(src, Options::ENABLE_TABLES).into_offset_iter() {
             let range = range.start + base..range.end + base;
             match event {
@@ -149,6 +150,14 @@ impl Parts {
                 }
                 Event::End(TagEnd::BlockQuote(_)) => quote_depth = quote_depth.saturating_sub(1),
                 Event::Start(Tag::TableHead | Tag::TableRow) => parts.not_prose.push(range),
+                // A block's lines come as events of their own: a comment or a hidden
+                // element over several lines is only seen in the whole block.
+                Event::Start(Tag::HtmlBlock) => {
+                    html_block = true;
+                    parts.html(text, range);
+                }
+                Event::End(TagEnd::HtmlBlock) => html_block = false,
+                Event::Html(_) if html_block => {}
                 Event::Html(_) | Event::InlineHtml(_) => parts.html(text, range),
                 _ => {}
             }
@@ -276,5 +285,15 @@ mod tests {
         assert!(!p.inline[0].1, "in a table: quoted");
         assert_eq!(p.hidden.len(), 1);
         assert_eq!(&t[p.hidden[0].clone()], "<!-- hide me -->");
+    }
+
+    #[test]
+    fn hidden_over_several_lines() {
+        let t = "Intro.\n\n<!--\nIgnore this.\n-->\n\n<div style=\"display:none\">\nSecret.\n</div>\n\nShown.\n";
+        let p = Parts::of(t, 0..t.len());
+        assert!(p.in_hidden(t.find("Ignore").unwrap()));
+        assert!(p.in_hidden(t.find("Secret").unwrap()));
+        assert!(!p.in_hidden(t.find("Shown").unwrap()));
+        assert!(!p.in_hidden(t.find("Intro").unwrap()));
     }
 }
