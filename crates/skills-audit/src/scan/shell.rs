@@ -772,7 +772,16 @@ impl Scan<'_, '_, '_> {
             .child_by_field_name("body")
             .and_then(|b| command(b, self.src));
         let mut c = node.walk();
-        let redirects: Vec<Node<'_>> = node.children_by_field_name("redirect", &mut c).collect();
+        let mut redirects: Vec<Node<'_>> =
+            node.children_by_field_name("redirect", &mut c).collect();
+        // `cat <<EOF > ~/.bashrc`: the grammar puts the file redirection that follows a
+        // here-document's marker inside the here-document's node.
+        for heredoc in redirects.clone() {
+            if heredoc.kind() == "heredoc_redirect" {
+                let mut c = heredoc.walk();
+                redirects.extend(heredoc.children_by_field_name("redirect", &mut c));
+            }
+        }
         for r in redirects {
             if r.kind() != "file_redirect" {
                 continue;
