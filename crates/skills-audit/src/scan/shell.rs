@@ -155,6 +155,13 @@ struct Scan<'s, 'c, 'a> {
     src: &'s str,
     base: usize,
     depth: u8,
+    carry: &'c mut Carry,
+}
+
+/// What a script's commands leave to the ones after them. A block read line by line (its
+/// tree had an error) is still one script: each line takes what the lines above left.
+#[derive(Default)]
+struct Carry {
     /// Files downloaded in this fragment, and from where.
     downloads: Vec<(String, Option<String>)>,
     /// Variables holding a download (`S=$(curl …)`), and from where.
@@ -164,12 +171,62 @@ struct Scan<'s, 'c, 'a> {
     exfil_reported: bool,
 }
 
+impl Carry {
+    /// Whether a line the prefilter would skip may still have a finding because of the
+    /// lines above: it names a file they downloaded or a variable holding a download.
+    fn named_in(&self, line: &str) -> bool {
+        if self.downloads.is_empty() && self.tainted.is_empty() {
+            return false;
+        }
+        let plain = line.replace(['"', '\'', '\\'], "");
+        self.downloads
+            .iter()
+            .any(|(f, _)| plain.contains(f.as_str()))
+            || self.tainted.keys().any(|v| plain.contains(v.as_str()))
+    }
+
+    /// Private credentials read and no finding of their sending yet: an access, or an
+    /// exfiltration when the script sends anything anywhere.
+    fn report(&self, ctx: &mut FileCtx<'_>) {
+        if self.exfil_reported {
+            return;
+        }
+        let Some(first) = self.private_reads.first().cloned() else {
+            return;
+        };
+        if self.sends > 0 {
+            ctx.push(
+                RuleId::CredentialExfiltration,
+                Severity::Critical,
+                first,
+                "private credentials are read here, and the same script sends data over the network".to_string(),
+            );
+        } else {
+            ctx.push(
+                RuleId::CredentialAccess,
+                Severity::Medium,
+                first,
+                "private credentials are read here".to_string(),
+            );
+        }
+    }
+}
+
 /// Checks the shell code at `range` of the file.
 pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
+    let mut carry = Carry::default();
+    scan_in(ctx, range, depth, &mut carry);
+    carry.report(ctx);
+}
+
+fn scan_in(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8, carry: &mut Carry) {
     let Some(src) = ctx.text.get(range.clone()) else {
         return;
     };
-    if src.trim().is_empty() || depth % 100 > 2 || (ctx.prefilter && !prefilter::shell(src)) {
+    if src.trim().is_empty()
+        || depth % 100 > 2
+        || (ctx.prefilter && !carry.named_in(src) && !prefilter::shell(src))
+    {
         return;
     }
     // The grammar's error recovery can swallow the lines after a construct it does not
@@ -192,6 +249,10 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
     let tree = match tree {
         Some(tree) if !(by_line && tree.root_node().has_error()) => tree,
         _ => {
+            // A credential the block reads on one line and sends on another: the sending
+            // line may have none of the prefilter's words, and may come first.
+            let prefilter = ctx.prefilter && !patterns::mentions_private(src);
+            let was = std::mem::replace(&mut ctx.prefilter, prefilter);
             let mut start = range.start;
             let mut line_start = start;
             for line in src.split_inclusive('\n') {
@@ -200,14 +261,15 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
                     continue;
                 }
                 let piece = ctx.text.get(line_start..start).unwrap_or_default();
-                if worth_reading(piece) {
-                    scan(ctx, line_start..start, depth + 100);
+                if worth_reading(piece) || carry.named_in(piece) {
+                    scan_in(ctx, line_start..start, depth + 100, carry);
                 }
                 line_start = start;
             }
             if line_start < range.end {
-                scan(ctx, line_start..range.end, depth + 100);
+                scan_in(ctx, line_start..range.end, depth + 100, carry);
             }
+            ctx.prefilter = was;
             return;
         }
     };
@@ -216,32 +278,9 @@ pub(crate) fn scan(ctx: &mut FileCtx<'_>, range: Range<usize>, depth: u8) {
         src,
         base: range.start,
         depth,
-        downloads: Vec::new(),
-        tainted: HashMap::new(),
-        private_reads: Vec::new(),
-        sends: 0,
-        exfil_reported: false,
+        carry,
     };
     s.walk(tree.root_node());
-    if !s.exfil_reported
-        && let Some(first) = s.private_reads.first().cloned()
-    {
-        if s.sends > 0 {
-            s.ctx.push(
-                RuleId::CredentialExfiltration,
-                Severity::Critical,
-                first,
-                "private credentials are read here, and the same script sends data over the network".to_string(),
-            );
-        } else {
-            s.ctx.push(
-                RuleId::CredentialAccess,
-                Severity::Medium,
-                first,
-                "private credentials are read here".to_string(),
-            );
-        }
-    }
 }
 
 /// Whether a line the grammar could not parse in its block can hold anything a rule looks
@@ -636,7 +675,7 @@ impl Scan<'_, '_, '_> {
                 }) && patterns::credential(&unquote(node, self.src))
                     == Some(Credential::Private) =>
             {
-                self.private_reads.push(self.span(node));
+                self.carry.private_reads.push(self.span(node));
             }
             "function_definition"
                 if node
@@ -672,7 +711,7 @@ impl Scan<'_, '_, '_> {
                 let var = text(n, self.src)
                     .trim_start_matches('$')
                     .trim_matches(['{', '}']);
-                if let Some(url) = self.tainted.get(var) {
+                if let Some(url) = self.carry.tainted.get(var) {
                     return Some(url.clone());
                 }
             }
@@ -731,7 +770,7 @@ impl Scan<'_, '_, '_> {
                 })
                 && reads_credentials(reader).is_some()
             {
-                self.exfil_reported = true;
+                self.carry.exfil_reported = true;
                 self.push(
                     RuleId::CredentialExfiltration,
                     Severity::Critical,
@@ -750,7 +789,7 @@ impl Scan<'_, '_, '_> {
         cmd.args.iter().find_map(|(a, _)| {
             let var = a.trim_start_matches('$').trim_matches(['{', '}']);
             a.starts_with('$')
-                .then(|| self.tainted.get(var).cloned())
+                .then(|| self.carry.tainted.get(var).cloned())
                 .flatten()
         })
     }
@@ -763,7 +802,9 @@ impl Scan<'_, '_, '_> {
             return;
         };
         if let Some(url) = self.downloads_in(value) {
-            self.tainted.insert(text(name, self.src).to_string(), url);
+            self.carry
+                .tainted
+                .insert(text(name, self.src).to_string(), url);
         }
     }
 
@@ -792,12 +833,12 @@ impl Scan<'_, '_, '_> {
             };
             let target = unquote(dest, self.src);
             if target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/") {
-                self.sends += 1;
+                self.carry.sends += 1;
                 if body
                     .as_ref()
                     .is_some_and(|b| reads_credentials(b).is_some())
                 {
-                    self.exfil_reported = true;
+                    self.carry.exfil_reported = true;
                     self.push(
                         RuleId::CredentialExfiltration,
                         Severity::Critical,
@@ -811,7 +852,8 @@ impl Scan<'_, '_, '_> {
                 if let Some(b) = &body
                     && is_downloader(b)
                 {
-                    self.downloads
+                    self.carry
+                        .downloads
                         .push((basename(&target).to_string(), b.url()));
                 }
                 if target.starts_with("/dev/sd")
@@ -922,14 +964,20 @@ impl Scan<'_, '_, '_> {
                 for s in strings {
                     let r = self.span(s);
                     if r.end > r.start + 2 {
-                        scan(self.ctx, r.start + 1..r.end - 1, self.depth + 1);
+                        scan_in(self.ctx, r.start + 1..r.end - 1, self.depth + 1, self.carry);
                     }
                 }
             }
             // Running a file downloaded earlier in the fragment.
             if let Some(first) = cmd.positional().next() {
                 let first = basename(first).to_string();
-                if let Some((_, url)) = self.downloads.iter().find(|(f, _)| *f == first).cloned() {
+                if let Some((_, url)) = self
+                    .carry
+                    .downloads
+                    .iter()
+                    .find(|(f, _)| *f == first)
+                    .cloned()
+                {
                     self.remote(
                         node,
                         url.as_deref(),
@@ -939,6 +987,7 @@ impl Scan<'_, '_, '_> {
             }
         }
         if let Some((_, url)) = self
+            .carry
             .downloads
             .iter()
             .find(|(f, _)| {
@@ -962,7 +1011,9 @@ impl Scan<'_, '_, '_> {
                     .flatten()
             });
             if let Some(out) = out {
-                self.downloads.push((basename(&out).to_string(), cmd.url()));
+                self.carry
+                    .downloads
+                    .push((basename(&out).to_string(), cmd.url()));
             } else if name == "wget" && cmd.args.iter().any(|(a, _)| a == "-O") {
             } else if (name == "wget" || cmd.has_flag('O', "--remote-name"))
                 && let Some(url) = cmd.url()
@@ -976,12 +1027,12 @@ impl Scan<'_, '_, '_> {
                     .unwrap_or_default()
                     .to_string();
                 if !file.is_empty() {
-                    self.downloads.push((file, Some(url)));
+                    self.carry.downloads.push((file, Some(url)));
                 }
             }
         }
         if is_sender(&cmd) {
-            self.sends += 1;
+            self.carry.sends += 1;
             // Secrets in the same command: `curl -d @~/.ssh/id_rsa`, `curl -d "$(env)"`.
             let direct = cmd.args.iter().find(|(a, n)| {
                 !a.contains("://")
@@ -1014,7 +1065,7 @@ impl Scan<'_, '_, '_> {
                     .is_some_and(|(v, _)| !v.contains("://") && patterns::credential(v).is_some())
             });
             if direct.is_some() || via_subst || upload {
-                self.exfil_reported = true;
+                self.carry.exfil_reported = true;
                 self.push(
                     RuleId::CredentialExfiltration,
                     Severity::Critical,
@@ -1026,7 +1077,7 @@ impl Scan<'_, '_, '_> {
         if reads_credentials(&cmd) == Some(Credential::Private)
             && !matches!(name.as_str(), "env" | "printenv" | "export")
         {
-            self.private_reads.push(self.span(node));
+            self.carry.private_reads.push(self.span(node));
         }
         self.destructive(&cmd);
         self.persistence(&cmd);
