@@ -512,6 +512,11 @@ impl<'a> Scan<'_, 'a> {
         let mut c2 = args.walk();
         let second = args.named_children(&mut c2).nth(1);
         [Some(first), second].into_iter().flatten().find_map(|n| {
+            // A function given to run later (`setTimeout(() => log(a.join(", ")), 9)`) is
+            // code, not a string built from pieces, whatever its body joins.
+            if FUNCTIONS.contains(&n.kind()) {
+                return None;
+            }
             let t = self.text(n);
             let built =
                 (n.kind() == self.spec.binary && t.contains('+') && self.strings_in(n).len() >= 2)

@@ -78,3 +78,15 @@ fn a_comment_or_hidden_element_over_several_lines_is_hidden() {
         (RuleId::InstructionOverride, Severity::High, 8),
     );
 }
+
+#[test]
+fn a_function_given_to_run_later_is_not_a_string_built_from_pieces() {
+    let body =
+        "```js\nsetTimeout(() => {\n  console.log(items.join(\", \"), list[0]);\n}, 100);\n```\n";
+    assert_eq!(findings(body), []);
+    // A string built from pieces still is.
+    assert_finds(
+        "```js\nsetTimeout('ale' + 'rt(1)', 100);\n```\n",
+        (RuleId::StringBuiltCommand, Severity::High, 7),
+    );
+}
