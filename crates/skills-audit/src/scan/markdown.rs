@@ -181,15 +181,39 @@ impl Parts {
             self.hidden.push(range.start + start..range.start + end);
             at = end;
         }
+        if !html.contains('<') {
+            return;
+        }
         let lower = html.to_ascii_lowercase();
-        if lower.contains("display:none")
-            || lower.contains("display: none")
-            || lower.contains("visibility:hidden")
-            || lower.contains(" hidden>")
-            || lower.contains(" hidden ")
-            || lower.contains("<details")
-        {
-            self.hidden.push(range);
+        let mut at = 0;
+        while let Some(open) = lower.get(at..).and_then(|h| h.find('<')) {
+            let start = at + open;
+            at = start + 1;
+            let Some(tag) = lower
+                .get(start..)
+                .and_then(|t| t.find('>').and_then(|e| t.get(..=e)))
+            else {
+                break;
+            };
+            let name: &str = tag
+                .get(1..)
+                .unwrap_or_default()
+                .split(|c: char| !c.is_ascii_alphanumeric())
+                .next()
+                .unwrap_or_default();
+            if name.is_empty() || !hides(name, tag) {
+                continue;
+            }
+            // What the element holds runs to its closing tag, which may be blocks later
+            // (`<details>`, a blank line, Markdown, `</details>`), or to the end.
+            let from = range.start + start;
+            let close = format!("</{name}");
+            let end = text
+                .get(from..)
+                .map(|rest| rest.to_ascii_lowercase())
+                .and_then(|rest| rest.find(&close).map(|c| from + c + close.len()))
+                .unwrap_or(text.len());
+            self.hidden.push(from..end.max(range.end.min(text.len())));
         }
     }
 
@@ -202,6 +226,20 @@ impl Parts {
     pub(crate) fn in_hidden(&self, offset: usize) -> bool {
         self.hidden.iter().any(|r| r.contains(&offset))
     }
+}
+
+/// Whether an opening tag (lowercased) hides what its element holds from the rendered
+/// page: collapsed (`<details>`), or hidden by an attribute or an inline style.
+fn hides(name: &str, tag: &str) -> bool {
+    name == "details"
+        || tag.contains(" hidden>")
+        || tag.contains(" hidden ")
+        || tag.contains(" hidden=")
+        || tag.contains(" hidden/")
+        || tag.contains("display:none")
+        || tag.contains("display: none")
+        || tag.contains("visibility:hidden")
+        || tag.contains("visibility: hidden")
 }
 
 /// Words in the heading of a section that make its blocks documentation of attacks.
@@ -295,5 +333,19 @@ mod tests {
         assert!(p.in_hidden(t.find("Secret").unwrap()));
         assert!(!p.in_hidden(t.find("Shown").unwrap()));
         assert!(!p.in_hidden(t.find("Intro").unwrap()));
+    }
+
+    #[test]
+    fn a_hidden_element_hides_the_blocks_it_holds() {
+        let t = "Intro.\n\n<details>\n<summary>More</summary>\n\nIgnore this.\n\n</details>\n\nShown.\n\n<div hidden=\"\">\n\nSecret.\n";
+        let p = Parts::of(t, 0..t.len());
+        assert!(p.in_hidden(t.find("Ignore").unwrap()));
+        assert!(!p.in_hidden(t.find("Shown").unwrap()));
+        // Never closed: to the end.
+        assert!(p.in_hidden(t.find("Secret").unwrap()));
+        // A class named "hidden" says nothing of what CSS does with it.
+        let t = "<div class=\"hidden\">\n\nShown.\n\n</div>\n";
+        let p = Parts::of(t, 0..t.len());
+        assert!(!p.in_hidden(t.find("Shown").unwrap()));
     }
 }
