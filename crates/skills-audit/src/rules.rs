@@ -272,10 +272,11 @@ pub static RULES: &[Rule] = &[
         id: RuleId::DownloadExec,
         category: RemoteCode,
         severity: Critical,
-        summary: "Code downloaded and run in one step: `curl … | sh`, `bash <(curl …)`, `eval \"$(curl …)\"`, `iex (iwr …)`, `exec(urlopen(…).read())`.",
+        summary: "Code downloaded and run in one step: `curl … | sh`, `bash <(curl …)`, `eval \"$(curl …)\"`, `iex (iwr …)`, `exec(urlopen(…).read())`; or a shell given to a network peer (`bash -i >& /dev/tcp/…`, `nc … -e /bin/sh`).",
         rationale: "What the host serves can change after the skill is reviewed, and can differ per \
             client. Running it unread gives whoever controls the host (or the network path) the \
-            user's shell. A small allow-list of well-known installers (rustup, uv, bun, deno, \
+            user's shell; a reverse shell gives it to whoever listens at the address. A small \
+            allow-list of well-known installers (rustup, uv, bun, deno, \
             nvm, Homebrew, …) lowers the finding to medium rather than hiding it.",
         fix: "Download to a file, verify a checksum or signature, then run it; or use a package \
             manager. The finding names the host.",

@@ -456,6 +456,33 @@ impl<'a> Scan<'_, 'a> {
         if (self.spec.shell)(&f)
             && let Some(a) = args
         {
+            // `os.system(b64decode(…))`, `execSync(await (await fetch(u)).text())`: the
+            // command line itself downloaded or decoded. A member `exec` may be a regular
+            // expression's (`pattern.exec(await res.text())`): only child_process's, or a
+            // bare `exec` (destructured from it), counts here.
+            let member_exec = f != "exec"
+                && f.rsplit('.').next() == Some("exec")
+                && !f.ends_with("child_process.exec");
+            let (fetch, decode) = if member_exec {
+                (None, false)
+            } else {
+                self.effects(a)
+            };
+            if let Some(url) = fetch {
+                self.remote(
+                    node,
+                    url.as_deref(),
+                    &format!("runs a downloaded command line with `{f}`"),
+                );
+            } else if decode {
+                self.decode_exec = true;
+                self.push(
+                    RuleId::DecodeExec,
+                    Severity::Critical,
+                    node,
+                    format!("runs a decoded command line with `{f}`"),
+                );
+            }
             self.shell_args(a);
         }
         if (self.spec.rmtree)(&f)

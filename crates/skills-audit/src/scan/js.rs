@@ -93,7 +93,8 @@ static SPEC: Spec = Spec {
                 | "execaCommand"
                 | "execaSync"
                 | "execCommand"
-        ) && !f.contains("regex")
+        ) && !f.starts_with('/')
+            && !f.contains("regex")
             && !f.contains("re.")
             && !f.ends_with("RegExp.exec")
     },

@@ -228,6 +228,11 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     ("chmod", SHELL),
     ("chown", SHELL),
     ("-delete", &[(Atom::Shell, Edge::Anywhere)]),
+    // Shells given to a network peer (`nc … -e /bin/sh`, `socat exec:bash tcp:…`).
+    ("nc", SHELL),
+    ("ncat", SHELL),
+    ("netcat", SHELL),
+    ("socat", SHELL),
     ("push", SHELL),
     // Persistence and the agent's configuration.
     ("crontab", SHELL),
@@ -1309,6 +1314,7 @@ fn code_enough(found: u32) -> bool {
         || has(found, Atom::Environment)
         || (has(found, Atom::ShellCall) && shell_enough(found))
         || (has(found, Atom::Exec) && (has(found, Atom::Net) || has(found, Atom::Built) || decode))
+        || (has(found, Atom::ShellCall) && (has(found, Atom::Net) || decode))
         || (has(found, Atom::Lookup) && has(found, Atom::Built))
         || (has(found, Atom::Rmtree) && has(found, Atom::Home))
 }

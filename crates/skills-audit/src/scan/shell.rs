@@ -660,6 +660,57 @@ impl Scan<'_, '_, '_> {
         self.push(RuleId::DownloadExec, severity, node, message);
     }
 
+    /// What `runner` reads on standard input from `from` (a here-string): downloaded or
+    /// decoded code.
+    fn stdin_from(&mut self, node: Node<'_>, from: Node<'_>, runner: &str) {
+        if let Some(url) = self.downloads_in(from) {
+            self.remote(
+                node,
+                url.as_deref(),
+                &format!("passes downloaded code to `{runner}`"),
+            );
+        } else if self.decodes_in(from) {
+            self.push(
+                RuleId::DecodeExec,
+                Severity::Critical,
+                node,
+                format!("decodes data and passes it to `{runner}`"),
+            );
+        }
+    }
+
+    /// `nc host 4444 -e /bin/sh`, `socat exec:bash tcp:host:4444`: a shell whose commands
+    /// come from a network peer.
+    fn reverse_shell(&mut self, node: Node<'_>, cmd: &Cmd<'_>) {
+        let name = cmd.name.as_str();
+        let args = || cmd.args.iter().map(|(a, _)| a.as_str());
+        let gives_shell = match name {
+            "nc" | "ncat" | "netcat" => args().any(|a| {
+                matches!(a, "-e" | "-c" | "--exec" | "--sh-exec" | "--lua-exec")
+                    || a.starts_with("--exec=")
+                    || a.starts_with("--sh-exec=")
+            }),
+            "socat" => {
+                args().any(|a| {
+                    let a = a.to_ascii_lowercase();
+                    a.starts_with("exec:") || a.starts_with("system:")
+                }) && args().any(|a| {
+                    let a = a.to_ascii_lowercase();
+                    a.starts_with("tcp") || a.starts_with("udp") || a.starts_with("openssl")
+                })
+            }
+            _ => false,
+        };
+        if gives_shell {
+            self.push(
+                RuleId::DownloadExec,
+                Severity::Critical,
+                node,
+                format!("`{name}` runs a program whose input comes from a network peer: a remote shell on this machine"),
+            );
+        }
+    }
+
     fn walk(&mut self, node: Node<'_>) {
         match node.kind() {
             "pipeline" => self.pipeline(node),
@@ -824,6 +875,13 @@ impl Scan<'_, '_, '_> {
             }
         }
         for r in redirects {
+            if r.kind() == "herestring_redirect"
+                && let Some(b) = &body
+                && runs_stdin(b)
+            {
+                let runner = b.name.clone();
+                self.stdin_from(node, r, &runner);
+            }
             if r.kind() != "file_redirect" {
                 continue;
             }
@@ -833,6 +891,19 @@ impl Scan<'_, '_, '_> {
             };
             let target = unquote(dest, self.src);
             if target.starts_with("/dev/tcp/") || target.starts_with("/dev/udp/") {
+                // `bash -i >& /dev/tcp/host/4444 0>&1`: a shell wired to a socket.
+                if let Some(b) = &body
+                    && runs_code(b)
+                    && !matches!(b.name.as_str(), "eval" | "source" | ".")
+                {
+                    self.push(
+                        RuleId::DownloadExec,
+                        Severity::Critical,
+                        node,
+                        format!("`{}` reads its commands from {target}, a network connection: a remote shell on this machine", b.name),
+                    );
+                    continue;
+                }
                 self.carry.sends += 1;
                 if body
                     .as_ref()
@@ -847,6 +918,24 @@ impl Scan<'_, '_, '_> {
                     );
                 }
                 continue;
+            }
+            // `bash < install.sh` of a file downloaded above.
+            if op == "<"
+                && let Some(b) = &body
+                && runs_stdin(b)
+                && let Some((_, url)) = self
+                    .carry
+                    .downloads
+                    .iter()
+                    .find(|(f, _)| *f == basename(&target))
+                    .cloned()
+            {
+                let how = format!(
+                    "downloads {} and runs it with `{}`",
+                    basename(&target),
+                    b.name
+                );
+                self.remote(node, url.as_deref(), &how);
             }
             if matches!(op, ">" | ">>" | ">|" | "&>" | "&>>") {
                 if let Some(b) = &body
@@ -933,6 +1022,18 @@ impl Scan<'_, '_, '_> {
         };
         self.string_built(&cmd);
         let name = cmd.name.clone();
+        // `bash <<< "$(curl …)"`: a here-string is what the command reads.
+        if runs_stdin(&cmd) {
+            let mut c = node.walk();
+            let strings: Vec<Node<'_>> = node
+                .children_by_field_name("redirect", &mut c)
+                .filter(|r| r.kind() == "herestring_redirect")
+                .collect();
+            for r in strings {
+                self.stdin_from(node, r, &name);
+            }
+        }
+        self.reverse_shell(node, &cmd);
         // Code from a substitution: `bash <(curl …)`, `eval "$(curl …)"`, `sh -c "$(…)"`.
         if runs_code(&cmd) {
             for (_, arg) in &cmd.args {

