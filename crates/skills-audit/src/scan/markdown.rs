@@ -207,12 +207,15 @@ impl Parts {
             // What the element holds runs to its closing tag, which may be blocks later
             // (`<details>`, a blank line, Markdown, `</details>`), or to the end.
             let from = range.start + start;
-            let close = format!("</{name}");
-            let end = text
-                .get(from..)
-                .map(|rest| rest.to_ascii_lowercase())
-                .and_then(|rest| rest.find(&close).map(|c| from + c + close.len()))
-                .unwrap_or(text.len());
+            let rest = text.get(from..).unwrap_or_default();
+            let end = rest
+                .match_indices("</")
+                .find(|(i, _)| {
+                    rest.get(i + 2..)
+                        .and_then(|r| r.get(..name.len()))
+                        .is_some_and(|n| n.eq_ignore_ascii_case(name))
+                })
+                .map_or(text.len(), |(i, _)| from + i + 2 + name.len());
             self.hidden.push(from..end.max(range.end.min(text.len())));
         }
     }

@@ -69,6 +69,9 @@ enum Atom {
     Builder,
     /// Runs a shell command line (`subprocess.run`, `execSync`): its strings are shell.
     ShellCall,
+    /// A [`Atom::ShellCall`] that is surely one: not a member `.exec`, which may be a
+    /// regular expression's. What a command line downloaded or decoded needs.
+    CommandLine,
     /// Runs code (`eval`, `exec`, `Function`, `vm.runInThisContext`).
     Exec,
     /// Sends or fetches over the network.
@@ -109,8 +112,14 @@ const DOWNLOAD: &[(Atom, Edge)] = &[(Atom::Download, Edge::Command)];
 const RUNNER: &[(Atom, Edge)] = &[(Atom::Runner, Edge::Command)];
 const PATH: &[(Atom, Edge)] = &[(Atom::Path, Edge::Anywhere)];
 const RC_FILE: &[(Atom, Edge)] = &[(Atom::Path, Edge::FileName)];
-const SHELL_CALL: &[(Atom, Edge)] = &[(Atom::ShellCall, Edge::Call)];
-const SHELL_BARE: &[(Atom, Edge)] = &[(Atom::ShellCall, Edge::Bare)];
+const SHELL_CALL: &[(Atom, Edge)] = &[
+    (Atom::ShellCall, Edge::Call),
+    (Atom::CommandLine, Edge::Call),
+];
+const SHELL_BARE: &[(Atom, Edge)] = &[
+    (Atom::ShellCall, Edge::Bare),
+    (Atom::CommandLine, Edge::Bare),
+];
 const EXEC: &[(Atom, Edge)] = &[(Atom::Exec, Edge::Bare)];
 const EXEC_CALL: &[(Atom, Edge)] = &[(Atom::Exec, Edge::Call)];
 const EXEC_OR_ARGUMENT: &[(Atom, Edge)] = &[(Atom::Exec, Edge::Bare), (Atom::Exec, Edge::Argument)];
@@ -228,8 +237,11 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     ("chmod", SHELL),
     ("chown", SHELL),
     ("-delete", &[(Atom::Shell, Edge::Anywhere)]),
-    // Shells given to a network peer (`nc … -e /bin/sh`, `socat exec:bash tcp:…`).
-    ("nc", SHELL),
+    // Shells given to a network peer (`nc … -e /bin/sh`, `socat exec:bash tcp:…`). `nc`
+    // with the blank its arguments need after it: alone, the two letters are in every
+    // `function` and `async`, and each match costs a look around it.
+    ("nc ", &[(Atom::Shell, Edge::Start)]),
+    ("nc\t", &[(Atom::Shell, Edge::Start)]),
     ("ncat", SHELL),
     ("netcat", SHELL),
     ("socat", SHELL),
@@ -292,7 +304,14 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
     // Python's are exact names: bare (`run(…)` after `from subprocess import run`), or
     // `subprocess.…`, `os.system`, `os.popen`, `pty.spawn`; JavaScript's are the last part
     // of the callee (`child_process.execSync`).
-    ("subprocess", &[(Atom::ShellCall, Edge::Anywhere)]),
+    (
+        "subprocess",
+        &[
+            (Atom::ShellCall, Edge::Anywhere),
+            (Atom::CommandLine, Edge::Anywhere),
+        ],
+    ),
+    ("child_process", &[(Atom::CommandLine, Edge::Anywhere)]),
     ("system", SHELL_CALL),
     ("popen", SHELL_CALL),
     ("Popen", SHELL_BARE),
@@ -306,6 +325,7 @@ const ATOMS: &[(&str, &[(Atom, Edge)])] = &[
         "exec",
         &[
             (Atom::ShellCall, Edge::Call),
+            (Atom::CommandLine, Edge::Bare),
             (Atom::Exec, Edge::Bare),
             (Atom::Exec, Edge::Argument),
         ],
@@ -1314,7 +1334,7 @@ fn code_enough(found: u32) -> bool {
         || has(found, Atom::Environment)
         || (has(found, Atom::ShellCall) && shell_enough(found))
         || (has(found, Atom::Exec) && (has(found, Atom::Net) || has(found, Atom::Built) || decode))
-        || (has(found, Atom::ShellCall) && (has(found, Atom::Net) || decode))
+        || (has(found, Atom::CommandLine) && (has(found, Atom::Net) || decode))
         || (has(found, Atom::Lookup) && has(found, Atom::Built))
         || (has(found, Atom::Rmtree) && has(found, Atom::Home))
 }

@@ -257,7 +257,13 @@ fn is_confusable(c: char) -> bool {
 pub(crate) fn scan_homoglyphs(ctx: &mut FileCtx<'_>) {
     let text = ctx.text;
     // Every look-alike is Greek, Cyrillic or Armenian: a lead byte 0xCE to 0xD5.
-    if !text.bytes().any(|b| (0xCE..=0xD5).contains(&b)) {
+    // Folded a chunk at a time, which the compiler vectorizes; `any` stops at each byte.
+    let lead = |b: &u8| b.wrapping_sub(0xCE) < 8;
+    if !text
+        .as_bytes()
+        .chunks(64)
+        .any(|c| c.iter().fold(false, |seen, b| seen | lead(b)))
+    {
         return;
     }
     let mut start: Option<usize> = None;
