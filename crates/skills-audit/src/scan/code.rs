@@ -99,6 +99,11 @@ struct Scan<'c, 'a> {
     /// The script writes files (`open(…, 'w')`, `writeFileSync`).
     writes: bool,
     first_url: Option<String>,
+    /// The pieces of a reverse shell: a socket connected, descriptors wired to it
+    /// (`os.dup2`, `.pipe(`), and a shell started (where, and by what).
+    connects: bool,
+    wires: bool,
+    shell_started: Option<(Range<usize>, String)>,
 }
 
 pub(crate) fn scan(
@@ -123,12 +128,26 @@ pub(crate) fn scan(
         decode_exec: false,
         sensitive_paths: Vec::new(),
         writes: false,
+        connects: false,
+        wires: false,
+        shell_started: None,
         first_url: src
             .get(range.clone())
             .and_then(installers::find_url)
             .map(str::to_string),
     };
     s.walk(tree.root_node());
+    if s.connects
+        && s.wires
+        && let Some((at, how)) = s.shell_started.take()
+    {
+        s.ctx.push(
+            RuleId::DownloadExec,
+            Severity::Critical,
+            at,
+            format!("starts a shell with `{how}` wired to a network socket: a remote shell on this machine"),
+        );
+    }
     if !s.exfil_reported
         && let Some(first) = s.private_reads.first().cloned()
     {
@@ -358,6 +377,30 @@ impl<'a> Scan<'_, 'a> {
         let f = self.callee(node);
         let args = node.child_by_field_name(self.spec.args_field);
         let name = f.rsplit('.').next().unwrap_or(&f).to_string();
+        match name.as_str() {
+            "connect" | "create_connection" | "createConnection" => self.connects = true,
+            "dup2" | "pipe" => self.wires = true,
+            _ => {}
+        }
+        // A member `exec` may be a regular expression's (`pattern.exec(text)`): only
+        // child_process's, or a bare `exec` (destructured from it), is surely a shell call.
+        let member_exec = f != "exec" && name == "exec" && !f.ends_with("child_process.exec");
+        if ((self.spec.shell)(&f) || name == "spawn")
+            && !member_exec
+            && self.shell_started.is_none()
+            && let Some(a) = args
+        {
+            let t = self.text(a);
+            let shell = ["/bin/sh", "/bin/bash", "/bin/zsh", "cmd.exe", "powershell"]
+                .iter()
+                .any(|p| t.contains(p))
+                || ["sh", "bash", "zsh"]
+                    .iter()
+                    .any(|p| t.contains(&format!("'{p}'")) || t.contains(&format!("\"{p}\"")));
+            if shell {
+                self.shell_started = Some((self.span(node), f.clone()));
+            }
+        }
         if (self.spec.net)(&f) {
             self.sends += 1;
             if let Some(a) = args {
@@ -457,12 +500,7 @@ impl<'a> Scan<'_, 'a> {
             && let Some(a) = args
         {
             // `os.system(b64decode(…))`, `execSync(await (await fetch(u)).text())`: the
-            // command line itself downloaded or decoded. A member `exec` may be a regular
-            // expression's (`pattern.exec(await res.text())`): only child_process's, or a
-            // bare `exec` (destructured from it), counts here.
-            let member_exec = f != "exec"
-                && f.rsplit('.').next() == Some("exec")
-                && !f.ends_with("child_process.exec");
+            // command line itself downloaded or decoded.
             let (fetch, decode) = if member_exec {
                 (None, false)
             } else {

