@@ -419,6 +419,7 @@ fn scan_text_file(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) {
         instructions(ctx, body, Some(&parts));
     } else if let Some(lang) = lang {
         ctx.code(lang, 0..text.len(), Quoted::No);
+        comment_instructions(ctx, lang);
     } else if is_prose_text(path) {
         let hidden = if path.to_ascii_lowercase().contains(".htm") {
             Some(markdown::Parts::of(text, 0..text.len()))
@@ -438,6 +439,29 @@ fn scan_text_file(ctx: &mut FileCtx<'_>, facts: &mut SkillFacts) {
         );
     }
     patterns::scan_text(ctx);
+}
+
+/// Instructions in a script's comment lines (`# Note to the AI agent: …`): an agent that
+/// opens the script reads them as it reads prose. Strings are not read: a script that
+/// detects injections lists their phrases as data.
+fn comment_instructions(ctx: &mut FileCtx<'_>, lang: Lang) {
+    let marker = match lang {
+        Lang::JavaScript => "//",
+        Lang::Shell | Lang::Python | Lang::PowerShell => "#",
+    };
+    let mut at = 0;
+    let mut lines = Vec::new();
+    for line in ctx.text.split_inclusive('\n') {
+        let body = line.trim_start();
+        if body.starts_with(marker) && !body.starts_with("#!") {
+            let start = at + (line.len() - body.len());
+            lines.push(start..at + line.len());
+        }
+        at += line.len();
+    }
+    for line in lines {
+        instructions_in(ctx, line, None);
+    }
 }
 
 fn trim_backticks(text: &str, range: Range<usize>) -> Range<usize> {
