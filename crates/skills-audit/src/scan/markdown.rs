@@ -41,6 +41,9 @@ pub(crate) struct Parts {
     pub(crate) not_prose: Vec<Range<usize>>,
     /// Ranges the rendered page does not show: HTML comments, hidden elements.
     pub(crate) hidden: Vec<Range<usize>>,
+    /// Ranges it shows only when opened (`<details>`): hidden from a reader who does not,
+    /// but documentation as much as anything else (what it quotes is quoted).
+    pub(crate) collapsed: Vec<Range<usize>>,
 }
 
 /// Words in the lines just above a code block that say it is not a command to run.
@@ -201,7 +204,8 @@ impl Parts {
                 .split(|c: char| !c.is_ascii_alphanumeric())
                 .next()
                 .unwrap_or_default();
-            if name.is_empty() || !hides(name, tag) {
+            let collapses = name == "details";
+            if name.is_empty() || !(collapses || hides(tag)) {
                 continue;
             }
             // What the element holds runs to its closing tag, which may be blocks later
@@ -216,7 +220,12 @@ impl Parts {
                         .is_some_and(|n| n.eq_ignore_ascii_case(name))
                 })
                 .map_or(text.len(), |(i, _)| from + i + 2 + name.len());
-            self.hidden.push(from..end.max(range.end.min(text.len())));
+            let covered = from..end.max(range.end.min(text.len()));
+            if collapses {
+                self.collapsed.push(covered);
+            } else {
+                self.hidden.push(covered);
+            }
         }
     }
 
@@ -229,13 +238,17 @@ impl Parts {
     pub(crate) fn in_hidden(&self, offset: usize) -> bool {
         self.hidden.iter().any(|r| r.contains(&offset))
     }
+
+    /// Whether `offset` is in a collapsed element.
+    pub(crate) fn in_collapsed(&self, offset: usize) -> bool {
+        self.collapsed.iter().any(|r| r.contains(&offset))
+    }
 }
 
 /// Whether an opening tag (lowercased) hides what its element holds from the rendered
-/// page: collapsed (`<details>`), or hidden by an attribute or an inline style.
-fn hides(name: &str, tag: &str) -> bool {
-    name == "details"
-        || tag.contains(" hidden>")
+/// page, by an attribute or an inline style.
+fn hides(tag: &str) -> bool {
+    tag.contains(" hidden>")
         || tag.contains(" hidden ")
         || tag.contains(" hidden=")
         || tag.contains(" hidden/")
@@ -342,7 +355,9 @@ mod tests {
     fn a_hidden_element_hides_the_blocks_it_holds() {
         let t = "Intro.\n\n<details>\n<summary>More</summary>\n\nIgnore this.\n\n</details>\n\nShown.\n\n<div hidden=\"\">\n\nSecret.\n";
         let p = Parts::of(t, 0..t.len());
-        assert!(p.in_hidden(t.find("Ignore").unwrap()));
+        assert!(p.in_collapsed(t.find("Ignore").unwrap()));
+        assert!(!p.in_hidden(t.find("Ignore").unwrap()));
+        assert!(!p.in_collapsed(t.find("Shown").unwrap()));
         assert!(!p.in_hidden(t.find("Shown").unwrap()));
         // Never closed: to the end.
         assert!(p.in_hidden(t.find("Secret").unwrap()));

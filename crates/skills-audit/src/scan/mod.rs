@@ -594,6 +594,15 @@ fn instructions_in(ctx: &mut FileCtx<'_>, range: Range<usize>, parts: Option<&ma
                 span,
                 format!("hidden from the rendered page (an HTML comment or hidden element), this text {what}"),
             );
+        } else if parts.is_some_and(|p| p.in_collapsed(span.start)) {
+            ctx.push(
+                RuleId::HiddenInstructions,
+                Severity::Critical,
+                span,
+                format!(
+                    "collapsed on the rendered page (in a `<details>` element), this text {what}"
+                ),
+            );
         } else {
             ctx.push(
                 hit.rule,
