@@ -44,6 +44,9 @@ pub(crate) struct Parts {
     /// Ranges it shows only when opened (`<details>`): hidden from a reader who does not,
     /// but documentation as much as anything else (what it quotes is quoted).
     pub(crate) collapsed: Vec<Range<usize>>,
+    /// The farthest end of the hiding and collapsing elements so far.
+    hidden_reach: usize,
+    collapsed_reach: usize,
 }
 
 /// Words in the lines just above a code block that say it is not a command to run.
@@ -192,11 +195,18 @@ impl Parts {
         while let Some(open) = lower.get(at..).and_then(|h| h.find('<')) {
             let start = at + open;
             at = start + 1;
-            let Some(tag) = lower
-                .get(start..)
+            // The tag ends at the first `>` before the next `<`: each byte is looked at
+            // once, however many `<` the HTML holds.
+            let rest = lower.get(start..).unwrap_or_default();
+            let until = rest
+                .get(1..)
+                .and_then(|r| r.find('<'))
+                .map_or(rest.len(), |i| i + 1);
+            let Some(tag) = rest
+                .get(..until)
                 .and_then(|t| t.find('>').and_then(|e| t.get(..=e)))
             else {
-                break;
+                continue;
             };
             let name: &str = tag
                 .get(1..)
@@ -211,6 +221,16 @@ impl Parts {
             // What the element holds runs to its closing tag, which may be blocks later
             // (`<details>`, a blank line, Markdown, `</details>`), or to the end.
             let from = range.start + start;
+            // Inside an element already covered (nested, or after one never closed):
+            // nothing to add, and no search to the end again.
+            let covered_to = if collapses {
+                self.collapsed_reach
+            } else {
+                self.hidden_reach
+            };
+            if from < covered_to {
+                continue;
+            }
             let rest = text.get(from..).unwrap_or_default();
             let end = rest
                 .match_indices("</")
@@ -222,8 +242,10 @@ impl Parts {
                 .map_or(text.len(), |(i, _)| from + i + 2 + name.len());
             let covered = from..end.max(range.end.min(text.len()));
             if collapses {
+                self.collapsed_reach = self.collapsed_reach.max(covered.end);
                 self.collapsed.push(covered);
             } else {
+                self.hidden_reach = self.hidden_reach.max(covered.end);
                 self.hidden.push(covered);
             }
         }

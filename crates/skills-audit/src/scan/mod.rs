@@ -555,12 +555,26 @@ fn instructions(ctx: &mut FileCtx<'_>, range: Range<usize>, parts: Option<&markd
 fn prose_segments(range: Range<usize>, parts: &markdown::Parts) -> Vec<Range<usize>> {
     let mut out = Vec::new();
     let mut from = range.start;
+    // Sorted by start, with each start's farthest end so far: whether a block meets a
+    // hidden range is a binary search, not a pass over all of them per block.
+    let mut hidden: Vec<Range<usize>> = parts.hidden.clone();
+    hidden.sort_by_key(|h| h.start);
+    let mut reach = 0;
+    let reach_at: Vec<usize> = hidden
+        .iter()
+        .map(|h| {
+            reach = reach.max(h.end);
+            reach
+        })
+        .collect();
     for block in &parts.blocks {
         let content = &block.content;
-        let hidden = parts
-            .hidden
-            .iter()
-            .any(|h| h.start < content.end && content.start < h.end);
+        // The hidden ranges that start before the block ends; one of them reaches into it.
+        let before = hidden.partition_point(|h| h.start < content.end);
+        let hidden = before
+            .checked_sub(1)
+            .and_then(|i| reach_at.get(i))
+            .is_some_and(|&end| end > content.start);
         if block.fenced && !hidden && from <= content.start && content.end <= range.end {
             out.push(from..content.start);
             from = content.end;

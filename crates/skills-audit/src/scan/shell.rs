@@ -169,20 +169,39 @@ struct Carry {
     private_reads: Vec<Range<usize>>,
     sends: usize,
     exfil_reported: bool,
+    /// The downloads' names, for [`Carry::named_in`], filled up to `names_synced`.
+    names: std::collections::HashSet<String>,
+    names_synced: usize,
 }
 
 impl Carry {
     /// Whether a line the prefilter would skip may still have a finding because of the
-    /// lines above: it names a file they downloaded or a variable holding a download.
-    fn named_in(&self, line: &str) -> bool {
+    /// lines above: a word of it names a file they downloaded (by its last path part, as
+    /// the rules compare) or it expands a variable holding a download. A lookup a word,
+    /// not a search a download: a block may download thousands of files.
+    fn named_in(&mut self, line: &str) -> bool {
         if self.downloads.is_empty() && self.tainted.is_empty() {
             return false;
         }
+        while let Some((f, _)) = self.downloads.get(self.names_synced) {
+            self.names.insert(f.clone());
+            self.names_synced += 1;
+        }
         let plain = line.replace(['"', '\'', '\\'], "");
-        self.downloads
-            .iter()
-            .any(|(f, _)| plain.contains(f.as_str()))
-            || self.tainted.keys().any(|v| plain.contains(v.as_str()))
+        let word = plain
+            .split(|c: char| c.is_whitespace() || ";|&()<>=`".contains(c))
+            .any(|w| self.names.contains(w.rsplit('/').next().unwrap_or(w)));
+        word || plain.match_indices('$').any(|(i, _)| {
+            let name = plain
+                .get(i + 1..)
+                .unwrap_or_default()
+                .trim_start_matches('{');
+            let end = name
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(name.len());
+            self.tainted
+                .contains_key(name.get(..end).unwrap_or_default())
+        })
     }
 
     /// Private credentials read and no finding of their sending yet: an access, or an
