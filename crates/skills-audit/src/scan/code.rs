@@ -46,6 +46,9 @@ pub(crate) fn dangerous_name(name: &str) -> bool {
 
 /// Function definitions in either grammar: what they contain does not run where they are
 /// written.
+/// How [`Scan::runs`] names code that is run: downloaded, decoded.
+const CODE: (&str, &str) = ("downloaded code", "decoded data");
+
 const FUNCTIONS: &[&str] = &[
     "arrow_function",
     "function_expression",
@@ -284,6 +287,35 @@ impl<'a> Scan<'_, 'a> {
         (fetch, decode)
     }
 
+    /// Reports `runner` running what [`Scan::effects`] found it given, downloaded or
+    /// decoded (`what`: how each is named in the message). Whether it reported.
+    fn runs(
+        &mut self,
+        node: Node<'_>,
+        (fetch, decode): (Option<Option<String>>, bool),
+        (downloaded, decoded): (&str, &str),
+        runner: &str,
+    ) -> bool {
+        if let Some(url) = fetch {
+            self.remote(
+                node,
+                url.as_deref(),
+                &format!("runs {downloaded} with `{runner}`"),
+            );
+        } else if decode {
+            self.decode_exec = true;
+            self.push(
+                RuleId::DecodeExec,
+                Severity::Critical,
+                node,
+                format!("runs {decoded} with `{runner}`"),
+            );
+        } else {
+            return false;
+        }
+        true
+    }
+
     fn walk(&mut self, node: Node<'_>) {
         let kind = node.kind();
         if self.is_call(node) {
@@ -441,42 +473,14 @@ impl<'a> Scan<'_, 'a> {
         {
             let runner = self.text(runner).to_string();
             // The chain before it, or the other arguments (`map(exec, …)`).
-            let (fetch, decode) = self.effects(node);
-            if let Some(url) = fetch {
-                self.remote(
-                    node,
-                    url.as_deref(),
-                    &format!("runs downloaded code with `{runner}`"),
-                );
-            } else if decode {
-                self.decode_exec = true;
-                self.push(
-                    RuleId::DecodeExec,
-                    Severity::Critical,
-                    node,
-                    format!("runs decoded data with `{runner}`"),
-                );
-            }
+            let effects = self.effects(node);
+            self.runs(node, effects, CODE, &runner);
         }
         if (self.spec.exec)(&f)
             && let Some(a) = args
         {
-            let (fetch, decode) = self.effects(a);
-            if let Some(url) = fetch {
-                self.remote(
-                    node,
-                    url.as_deref(),
-                    &format!("runs downloaded code with `{f}`"),
-                );
-            } else if decode {
-                self.decode_exec = true;
-                self.push(
-                    RuleId::DecodeExec,
-                    Severity::Critical,
-                    node,
-                    format!("runs decoded data with `{f}`"),
-                );
-            } else if self.built(a).is_some() {
+            let effects = self.effects(a);
+            if !self.runs(node, effects, CODE, &f) && self.built(a).is_some() {
                 self.push(
                     RuleId::StringBuiltCommand,
                     Severity::High,
@@ -501,24 +505,13 @@ impl<'a> Scan<'_, 'a> {
         {
             // `os.system(b64decode(…))`, `execSync(await (await fetch(u)).text())`: the
             // command line itself downloaded or decoded.
-            let (fetch, decode) = if member_exec {
-                (None, false)
-            } else {
-                self.effects(a)
-            };
-            if let Some(url) = fetch {
-                self.remote(
+            if !member_exec {
+                let effects = self.effects(a);
+                self.runs(
                     node,
-                    url.as_deref(),
-                    &format!("runs a downloaded command line with `{f}`"),
-                );
-            } else if decode {
-                self.decode_exec = true;
-                self.push(
-                    RuleId::DecodeExec,
-                    Severity::Critical,
-                    node,
-                    format!("runs a decoded command line with `{f}`"),
+                    effects,
+                    ("a downloaded command line", "a decoded command line"),
+                    &f,
                 );
             }
             self.shell_args(a);
