@@ -279,7 +279,8 @@ pub static RULES: &[Rule] = &[
             allow-list of well-known installers (rustup, uv, bun, deno, \
             nvm, Homebrew, …) lowers the finding to medium rather than hiding it.",
         fix: "Download to a file, verify a checksum or signature, then run it; or use a package \
-            manager. The finding names the host.",
+            manager. The finding names the host. A shell wired to a network peer has no safe \
+            form: remove it.",
     },
     Rule {
         id: RuleId::DecodeExec,

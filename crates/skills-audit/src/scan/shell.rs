@@ -30,7 +30,7 @@ enum Whole {
 
 /// `src` parsed as Bash, given up as soon as every reading the parser still holds has
 /// failed on a line. A block with an error is read line by line instead of as a tree
-/// (`scan`), so the grammar's error recovery over the rest of the block, most of the
+/// (`scan_in`), so the grammar's error recovery over the rest of the block, most of the
 /// time tree-sitter spends on unlabelled blocks of output, trees and prose, would be
 /// thrown away. Tree-sitter reports that state to its progress callback, which it calls
 /// every hundred operations; an error it has not reported by the end is in the tree.
