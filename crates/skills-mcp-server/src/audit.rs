@@ -6,6 +6,11 @@
 //! A skill's verdict is kept while its files stat the same (each file's [`Stamp`], from the
 //! file policy's listing), so a request costs a listing and a `stat` per file, and an edit
 //! is audited again before the next request serves it.
+//!
+//! The server holds its gate as a [`Refusals`] made by [`crate::Config::audit`] alone, so a
+//! binary that never calls that (`skills-mcp`, which hands `--audit` to `skills mcp`) links
+//! none of the audit: its parsers and their grammar tables are a fifth of the binary
+//! (docs/performance.md, "Building").
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -17,6 +22,17 @@ use skills_discovery::Skill;
 
 /// Each file of a skill with its stamp: what a verdict was made for.
 type Stamps = Vec<(String, Option<Stamp>)>;
+
+/// What the server asks of its audit gate: why a skill is not served, if it is not.
+pub(crate) trait Refusals: std::fmt::Debug + Send + Sync {
+    /// Why `skill` is not served, or `None` when it is.
+    fn refusal(&self, skill: &Skill) -> Option<String>;
+}
+
+/// The gate that refuses skills with findings at or above `at`, as the server holds it.
+pub(crate) fn gate(at: Severity) -> std::sync::Arc<dyn Refusals> {
+    std::sync::Arc::new(Gate::new(at))
+}
 
 /// The audit gate of one server.
 #[derive(Debug)]
@@ -41,9 +57,10 @@ impl Gate {
             verdicts: Mutex::new(HashMap::new()),
         }
     }
+}
 
-    /// Why `skill` is not served, or `None` when it is.
-    pub(crate) fn refusal(&self, skill: &Skill) -> Option<String> {
+impl Refusals for Gate {
+    fn refusal(&self, skill: &Skill) -> Option<String> {
         let dir = skill.dir.as_path();
         let stamps = stamps(dir);
         let mut verdicts = self.verdicts.lock().unwrap_or_else(|e| e.into_inner());
@@ -59,7 +76,9 @@ impl Gate {
         verdicts.insert(dir.to_path_buf(), (stamps, verdict.clone()));
         verdict
     }
+}
 
+impl Gate {
     fn audit(&self, skill: &Skill) -> Option<String> {
         let report = match self.auditor.audit_dir(&skill.dir) {
             Ok(report) => report,

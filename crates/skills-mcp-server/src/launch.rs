@@ -214,6 +214,12 @@ impl Launch {
     /// [`LaunchError`] for a `--tools`, `--resources` or `--gateway` file that cannot be
     /// read or is not valid.
     pub fn config(&self) -> Result<Config, LaunchError> {
+        Ok(self.config_unaudited()?.audit(self.audit))
+    }
+
+    /// [`Launch::config`] without `--audit`'s gate, which only [`Config::audit`] makes (see
+    /// [`Launch::serve_skills`]).
+    fn config_unaudited(&self) -> Result<Config, LaunchError> {
         let globals =
             skills_prompt::Globals::load(self.tools.as_deref(), self.resources.as_deref())
                 .map_err(|e| LaunchError {
@@ -234,7 +240,6 @@ impl Launch {
                 .log_level(self.level())
                 .globals(globals)
                 .max_tier(self.tier)
-                .audit(self.audit)
                 .gateway(gateway),
         )
     }
@@ -253,24 +258,31 @@ impl Launch {
         self.serve_dyn(config, Box::new(listening), crate::EVERY)
     }
 
-    /// [`Launch::serve`] without the gateway: what the `skills-mcp` binary runs, which
-    /// then links no MCP client (the gateway's). A launch with `--gateway` is refused
-    /// ([`Launch::gateway`]); `skills mcp --gateway` serves it.
+    /// [`Launch::config`] then [`Launch::serve`], without the gateway or the audit: what
+    /// the `skills-mcp` binary runs, which then links neither the MCP client the gateway
+    /// needs nor the audit's parsers. A launch with `--gateway` or `--audit` is refused;
+    /// `skills mcp` serves it.
     ///
     /// # Errors
     ///
-    /// As [`Launch::serve`], and [`LaunchError`] for a launch with `--gateway`.
+    /// As [`Launch::config`] and [`Launch::serve`], and [`LaunchError`] for a launch with
+    /// `--gateway` or `--audit`.
     pub fn serve_skills(
         &self,
-        config: Config,
         listening: impl FnOnce(std::net::SocketAddr),
     ) -> Result<(), LaunchError> {
-        if self.gateway.is_some() || config.gateway.is_some() {
+        let refused = match (&self.gateway, self.audit) {
+            (Some(_), _) => Some("--gateway FILE"),
+            (None, Some(_)) => Some("--audit SEVERITY"),
+            (None, None) => None,
+        };
+        if let Some(option) = refused {
             return Err(LaunchError {
-                message: "this server runs the skills server only, not a gateway".to_string(),
-                help: "run `skills mcp --gateway FILE`".to_string(),
+                message: format!("this server runs the skills server only, without {option}"),
+                help: format!("run `skills mcp {option}`"),
             });
         }
+        let config = self.config_unaudited()?;
         self.serve_dyn(config, Box::new(listening), crate::SKILLS_ONLY)
     }
 
@@ -377,19 +389,6 @@ mod tests {
     }
 
     #[test]
-    fn the_skills_only_launch_refuses_a_gateway_before_serving() {
-        let launch = Launch {
-            gateway: Some("g.json".into()),
-            ..Launch::default()
-        };
-        let config = Config::new(skills_discovery::Roots::custom(["nowhere"]));
-        let error = launch
-            .serve_skills(config, |_| unreachable!("nothing is served"))
-            .unwrap_err();
-        assert!(error.help.contains("skills mcp --gateway"), "{error:?}");
-    }
-
-    #[test]
     fn what_clap_would_refuse_is_refused() {
         for (args, says) in [
             (&["--log-level", "loud"][..], "possible values"),
@@ -420,5 +419,24 @@ mod tests {
         assert_eq!(launch.level(), LogLevel::Info);
         launch.log_level = Some(LogLevel::Off);
         assert_eq!(launch.level(), LogLevel::Off);
+    }
+
+    /// `skills-mcp` serves through `serve_skills`, which has neither the gateway nor the
+    /// audit linked: it refuses them before serving anything, and says who serves them.
+    #[test]
+    fn the_skills_only_launch_refuses_a_gateway_or_an_audit_before_serving() {
+        let mut launch = Launch {
+            audit: Some(skills_audit::Severity::High),
+            ..Launch::default()
+        };
+        let error = launch
+            .serve_skills(|_| unreachable!("nothing is served"))
+            .unwrap_err();
+        assert_eq!(error.help, "run `skills mcp --audit SEVERITY`");
+        launch.gateway = Some("g.json".into());
+        let error = launch
+            .serve_skills(|_| unreachable!("nothing is served"))
+            .unwrap_err();
+        assert_eq!(error.help, "run `skills mcp --gateway FILE`");
     }
 }

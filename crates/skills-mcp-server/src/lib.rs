@@ -181,10 +181,9 @@ pub struct Config {
     /// is above it is refused by the tools and not served over the extension. `None`
     /// serves every skill.
     pub max_tier: Option<u32>,
-    /// The audit gate (`skills mcp --audit SEVERITY`): a skill whose audit finds anything at
-    /// or above it is not listed and not served, and a warning on stderr names it and why.
-    /// `None` serves every skill.
-    pub audit: Option<skills_audit::Severity>,
+    /// The audit gate ([`Config::audit`]); `None` serves every skill. Made only there, so a
+    /// binary that never calls it links no audit ([`audit`]).
+    gate: Option<std::sync::Arc<dyn audit::Refusals>>,
     /// The gateway file of `skills mcp --gateway`: serve as a gateway in front of its
     /// servers (see [`gateway`]) instead of the skills tools.
     pub gateway: Option<gateway::GatewayFile>,
@@ -220,7 +219,7 @@ impl Config {
             locations: Locations::Paths,
             tool_inventory: true,
             max_tier: None,
-            audit: None,
+            gate: None,
             gateway: None,
             before_look: None,
         }
@@ -240,10 +239,12 @@ impl Config {
         self
     }
 
-    /// Serves only skills whose audit finds nothing at or above `at` (`skills mcp --audit`).
+    /// Serves only skills whose audit finds nothing at or above `at` (`skills mcp --audit`):
+    /// the others are not listed and not served, and a warning on stderr names each and
+    /// why. `None` serves every skill.
     #[must_use]
     pub fn audit(mut self, at: Option<skills_audit::Severity>) -> Self {
-        self.audit = at;
+        self.gate = at.map(audit::gate);
         self
     }
 

@@ -38,7 +38,7 @@ pub(crate) struct SkillsServer {
 impl SkillsServer {
     pub(crate) fn new(config: &Config) -> Self {
         Self {
-            state: Shared::scan(&config.roots, config.max_tier, config.audit),
+            state: Shared::scan(&config.roots, config.max_tier, config.gate.clone()),
             page_size: config.page_size.max(1),
             globals: Arc::new(config.globals.clone()),
             locations: config.locations,

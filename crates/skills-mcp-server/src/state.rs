@@ -34,7 +34,7 @@ pub(crate) struct Catalog {
     /// Skills above this tier are not served.
     max_tier: Option<u32>,
     /// Skills the audit refuses are not served (`--audit`).
-    pub(crate) gate: Option<Arc<crate::audit::Gate>>,
+    pub(crate) gate: Option<Arc<dyn crate::audit::Refusals>>,
 }
 
 /// The state, shared by the handler's clones: rmcp answers each request in a task of its own.
@@ -46,7 +46,7 @@ impl Shared {
     pub(crate) fn scan(
         roots: &Roots,
         max_tier: Option<u32>,
-        audit: Option<skills_audit::Severity>,
+        gate: Option<Arc<dyn crate::audit::Refusals>>,
     ) -> Self {
         // On this thread: the server is single-threaded, and worker threads would keep the
         // memory of the parse for the life of the process.
@@ -65,7 +65,7 @@ impl Shared {
                 reported: HashSet::new(),
                 dirs: DirWatch::new().ok(),
                 max_tier,
-                gate: audit.map(|at| Arc::new(crate::audit::Gate::new(at))),
+                gate,
             },
         })))
     }

@@ -166,7 +166,7 @@ fn skill_schema(locations: Locations) -> Value {
 pub(crate) struct Tools<'a> {
     pub(crate) index: &'a Index,
     /// The audit gate (`--audit`): the skills it refuses are not listed or loaded.
-    pub(crate) gate: Option<&'a crate::audit::Gate>,
+    pub(crate) gate: Option<&'a dyn crate::audit::Refusals>,
     pub(crate) globals: &'a Globals,
     pub(crate) locations: Locations,
     /// `None` when `tool_inventory` is not offered.
@@ -434,7 +434,7 @@ fn tool_inventory(
 fn view_skill(
     skill: &Skill,
     index: &Index,
-    gate: Option<&crate::audit::Gate>,
+    gate: Option<&dyn crate::audit::Refusals>,
     globals: &Globals,
 ) -> Res<CallToolResult> {
     view_skill_with(skill, index, gate, globals, |_| {})
@@ -445,7 +445,7 @@ fn view_skill(
 pub(crate) fn view_skill_with(
     skill: &Skill,
     index: &Index,
-    gate: Option<&crate::audit::Gate>,
+    gate: Option<&dyn crate::audit::Refusals>,
     globals: &Globals,
     adjust: impl FnOnce(&mut skills_prompt::Context),
 ) -> Res<CallToolResult> {

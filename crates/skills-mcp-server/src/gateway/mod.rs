@@ -137,7 +137,7 @@ impl GatewayServer {
         read_ahead: Option<ReadAhead>,
     ) -> Self {
         Self {
-            state: Shared::scan(&config.roots, config.max_tier, config.audit),
+            state: Shared::scan(&config.roots, config.max_tier, config.gate.clone()),
             globals: Arc::new(config.globals.clone()),
             servers,
             active: Arc::new(Mutex::new(None)),

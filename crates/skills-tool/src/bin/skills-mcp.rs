@@ -35,10 +35,11 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // The gateway is `skills mcp --gateway`'s: this binary leaves out the MCP client it
-    // needs (docs/performance.md), so it hands such a launch to `skills` beside it.
+    // The gateway and the audit gate are `skills mcp`'s: this binary leaves out the MCP
+    // client and the parsers they need (docs/performance.md), so it hands such a launch to
+    // `skills` beside it.
     #[cfg(unix)]
-    if launch.gateway.is_some()
+    if (launch.gateway.is_some() || launch.audit.is_some())
         && let Some(skills) = sibling("skills")
     {
         use std::os::unix::process::CommandExt as _;
@@ -49,10 +50,8 @@ fn main() -> ExitCode {
         eprintln!("error: cannot run {}: {error}", skills.display());
         return ExitCode::from(2);
     }
-    let served = launch.config().and_then(|config| {
-        launch.serve_skills(config, |at| {
-            eprintln!("skills mcp: Streamable HTTP at http://{at}/mcp");
-        })
+    let served = launch.serve_skills(|at| {
+        eprintln!("skills mcp: Streamable HTTP at http://{at}/mcp");
     });
     match served {
         Ok(()) => ExitCode::SUCCESS,

@@ -11,8 +11,9 @@ use crate::printer::{Printer, Ui};
 
 /// `skills mcp`: hands over to the `skills-mcp` binary beside this one when there is one
 /// (the server's process then maps only the server's code: a few megabytes less resident
-/// memory, see docs/performance.md), else serves in this process. A gateway is served
-/// here: `skills-mcp` leaves out the MCP client a gateway needs.
+/// memory, see docs/performance.md), else serves in this process. A gateway and an audit
+/// gate are served here: `skills-mcp` leaves out the MCP client and the audit's parsers
+/// they need.
 pub(crate) fn run(
     args: &McpArgs,
     skills_dirs: &[std::path::PathBuf],
@@ -35,7 +36,7 @@ pub(crate) fn run(
         .config()
         .map_err(|e| errors::plain(e.message, e.help))?;
     #[cfg(unix)]
-    if let Some(server) = sibling().filter(|_| launch.gateway.is_none()) {
+    if let Some(server) = sibling().filter(|_| launch.gateway.is_none() && launch.audit.is_none()) {
         use std::os::unix::process::CommandExt as _;
         // Only returns on failure; then serve here instead.
         let error = std::process::Command::new(&server)
