@@ -47,6 +47,7 @@ mod error;
 pub mod federation;
 pub mod fetch;
 pub mod http;
+mod jwt_crypto;
 mod mcp;
 pub mod model;
 pub mod oidc;

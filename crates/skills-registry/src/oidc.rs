@@ -17,6 +17,9 @@
 //! [`OidcConfig::leeway_secs`] of slack. The user is the `user_claim` (`sub` unless
 //! configured), the groups the `groups_claim`, and members of an `admin_groups` group are
 //! admins.
+//!
+//! Signatures are checked with `ring` through jsonwebtoken's provider interface (see
+//! [`install_crypto_provider`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -28,6 +31,15 @@ use serde_json::Value;
 
 use crate::caller::Caller;
 use crate::fetch::FetchPolicy;
+
+/// Makes `ring` the process's signature code for jsonwebtoken, unless a provider is
+/// installed already (then that one is kept). The registry calls it when it starts with
+/// OIDC; a program that also signs or verifies JWTs with jsonwebtoken before that (the
+/// tests that make tokens, say) calls it first: this build of jsonwebtoken has no
+/// backend of its own, only the one installed.
+pub fn install_crypto_provider() {
+    crate::jwt_crypto::install();
+}
 
 /// The key set is fetched again when it is older than this.
 pub const MAX_KEY_AGE: Duration = Duration::from_secs(60 * 60);
@@ -225,6 +237,7 @@ pub(crate) struct Verified {
 impl Verifier {
     /// A verifier for `config`, fetching under `fetch` (its loopback rule and limits).
     pub(crate) fn new(config: OidcConfig, fetch: &FetchPolicy) -> Self {
+        install_crypto_provider();
         let mut policy = fetch.clone();
         policy.max_bytes = MAX_DOCUMENT_BYTES;
         policy.timeout = Duration::from_secs(10);

@@ -24,6 +24,7 @@ struct Signer {
 
 impl Signer {
     fn rsa(pem: &[u8], kid: &'static str) -> Self {
+        skills_registry::oidc::install_crypto_provider();
         Self {
             key: EncodingKey::from_rsa_pem(pem).unwrap(),
             alg: Algorithm::RS256,
@@ -40,6 +41,7 @@ impl Signer {
     }
 
     fn ec() -> Self {
+        skills_registry::oidc::install_crypto_provider();
         Self {
             key: EncodingKey::from_ec_pem(include_bytes!("../../testdata/oidc/ec.pem")).unwrap(),
             alg: Algorithm::ES256,
@@ -246,6 +248,7 @@ fn tokens_that_do_not_verify_are_refused_with_the_reason() {
     let impostor = Signer::rsa(include_bytes!("../../testdata/oidc/rsa-rotated.pem"), "k1");
     refused(&get(&impostor.sign(&good)), "signature");
     // HMAC with a key anyone can read (the published one), and no signature at all.
+    skills_registry::oidc::install_crypto_provider();
     let hmac = jsonwebtoken::encode(
         &Header::new(Algorithm::HS256),
         &good,
