@@ -265,21 +265,36 @@ mod tests {
     const RSA_ROTATED: &[u8] = include_bytes!("../testdata/oidc/rsa-rotated.pem");
     const EC: &[u8] = include_bytes!("../testdata/oidc/ec.pem");
 
-    /// The key's public half as a verifier gets it from a key set: its JWK.
-    fn public(key: &EncodingKey, alg: Algorithm) -> DecodingKey {
-        let (n, e) = match alg.family() {
-            jsonwebtoken::AlgorithmFamily::Rsa => {
-                rsa_components_of_private(key.as_bytes()).unwrap()
+    /// A private key for `alg` and its public half as a verifier gets it from a key set
+    /// (its JWK's components): the fixtures for RSA (`other`: the rotated one) and P-256,
+    /// keys made here for the others and for another P-256 key.
+    fn key_pair(alg: Algorithm, other: bool) -> (EncodingKey, DecodingKey) {
+        let rng = ring::rand::SystemRandom::new();
+        match alg {
+            Algorithm::ES256 | Algorithm::ES384 => {
+                let key = if alg == Algorithm::ES256 && !other {
+                    EncodingKey::from_ec_pem(EC).unwrap()
+                } else {
+                    let signing = ecdsa_signing(alg).unwrap();
+                    let pkcs8 = sig::EcdsaKeyPair::generate_pkcs8(signing, &rng).unwrap();
+                    EncodingKey::from_ec_der(pkcs8.as_ref())
+                };
+                let (_, x, y) = ec_components_of_private(key.as_bytes(), alg).unwrap();
+                let point = [&[4][..], &x, &y].concat();
+                (key, DecodingKey::from_ec_der(&point))
+            }
+            Algorithm::EdDSA => {
+                let pkcs8 = sig::Ed25519KeyPair::generate_pkcs8(&rng).unwrap();
+                let key = EncodingKey::from_ed_der(pkcs8.as_ref());
+                let x = ed_component_of_private(key.as_bytes(), &EllipticCurve::Ed25519).unwrap();
+                (key, DecodingKey::from_ed_der(&x))
             }
             _ => {
-                let (_, x, y) = ec_components_of_private(key.as_bytes(), alg).unwrap();
-                let mut point = vec![4];
-                point.extend(x);
-                point.extend(y);
-                return DecodingKey::from_ec_der(&point);
+                let key = EncodingKey::from_rsa_pem(if other { RSA_ROTATED } else { RSA }).unwrap();
+                let (n, e) = rsa_components_of_private(key.as_bytes()).unwrap();
+                (key, DecodingKey::from_rsa_raw_components(&n, &e))
             }
-        };
-        DecodingKey::from_rsa_raw_components(&n, &e)
+        }
     }
 
     fn round_trip(key: &EncodingKey, alg: Algorithm, public_key: &DecodingKey) -> bool {
@@ -291,28 +306,16 @@ mod tests {
     }
 
     /// Each algorithm the registry accepts signs and verifies, and a changed message or
-    /// another key is refused.
+    /// another key of the same kind is refused; HMAC too, which tokens may not use but
+    /// jsonwebtoken's callers may.
     #[test]
     fn signatures_verify_with_their_key_only() {
-        let rsa = EncodingKey::from_rsa_pem(RSA).unwrap();
-        let rotated = EncodingKey::from_rsa_pem(RSA_ROTATED).unwrap();
-        for alg in [
-            Algorithm::RS256,
-            Algorithm::RS384,
-            Algorithm::RS512,
-            Algorithm::PS256,
-            Algorithm::PS384,
-            Algorithm::PS512,
-        ] {
-            assert!(round_trip(&rsa, alg, &public(&rsa, alg)), "{alg:?}");
-            assert!(!round_trip(&rsa, alg, &public(&rotated, alg)), "{alg:?}");
+        for alg in crate::oidc::ALGORITHMS {
+            let (key, public_key) = key_pair(alg, false);
+            let (_, other) = key_pair(alg, true);
+            assert!(round_trip(&key, alg, &public_key), "{alg:?}");
+            assert!(!round_trip(&key, alg, &other), "{alg:?}");
         }
-        let ec = EncodingKey::from_ec_pem(EC).unwrap();
-        assert!(round_trip(
-            &ec,
-            Algorithm::ES256,
-            &public(&ec, Algorithm::ES256)
-        ));
         let secret = EncodingKey::from_secret(b"s3cret");
         assert!(round_trip(
             &secret,
@@ -330,8 +333,7 @@ mod tests {
     /// as an HMAC secret is the classic forgery).
     #[test]
     fn a_key_is_refused_for_another_family() {
-        let rsa = EncodingKey::from_rsa_pem(RSA).unwrap();
-        let public_key = public(&rsa, Algorithm::RS256);
+        let (rsa, public_key) = key_pair(Algorithm::RS256, false);
         assert!((PROVIDER.verifier_factory)(&Algorithm::HS256, &public_key).is_err());
         assert!((PROVIDER.verifier_factory)(&Algorithm::ES256, &public_key).is_err());
         assert!((PROVIDER.signer_factory)(&Algorithm::HS256, &rsa).is_err());

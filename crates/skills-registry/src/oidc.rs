@@ -47,7 +47,7 @@ pub const MAX_KEY_AGE: Duration = Duration::from_secs(60 * 60);
 const MAX_DOCUMENT_BYTES: u64 = 256 * 1024;
 
 /// The algorithms a token may be signed with: asymmetric ones only.
-const ALGORITHMS: [Algorithm; 9] = [
+pub(crate) const ALGORITHMS: [Algorithm; 9] = [
     Algorithm::RS256,
     Algorithm::RS384,
     Algorithm::RS512,
