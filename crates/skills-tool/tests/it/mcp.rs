@@ -1852,3 +1852,15 @@ async fn listed_ids(session: &Session) -> Vec<String> {
         .map(|s| s["id"].as_str().unwrap().to_string())
         .collect()
 }
+
+/// `skills-mcp` leaves the audit out (its parsers and grammar tables were a fifth of the
+/// binary, docs/performance.md "Building"): a message only the audit writes is in `skills`
+/// and not in `skills-mcp`. Fails if the server's start-up reaches `Config::audit` again.
+#[test]
+fn skills_mcp_links_no_audit() {
+    let message = b"decodes data and pipes it into";
+    let holds =
+        |binary: &str| memchr::memmem::find(&std::fs::read(binary).unwrap(), message).is_some();
+    assert!(holds(env!("CARGO_BIN_EXE_skills")), "the needle is stale");
+    assert!(!holds(env!("CARGO_BIN_EXE_skills-mcp")));
+}
