@@ -30,7 +30,7 @@ mod discovery;
 #[path = "bench_gateway.rs"]
 pub(crate) mod gateway;
 #[path = "bench_mcp.rs"]
-mod mcp;
+pub(crate) mod mcp;
 #[path = "bench_registry.rs"]
 mod registry;
 
@@ -136,7 +136,11 @@ fn parse_options(bench: &str, args: &[String]) -> Result<Options> {
 
 /// The `--flag value` and `--flag=value` pairs of `args`, each flag one of `known`; anything
 /// else is an error that shows `usage`.
-fn flags<'k>(args: &[String], known: &[&'k str], usage: &str) -> Result<Vec<(&'k str, String)>> {
+pub(crate) fn flags<'k>(
+    args: &[String],
+    known: &[&'k str],
+    usage: &str,
+) -> Result<Vec<(&'k str, String)>> {
     let mut pairs = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -156,7 +160,7 @@ fn flags<'k>(args: &[String], known: &[&'k str], usage: &str) -> Result<Vec<(&'k
 }
 
 /// A positive number; `_` may group digits.
-fn positive(value: &str, flag: &str) -> Result<usize> {
+pub(crate) fn positive(value: &str, flag: &str) -> Result<usize> {
     value
         .trim()
         .replace('_', "")
@@ -757,7 +761,7 @@ pub(crate) fn reuse_or_clear(dir: &Path, marker: &Path, stamp: &str) -> Result<b
 }
 
 /// `target/bench/lint-<n>/`, holding `skills/skill-<i>/...`; reused when already complete.
-fn generate_tree(n: usize) -> Result<PathBuf> {
+pub(crate) fn generate_tree(n: usize) -> Result<PathBuf> {
     let root = target_dir()?.join("bench").join(format!("lint-{n}"));
     let marker = root.join(MARKER);
     let stamp = format!("{GENERATOR_VERSION}\n{n} skills\n");

@@ -4,6 +4,8 @@
 //! - `bench <name> [options]`: benchmarks of the release `skills` binary; `cargo xtask bench
 //!   help` lists them.
 //! - `fuzz-corpus [DIR]`: writes the seed corpora of the cargo-fuzz targets from `testdata/`.
+//! - `hot-text [--skills N]`: writes the linker script that lays out `skills-mcp`'s hot code
+//!   first (`hot_text.rs`).
 //!
 //! They live apart from `xtask` because they need skills-registry, skills-package and
 //! skills-discovery (sqlx, axum, tokio, zip, …): `cargo xtask ci` on a clean clone builds
@@ -14,6 +16,7 @@
 
 mod bench;
 mod fuzz_corpus;
+mod hot_text;
 
 use std::process::ExitCode;
 
@@ -33,6 +36,7 @@ fn run(args: &[String]) -> Result<()> {
     match task.as_str() {
         "bench" => bench::run(rest),
         "fuzz-corpus" => fuzz_corpus::run(rest),
+        "hot-text" => hot_text::run(rest),
         // Not listed: the downstream server `bench gateway` starts.
         "gateway-fixture" => bench::gateway::fixture(rest),
         other => bail!("unknown task `{other}` (see `cargo xtask help`)"),

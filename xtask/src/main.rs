@@ -10,8 +10,9 @@
 //! - `public-api [--bless]`: each library crate's public API (rustdoc JSON) against
 //!   `docs/public-api/<crate>.txt`.
 //! - `package-check [--offline]`: `cargo package` of every published crate, built together.
-//! - `bench <name> [options]` and `fuzz-corpus [DIR]`: forwarded to the `xtask-bench`
-//!   binary, which links the library crates (benchmarks, fuzz seed corpora).
+//! - `bench <name> [options]`, `fuzz-corpus [DIR]` and `hot-text`: forwarded to the
+//!   `xtask-bench` binary, which links the library crates (benchmarks, fuzz seed corpora,
+//!   `skills-mcp`'s hot-text linker script).
 
 // xtask is a CLI: printing to stdout and stderr is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -46,6 +47,8 @@ tasks:
   bench <name> [options]           benchmarks; `cargo xtask bench help` lists them
   seed-templates DIR               render seed 000's Jinja templates with `skills prompt`
   fuzz-corpus [DIR]                seed corpora of the fuzz targets (default fuzz/corpus)
+  hot-text [--skills N]            write crates/skills-tool/link/skills-mcp-hot.ld from
+                                   the functions a served session runs (needs valgrind)
   public-api [--bless]             compare each library's public API with docs/public-api/
                                    (or rewrite the listings)
   package-check [--offline]        `cargo package` every published crate, verified together
@@ -76,7 +79,7 @@ fn run(args: &[String]) -> Result<()> {
         "audit-prefilter" => audit_prefilter::run(rest),
         // These link the library crates (sqlx, axum, tokio, …): their own binary, built only
         // when asked for, so that `cargo xtask ci` on a clean clone stays light.
-        "bench" | "fuzz-corpus" | "gateway-fixture" => run_checked(
+        "bench" | "fuzz-corpus" | "hot-text" | "gateway-fixture" => run_checked(
             cargo(["run", "--quiet", "-p", "xtask-bench", "--"])
                 .arg(task)
                 .args(rest),

@@ -1864,3 +1864,22 @@ fn skills_mcp_links_no_audit() {
     assert!(holds(env!("CARGO_BIN_EXE_skills")), "the needle is stale");
     assert!(!holds(env!("CARGO_BIN_EXE_skills-mcp")));
 }
+
+/// `skills-mcp` is linked with `link/skills-mcp-hot.ld` where `build.rs` says so (x86_64
+/// Linux with glibc, rustc's own linker): its code starts with a `.text.hot` section, the
+/// functions a session runs, which keeps about 2 MB of its code from being resident
+/// (docs/performance.md, "MCP server"). A debug build gets the script's first lines only
+/// (the whole of it would add a minute to each link), enough to make the section. Fails
+/// if `build.rs` stops passing the script or the linker ignores it.
+#[cfg(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64"))]
+#[test]
+fn skills_mcp_lays_out_its_hot_code_first() {
+    let has_section = |binary: &str| {
+        memchr::memmem::find(&std::fs::read(binary).unwrap(), b"\0.text.hot\0").is_some()
+    };
+    assert!(has_section(env!("CARGO_BIN_EXE_skills-mcp")));
+    assert!(
+        !has_section(env!("CARGO_BIN_EXE_skills")),
+        "the script is skills-mcp's alone"
+    );
+}

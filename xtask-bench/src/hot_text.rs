@@ -1,0 +1,298 @@
+//! `cargo xtask hot-text [--skills N]`: writes `crates/skills-tool/link/skills-mcp-hot.ld`,
+//! the linker script that lays out the functions `skills-mcp` runs in a session first in
+//! its text, so that they share as few pages as possible (docs/performance.md, "MCP
+//! server"; skills-tool's `build.rs` says when it is used).
+//!
+//! For the `release` profile (what `cargo install` builds) and `dist` (releases and the
+//! benchmarks), it builds `skills-mcp` with its symbols, serves the generated tree of
+//! `bench mcp` under Valgrind's callgrind while a client makes the requests of a session
+//! (every list, every prompt, `get_skill` of each skill, the other tools once), and reads
+//! the functions that ran. The script names each one exactly (the names carry a hash of
+//! the build's settings and dependencies), then again without the hash of legacy-mangled
+//! names, so that after a dependency or profile change the same functions still come first,
+//! with the other instances of their generic code beside them. Run it again after such
+//! changes; `bench mcp` shows the peak resident memory it buys.
+//!
+//! Needs `valgrind` (Debian's package) on Linux x86_64.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use crate::bench::mcp::{self, Server};
+use crate::bench::{flags, generate_tree, positive};
+use crate::{cargo, run_checked, target_dir, workspace_root};
+
+/// Where the script goes, from the workspace root.
+const SCRIPT: &str = "crates/skills-tool/link/skills-mcp-hot.ld";
+
+pub(crate) fn run(args: &[String]) -> Result<()> {
+    let mut skills = 1_000;
+    for (flag, value) in flags(args, &["--skills"], "cargo xtask hot-text [--skills N]")? {
+        if flag == "--skills" {
+            skills = positive(&value, flag)?;
+        }
+    }
+    if Command::new("valgrind").arg("--version").output().is_err() {
+        bail!("`valgrind` is not installed (apt-get install valgrind)");
+    }
+    let root = generate_tree(skills)?.join("skills");
+    let mut exact = Vec::new();
+    for profile in ["release", "dist"] {
+        let exe = build(profile)?;
+        // The functions of every session first, then those of the occasional requests: a
+        // session that makes none of those has all it runs in the first pages.
+        let common = executed(&exe, &root, skills, Session::Common)?;
+        let all = executed(&exe, &root, skills, Session::Full)?;
+        eprintln!(
+            "{profile}: {} functions ran, {} more with the occasional requests",
+            common.len(),
+            all.iter().filter(|f| !common.contains(f)).count()
+        );
+        exact.extend(common);
+        exact.extend(all);
+    }
+    let script = script(&exact);
+    let path = workspace_root().join(SCRIPT);
+    std::fs::write(&path, script).with_context(|| format!("cannot write {}", path.display()))?;
+    eprintln!("wrote {}", path.display());
+    Ok(())
+}
+
+/// Builds `skills-mcp` of `profile` with its symbols (`dist` keeps them; `release` strips
+/// them, so that link alone is redone without), laid out by the linker alone: Valgrind
+/// attributes the code of a second executable section to no object.
+fn build(profile: &str) -> Result<PathBuf> {
+    eprintln!("building skills-mcp ({profile}) with symbols...");
+    let mut command = cargo(["rustc", "--profile", profile, "-p", "skills-tool"]);
+    command.args(["--bin", "skills-mcp", "--", "-C", "strip=none"]);
+    command.env("SKILLS_NO_HOT_TEXT", "1");
+    run_checked(&mut command)?;
+    let exe = target_dir()?.join(profile).join("skills-mcp");
+    if !exe.is_file() {
+        bail!("built skills-mcp but {} does not exist", exe.display());
+    }
+    Ok(exe)
+}
+
+/// What a client asks in the profiled session.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Session {
+    /// What every client does: the lists, every page of them, a resource, each skill once.
+    Common,
+    /// And the rest: the prompts and the other tools.
+    Full,
+}
+
+/// The mangled names of the functions of `exe` that ran while serving `root` a session,
+/// in the order callgrind first reports them.
+fn executed(exe: &Path, root: &Path, skills: usize, kind: Session) -> Result<Vec<String>> {
+    let out = target_dir()?.join("hot-text.callgrind");
+    let mut command = Command::new("valgrind");
+    command
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .args(["--demangle=no", "--quiet"])
+        .arg(exe)
+        .arg("--skills-dir")
+        .arg(root)
+        .args(["--log-level", "off"]);
+    let mut server = Server::spawn(command)?;
+    session(&mut server, skills, kind)?;
+    server.stop()?;
+    let text =
+        std::fs::read_to_string(&out).with_context(|| format!("cannot read {}", out.display()))?;
+    let _ = std::fs::remove_file(&out);
+    Ok(functions_of(&text, exe))
+}
+
+/// The requests of a session of `kind`.
+fn session(server: &mut Server, skills: usize, kind: Session) -> Result<()> {
+    mcp::initialize(server)?;
+    server.call("ping", json!({}))?;
+    server.call("tools/list", json!({}))?;
+    server.call("resources/templates/list", json!({}))?;
+    for method in ["resources/list", "skills/list"] {
+        let mut params = json!({});
+        loop {
+            let (page, _) = server.call(method, params)?;
+            match page.get("nextCursor") {
+                Some(cursor) => params = json!({"cursor": cursor}),
+                None => break,
+            }
+        }
+    }
+    server.call("resources/read", json!({"uri": "skill://skill-0/SKILL.md"}))?;
+    for k in 0..skills {
+        let id = format!("skill-{k}");
+        server.call(
+            "tools/call",
+            json!({"name": "get_skill", "arguments": {"id": id}}),
+        )?;
+    }
+    if kind == Session::Common {
+        return Ok(());
+    }
+    let (prompts, _) = server.call("prompts/list", json!({}))?;
+    for prompt in prompts
+        .get("prompts")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        if let Some(name) = prompt.get("name").and_then(Value::as_str) {
+            server.call("prompts/get", json!({"name": name}))?;
+        }
+    }
+    for (tool, arguments) in [
+        ("list_skills", json!({})),
+        ("skill", json!({"name": "skill-1"})),
+        ("view_skill", json!({"skill_name": "skill-2"})),
+    ] {
+        server.call("tools/call", json!({"name": tool, "arguments": arguments}))?;
+    }
+    Ok(())
+}
+
+/// The functions of the object `exe` that ran, from a callgrind profile: each `fn=` line
+/// while the current `ob=` is `exe` (or an object it has no name for). Callgrind names each object and function once, as
+/// `ob=(id) name` (or `cob=`, `fn=`, `cfn=`), and by `(id)` alone after that.
+fn functions_of(profile: &str, exe: &Path) -> Vec<String> {
+    let exe = exe.to_string_lossy();
+    let mut objects: HashMap<&str, &str> = HashMap::new();
+    let mut functions: HashMap<&str, &str> = HashMap::new();
+    let mut in_exe = false;
+    let mut seen = HashSet::new();
+    let mut ran = Vec::new();
+    for line in profile.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        let (id, name) = match value.strip_prefix('(').and_then(|v| v.split_once(')')) {
+            Some((id, name)) => (id, name.trim_start()),
+            None => (value, value),
+        };
+        match key {
+            "ob" | "cob" => {
+                if !name.is_empty() && name != id {
+                    objects.insert(id, name);
+                }
+                if key == "ob" {
+                    // An object callgrind could not name is code it found outside the
+                    // mappings it knows, which can only be the executable's.
+                    in_exe = objects.get(id).is_none_or(|object| *object == exe);
+                }
+            }
+            "fn" | "cfn" => {
+                if !name.is_empty() && name != id {
+                    functions.insert(id, name);
+                }
+                if key == "fn"
+                    && in_exe
+                    && seen.insert(id)
+                    && let Some(name) = functions.get(id)
+                {
+                    // Callgrind tells recursion levels apart with a `'N` suffix.
+                    let name = name.split('\'').next().unwrap_or(name);
+                    if is_symbol(name) && !ran.iter().any(|r: &String| r == name) {
+                        ran.push(name.to_string());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    ran
+}
+
+/// A name the linker could have given a section: callgrind also reports addresses it has
+/// no symbol for (`0x...`) and `(below main)`.
+fn is_symbol(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with("0x")
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
+}
+
+/// The linker script: each function's own section by its exact name, then by its name
+/// without the hash, ahead of everything else in `.text`. LLVM names the section of a
+/// `#[cold]` function `.text.unlikely.<name>`.
+fn script(exact: &[String]) -> String {
+    let mut out = String::from(
+        "/* Written by `cargo xtask hot-text`: do not edit. The functions skills-mcp runs in a\n   \
+         session, laid out first in its text (crates/skills-tool/build.rs says when this is\n   \
+         used; docs/performance.md, \"MCP server\", what it saves). */\nSECTIONS\n{\n  .text.hot : {\n",
+    );
+    let mut seen = HashSet::new();
+    for name in exact {
+        if seen.insert(name.clone()) {
+            let _ = writeln!(out, "    *(.text.{name} .text.unlikely.{name})");
+        }
+    }
+    for name in exact {
+        if let Some(pattern) = without_hash(name)
+            && seen.insert(pattern.clone())
+        {
+            let _ = writeln!(out, "    *(.text.{pattern} .text.unlikely.{pattern})");
+        }
+    }
+    out.push_str("  }\n}\nINSERT BEFORE .text;\n");
+    out
+}
+
+/// A legacy-mangled name (`_ZN...17h<16 hex digits>E`) with its hash replaced by `*`.
+/// Names of the v0 scheme (`_R...`, the standard library's) carry their crates' hashes
+/// inside, with back-references that depend on their lengths, and change only with the
+/// toolchain: they are kept exact.
+fn without_hash(name: &str) -> Option<String> {
+    let body = name.strip_prefix("_ZN")?.strip_suffix('E')?;
+    let (path, hash) = body.rsplit_once("17h")?;
+    (hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| format!("_ZN{path}17h*"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn functions_of_reads_the_objects_own_functions_once() {
+        let profile = "ob=(1) /lib/libc.so.6\nfn=(1) malloc\n0 3\nob=(2) /t/skills-mcp\n\
+                       fn=(2) _ZN3foo3bar17h0123456789abcdefE\n0 1\ncob=(1)\ncfn=(1)\n\
+                       cfn=(3) _ZN3foo3baz17h0123456789abcdefE'2\nfn=(4) 0x0000000000351a80\n\
+                       fn=(5) (below main)\nob=(1)\nfn=(6) pow\nob=(2)\nfn=(3)\nfn=(2)\n";
+        assert_eq!(
+            functions_of(profile, Path::new("/t/skills-mcp")),
+            [
+                "_ZN3foo3bar17h0123456789abcdefE",
+                "_ZN3foo3baz17h0123456789abcdefE"
+            ]
+        );
+    }
+
+    #[test]
+    fn the_script_names_exact_sections_then_hashless_patterns() {
+        let script = script(&[
+            "_ZN3foo3bar17h0123456789abcdefE".to_string(),
+            "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal".to_string(),
+            "_ZN3foo3bar17hfedcba9876543210E".to_string(),
+        ]);
+        let lines: Vec<&str> = script.lines().filter(|l| l.contains("*(")).collect();
+        assert_eq!(
+            lines,
+            [
+                "    *(.text._ZN3foo3bar17h0123456789abcdefE .text.unlikely._ZN3foo3bar17h0123456789abcdefE)",
+                "    *(.text._RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal .text.unlikely._RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal)",
+                "    *(.text._ZN3foo3bar17hfedcba9876543210E .text.unlikely._ZN3foo3bar17hfedcba9876543210E)",
+                "    *(.text._ZN3foo3bar17h* .text.unlikely._ZN3foo3bar17h*)",
+            ]
+        );
+        assert!(script.trim_end().ends_with("INSERT BEFORE .text;"));
+        assert_eq!(without_hash("_ZN3foo3bar17hnothexnothexnothE"), None);
+    }
+}
