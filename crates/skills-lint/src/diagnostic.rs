@@ -186,13 +186,13 @@ pub(crate) struct Named {
     pub(crate) identity: Identity,
 }
 
-/// A skill's contents as far as linting saw them: the SHA-256 of its `SKILL.md` and of its
-/// listing (every path and size). Two skills with different fingerprints are different
+/// A skill's contents as far as linting saw them: a 128-bit hash of its `SKILL.md` and of
+/// its listing (every path and size). Two skills with different fingerprints are different
 /// skills; with equal ones and no file but `SKILL.md`, the same skill (a copy, or the same
 /// directory through a link); with other files, those decide.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Identity {
-    pub(crate) fingerprint: [u8; 32],
+    pub(crate) fingerprint: u128,
     /// Whether `SKILL.md` is the skill's only file.
     pub(crate) skill_md_only: bool,
 }

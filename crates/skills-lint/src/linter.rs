@@ -466,9 +466,27 @@ fn identity(skill: &walk::SkillDir, source: &str) -> crate::diagnostic::Identity
         shape.extend_from_slice(&file.size.to_le_bytes());
     }
     crate::diagnostic::Identity {
-        fingerprint: skills_core::digest::sha256_parts(&[source.as_bytes(), &shape]),
+        fingerprint: fingerprint(&[source.as_bytes(), &shape]),
         skill_md_only: skill.files().len() == 1,
     }
+}
+
+/// 128 bits of `parts` (each preceded by its length): foldhash's quality hasher under two
+/// fixed seeds. Not SHA-256: a crawl hashes every `SKILL.md` it reads, and SHA-256 was 8.7%
+/// of the profile of one (docs/performance.md, "The crawl shape"). The fingerprint lives
+/// for one run and only tells two skills of one name apart; two different skills that hash
+/// alike (a chance of 2^-128 a pair, or someone forging the pair) are reported as one.
+fn fingerprint(parts: &[&[u8]]) -> u128 {
+    use std::hash::{BuildHasher as _, Hasher as _};
+    let half = |seed: u64| {
+        let mut hasher = foldhash::quality::FixedState::with_seed(seed).build_hasher();
+        for part in parts {
+            hasher.write_usize(part.len());
+            hasher.write(part);
+        }
+        hasher.finish()
+    };
+    (u128::from(half(0x5eed_0001)) << 64) | u128::from(half(0x5eed_0002))
 }
 
 #[cfg(test)]
