@@ -167,6 +167,7 @@ fn functions_of(profile: &str, exe: &Path) -> Vec<String> {
     let mut functions: HashMap<&str, &str> = HashMap::new();
     let mut in_exe = false;
     let mut seen = HashSet::new();
+    let mut names = HashSet::new();
     let mut ran = Vec::new();
     for line in profile.lines() {
         let Some((key, value)) = line.split_once('=') else {
@@ -198,7 +199,7 @@ fn functions_of(profile: &str, exe: &Path) -> Vec<String> {
                 {
                     // Callgrind tells recursion levels apart with a `'N` suffix.
                     let name = name.split('\'').next().unwrap_or(name);
-                    if is_symbol(name) && !ran.iter().any(|r: &String| r == name) {
+                    if is_symbol(name) && names.insert(name) {
                         ran.push(name.to_string());
                     }
                 }
