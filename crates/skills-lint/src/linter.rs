@@ -242,11 +242,18 @@ impl Linter {
             linted.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
             // A skill that is one already reported (reached again through a link, or an
             // identical copy in another agent's folder) is left out, not reported twice.
+            let ahead = checks::duplicate_names::compare_ahead(&linted, &seen_skills, &lister);
             let reports = linted
                 .into_iter()
                 .filter_map(|(mut report, named)| {
-                    checks::duplicate_names::check(self, &mut report, named, &mut seen_skills)
-                        .then_some(report)
+                    checks::duplicate_names::check(
+                        self,
+                        &mut report,
+                        named,
+                        &mut seen_skills,
+                        &ahead,
+                    )
+                    .then_some(report)
                 })
                 .collect();
             each(reports);
@@ -471,22 +478,43 @@ fn identity(skill: &walk::SkillDir, source: &str) -> crate::diagnostic::Identity
     }
 }
 
-/// 128 bits of `parts` (each preceded by its length): foldhash's quality hasher under two
-/// fixed seeds. Not SHA-256: a crawl hashes every `SKILL.md` it reads, and SHA-256 was 8.7%
-/// of the profile of one (docs/performance.md, "The crawl shape"). The fingerprint lives
-/// for one run and only tells two skills of one name apart; two different skills that hash
-/// alike (a chance of 2^-128 a pair, or someone forging the pair) are reported as one.
+/// 128 bits of `parts` (each preceded by its length). See [`Fingerprint`].
 fn fingerprint(parts: &[&[u8]]) -> u128 {
-    use std::hash::{BuildHasher as _, Hasher as _};
-    let half = |seed: u64| {
-        let mut hasher = foldhash::quality::FixedState::with_seed(seed).build_hasher();
-        for part in parts {
-            hasher.write_usize(part.len());
-            hasher.write(part);
+    let mut hash = Fingerprint::new();
+    for part in parts {
+        hash.part(part);
+    }
+    hash.finish()
+}
+
+/// What tells skills apart in a run (`duplicate-name`): foldhash's quality hasher under two
+/// fixed seeds, 128 bits, over parts each preceded by its length. Not SHA-256: a crawl
+/// hashes every `SKILL.md` it reads, and SHA-256 was 8.7% of the profile of one
+/// (docs/performance.md, "The crawl shape"). The value lives for one run and only tells
+/// two skills of one name apart; two different skills that hash alike (a chance of 2^-128
+/// a pair, or someone forging the pair) are reported as one.
+pub(crate) struct Fingerprint([foldhash::quality::FoldHasher<'static>; 2]);
+
+impl Fingerprint {
+    pub(crate) fn new() -> Self {
+        use std::hash::BuildHasher as _;
+        let hasher = |seed| foldhash::quality::FixedState::with_seed(seed).build_hasher();
+        Self([hasher(0x5eed_0001), hasher(0x5eed_0002)])
+    }
+
+    pub(crate) fn part(&mut self, bytes: &[u8]) {
+        use std::hash::Hasher as _;
+        for hasher in &mut self.0 {
+            hasher.write_usize(bytes.len());
+            hasher.write(bytes);
         }
-        hasher.finish()
-    };
-    (u128::from(half(0x5eed_0001)) << 64) | u128::from(half(0x5eed_0002))
+    }
+
+    pub(crate) fn finish(&self) -> u128 {
+        use std::hash::Hasher as _;
+        let [a, b] = &self.0;
+        (u128::from(a.finish()) << 64) | u128::from(b.finish())
+    }
 }
 
 #[cfg(test)]
@@ -573,6 +601,40 @@ mod tests {
                 .unwrap();
             assert_eq!(lint(t.path()), (1, vec![]));
         }
+    }
+
+    /// A copy is compared with the first skill of its name when that one was linted in an
+    /// earlier batch too ([`BATCH`]; `duplicate_names::compare_ahead` reads both ahead).
+    #[test]
+    fn copies_are_compared_across_batches() {
+        let t = tempfile::tempdir().unwrap();
+        let body = "Say hello. See [notes](notes.md).\n";
+        skill(&t.path().join("a"), "x", body);
+        write(t.path(), "a/x/notes.md", "same notes");
+        for k in 0..BATCH {
+            skill(&t.path().join("b"), &format!("filler-{k:04}"), "Fill.\n");
+        }
+        // In the second batch: an identical copy (left out) and one whose notes differ at
+        // the same size (a duplicate).
+        skill(&t.path().join("c"), "x", body);
+        write(t.path(), "c/x/notes.md", "same notes");
+        skill(&t.path().join("d"), "x", body);
+        write(t.path(), "d/x/notes.md", "SAME NOTES");
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        assert_eq!(report.skills.len(), BATCH + 2);
+        let duplicates: Vec<_> = report
+            .skills
+            .iter()
+            .filter(|s| {
+                s.diagnostics
+                    .iter()
+                    .any(|d| d.rule == RuleId::DuplicateName)
+            })
+            .map(|s| s.dir.clone())
+            .collect();
+        assert_eq!(duplicates, [t.path().join("d/x")]);
     }
 
     /// A skill without a name (none, or a frontmatter that does not parse) reached through

@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::collections::hash_map::Entry;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Identity, Named, SkillReport, sort_diagnostics};
 use crate::linter::Linter;
@@ -56,11 +56,15 @@ fn seen_nameless(report: &SkillReport, nameless: &mut HashMap<[u8; 32], PathBuf>
 /// an identical copy), which is one skill, linted once. Their [`Identity`]s tell most
 /// pairs apart; only identical skills with files besides `SKILL.md` are compared on disk
 /// ([`skills_core::files::same_skill`]).
+///
+/// `ahead` holds what [`compare_ahead`] found on disk for this batch, by the report's
+/// directory; a pair it does not hold is compared here.
 pub(crate) fn check(
     linter: &Linter,
     report: &mut SkillReport,
     named: Option<Named>,
     seen: &mut Seen,
+    ahead: &HashMap<PathBuf, bool>,
 ) -> bool {
     let Some(name) = &report.name else {
         // Without a name there is no duplicate to report, but the same skill reached twice
@@ -86,7 +90,11 @@ pub(crate) fn check(
     } = first.get();
     let same = match (&identity, first_identity) {
         (Some(this), Some(that)) if this == that => {
-            this.skill_md_only || skills_core::files::same_skill(first_dir, &report.dir)
+            this.skill_md_only
+                || ahead
+                    .get(&report.dir)
+                    .copied()
+                    .unwrap_or_else(|| skills_core::files::same_skill(first_dir, &report.dir))
         }
         _ => false,
     };
@@ -110,4 +118,79 @@ pub(crate) fn check(
         sort_diagnostics(&mut report.diagnostics);
     }
     true
+}
+
+/// The on-disk comparisons [`check`] will need for `batch`, made on rayon's pool: for each
+/// skill whose identity equals that of the first skill of its name (in an earlier batch,
+/// or earlier in this one) and which has files besides `SKILL.md`, whether the two
+/// directories hold the same files, by the later skill's directory.
+///
+/// A crawl of forks holds many such copies (30 copies of corpus-large: 16,211 skills that
+/// match an earlier one of their name). Compared a pair at a time in the run's order, each
+/// pair listed both skills from scratch and read both byte for byte, and that was most of
+/// the run; here each directory is listed (with the run's `lister`) and read once, and
+/// its files hashed as the identity is ([`crate::linter::Fingerprint`]).
+pub(crate) fn compare_ahead(
+    batch: &[(SkillReport, Option<Named>)],
+    seen: &Seen,
+    lister: &skills_core::files::Lister,
+) -> HashMap<PathBuf, bool> {
+    use rayon::prelude::*;
+    let mut firsts: HashMap<&str, (&PathBuf, Option<&Identity>)> = HashMap::new();
+    let mut pairs = Vec::new();
+    for (report, named) in batch {
+        let Some(name) = report.name.as_deref() else {
+            continue;
+        };
+        let identity = named.as_ref().map(|n| &n.identity);
+        let first = match seen.by_name.get(name) {
+            Some(first) => (&first.dir, first.identity.as_ref()),
+            None => match firsts.entry(name) {
+                Entry::Vacant(slot) => {
+                    slot.insert((&report.dir, identity));
+                    continue;
+                }
+                Entry::Occupied(first) => *first.get(),
+            },
+        };
+        if let (Some(this), (first_dir, Some(that))) = (identity, first)
+            && this == that
+            && !this.skill_md_only
+        {
+            pairs.push((first_dir, &report.dir));
+        }
+    }
+    let mut dirs: Vec<&PathBuf> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    dirs.sort_unstable();
+    dirs.dedup();
+    let contents: HashMap<&PathBuf, Option<u128>> = dirs
+        .into_par_iter()
+        .map(|dir| (dir, contents(lister, dir)))
+        .collect();
+    pairs
+        .into_iter()
+        .map(|(first, dir)| {
+            let same = matches!(
+                (contents.get(first), contents.get(dir)),
+                (Some(Some(a)), Some(Some(b))) if a == b
+            );
+            (dir.clone(), same)
+        })
+        .collect()
+}
+
+/// A hash of every file of the skill in `dir`, path and bytes, as the listing has them;
+/// `None` when it cannot be listed or read whole (then it is no copy of anything).
+fn contents(lister: &skills_core::files::Lister, dir: &Path) -> Option<u128> {
+    let listing = lister.list(dir).ok()?;
+    let total: u64 = listing.files.iter().map(|f| f.size).sum();
+    if total > skills_core::layout::MAX_SKILL_BYTES {
+        return None;
+    }
+    let mut hash = crate::linter::Fingerprint::new();
+    for file in &listing.files {
+        hash.part(file.path.as_bytes());
+        hash.part(&std::fs::read(&file.real).ok()?);
+    }
+    Some(hash.finish())
 }
