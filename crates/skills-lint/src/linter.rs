@@ -318,7 +318,13 @@ impl Linter {
             .par_iter()
             .map(|(found, nested)| {
                 let (skill, inside) = walk::SkillDir::list(found, lister);
-                (self.lint_skill(&skill), inside, *nested)
+                let (report, mut named) = self.lint_skill(&skill);
+                if let Some(named) = named.as_mut()
+                    && !named.identity.skill_md_only
+                {
+                    named.files = skill.into_files();
+                }
+                ((report, named), inside, *nested)
             })
             .collect();
         let mut next = Vec::new();
@@ -448,6 +454,7 @@ impl Linter {
             .zip(text.as_ref())
             .map(|(e, text)| Named {
                 identity: identity(skill, skill_md.source()),
+                files: Vec::new(),
                 site: text.site(e.value_span.clone()),
                 // Shared with the file's other findings when it has any; else only the
                 // frontmatter the span points into, not a copy of every file of the run.

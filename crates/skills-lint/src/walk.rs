@@ -89,6 +89,11 @@ impl SkillDir {
         &self.files
     }
 
+    /// The skill's files, kept past its linting (`duplicate-name` may compare them).
+    pub(crate) fn into_files(self) -> Vec<FileEntry> {
+        self.files
+    }
+
     /// A skill at `dir` whose only file is a `SKILL.md` holding `source`, as
     /// [`Linter::lint_source`](crate::Linter::lint_source) lints it: listed as a directory
     /// on disk with that one file would be, and never looked for on disk.

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::diagnostic::{Identity, Named, SkillReport, sort_diagnostics};
 use crate::linter::Linter;
 use crate::rules::RuleId;
+use crate::walk::FileEntry;
 
 /// The first skill of a name in the run.
 pub(crate) struct First {
@@ -128,14 +129,18 @@ pub(crate) fn check(
 /// A crawl of forks holds many such copies (30 copies of corpus-large: 16,211 skills that
 /// match an earlier one of their name). Compared a pair at a time in the run's order, each
 /// pair listed both skills from scratch and read both byte for byte, and that was most of
-/// the run; here each directory is listed (with the run's `lister`) and read once, and
-/// its files hashed as the identity is ([`crate::linter::Fingerprint`]).
+/// the run; here each skill's files are read once, as the run listed them (a first skill
+/// of an earlier batch is listed again, with the run's `lister`), and hashed as the
+/// identity is ([`crate::linter::Fingerprint`]).
 pub(crate) fn compare_ahead(
     batch: &[(SkillReport, Option<Named>)],
     seen: &Seen,
     lister: &skills_core::files::Lister,
 ) -> HashMap<PathBuf, bool> {
     use rayon::prelude::*;
+    // The files of each skill of the batch as the run listed them; a first skill of an
+    // earlier batch is listed again.
+    let mut listed: HashMap<&PathBuf, &[FileEntry]> = HashMap::new();
     let mut firsts: HashMap<&str, (&PathBuf, Option<&Identity>)> = HashMap::new();
     let mut pairs = Vec::new();
     for (report, named) in batch {
@@ -143,6 +148,9 @@ pub(crate) fn compare_ahead(
             continue;
         };
         let identity = named.as_ref().map(|n| &n.identity);
+        if let Some(named) = named {
+            listed.insert(&report.dir, &named.files);
+        }
         let first = match seen.by_name.get(name) {
             Some(first) => (&first.dir, first.identity.as_ref()),
             None => match firsts.entry(name) {
@@ -165,7 +173,10 @@ pub(crate) fn compare_ahead(
     dirs.dedup();
     let contents: HashMap<&PathBuf, Option<u128>> = dirs
         .into_par_iter()
-        .map(|dir| (dir, contents(lister, dir)))
+        .map(|dir| {
+            let files = listed.get(dir).copied().filter(|files| !files.is_empty());
+            (dir, contents(lister, dir, files))
+        })
         .collect();
     pairs
         .into_iter()
@@ -179,18 +190,37 @@ pub(crate) fn compare_ahead(
         .collect()
 }
 
-/// A hash of every file of the skill in `dir`, path and bytes, as the listing has them;
-/// `None` when it cannot be listed or read whole (then it is no copy of anything).
-fn contents(lister: &skills_core::files::Lister, dir: &Path) -> Option<u128> {
-    let listing = lister.list(dir).ok()?;
-    let total: u64 = listing.files.iter().map(|f| f.size).sum();
+/// A hash of every file of the skill in `dir`, path and bytes: its `files` as the run
+/// listed them, or as `lister` lists them now; `None` when it cannot be listed or read
+/// whole (then it is no copy of anything).
+fn contents(
+    lister: &skills_core::files::Lister,
+    dir: &Path,
+    files: Option<&[FileEntry]>,
+) -> Option<u128> {
+    let listing;
+    let files: Vec<(&str, &Path, u64)> = match files {
+        Some(files) => files
+            .iter()
+            .map(|f| (f.rel.as_str(), f.path.as_path(), f.size))
+            .collect(),
+        None => {
+            listing = lister.list(dir).ok()?;
+            listing
+                .files
+                .iter()
+                .map(|f| (f.path.as_str(), f.real.as_path(), f.size))
+                .collect()
+        }
+    };
+    let total: u64 = files.iter().map(|&(_, _, size)| size).sum();
     if total > skills_core::layout::MAX_SKILL_BYTES {
         return None;
     }
     let mut hash = crate::linter::Fingerprint::new();
-    for file in &listing.files {
-        hash.part(file.path.as_bytes());
-        hash.part(&std::fs::read(&file.real).ok()?);
+    for (rel, path, _) in files {
+        hash.part(rel.as_bytes());
+        hash.part(&std::fs::read(path).ok()?);
     }
     Some(hash.finish())
 }
