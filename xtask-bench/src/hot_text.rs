@@ -5,9 +5,10 @@
 //!
 //! For the `release` profile (what `cargo install` builds) and `dist` (releases and the
 //! benchmarks), it builds `skills-mcp` with its symbols, serves the generated tree of
-//! `bench mcp` under Valgrind's callgrind while a client makes the requests of a session
-//! (every list, every prompt, `get_skill` of each skill, the other tools once), and reads
-//! the functions that ran. The script names each one exactly (the names carry a hash of
+//! `bench mcp` and real skills (`--corpus DIR`, by default `../shared/corpus-large/antigravity`
+//! when it is there) under Valgrind's callgrind while a client makes the requests of a
+//! session (every list, every prompt, `get_skill` of each skill, the other tools once), and
+//! reads the functions that ran. The script names each one exactly (the names carry a hash of
 //! the build's settings and dependencies), then again without the hash of legacy-mangled
 //! names, so that after a dependency or profile change the same functions still come first,
 //! with the other instances of their generic code beside them. Run it again after such
@@ -32,26 +33,46 @@ const SCRIPT: &str = "crates/skills-tool/link/skills-mcp-hot.ld";
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let mut skills = 1_000;
-    for (flag, value) in flags(args, &["--skills"], "cargo xtask hot-text [--skills N]")? {
-        if flag == "--skills" {
-            skills = positive(&value, flag)?;
+    let mut corpora = Vec::new();
+    let usage = "cargo xtask hot-text [--skills N] [--corpus DIR]...";
+    for (flag, value) in flags(args, &["--skills", "--corpus"], usage)? {
+        match flag {
+            "--skills" => skills = positive(&value, flag)?,
+            _ => corpora.push(PathBuf::from(value)),
         }
     }
     if Command::new("valgrind").arg("--version").output().is_err() {
         bail!("`valgrind` is not installed (apt-get install valgrind)");
     }
-    let root = generate_tree(skills)?.join("skills");
+    // The bench's generated tree, and real skills: their frontmatter, Markdown and files
+    // take paths the generated ones do not.
+    let mut roots = vec![generate_tree(skills)?.join("skills")];
+    if corpora.is_empty() {
+        corpora.push(workspace_root().join("../shared/corpus-large/antigravity"));
+    }
+    for corpus in corpora {
+        if corpus.is_dir() {
+            roots.push(corpus);
+        } else {
+            eprintln!("note: {} is not a directory, left out", corpus.display());
+        }
+    }
     let mut exact = Vec::new();
     for profile in ["release", "dist"] {
         let exe = build(profile)?;
         // The functions of every session first, then those of the occasional requests: a
         // session that makes none of those has all it runs in the first pages.
-        let common = executed(&exe, &root, skills, Session::Common)?;
-        let all = executed(&exe, &root, skills, Session::Full)?;
+        let (mut common, mut all) = (Vec::new(), Vec::new());
+        for root in &roots {
+            common.extend(executed(&exe, root, Session::Common)?);
+            all.extend(executed(&exe, root, Session::Full)?);
+        }
+        let common_set: HashSet<&String> = common.iter().collect();
+        let more: HashSet<&String> = all.iter().filter(|f| !common_set.contains(f)).collect();
         eprintln!(
             "{profile}: {} functions ran, {} more with the occasional requests",
-            common.len(),
-            all.iter().filter(|f| !common.contains(f)).count()
+            common_set.len(),
+            more.len()
         );
         exact.extend(common);
         exact.extend(all);
@@ -90,7 +111,7 @@ enum Session {
 
 /// The mangled names of the functions of `exe` that ran while serving `root` a session,
 /// in the order callgrind first reports them.
-fn executed(exe: &Path, root: &Path, skills: usize, kind: Session) -> Result<Vec<String>> {
+fn executed(exe: &Path, root: &Path, kind: Session) -> Result<Vec<String>> {
     let out = target_dir()?.join("hot-text.callgrind");
     let mut command = Command::new("valgrind");
     command
@@ -102,7 +123,7 @@ fn executed(exe: &Path, root: &Path, skills: usize, kind: Session) -> Result<Vec
         .arg(root)
         .args(["--log-level", "off"]);
     let mut server = Server::spawn(command)?;
-    session(&mut server, skills, kind)?;
+    session(&mut server, kind)?;
     server.stop()?;
     let text =
         std::fs::read_to_string(&out).with_context(|| format!("cannot read {}", out.display()))?;
@@ -110,25 +131,32 @@ fn executed(exe: &Path, root: &Path, skills: usize, kind: Session) -> Result<Vec
     Ok(functions_of(&text, exe))
 }
 
-/// The requests of a session of `kind`.
-fn session(server: &mut Server, skills: usize, kind: Session) -> Result<()> {
+/// The requests of a session of `kind`: each skill `skills/list` names is fetched once.
+fn session(server: &mut Server, kind: Session) -> Result<()> {
     mcp::initialize(server)?;
     server.call("ping", json!({}))?;
     server.call("tools/list", json!({}))?;
     server.call("resources/templates/list", json!({}))?;
+    let mut ids = Vec::new();
     for method in ["resources/list", "skills/list"] {
         let mut params = json!({});
         loop {
             let (page, _) = server.call(method, params)?;
+            if method == "skills/list" {
+                let skills = page.get("skills").and_then(Value::as_array);
+                ids.extend(skills.into_iter().flatten().filter_map(skill_id));
+            }
             match page.get("nextCursor") {
                 Some(cursor) => params = json!({"cursor": cursor}),
                 None => break,
             }
         }
     }
-    server.call("resources/read", json!({"uri": "skill://skill-0/SKILL.md"}))?;
-    for k in 0..skills {
-        let id = format!("skill-{k}");
+    if let Some(id) = ids.first() {
+        let uri = format!("skill://{id}/SKILL.md");
+        server.call("resources/read", json!({"uri": uri}))?;
+    }
+    for id in &ids {
         server.call(
             "tools/call",
             json!({"name": "get_skill", "arguments": {"id": id}}),
@@ -148,14 +176,22 @@ fn session(server: &mut Server, skills: usize, kind: Session) -> Result<()> {
             server.call("prompts/get", json!({"name": name}))?;
         }
     }
+    let name = ids.first().map_or("", String::as_str);
     for (tool, arguments) in [
         ("list_skills", json!({})),
-        ("skill", json!({"name": "skill-1"})),
-        ("view_skill", json!({"skill_name": "skill-2"})),
+        ("skill", json!({"name": name})),
+        ("view_skill", json!({"skill_name": name})),
     ] {
         server.call("tools/call", json!({"name": tool, "arguments": arguments}))?;
     }
     Ok(())
+}
+
+/// The id of a skill of a `skills/list` page: its directory, from `skill://<id>/SKILL.md`.
+fn skill_id(skill: &Value) -> Option<String> {
+    let uri = skill.get("uri")?.as_str()?;
+    let id = uri.strip_prefix("skill://")?.strip_suffix("/SKILL.md")?;
+    Some(id.to_string())
 }
 
 /// The functions of the object `exe` that ran, from a callgrind profile: each `fn=` line
