@@ -1868,8 +1868,9 @@ fn skills_mcp_links_no_audit() {
 /// `skills-mcp` is linked with `link/skills-mcp-hot.ld` where `build.rs` says so (x86_64
 /// Linux with glibc, rustc's own linker): its code starts with a `.text.hot` section, the
 /// functions a session runs, which keeps about 2 MB of its code from being resident
-/// (docs/performance.md, "MCP server"). A debug build gets the script's first lines only
-/// (the whole of it would add a minute to each link), enough to make the section. Fails
+/// (docs/performance.md, "MCP server"). A debug build gets 16 of the script's patterns
+/// without a hash (the whole of it would add a minute to each link), enough to make the
+/// section. Fails
 /// if `build.rs` stops passing the script or the linker ignores it.
 #[cfg(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64"))]
 #[test]
