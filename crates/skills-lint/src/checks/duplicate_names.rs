@@ -55,8 +55,9 @@ fn seen_nameless(report: &SkillReport, nameless: &mut HashMap<[u8; 32], PathBuf>
 /// Returns whether the report stays in the run: not when the earlier skill of its name is
 /// this one (the same directory through a link, as `skills add` links agents' folders, or
 /// an identical copy), which is one skill, linted once. Their [`Identity`]s tell most
-/// pairs apart; only identical skills with files besides `SKILL.md` are compared on disk
-/// ([`skills_core::files::same_skill`]).
+/// pairs apart; only identical skills with files besides `SKILL.md` are compared on disk,
+/// by [`compare_ahead`] before the batch is checked (the notion of
+/// [`skills_core::files::same_skill`]: the same files, path and bytes).
 ///
 /// `ahead` holds what [`compare_ahead`] found on disk for this batch, by the report's
 /// directory; a pair it does not hold is compared here.
@@ -218,9 +219,12 @@ fn contents(
         return None;
     }
     let mut hash = crate::linter::Fingerprint::new();
-    for (rel, path, _) in files {
+    for (rel, path, size) in files {
+        // As listed: never more than the listing's size, so a file that grew since (or
+        // a huge one) costs no more memory than the total checked above.
+        let bytes = skills_core::fs::read_listed(path, size, skills_core::layout::MAX_SKILL_BYTES);
         hash.part(rel.as_bytes());
-        hash.part(&std::fs::read(path).ok()?);
+        hash.part(&bytes.ok()?);
     }
     Some(hash.finish())
 }
