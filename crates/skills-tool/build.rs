@@ -60,7 +60,7 @@ fn hot_text(manifest_dir: &Path) {
     }
     // Matching thousands of patterns against the sections of a debug build took LLD a
     // minute a link (five seconds in `release`): debug builds, where the layout is not worth
-    // it, get the script's first lines only, which still makes the section.
+    // it, get 16 of its patterns, which still make the section.
     let script = match env("PROFILE").as_deref() {
         Some("release") => script,
         _ => match debug_script(&script) {

@@ -1,7 +1,8 @@
-//! `cargo xtask hot-text [--skills N]`: writes `crates/skills-tool/link/skills-mcp-hot.ld`,
-//! the linker script that lays out the functions `skills-mcp` runs in a session first in
-//! its text, so that they share as few pages as possible (docs/performance.md, "MCP
-//! server"; skills-tool's `build.rs` says when it is used).
+//! `cargo xtask hot-text [--skills N] [--corpus DIR]...`: writes
+//! `crates/skills-tool/link/skills-mcp-hot.ld`, the linker script that lays out the
+//! functions `skills-mcp` runs in a session first in its text, so that they share as few
+//! pages as possible (docs/performance.md, "MCP server"; skills-tool's `build.rs` says
+//! when it is used).
 //!
 //! For the `release` profile (what `cargo install` builds) and `dist` (releases and the
 //! benchmarks), it builds `skills-mcp` with its symbols, serves the generated tree of

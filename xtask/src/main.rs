@@ -47,7 +47,8 @@ tasks:
   bench <name> [options]           benchmarks; `cargo xtask bench help` lists them
   seed-templates DIR               render seed 000's Jinja templates with `skills prompt`
   fuzz-corpus [DIR]                seed corpora of the fuzz targets (default fuzz/corpus)
-  hot-text [--skills N]            write crates/skills-tool/link/skills-mcp-hot.ld from
+  hot-text [--skills N] [--corpus DIR]...
+                                   write crates/skills-tool/link/skills-mcp-hot.ld from
                                    the functions a served session runs (needs valgrind)
   public-api [--bless]             compare each library's public API with docs/public-api/
                                    (or rewrite the listings)

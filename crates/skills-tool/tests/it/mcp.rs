@@ -1870,8 +1870,7 @@ fn skills_mcp_links_no_audit() {
 /// functions a session runs, which keeps about 2 MB of its code from being resident
 /// (docs/performance.md, "MCP server"). A debug build gets 16 of the script's patterns
 /// without a hash (the whole of it would add a minute to each link), enough to make the
-/// section. Fails
-/// if `build.rs` stops passing the script or the linker ignores it.
+/// section. Fails if `build.rs` stops passing the script or the linker ignores it.
 #[cfg(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64"))]
 #[test]
 fn skills_mcp_lays_out_its_hot_code_first() {
