@@ -2,8 +2,9 @@
 //! a git checkout, plain `0.1.0` otherwise (a crates.io package, a tarball, no `git`).
 //!
 //! And links `skills-mcp` with `link/skills-mcp-hot.ld`, which puts the code a server runs
-//! in a session at the start of its text (docs/performance.md, "MCP server"), where the
-//! linker is known to read it.
+//! in a session at the start of its text (docs/performance.md, "MCP server"), and both
+//! binaries with packed relative relocations where the C library that will load them reads
+//! those, both where the linker is known to handle it.
 //!
 //! Nothing here may fail the build: every problem falls back to the plain version, and to
 //! the linker's own layout.
@@ -23,26 +24,17 @@ fn main() {
         None => version,
     };
     println!("cargo:rustc-env=SKILLS_VERSION={full}");
-    hot_text(&manifest_dir);
+    let linker = rustc_lld_on_x86_64_linux_gnu();
+    if linker {
+        hot_text(&manifest_dir);
+        packed_relocations();
+    }
 }
 
-/// Links `skills-mcp` with the hot-text script when the target is x86_64 Linux with glibc
-/// and the build leaves the linker to rustc (LLD since Rust 1.90; the script holds only
-/// `SECTIONS` and `INSERT`, which GNU ld reads too).
-///
-/// The server's resident memory is mostly its own code: the kernel maps the 64 KB around
-/// each page a process touches, and the functions a session runs (about 1.7 MB) are spread
-/// over all 7 MB of text, so about 4 MB of it ends up resident. The script, written by
-/// `cargo xtask hot-text`, names those functions, and the linker places them first: about
-/// 2 MB resident, and 10.0 MB → 7.9 MB at the peak of a session over 1,000 skills.
-/// Anything the script does not match is laid out as before, so a stale script costs
-/// memory, never correctness. A linker chosen by the user (`linker`, `-fuse-ld=mold`, ...)
-/// may not read linker scripts: then the script is left out.
-fn hot_text(manifest_dir: &Path) {
-    const SCRIPT: &str = "link/skills-mcp-hot.ld";
-    println!("cargo:rerun-if-changed={SCRIPT}");
-    println!("cargo:rerun-if-env-changed=SKILLS_NO_HOT_TEXT");
-    let script = manifest_dir.join(SCRIPT);
+/// Whether the binaries are linked for x86_64 Linux with glibc by the linker rustc picks
+/// there (LLD since Rust 1.90), not one the user chose (`linker`, `-fuse-ld=mold`, ...),
+/// which may read neither linker scripts nor `-z pack-relative-relocs`.
+fn rustc_lld_on_x86_64_linux_gnu() -> bool {
     let target = |name: &str| env(name).unwrap_or_default();
     let linux_gnu_x86_64 = target("CARGO_CFG_TARGET_OS") == "linux"
         && target("CARGO_CFG_TARGET_ENV") == "gnu"
@@ -53,9 +45,63 @@ fn hot_text(manifest_dir: &Path) {
         || ["linker", "fuse-ld", "link-self-contained"]
             .iter()
             .any(|flag| rustflags.contains(flag));
+    linux_gnu_x86_64 && !own_linker
+}
+
+/// Links both binaries with `-z pack-relative-relocs` (RELR) when they are built for the
+/// machine that builds them (`cargo install`) and its glibc is 2.36 or later, the first to
+/// read them.
+///
+/// Nearly all of a position-independent binary's relocations say "add the load address to
+/// this pointer": 24 bytes each in `.rela.dyn` (1.5 MB of `skills`, 0.4 MB of
+/// `skills-mcp`), a few bytes a page of pointers as a RELR bitmap. The loader reads the
+/// whole table at every start, so it was also 0.4 MB of `skills-mcp`'s resident memory.
+/// LLD marks such a binary as needing `GLIBC_ABI_DT_RELR`: copied to an older glibc, it
+/// does not start, with the loader naming that version, rather than misbehaving.
+fn packed_relocations() {
+    println!("cargo:rerun-if-env-changed=SKILLS_NO_RELR");
+    let native = env("HOST").is_some() && env("HOST") == env("TARGET");
+    if !native || env("SKILLS_NO_RELR").is_some() || !glibc_at_least(2, 36) {
+        return;
+    }
+    println!("cargo:rustc-link-arg-bins=-Wl,-z,pack-relative-relocs");
+}
+
+/// Whether this machine's glibc is `major.minor` or later, as `getconf GNU_LIBC_VERSION`
+/// says (`glibc 2.36`); `false` when it cannot tell.
+fn glibc_at_least(major: u32, minor: u32) -> bool {
+    let Ok(output) = Command::new("getconf").arg("GNU_LIBC_VERSION").output() else {
+        return false;
+    };
+    let text = String::from_utf8_lossy(&output.stdout);
+    let Some(version) = text.trim().strip_prefix("glibc ") else {
+        return false;
+    };
+    let mut parts = version.split('.').map(|part| part.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(have_major), Some(have_minor)) => (have_major, have_minor) >= (major, minor),
+        _ => false,
+    }
+}
+
+/// Links `skills-mcp` with the hot-text script (the script holds only `SECTIONS` and
+/// `INSERT`, which GNU ld reads too).
+///
+/// The server's resident memory is mostly its own code: the kernel maps the 64 KB around
+/// each page a process touches, and the functions a session runs (about 1.7 MB) are spread
+/// over all 7 MB of text, so about 4 MB of it ends up resident. The script, written by
+/// `cargo xtask hot-text`, names those functions, and the linker places them first: about
+/// 2 MB resident, and 10.0 MB → 7.9 MB at the peak of a session over 1,000 skills.
+/// Anything the script does not match is laid out as before, so a stale script costs
+/// memory, never correctness.
+fn hot_text(manifest_dir: &Path) {
+    const SCRIPT: &str = "link/skills-mcp-hot.ld";
+    println!("cargo:rerun-if-changed={SCRIPT}");
+    println!("cargo:rerun-if-env-changed=SKILLS_NO_HOT_TEXT");
+    let script = manifest_dir.join(SCRIPT);
     // `-Wl,` splits its argument at commas.
     let usable = script.is_file() && !script.to_string_lossy().contains(',');
-    if !linux_gnu_x86_64 || own_linker || !usable || env("SKILLS_NO_HOT_TEXT").is_some() {
+    if !usable || env("SKILLS_NO_HOT_TEXT").is_some() {
         return;
     }
     // Matching thousands of patterns against the sections of a debug build took LLD a
