@@ -555,13 +555,19 @@ mod tests {
             (report.skills.len(), rules_of(&report))
         };
         let body = "Say hello. See [notes](notes.md).\n";
-        let cases: [(&str, &str, Option<&str>); 5] = [
+        let cases: [(&str, &str, Option<&str>); 6] = [
             // (the second copy's body, its notes.md, ...) against the first's.
             (body, "same notes", None),
             (
                 "Another body. See [notes](notes.md).\n",
                 "same notes",
                 Some("SKILL.md differs"),
+            ),
+            // The files besides SKILL.md are compared without it (the identity holds it).
+            (
+                "Say HELLO. See [notes](notes.md).\n",
+                "same notes",
+                Some("SKILL.md differs at the same size"),
             ),
             (
                 body,

@@ -132,7 +132,9 @@ pub(crate) fn check(
 /// pair listed both skills from scratch and read both byte for byte, and that was most of
 /// the run; here each skill's files are read once, as the run listed them (a first skill
 /// of an earlier batch is listed again, with the run's `lister`), and hashed as the
-/// identity is ([`crate::linter::Fingerprint`]).
+/// identity is ([`crate::linter::Fingerprint`]). Each `SKILL.md` is left out: the identity
+/// holds its bytes (as lint read them), and only skills of equal identities are compared,
+/// so reading it again, one file in four of such a crawl, would tell nothing new.
 pub(crate) fn compare_ahead(
     batch: &[(SkillReport, Option<Named>)],
     seen: &Seen,
@@ -142,7 +144,7 @@ pub(crate) fn compare_ahead(
     // The files of each skill of the batch as the run listed them; a first skill of an
     // earlier batch is listed again.
     let mut listed: HashMap<&PathBuf, &[FileEntry]> = HashMap::new();
-    let mut firsts: HashMap<&str, (&PathBuf, Option<&Identity>)> = HashMap::new();
+    let mut firsts: HashMap<&str, (&PathBuf, &PathBuf, Option<&Identity>)> = HashMap::new();
     let mut pairs = Vec::new();
     for (report, named) in batch {
         let Some(name) = report.name.as_deref() else {
@@ -153,35 +155,36 @@ pub(crate) fn compare_ahead(
             listed.insert(&report.dir, &named.files);
         }
         let first = match seen.by_name.get(name) {
-            Some(first) => (&first.dir, first.identity.as_ref()),
+            Some(first) => (&first.dir, &first.skill_md, first.identity.as_ref()),
             None => match firsts.entry(name) {
                 Entry::Vacant(slot) => {
-                    slot.insert((&report.dir, identity));
+                    slot.insert((&report.dir, &report.skill_md, identity));
                     continue;
                 }
                 Entry::Occupied(first) => *first.get(),
             },
         };
-        if let (Some(this), (first_dir, Some(that))) = (identity, first)
+        if let (Some(this), (first_dir, first_md, Some(that))) = (identity, first)
             && this == that
             && !this.skill_md_only
         {
-            pairs.push((first_dir, &report.dir));
+            pairs.push(((first_dir, first_md), (&report.dir, &report.skill_md)));
         }
     }
-    let mut dirs: Vec<&PathBuf> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let mut dirs: Vec<(&PathBuf, &PathBuf)> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
     dirs.sort_unstable();
-    dirs.dedup();
+    dirs.dedup_by_key(|&mut (dir, _)| dir);
     let contents: HashMap<&PathBuf, Option<u128>> = dirs
         .into_par_iter()
-        .map(|dir| {
+        .map(|(dir, skill_md)| {
             let files = listed.get(dir).copied().filter(|files| !files.is_empty());
-            (dir, contents(lister, dir, files))
+            let skill_md = skill_md.file_name().and_then(|name| name.to_str());
+            (dir, contents(lister, dir, skill_md, files))
         })
         .collect();
     pairs
         .into_iter()
-        .map(|(first, dir)| {
+        .map(|((first, _), (dir, _))| {
             let same = matches!(
                 (contents.get(first), contents.get(dir)),
                 (Some(Some(a)), Some(Some(b))) if a == b
@@ -191,12 +194,14 @@ pub(crate) fn compare_ahead(
         .collect()
 }
 
-/// A hash of every file of the skill in `dir`, path and bytes: its `files` as the run
-/// listed them, or as `lister` lists them now; `None` when it cannot be listed or read
-/// whole (then it is no copy of anything).
+/// A hash of every file of the skill in `dir` but `skill_md` (the name of its `SKILL.md`,
+/// whose bytes the identity holds), path and bytes: its
+/// `files` as the run listed them, or as `lister` lists them now; `None` when it cannot be
+/// listed or read whole (then it is no copy of anything).
 fn contents(
     lister: &skills_core::files::Lister,
     dir: &Path,
+    skill_md: Option<&str>,
     files: Option<&[FileEntry]>,
 ) -> Option<u128> {
     let listing;
@@ -220,6 +225,11 @@ fn contents(
     }
     let mut hash = crate::linter::Fingerprint::new();
     for (rel, path, size) in files {
+        // By the path in the skill, as both listings write it (the one of the run, and
+        // the lister's, whose file paths are canonical).
+        if Some(rel) == skill_md {
+            continue;
+        }
         // As listed: never more than the listing's size, so a file that grew since (or
         // a huge one) costs no more memory than the total checked above.
         let bytes = skills_core::fs::read_listed(path, size, skills_core::layout::MAX_SKILL_BYTES);
