@@ -184,9 +184,6 @@ pub(crate) struct Named {
     pub(crate) source: Option<Arc<str>>,
     /// What tells two skills of one name apart without reading them again.
     pub(crate) identity: Identity,
-    /// Its files as the run listed them, when it has some besides `SKILL.md`: what
-    /// `duplicate-name` reads when its identity matches an earlier skill's.
-    pub(crate) files: Vec<crate::walk::FileEntry>,
 }
 
 /// A skill's contents as far as linting saw them: a 128-bit hash of its `SKILL.md` and of

@@ -237,26 +237,63 @@ impl Linter {
         // The first skill of each name, in the report's order, for `duplicate-name`.
         let mut seen_skills = checks::duplicate_names::Seen::default();
         for batch in queue.chunks(BATCH) {
-            let mut linted = self.lint_batch(batch, &lister, &mut seen);
-            // A nested skill sorts right after the skill it is in, inside this batch.
-            linted.sort_by(|a, b| a.0.dir.cmp(&b.0.dir));
+            // Every skill of the batch listed and its SKILL.md read, in the report's order
+            // (a nested skill sorts right after the skill it is in).
+            let mut listed = self.list_batch(batch, &lister, &mut seen);
+            listed.sort_by(|a, b| a.dir.cmp(&b.dir));
             // A skill that is one already reported (reached again through a link, or an
-            // identical copy in another agent's folder) is left out, not reported twice.
-            let ahead = checks::duplicate_names::compare_ahead(&linted, &seen_skills, &lister);
-            let reports = linted
-                .into_iter()
-                .filter_map(|(mut report, named)| {
-                    checks::duplicate_names::check(
+            // identical copy in another agent's folder) is left out, not reported twice, and
+            // not linted: known before linting, as a crawl of forks is mostly such copies.
+            let plan = checks::duplicate_names::plan(&listed, &mut seen_skills);
+            let ahead = checks::duplicate_names::compare_ahead(&listed, &plan, &lister);
+            let linted: Vec<_> = listed
+                .par_iter()
+                .zip(&plan)
+                .map(|(skill, copy_of)| copy_of.is_none().then(|| self.lint_skill(skill)))
+                .collect();
+            let mut reports: Vec<Option<SkillReport>> = Vec::with_capacity(listed.len());
+            // Copies of an earlier skill that is not the one `duplicate-name` keeps (it was
+            // itself reported as a duplicate), or whose files differ: linted after all.
+            let mut late = Vec::new();
+            for (i, (linted, copy_of)) in linted.into_iter().zip(&plan).enumerate() {
+                let kept = match (linted, copy_of, listed.get(i)) {
+                    (Some((mut report, named)), _, _) => checks::duplicate_names::check(
                         self,
                         &mut report,
                         named,
                         &mut seen_skills,
                         &ahead,
                     )
-                    .then_some(report)
-                })
+                    .then_some(report),
+                    (None, Some(first), Some(skill)) => {
+                        if !checks::duplicate_names::is_copy(skill, first, &seen_skills, &ahead) {
+                            late.push(i);
+                        }
+                        None
+                    }
+                    (None, _, _) => None,
+                };
+                reports.push(kept);
+            }
+            // Checked after the loop: such a skill is never the first of its name (the
+            // earlier copy has its name), so its check changes nothing the loop reads.
+            let late_linted: Vec<_> = late
+                .par_iter()
+                .filter_map(|&i| Some((i, self.lint_skill(listed.get(i)?))))
                 .collect();
-            each(reports);
+            for (i, (mut report, named)) in late_linted {
+                let keep = checks::duplicate_names::check(
+                    self,
+                    &mut report,
+                    named,
+                    &mut seen_skills,
+                    &ahead,
+                );
+                if let Some(slot) = reports.get_mut(i) {
+                    *slot = keep.then_some(report);
+                }
+            }
+            each(reports.into_iter().flatten().collect());
         }
         Ok(other)
     }
@@ -290,46 +327,41 @@ impl Linter {
         self.lint_skill(&skill).0
     }
 
-    /// Lints `batch` on the pool, then the skills nested in its skills, until none is left.
-    fn lint_batch(
+    /// Lists `batch` on the pool and reads each `SKILL.md` ([`walk::SkillDir::read_ahead`]),
+    /// then the skills nested in its skills, until none is left.
+    fn list_batch(
         &self,
         batch: &[(walk::Found, bool)],
         lister: &skills_core::files::Lister,
         seen: &mut HashSet<PathBuf>,
-    ) -> Vec<(SkillReport, Option<Named>)> {
-        let mut linted = Vec::new();
-        let mut nested = self.lint_round(batch, lister, seen, &mut linted);
+    ) -> Vec<walk::SkillDir> {
+        let mut listed = Vec::new();
+        let mut nested = Self::list_round(batch, lister, seen, &mut listed);
         while !nested.is_empty() {
-            nested = self.lint_round(&nested, lister, seen, &mut linted);
+            nested = Self::list_round(&nested, lister, seen, &mut listed);
         }
-        linted
+        listed
     }
 
-    /// Lints `round` on the pool into `linted`; returns the skills found nested in them (and
+    /// Lists `round` on the pool into `listed`; returns the skills found nested in them (and
     /// not seen before) that are to be linted too.
-    fn lint_round(
-        &self,
+    fn list_round(
         round: &[(walk::Found, bool)],
         lister: &skills_core::files::Lister,
         seen: &mut HashSet<PathBuf>,
-        linted: &mut Vec<(SkillReport, Option<Named>)>,
+        listed: &mut Vec<walk::SkillDir>,
     ) -> Vec<(walk::Found, bool)> {
         let done: Vec<_> = round
             .par_iter()
             .map(|(found, nested)| {
-                let (skill, inside) = walk::SkillDir::list(found, lister);
-                let (report, mut named) = self.lint_skill(&skill);
-                if let Some(named) = named.as_mut()
-                    && !named.identity.skill_md_only
-                {
-                    named.files = skill.into_files();
-                }
-                ((report, named), inside, *nested)
+                let (mut skill, inside) = walk::SkillDir::list(found, lister);
+                skill.read_ahead();
+                (skill, inside, *nested)
             })
             .collect();
         let mut next = Vec::new();
-        for (report, inside, nested) in done {
-            linted.push(report);
+        for (skill, inside, nested) in done {
+            listed.push(skill);
             if nested {
                 next.extend(
                     inside
@@ -453,8 +485,10 @@ impl Linter {
             .field("name")
             .zip(text.as_ref())
             .map(|(e, text)| Named {
-                identity: identity(skill, skill_md.source()),
-                files: Vec::new(),
+                identity: skill
+                    .identity()
+                    .cloned()
+                    .unwrap_or_else(|| identity(skill, skill_md.source().as_bytes())),
                 site: text.site(e.value_span.clone()),
                 // Shared with the file's other findings when it has any; else only the
                 // frontmatter the span points into, not a copy of every file of the run.
@@ -469,10 +503,10 @@ impl Linter {
     }
 }
 
-/// The fingerprint of `skill`, whose `SKILL.md` reads `source`: made here, in the parallel
-/// part of the run, so that `duplicate-name` compares two skills of one name without
-/// listing and reading both again (a crawl holds thousands of identical forks).
-fn identity(skill: &walk::SkillDir, source: &str) -> crate::diagnostic::Identity {
+/// The fingerprint of `skill`, whose `SKILL.md` holds `source`: made in the parallel part
+/// of the run, so that `duplicate-name` compares two skills of one name without listing and
+/// reading both again (a crawl holds thousands of identical forks).
+pub(crate) fn identity(skill: &walk::SkillDir, source: &[u8]) -> crate::diagnostic::Identity {
     let mut shape = Vec::new();
     for file in skill.files() {
         shape.extend_from_slice(file.rel.as_bytes());
@@ -480,7 +514,7 @@ fn identity(skill: &walk::SkillDir, source: &str) -> crate::diagnostic::Identity
         shape.extend_from_slice(&file.size.to_le_bytes());
     }
     crate::diagnostic::Identity {
-        fingerprint: fingerprint(&[source.as_bytes(), &shape]),
+        fingerprint: fingerprint(&[source, &shape]),
         skill_md_only: skill.files().len() == 1,
     }
 }
@@ -613,6 +647,34 @@ mod tests {
             std::os::unix::fs::symlink(t.path().join("real/linked"), t.path().join("agent/linked"))
                 .unwrap();
             assert_eq!(lint(t.path()), (1, vec![]));
+        }
+    }
+
+    /// A copy of a skill that was itself reported as a duplicate (another skill has its name
+    /// first) is no copy of that first one: it is linted and reported too, in its place in
+    /// the run's order, with its own findings.
+    #[test]
+    fn a_copy_of_a_duplicate_is_reported_with_its_findings() {
+        let t = tempfile::tempdir().unwrap();
+        skill(&t.path().join("a"), "x", "The first x.\n");
+        // b and c: the same other skill named x, with a broken link.
+        for copy in ["b", "c"] {
+            skill(&t.path().join(copy), "x", "Another x. See [gone](gone.md).\n");
+            write(t.path(), &format!("{copy}/x/notes.md"), "notes");
+        }
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        let dirs: Vec<_> = report.skills.iter().map(|s| s.dir.clone()).collect();
+        assert_eq!(
+            dirs,
+            ["a/x", "b/x", "c/x"].map(|d| t.path().join(d)),
+            "in the run's order"
+        );
+        for skill in report.skills.iter().skip(1) {
+            let rules: Vec<_> = skill.diagnostics.iter().map(|d| d.rule).collect();
+            assert!(rules.contains(&RuleId::DuplicateName), "{rules:?}");
+            assert!(rules.len() >= 2, "its own findings too: {rules:?}");
         }
     }
 

@@ -76,6 +76,9 @@ pub(crate) struct SkillDir {
     /// ([`SkillDir::in_memory`]): then it is the skill's only file, and nothing of the
     /// skill is looked for on disk.
     source: Option<Vec<u8>>,
+    /// The bytes of `SKILL.md` read before the skill is linted, with what tells it from an
+    /// identical copy ([`SkillDir::read_ahead`]): linting reads them from here.
+    ahead: Option<(Vec<u8>, crate::diagnostic::Identity)>,
     /// A flat skill (seed 004's `NAME.md`): `dir` and `skill_md` are both the file, which
     /// is its only file, as `SKILL.md`.
     pub(crate) flat: bool,
@@ -87,11 +90,6 @@ impl SkillDir {
     /// not there for a link to point at.
     pub(crate) fn files(&self) -> &[FileEntry] {
         &self.files
-    }
-
-    /// The skill's files, kept past its linting (`duplicate-name` may compare them).
-    pub(crate) fn into_files(self) -> Vec<FileEntry> {
-        self.files
     }
 
     /// A skill at `dir` whose only file is a `SKILL.md` holding `source`, as
@@ -112,6 +110,7 @@ impl SkillDir {
             problems: Vec::new(),
             unlisted: None,
             source: Some(source),
+            ahead: None,
             flat: false,
         }
     }
@@ -129,6 +128,7 @@ impl SkillDir {
             files: Vec::new(),
             unlisted: None,
             source: None,
+            ahead: None,
             flat: true,
         };
         let folder = match file.parent() {
@@ -171,13 +171,34 @@ impl SkillDir {
     /// `SKILL.md`'s text, its only file.
     pub(crate) fn read(&self, path: &Path, size: u64, limit: u64) -> std::io::Result<Vec<u8>> {
         match &self.source {
-            None => skills_core::read_listed(path, size, limit),
+            None => match &self.ahead {
+                // Read with the same size and limit (`checks::skill_md::read`).
+                Some((bytes, _)) if path == self.skill_md => Ok(bytes.clone()),
+                _ => skills_core::read_listed(path, size, limit),
+            },
             Some(source) if path == self.skill_md => {
                 let cap = usize::try_from(size.min(limit.saturating_add(1))).unwrap_or(usize::MAX);
                 Ok(source.get(..cap).unwrap_or(source).to_vec())
             }
             Some(_) => Err(std::io::ErrorKind::NotFound.into()),
         }
+    }
+
+    /// Reads `SKILL.md` ahead of linting, as linting would read it, and keeps its bytes with
+    /// the skill's [`Identity`](crate::diagnostic::Identity) (`None` when there is nothing
+    /// to read: see [`crate::checks::skill_md::read`]). A run reads every skill this way
+    /// first, so a skill identical to an earlier one is known before it is linted, and not
+    /// linted (`duplicate_names::plan`).
+    pub(crate) fn read_ahead(&mut self) -> Option<&crate::diagnostic::Identity> {
+        let bytes = crate::checks::skill_md::read(self)?.ok()?;
+        let identity = crate::linter::identity(self, &bytes);
+        self.ahead = Some((bytes, identity));
+        self.identity()
+    }
+
+    /// What [`SkillDir::read_ahead`] made of the skill.
+    pub(crate) fn identity(&self) -> Option<&crate::diagnostic::Identity> {
+        self.ahead.as_ref().map(|(_, identity)| identity)
     }
 
     /// The text of `SKILL.md` when the skill is in memory: borrowed where a disk skill's
@@ -203,6 +224,7 @@ impl SkillDir {
             files: Vec::new(),
             unlisted: None,
             source: None,
+            ahead: None,
             flat: false,
         };
         let listed = match found.is_link {

@@ -1,13 +1,13 @@
 //! `duplicate-name`, the one rule that needs the whole run: two skills with the same `name`.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use crate::diagnostic::{Identity, Named, SkillReport, sort_diagnostics};
 use crate::linter::Linter;
 use crate::rules::RuleId;
-use crate::walk::FileEntry;
+use crate::walk::{FileEntry, SkillDir};
 
 /// The first skill of a name in the run.
 pub(crate) struct First {
@@ -17,11 +17,55 @@ pub(crate) struct First {
 }
 
 /// What the run has reported so far: the first skill of each name, and the skills without
-/// a name (whose `SKILL.md` has none, or does not parse) by the digest of their `SKILL.md`.
+/// a name (whose `SKILL.md` has none, or does not parse) by the digest of their `SKILL.md`;
+/// and what it has read: the first skill of each identity.
 #[derive(Default)]
 pub(crate) struct Seen {
     by_name: HashMap<String, First>,
+    /// The directories of `by_name`.
+    firsts: HashSet<PathBuf>,
     nameless: HashMap<[u8; 32], PathBuf>,
+    /// The first skill of each [`Identity`] fingerprint, its directory and `SKILL.md`.
+    earliest: HashMap<u128, (PathBuf, PathBuf)>,
+}
+
+/// For each skill of `listed` (a batch, in the run's order), the first skill of the run
+/// with its identity when it is not that skill: the skill it may be a copy of, which it
+/// needs no linting to be compared with ([`compare_ahead`], [`is_copy`]). Their `SKILL.md`
+/// are the same bytes, so they have the same name; if that earlier skill is the first of
+/// its name, [`check`] would leave the later one out as an identical copy whatever its
+/// findings, when its other files are the same too.
+pub(crate) fn plan(listed: &[SkillDir], seen: &mut Seen) -> Vec<Option<PathBuf>> {
+    listed
+        .iter()
+        .map(|skill| {
+            let identity = skill.identity()?;
+            match seen.earliest.entry(identity.fingerprint) {
+                Entry::Vacant(slot) => {
+                    slot.insert((skill.dir.clone(), skill.skill_md.clone()));
+                    None
+                }
+                Entry::Occupied(first) => Some(first.get().0.clone()),
+            }
+        })
+        .collect()
+}
+
+/// Whether `skill`, planned as a possible copy of the earlier skill in `first`
+/// ([`plan`]), is one [`check`] would leave out: `first` is the first skill of its name
+/// (which [`check`] has seen by now), and they have the same files (by `ahead`, from
+/// [`compare_ahead`]).
+pub(crate) fn is_copy(
+    skill: &SkillDir,
+    first: &Path,
+    seen: &Seen,
+    ahead: &HashMap<PathBuf, bool>,
+) -> bool {
+    let Some(identity) = skill.identity() else {
+        return false;
+    };
+    seen.firsts.contains(first)
+        && (identity.skill_md_only || ahead.get(&skill.dir).copied().unwrap_or(false))
 }
 
 /// Whether `report`, a skill without a name, is one the run reported already: the same
@@ -81,6 +125,7 @@ pub(crate) fn check(
                 dir: report.dir.clone(),
                 identity,
             });
+            seen.firsts.insert(report.dir.clone());
             return true;
         }
         Entry::Occupied(first) => first,
@@ -122,74 +167,66 @@ pub(crate) fn check(
     true
 }
 
-/// The on-disk comparisons [`check`] will need for `batch`, made on rayon's pool: for each
-/// skill whose identity equals that of the first skill of its name (in an earlier batch,
-/// or earlier in this one) and which has files besides `SKILL.md`, whether the two
-/// directories hold the same files, by the later skill's directory.
+/// The on-disk comparisons [`is_copy`] and [`check`] will need for `listed`, made on
+/// rayon's pool: for each skill [`plan`] found a possible copy of an earlier skill (in an
+/// earlier batch, or earlier in this one) and which has files besides `SKILL.md`, whether
+/// the two directories hold the same files, by the later skill's directory.
 ///
 /// A crawl of forks holds many such copies (30 copies of corpus-large: 16,211 skills that
-/// match an earlier one of their name). Compared a pair at a time in the run's order, each
-/// pair listed both skills from scratch and read both byte for byte, and that was most of
-/// the run; here each skill's files are read once, as the run listed them (a first skill
-/// of an earlier batch is listed again, with the run's `lister`), and hashed as the
-/// identity is ([`crate::linter::Fingerprint`]). Each `SKILL.md` is left out: the identity
-/// holds its bytes (as lint read them), and only skills of equal identities are compared,
-/// so reading it again, one file in four of such a crawl, would tell nothing new.
+/// match an earlier one). Compared a pair at a time in the run's order, each pair listed
+/// both skills from scratch and read both byte for byte, and that was most of the run; here
+/// each skill's files are read once, as the run listed them (an earlier skill of an earlier
+/// batch is listed again, with the run's `lister`), and hashed as the identity is
+/// ([`crate::linter::Fingerprint`]). Each `SKILL.md` is left out: the identity holds its
+/// bytes (as lint read them), and only skills of equal identities are compared, so reading
+/// it again, one file in four of such a crawl, would tell nothing new.
 pub(crate) fn compare_ahead(
-    batch: &[(SkillReport, Option<Named>)],
-    seen: &Seen,
+    listed: &[SkillDir],
+    plan: &[Option<PathBuf>],
     lister: &skills_core::files::Lister,
 ) -> HashMap<PathBuf, bool> {
     use rayon::prelude::*;
-    // The files of each skill of the batch as the run listed them; a first skill of an
-    // earlier batch is listed again.
-    let mut listed: HashMap<&PathBuf, &[FileEntry]> = HashMap::new();
-    let mut firsts: HashMap<&str, (&PathBuf, &PathBuf, Option<&Identity>)> = HashMap::new();
-    let mut pairs = Vec::new();
-    for (report, named) in batch {
-        let Some(name) = report.name.as_deref() else {
-            continue;
-        };
-        let identity = named.as_ref().map(|n| &n.identity);
-        if let Some(named) = named {
-            listed.insert(&report.dir, &named.files);
-        }
-        let first = match seen.by_name.get(name) {
-            Some(first) => (&first.dir, &first.skill_md, first.identity.as_ref()),
-            None => match firsts.entry(name) {
-                Entry::Vacant(slot) => {
-                    slot.insert((&report.dir, &report.skill_md, identity));
-                    continue;
-                }
-                Entry::Occupied(first) => *first.get(),
-            },
-        };
-        if let (Some(this), (first_dir, first_md, Some(that))) = (identity, first)
-            && this == that
-            && !this.skill_md_only
+    let in_batch: HashMap<&Path, &SkillDir> = listed
+        .iter()
+        .map(|skill| (skill.dir.as_path(), skill))
+        .collect();
+    let mut pairs: Vec<(&Path, &SkillDir)> = Vec::new();
+    for (skill, first) in listed.iter().zip(plan) {
+        if let (Some(first), Some(identity)) = (first, skill.identity())
+            && !identity.skill_md_only
         {
-            pairs.push(((first_dir, first_md), (&report.dir, &report.skill_md)));
+            pairs.push((first.as_path(), skill));
         }
     }
-    let mut dirs: Vec<(&PathBuf, &PathBuf)> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    // Each directory once, with the name of its `SKILL.md` (the same in both of a pair:
+    // their identities hold the same file names).
+    let mut dirs: Vec<(&Path, Option<&str>)> = pairs
+        .iter()
+        .flat_map(|&(first, skill)| {
+            let md = skill.skill_md.file_name().and_then(|name| name.to_str());
+            [(first, md), (skill.dir.as_path(), md)]
+        })
+        .collect();
     dirs.sort_unstable();
     dirs.dedup_by_key(|&mut (dir, _)| dir);
-    let contents: HashMap<&PathBuf, Option<u128>> = dirs
+    let contents: HashMap<&Path, Option<u128>> = dirs
         .into_par_iter()
         .map(|(dir, skill_md)| {
-            let files = listed.get(dir).copied().filter(|files| !files.is_empty());
-            let skill_md = skill_md.file_name().and_then(|name| name.to_str());
+            let files = in_batch
+                .get(dir)
+                .map(|skill| skill.files())
+                .filter(|files| !files.is_empty());
             (dir, contents(lister, dir, skill_md, files))
         })
         .collect();
     pairs
         .into_iter()
-        .map(|((first, _), (dir, _))| {
+        .map(|(first, skill)| {
             let same = matches!(
-                (contents.get(first), contents.get(dir)),
+                (contents.get(first), contents.get(skill.dir.as_path())),
                 (Some(Some(a)), Some(Some(b))) if a == b
             );
-            (dir.clone(), same)
+            (skill.dir.clone(), same)
         })
         .collect()
 }

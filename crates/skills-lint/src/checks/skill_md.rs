@@ -78,6 +78,25 @@ pub(crate) fn check_file_name(linter: &Linter, skill: &walk::SkillDir, out: &mut
     }
 }
 
+/// The bytes of `SKILL.md` as [`parse`] reads them; `None` where it reads nothing: the
+/// skill could not be listed, or `SKILL.md` is not a regular file, a link out of the
+/// skill, or over [`MAX_FILE_BYTES`] by the listing.
+pub(crate) fn read(skill: &walk::SkillDir) -> Option<std::io::Result<Vec<u8>>> {
+    let md = &skill.skill_md;
+    if skill.unlisted.is_some()
+        || skill.not_a_file.is_some()
+        || skill.links_out.iter().any(|(link, _)| link == md)
+    {
+        return None;
+    }
+    let listed = super::file_size(skill, md);
+    if listed.is_some_and(|size| size > MAX_FILE_BYTES) {
+        return None;
+    }
+    // Not in the listing (an ignored file): read up to the limit.
+    Some(skill.read(md, listed.unwrap_or(u64::MAX), MAX_FILE_BYTES))
+}
+
 /// `SKILL.md` parsed, or `None` after reporting why it cannot be: not a regular file, over
 /// [`MAX_FILE_BYTES`], unreadable, or not a valid frontmatter and body.
 pub(crate) fn parse(
