@@ -650,6 +650,36 @@ mod tests {
         }
     }
 
+    /// A `SKILL.md` too large to keep from its first read to its linting is read again, and
+    /// its copies are told apart all the same.
+    #[test]
+    fn a_large_skill_md_is_read_again_and_its_copies_still_compared() {
+        let body = format!("{}\n", "Long instructions. ".repeat(2_500));
+        assert!(body.len() > 32 * 1024);
+        let t = tempfile::tempdir().unwrap();
+        for copy in ["a", "b"] {
+            skill(&t.path().join(copy), "big", &body);
+        }
+        // The same size, one letter changed at the end.
+        let other = body.replacen("instructions. \n", "instructionS. \n", 1);
+        assert_eq!(other.len(), body.len());
+        skill(&t.path().join("c"), "big", &other);
+        let report = Linter::new(Config::default())
+            .lint_paths(&[t.path().to_path_buf()])
+            .unwrap();
+        let dirs: Vec<_> = report.skills.iter().map(|s| s.dir.clone()).collect();
+        assert_eq!(dirs, ["a/big", "c/big"].map(|d| t.path().join(d)));
+        let duplicates: Vec<_> = report
+            .skills
+            .iter()
+            .map(|s| {
+                let rules = s.diagnostics.iter().map(|d| d.rule);
+                rules.filter(|&r| r == RuleId::DuplicateName).count()
+            })
+            .collect();
+        assert_eq!(duplicates, [0, 1]);
+    }
+
     /// A copy of a skill that was itself reported as a duplicate (another skill has its name
     /// first) is no copy of that first one: it is linted and reported too, in its place in
     /// the run's order, with its own findings.
@@ -659,7 +689,11 @@ mod tests {
         skill(&t.path().join("a"), "x", "The first x.\n");
         // b and c: the same other skill named x, with a broken link.
         for copy in ["b", "c"] {
-            skill(&t.path().join(copy), "x", "Another x. See [gone](gone.md).\n");
+            skill(
+                &t.path().join(copy),
+                "x",
+                "Another x. See [gone](gone.md).\n",
+            );
             write(t.path(), &format!("{copy}/x/notes.md"), "notes");
         }
         let report = Linter::new(Config::default())
