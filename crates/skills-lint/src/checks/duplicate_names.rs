@@ -25,8 +25,8 @@ pub(crate) struct Seen {
     /// The directories of `by_name`.
     firsts: HashSet<PathBuf>,
     nameless: HashMap<[u8; 32], PathBuf>,
-    /// The first skill of each [`Identity`] fingerprint, its directory and `SKILL.md`.
-    earliest: HashMap<u128, (PathBuf, PathBuf)>,
+    /// The directory of the first skill of each [`Identity`] fingerprint.
+    earliest: HashMap<u128, PathBuf>,
 }
 
 /// For each skill of `listed` (a batch, in the run's order), the first skill of the run
@@ -42,10 +42,10 @@ pub(crate) fn plan(listed: &[SkillDir], seen: &mut Seen) -> Vec<Option<PathBuf>>
             let identity = skill.identity()?;
             match seen.earliest.entry(identity.fingerprint) {
                 Entry::Vacant(slot) => {
-                    slot.insert((skill.dir.clone(), skill.skill_md.clone()));
+                    slot.insert(skill.dir.clone());
                     None
                 }
-                Entry::Occupied(first) => Some(first.get().0.clone()),
+                Entry::Occupied(first) => Some(first.get().clone()),
             }
         })
         .collect()
@@ -232,9 +232,9 @@ pub(crate) fn compare_ahead(
 }
 
 /// A hash of every file of the skill in `dir` but `skill_md` (the name of its `SKILL.md`,
-/// whose bytes the identity holds), path and bytes: its
-/// `files` as the run listed them, or as `lister` lists them now; `None` when it cannot be
-/// listed or read whole (then it is no copy of anything).
+/// whose bytes the identity holds), path and bytes: its `files` as the run listed them, or
+/// as `lister` lists them now; `None` when it cannot be listed or read whole (then it is no
+/// copy of anything).
 fn contents(
     lister: &skills_core::files::Lister,
     dir: &Path,
