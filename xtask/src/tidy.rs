@@ -12,6 +12,8 @@
 //! - The dependency table names every `[workspace.dependencies]` entry, and each crate it
 //!   says uses one does.
 //! - No command of `skills-tool` imports another (what they share lives outside `commands/`).
+//! - Each crate the `release` profile builds at `opt-level = "s"` is set back to 3 in `dist`
+//!   (releases and benchmarks run the servers at full speed), and only those.
 
 use std::path::{Path, PathBuf};
 
@@ -53,10 +55,60 @@ pub(crate) fn check(root: &Path) -> Result<()> {
     problems.extend(readme_crates(root, &meta)?);
     problems.extend(dependency_table(root, &text, &meta)?);
     problems.extend(commands_import_no_command(root)?);
+    let manifest = root.join("Cargo.toml");
+    problems.extend(dist_undoes_size(
+        &std::fs::read_to_string(&manifest)
+            .with_context(|| format!("cannot read {}", manifest.display()))?,
+    )?);
     if !problems.is_empty() {
         bail!("{}", problems.join("\n"));
     }
     code_map(root, &text)
+}
+
+/// The crates `release` builds at `s` (for `cargo install`'s build time and size) and the
+/// ones `dist` sets back to 3 are the same: one added to the first list alone would make
+/// every release and benchmark run it slower without anyone measuring that.
+fn dist_undoes_size(manifest: &str) -> Result<Vec<String>> {
+    let table: toml::Table = toml::from_str(manifest).context("cannot parse Cargo.toml")?;
+    let levels = |profile: &str| -> Vec<(String, toml::Value)> {
+        table
+            .get("profile")
+            .and_then(|p| p.get(profile))
+            .and_then(|p| p.get("package"))
+            .and_then(toml::Value::as_table)
+            .map(|packages| {
+                packages
+                    .iter()
+                    .filter_map(|(name, t)| Some((name.clone(), t.get("opt-level")?.clone())))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let size = toml::Value::String("s".to_string());
+    let full = toml::Value::Integer(3);
+    let release: Vec<_> = levels("release")
+        .into_iter()
+        .filter(|(_, level)| *level == size)
+        .map(|(name, _)| name)
+        .collect();
+    let dist: Vec<_> = levels("dist")
+        .into_iter()
+        .filter(|(_, level)| *level == full)
+        .map(|(name, _)| name)
+        .collect();
+    let mut problems = Vec::new();
+    for name in release.iter().filter(|name| !dist.contains(name)) {
+        problems.push(format!(
+            "Cargo.toml: `{name}` is built at `opt-level = \"s\"` in `release` but not set back to 3 in `dist`: add `[profile.dist.package.{name}]` with `opt-level = 3`"
+        ));
+    }
+    for name in dist.iter().filter(|name| !release.contains(name)) {
+        problems.push(format!(
+            "Cargo.toml: `[profile.dist.package.{name}]` sets `opt-level = 3` but `release` does not build `{name}` at `s`: remove it"
+        ));
+    }
+    Ok(problems)
 }
 
 /// The code map's files exist.
@@ -533,6 +585,21 @@ mod tests {
         let problems = commands_import_no_command(&t).unwrap();
         assert_eq!(problems.len(), 2, "{problems:?}");
         std::fs::remove_dir_all(&t).unwrap();
+    }
+
+    #[test]
+    fn a_crate_at_s_in_release_alone_is_found() {
+        let manifest = "[profile.release.package.a]\nopt-level = \"s\"\n\n[profile.release.package.b]\nopt-level = \"s\"\n\n[profile.release.package.c]\nopt-level = 2\n\n[profile.dist.package.a]\nopt-level = 3\n\n[profile.dist.package.d]\nopt-level = 3\n";
+        let problems = dist_undoes_size(manifest).unwrap();
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems[0].contains("`b` is built at"), "{problems:?}");
+        assert!(
+            problems[1].contains("[profile.dist.package.d]"),
+            "{problems:?}"
+        );
+        let fixed = format!("{manifest}\n[profile.dist.package.b]\nopt-level = 3\n")
+            .replace("[profile.dist.package.d]\nopt-level = 3\n", "");
+        assert_eq!(dist_undoes_size(&fixed).unwrap(), Vec::<String>::new());
     }
 
     /// A fresh directory under the target dir's temporary area (xtask has no tempfile).
