@@ -35,6 +35,27 @@ impl Queued<'_> {
     }
 }
 
+/// A report [`duplicate_names::decide`](checks::duplicate_names::decide) kept, with what
+/// its `duplicate-name` finding needs when it gets one: its name's site, and the first
+/// skill of its name.
+type Decided = (SkillReport, Option<(Option<Named>, PathBuf)>);
+
+/// `report` as the run's `duplicate-name` check decides it, in the run's order: left out
+/// (`None`), kept, or kept to get its finding on the pool.
+fn decided(
+    report: SkillReport,
+    named: Option<Named>,
+    seen: &mut checks::duplicate_names::Seen,
+    ahead: &std::collections::HashMap<PathBuf, bool>,
+) -> Option<Decided> {
+    use checks::duplicate_names::{Decision, decide};
+    match decide(&report, named.as_ref(), seen, ahead) {
+        Decision::Keep => Some((report, None)),
+        Decision::Drop => None,
+        Decision::Duplicate(first) => Some((report, Some((named, first)))),
+    }
+}
+
 /// Why a lint run could not be carried out (as opposed to findings in the skills).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -269,20 +290,16 @@ impl Linter {
                 .zip(&plan)
                 .map(|(skill, copy_of)| copy_of.is_none().then(|| self.lint_skill(skill)))
                 .collect();
-            let mut reports: Vec<Option<SkillReport>> = Vec::with_capacity(listed.len());
+            // Each kept report, with the `duplicate-name` finding it is still to get.
+            let mut reports: Vec<Option<Decided>> = Vec::with_capacity(listed.len());
             // Copies of an earlier skill that is not the one `duplicate-name` keeps (it was
             // itself reported as a duplicate), or whose files differ: linted after all.
             let mut late = Vec::new();
             for (i, (linted, copy_of)) in linted.into_iter().zip(&plan).enumerate() {
                 let kept = match (linted, copy_of, listed.get(i)) {
-                    (Some((mut report, named)), _, _) => checks::duplicate_names::check(
-                        self,
-                        &mut report,
-                        named,
-                        &mut seen_skills,
-                        &ahead,
-                    )
-                    .then_some(report),
+                    (Some((report, named)), _, _) => {
+                        decided(report, named, &mut seen_skills, &ahead)
+                    }
                     (None, Some(first), Some(skill)) => {
                         if !checks::duplicate_names::is_copy(skill, first, &seen_skills, &ahead) {
                             late.push(i);
@@ -299,19 +316,27 @@ impl Linter {
                 .par_iter()
                 .filter_map(|&i| Some((i, self.lint_skill(listed.get(i)?))))
                 .collect();
-            for (i, (mut report, named)) in late_linted {
-                let keep = checks::duplicate_names::check(
-                    self,
-                    &mut report,
-                    named,
-                    &mut seen_skills,
-                    &ahead,
-                );
+            for (i, (report, named)) in late_linted {
                 if let Some(slot) = reports.get_mut(i) {
-                    *slot = keep.then_some(report);
+                    *slot = decided(report, named, &mut seen_skills, &ahead);
                 }
             }
-            each(reports.into_iter().flatten().collect());
+            // The findings decided above, made on the pool.
+            reports
+                .par_iter_mut()
+                .flatten()
+                .for_each(|(report, duplicate)| {
+                    if let Some((named, first)) = duplicate.take() {
+                        checks::duplicate_names::report_duplicate(self, report, named, &first);
+                    }
+                });
+            each(
+                reports
+                    .into_iter()
+                    .flatten()
+                    .map(|(report, _)| report)
+                    .collect(),
+            );
         }
         Ok(other)
     }

@@ -4,6 +4,8 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use foldhash::fast::RandomState;
+
 use crate::diagnostic::{Identity, Named, SkillReport, sort_diagnostics};
 use crate::linter::Linter;
 use crate::rules::RuleId;
@@ -19,21 +21,24 @@ pub(crate) struct First {
 /// What the run has reported so far: the first skill of each name, and the skills without
 /// a name (whose `SKILL.md` has none, or does not parse) by the digest of their `SKILL.md`;
 /// and what it has read: the first skill of each identity.
+///
+/// Hashed with foldhash, seeded per process: the run's one thread looks up every skill in
+/// them, and SipHash's share of that was most of it.
 #[derive(Default)]
 pub(crate) struct Seen {
-    by_name: HashMap<String, First>,
+    by_name: HashMap<String, First, RandomState>,
     /// The directories of `by_name`.
-    firsts: HashSet<PathBuf>,
+    firsts: HashSet<PathBuf, RandomState>,
     nameless: HashMap<[u8; 32], PathBuf>,
     /// The directory of the first skill of each [`Identity`] fingerprint.
-    earliest: HashMap<u128, PathBuf>,
+    earliest: HashMap<u128, PathBuf, RandomState>,
 }
 
 /// For each skill of `listed` (a batch, in the run's order), the first skill of the run
 /// with its identity when it is not that skill: the skill it may be a copy of, which it
 /// needs no linting to be compared with ([`compare_ahead`], [`is_copy`]). Their `SKILL.md`
 /// are the same bytes, so they have the same name; if that earlier skill is the first of
-/// its name, [`check`] would leave the later one out as an identical copy whatever its
+/// its name, [`decide`] would leave the later one out as an identical copy whatever its
 /// findings, when its other files are the same too.
 pub(crate) fn plan(listed: &[SkillDir], seen: &mut Seen) -> Vec<Option<PathBuf>> {
     listed
@@ -52,8 +57,8 @@ pub(crate) fn plan(listed: &[SkillDir], seen: &mut Seen) -> Vec<Option<PathBuf>>
 }
 
 /// Whether `skill`, planned as a possible copy of the earlier skill in `first`
-/// ([`plan`]), is one [`check`] would leave out: `first` is the first skill of its name
-/// (which [`check`] has seen by now), and they have the same files (by `ahead`, from
+/// ([`plan`]), is one [`decide`] would leave out: `first` is the first skill of its name
+/// (which [`decide`] has seen by now), and they have the same files (by `ahead`, from
 /// [`compare_ahead`]).
 pub(crate) fn is_copy(
     skill: &SkillDir,
@@ -91,12 +96,23 @@ fn seen_nameless(report: &SkillReport, nameless: &mut HashMap<[u8; 32], PathBuf>
     }
 }
 
-/// Reports `report` when an earlier skill of the run has its name, pointing at that skill;
-/// otherwise remembers it as the first of its name. Reports come in the run's order (by
-/// directory), so which skill counts as the first does not depend on thread timing, and
-/// only the names seen so far are kept (with their directories), not the reports.
+/// What the run does with a report ([`decide`]).
+pub(crate) enum Decision {
+    /// The first skill of its name, or a skill without a name not reached before: kept.
+    Keep,
+    /// The skill reported already (through a link, or an identical copy): left out.
+    Drop,
+    /// Kept, with a `duplicate-name` finding pointing at the first skill of its name,
+    /// whose `SKILL.md` this is ([`report_duplicate`]).
+    Duplicate(PathBuf),
+}
+
+/// Whether `report` is a duplicate of an earlier skill of the run with its name; otherwise
+/// remembers it as the first of its name. Reports come in the run's order (by directory),
+/// so which skill counts as the first does not depend on thread timing, and only the names
+/// seen so far are kept (with their directories), not the reports.
 ///
-/// Returns whether the report stays in the run: not when the earlier skill of its name is
+/// The report leaves the run ([`Decision::Drop`]) when the earlier skill of its name is
 /// this one (the same directory through a link, as `skills add` links agents' folders, or
 /// an identical copy), which is one skill, linted once. Their [`Identity`]s tell most
 /// pairs apart; only identical skills with files besides `SKILL.md` are compared on disk,
@@ -105,37 +121,45 @@ fn seen_nameless(report: &SkillReport, nameless: &mut HashMap<[u8; 32], PathBuf>
 ///
 /// `ahead` holds what [`compare_ahead`] found on disk for this batch, by the report's
 /// directory; a pair it does not hold is compared here.
-pub(crate) fn check(
-    linter: &Linter,
-    report: &mut SkillReport,
-    named: Option<Named>,
+///
+/// Only this decision needs the run's order: the finding itself ([`report_duplicate`])
+/// depends on nothing else, so a batch decides on one thread and reports on the pool (a
+/// crawl of 15,652 forks spent 27 ms of its one thread building findings in this loop).
+pub(crate) fn decide(
+    report: &SkillReport,
+    named: Option<&Named>,
     seen: &mut Seen,
     ahead: &HashMap<PathBuf, bool>,
-) -> bool {
+) -> Decision {
     let Some(name) = &report.name else {
         // Without a name there is no duplicate to report, but the same skill reached twice
         // is still one skill.
-        return !seen_nameless(report, &mut seen.nameless);
+        return if seen_nameless(report, &mut seen.nameless) {
+            Decision::Drop
+        } else {
+            Decision::Keep
+        };
     };
-    let identity = named.as_ref().map(|n| n.identity.clone());
-    let first = match seen.by_name.entry(name.clone()) {
-        Entry::Vacant(slot) => {
-            slot.insert(First {
-                skill_md: report.skill_md.clone(),
-                dir: report.dir.clone(),
-                identity,
-            });
-            seen.firsts.insert(report.dir.clone());
-            return true;
-        }
-        Entry::Occupied(first) => first,
-    };
-    let First {
+    let identity = named.map(|n| &n.identity);
+    // Looked up before inserting: most skills of a crawl of forks share a name already seen.
+    let Some(First {
         skill_md: first,
         dir: first_dir,
         identity: first_identity,
-    } = first.get();
-    let same = match (&identity, first_identity) {
+    }) = seen.by_name.get(name)
+    else {
+        seen.by_name.insert(
+            name.clone(),
+            First {
+                skill_md: report.skill_md.clone(),
+                dir: report.dir.clone(),
+                identity: identity.cloned(),
+            },
+        );
+        seen.firsts.insert(report.dir.clone());
+        return Decision::Keep;
+    };
+    let same = match (identity, first_identity) {
         (Some(this), Some(that)) if this == that => {
             this.skill_md_only
                 || ahead
@@ -146,8 +170,22 @@ pub(crate) fn check(
         _ => false,
     };
     if same {
-        return false;
+        return Decision::Drop;
     }
+    Decision::Duplicate(first.clone())
+}
+
+/// Adds the `duplicate-name` finding [`decide`] called for to `report`: another skill, whose
+/// `SKILL.md` is `first`, came first with its name.
+pub(crate) fn report_duplicate(
+    linter: &Linter,
+    report: &mut SkillReport,
+    named: Option<Named>,
+    first: &Path,
+) {
+    let Some(name) = &report.name else {
+        return;
+    };
     // Named as the report's own paths are shown: `skills lint .` gives `./a/SKILL.md`, and
     // every renderer writes that path as `a/SKILL.md`.
     let message = format!(
@@ -164,10 +202,9 @@ pub(crate) fn check(
         report.diagnostics.push(d);
         sort_diagnostics(&mut report.diagnostics);
     }
-    true
 }
 
-/// The on-disk comparisons [`is_copy`] and [`check`] will need for `listed`, made on
+/// The on-disk comparisons [`is_copy`] and [`decide`] will need for `listed`, made on
 /// rayon's pool: for each skill [`plan`] found a possible copy of an earlier skill (in an
 /// earlier batch, or earlier in this one) and which has files besides `SKILL.md`, whether
 /// the two directories hold the same files, by the later skill's directory.
