@@ -1,7 +1,7 @@
 //! Sets `SKILLS_VERSION` for `skills --version`: `0.1.0 (f1f9941 2026-11-23)` when built from
 //! a git checkout, plain `0.1.0` otherwise (a crates.io package, a tarball, no `git`).
 //!
-//! And links `skills-mcp` with `link/skills-mcp-hot.ld`, which puts the code a server runs
+//! And links `skills-mcp` with `link/skills-mcp-hot.txt`, which puts the code a server runs
 //! in a session at the start of its text (docs/performance.md, "MCP server"), and both
 //! binaries with packed relative relocations where the C library that will load them reads
 //! those, both where the linker is known to handle it.
@@ -33,7 +33,7 @@ fn main() {
 
 /// Whether the binaries are linked for x86_64 Linux with glibc by the linker rustc picks
 /// there (LLD since Rust 1.90), not one the user chose (`linker`, `-fuse-ld=mold`, ...),
-/// which may read neither linker scripts nor `-z pack-relative-relocs`.
+/// which may read neither symbol ordering files nor `-z pack-relative-relocs`.
 fn rustc_lld_on_x86_64_linux_gnu() -> bool {
     let target = |name: &str| env(name).unwrap_or_default();
     let linux_gnu_x86_64 = target("CARGO_CFG_TARGET_OS") == "linux"
@@ -84,62 +84,35 @@ fn glibc_at_least(major: u32, minor: u32) -> bool {
     }
 }
 
-/// Links `skills-mcp` with the hot-text script (the script holds only `SECTIONS` and
-/// `INSERT`, which GNU ld reads too).
+/// Links `skills-mcp` with the hot-text order: the symbols `cargo xtask hot-text` saw run,
+/// which the linker places first in the text (`--symbol-ordering-file`).
 ///
 /// The server's resident memory is mostly its own code: the kernel maps the 64 KB around
 /// each page a process touches, and the functions a session runs (about 1.7 MB) are spread
-/// over all 7 MB of text, so about 4 MB of it ends up resident. The script, written by
-/// `cargo xtask hot-text`, names those functions, and the linker places them first: about
-/// 2 MB resident, and 10.0 MB → 7.9 MB at the peak of a session over 1,000 skills.
-/// Anything the script does not match is laid out as before, so a stale script costs
-/// memory, never correctness.
+/// over all 7 MB of text, so about 4 MB of it ends up resident. Placed first, about 2 MB
+/// is, and the peak of a session over 1,000 skills is 10.3 MB → 8.2 MB. A name the file
+/// holds and the binary does not (another profile's, or one gone stale with a dependency
+/// change) is passed over, so a stale file costs memory, never correctness.
+///
+/// An ordering file, not a linker script: LLD looks each section's symbol up in a table,
+/// where a script's thousands of patterns were matched against every section, which took
+/// 27 s of each `release` link of `skills-mcp`, the last step of every build, against 0.3 s.
 fn hot_text(manifest_dir: &Path) {
-    const SCRIPT: &str = "link/skills-mcp-hot.ld";
-    println!("cargo:rerun-if-changed={SCRIPT}");
+    const ORDER: &str = "link/skills-mcp-hot.txt";
+    println!("cargo:rerun-if-changed={ORDER}");
     println!("cargo:rerun-if-env-changed=SKILLS_NO_HOT_TEXT");
-    let script = manifest_dir.join(SCRIPT);
+    let order = manifest_dir.join(ORDER);
     // `-Wl,` splits its argument at commas.
-    let usable = script.is_file() && !script.to_string_lossy().contains(',');
+    let usable = order.is_file() && !order.to_string_lossy().contains(',');
     if !usable || env("SKILLS_NO_HOT_TEXT").is_some() {
         return;
     }
-    // Matching thousands of patterns against the sections of a debug build took LLD a
-    // minute a link (five seconds in `release`): debug builds, where the layout is not worth
-    // it, get 16 of its patterns, which still make the section.
-    let script = match env("PROFILE").as_deref() {
-        Some("release") => script,
-        _ => match debug_script(&script) {
-            Some(short) => short,
-            None => return,
-        },
-    };
     println!(
-        "cargo:rustc-link-arg-bin=skills-mcp=-Wl,-T,{}",
-        script.display()
+        "cargo:rustc-link-arg-bin=skills-mcp=-Wl,--symbol-ordering-file={}",
+        order.display()
     );
-}
-
-/// The hot-text script cut to its first 16 patterns without a hash (the exact names carry
-/// the hashes of the profile they were taken from, not this one's), written to `OUT_DIR`.
-fn debug_script(script: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(script).ok()?;
-    let mut patterns = 0;
-    let short: String = text
-        .lines()
-        .filter(|line| {
-            if !line.trim_start().starts_with("*(") {
-                return true;
-            }
-            let hashless = line.contains("17h* ");
-            patterns += usize::from(hashless);
-            hashless && patterns <= 16
-        })
-        .flat_map(|line| [line, "\n"])
-        .collect();
-    let out = PathBuf::from(env("OUT_DIR")?).join("skills-mcp-hot.ld");
-    std::fs::write(&out, short).ok()?;
-    (!out.to_string_lossy().contains(',')).then_some(out)
+    // The names of the other profile, and those a change made stale, are expected.
+    println!("cargo:rustc-link-arg-bin=skills-mcp=-Wl,--no-warn-symbol-ordering");
 }
 
 fn env(name: &str) -> Option<String> {

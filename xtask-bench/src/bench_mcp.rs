@@ -143,9 +143,9 @@ pub(super) fn run(args: &[String]) -> Result<()> {
         .any(|r| r.memory.is_some_and(|m| m.peak >= RSS_TARGET))
     {
         // Most of the server's peak is its own code; how much depends on the layout the
-        // hot-text script gives it, whose exact names go stale with any dependency change.
+        // hot-text order gives it, whose names go stale with any dependency change.
         eprintln!(
-            "note: a peak over the target may mean crates/skills-tool/link/skills-mcp-hot.ld \
+            "note: a peak over the target may mean crates/skills-tool/link/skills-mcp-hot.txt \
              is stale: run `cargo xtask hot-text` (docs/performance.md, \"MCP server\")"
         );
     }

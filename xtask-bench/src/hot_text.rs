@@ -1,5 +1,5 @@
 //! `cargo xtask hot-text [--skills N] [--corpus DIR]...`: writes
-//! `crates/skills-tool/link/skills-mcp-hot.ld`, the linker script that lays out the
+//! `crates/skills-tool/link/skills-mcp-hot.txt`, the symbol ordering file that lays out the
 //! functions `skills-mcp` runs in a session first in its text, so that they share as few
 //! pages as possible (docs/performance.md, "MCP server"; skills-tool's `build.rs` says
 //! when it is used).
@@ -9,16 +9,15 @@
 //! `bench mcp` and real skills (`--corpus DIR`, by default `../shared/corpus-large/antigravity`
 //! when it is there) under Valgrind's callgrind while a client makes the requests of a
 //! session (every list, every prompt, `get_skill` of each skill, the other tools once), and
-//! reads the functions that ran. The script names each one exactly (the names carry a hash of
-//! the build's settings and dependencies), then again without the hash of legacy-mangled
-//! names, so that after a dependency or profile change the same functions still come first,
-//! with the other instances of their generic code beside them. Run it again after such
-//! changes; `bench mcp` shows the peak resident memory it buys.
+//! reads the functions that ran. The file names each one exactly, as the linker looks it up
+//! (the names carry a hash of the build's settings and dependencies: those of both profiles
+//! are listed, and a name a build lacks is passed over). After a dependency or profile change
+//! the names go stale and the layout with them: run it again; `bench mcp` shows the peak
+//! resident memory it buys.
 //!
 //! Needs `valgrind` (Debian's package) on Linux x86_64.
 
 use std::collections::{HashMap, HashSet};
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -29,8 +28,8 @@ use crate::bench::mcp::{self, Server};
 use crate::bench::{flags, generate_tree, positive};
 use crate::{cargo, run_checked, target_dir, workspace_root};
 
-/// Where the script goes, from the workspace root.
-const SCRIPT: &str = "crates/skills-tool/link/skills-mcp-hot.ld";
+/// Where the ordering file goes, from the workspace root.
+const ORDER: &str = "crates/skills-tool/link/skills-mcp-hot.txt";
 
 pub(crate) fn run(args: &[String]) -> Result<()> {
     let mut skills = 1_000;
@@ -78,9 +77,9 @@ pub(crate) fn run(args: &[String]) -> Result<()> {
         exact.extend(common);
         exact.extend(all);
     }
-    let script = script(&exact);
-    let path = workspace_root().join(SCRIPT);
-    std::fs::write(&path, script).with_context(|| format!("cannot write {}", path.display()))?;
+    let order = order(&exact);
+    let path = workspace_root().join(ORDER);
+    std::fs::write(&path, order).with_context(|| format!("cannot write {}", path.display()))?;
     eprintln!("wrote {}", path.display());
     Ok(())
 }
@@ -257,41 +256,24 @@ fn is_symbol(name: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '$' | '.'))
 }
 
-/// The linker script: each function's own section by its exact name, then by its name
-/// without the hash, ahead of everything else in `.text`. LLVM names the section of a
-/// `#[cold]` function `.text.unlikely.<name>`.
-fn script(exact: &[String]) -> String {
+/// The symbol ordering file: each function's name once, in the order given, under a
+/// comment (`#`, which LLD's reader skips). The linker places the section that holds each
+/// symbol in that order ahead of the rest of its output section, whatever the section is
+/// called (LLVM names a `#[cold]` function's `.text.unlikely.<name>`).
+fn order(exact: &[String]) -> String {
     let mut out = String::from(
-        "/* Written by `cargo xtask hot-text`: do not edit. The functions skills-mcp runs in a\n   \
-         session, laid out first in its text (crates/skills-tool/build.rs says when this is\n   \
-         used; docs/performance.md, \"MCP server\", what it saves). */\nSECTIONS\n{\n  .text.hot : {\n",
+        "# Written by `cargo xtask hot-text`: do not edit. The functions skills-mcp runs in a\n\
+         # session, laid out first in its text (crates/skills-tool/build.rs says when this is\n\
+         # used; docs/performance.md, \"MCP server\", what it saves).\n",
     );
     let mut seen = HashSet::new();
     for name in exact {
-        if seen.insert(name.clone()) {
-            let _ = writeln!(out, "    *(.text.{name} .text.unlikely.{name})");
+        if seen.insert(name.as_str()) {
+            out.push_str(name);
+            out.push('\n');
         }
     }
-    for name in exact {
-        if let Some(pattern) = without_hash(name)
-            && seen.insert(pattern.clone())
-        {
-            let _ = writeln!(out, "    *(.text.{pattern} .text.unlikely.{pattern})");
-        }
-    }
-    out.push_str("  }\n}\nINSERT BEFORE .text;\n");
     out
-}
-
-/// A legacy-mangled name (`_ZN...17h<16 hex digits>E`) with its hash replaced by `*`.
-/// Names of the v0 scheme (`_R...`, the standard library's) carry their crates' hashes
-/// inside, with back-references that depend on their lengths, and change only with the
-/// toolchain: they are kept exact.
-fn without_hash(name: &str) -> Option<String> {
-    let body = name.strip_prefix("_ZN")?.strip_suffix('E')?;
-    let (path, hash) = body.rsplit_once("17h")?;
-    (hash.len() == 16 && hash.bytes().all(|b| b.is_ascii_hexdigit()))
-        .then(|| format!("_ZN{path}17h*"))
 }
 
 #[cfg(test)]
@@ -314,23 +296,22 @@ mod tests {
     }
 
     #[test]
-    fn the_script_names_exact_sections_then_hashless_patterns() {
-        let script = script(&[
+    fn the_order_names_each_symbol_once_in_order() {
+        let order = order(&[
             "_ZN3foo3bar17h0123456789abcdefE".to_string(),
             "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal".to_string(),
+            "_ZN3foo3bar17h0123456789abcdefE".to_string(),
             "_ZN3foo3bar17hfedcba9876543210E".to_string(),
         ]);
-        let lines: Vec<&str> = script.lines().filter(|l| l.contains("*(")).collect();
+        let lines: Vec<&str> = order.lines().filter(|l| !l.starts_with('#')).collect();
         assert_eq!(
             lines,
             [
-                "    *(.text._ZN3foo3bar17h0123456789abcdefE .text.unlikely._ZN3foo3bar17h0123456789abcdefE)",
-                "    *(.text._RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal .text.unlikely._RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal)",
-                "    *(.text._ZN3foo3bar17hfedcba9876543210E .text.unlikely._ZN3foo3bar17hfedcba9876543210E)",
-                "    *(.text._ZN3foo3bar17h* .text.unlikely._ZN3foo3bar17h*)",
+                "_ZN3foo3bar17h0123456789abcdefE",
+                "_RNvNtCsjrHSEGnQ3l9_3std2rt19lang_start_internal",
+                "_ZN3foo3bar17hfedcba9876543210E",
             ]
         );
-        assert!(script.trim_end().ends_with("INSERT BEFORE .text;"));
-        assert_eq!(without_hash("_ZN3foo3bar17hnothexnothexnothE"), None);
+        assert!(order.starts_with("# Written by `cargo xtask hot-text`"));
     }
 }

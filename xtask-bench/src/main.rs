@@ -4,7 +4,7 @@
 //! - `bench <name> [options]`: benchmarks of the release `skills` binary; `cargo xtask bench
 //!   help` lists them.
 //! - `fuzz-corpus [DIR]`: writes the seed corpora of the cargo-fuzz targets from `testdata/`.
-//! - `hot-text [--skills N] [--corpus DIR]...`: writes the linker script that lays out
+//! - `hot-text [--skills N] [--corpus DIR]...`: writes the symbol ordering file that lays out
 //!   `skills-mcp`'s hot code first (`hot_text.rs`).
 //!
 //! They live apart from `xtask` because they need skills-registry, skills-package and

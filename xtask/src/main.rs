@@ -12,7 +12,7 @@
 //! - `package-check [--offline]`: `cargo package` of every published crate, built together.
 //! - `bench <name> [options]`, `fuzz-corpus [DIR]` and `hot-text`: forwarded to the
 //!   `xtask-bench` binary, which links the library crates (benchmarks, fuzz seed corpora,
-//!   `skills-mcp`'s hot-text linker script).
+//!   `skills-mcp`'s hot-text symbol order).
 
 // xtask is a CLI: printing to stdout and stderr is its job.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
@@ -48,7 +48,7 @@ tasks:
   seed-templates DIR               render seed 000's Jinja templates with `skills prompt`
   fuzz-corpus [DIR]                seed corpora of the fuzz targets (default fuzz/corpus)
   hot-text [--skills N] [--corpus DIR]...
-                                   write crates/skills-tool/link/skills-mcp-hot.ld from
+                                   write crates/skills-tool/link/skills-mcp-hot.txt from
                                    the functions a served session runs (needs valgrind)
   public-api [--bless]             compare each library's public API with docs/public-api/
                                    (or rewrite the listings)

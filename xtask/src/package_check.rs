@@ -123,8 +123,8 @@ pub(crate) fn contents() -> Result<()> {
                 || (f.starts_with("tests/") && !f.contains("snapshots"))
                 // skills-registry's SQL, embedded at compile time by `sqlx::migrate!`.
                 || (f.starts_with("migrations/") && f.ends_with(".sql"))
-                // skills-tool's linker script for `skills-mcp` (its build.rs).
-                || (f.starts_with("link/") && f.ends_with(".ld"))
+                // skills-tool's symbol ordering file for `skills-mcp` (its build.rs).
+                || (f.starts_with("link/") && f.ends_with(".txt"))
                 || matches!(
                     *f,
                     "Cargo.toml"

@@ -1865,23 +1865,79 @@ fn skills_mcp_links_no_audit() {
     assert!(!holds(env!("CARGO_BIN_EXE_skills-mcp")));
 }
 
-/// `skills-mcp` is linked with `link/skills-mcp-hot.ld` where `build.rs` says so (x86_64
-/// Linux with glibc, rustc's own linker): its code starts with a `.text.hot` section, the
-/// functions a session runs, which keeps about 2 MB of its code from being resident
-/// (docs/performance.md, "MCP server"). A debug build gets 16 of the script's patterns
-/// without a hash (the whole of it would add a minute to each link), enough to make the
-/// section. Fails if `build.rs` stops passing the script or the linker ignores it.
+/// `skills-mcp` is linked with `link/skills-mcp-hot.txt` where `build.rs` says so (x86_64
+/// Linux with glibc, rustc's own linker): its code starts with the functions a session
+/// runs, which keeps about 2 MB of its code from being resident (docs/performance.md, "MCP
+/// server"). The names of our crates carry the hashes of the profile they were taken from,
+/// not a test build's, but the standard library's are the same in every profile, so a test
+/// build too starts its text with one the file names. Fails if `build.rs` stops passing the
+/// file or the linker ignores it.
 #[cfg(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64"))]
 #[test]
 fn skills_mcp_lays_out_its_hot_code_first() {
-    let has_section = |binary: &str| {
-        memchr::memmem::find(&std::fs::read(binary).unwrap(), b"\0.text.hot\0").is_some()
-    };
-    assert!(has_section(env!("CARGO_BIN_EXE_skills-mcp")));
+    let order = include_str!("../../link/skills-mcp-hot.txt");
+    let hot: std::collections::HashSet<&str> =
+        order.lines().filter(|l| !l.starts_with('#')).collect();
+    let first = |binary: &str| first_functions(&std::fs::read(binary).unwrap());
+    let server = first(env!("CARGO_BIN_EXE_skills-mcp"));
     assert!(
-        !has_section(env!("CARGO_BIN_EXE_skills")),
-        "the script is skills-mcp's alone"
+        server.iter().any(|f| hot.contains(f.as_str())),
+        "skills-mcp's text starts with {server:?}"
     );
+    let skills = first(env!("CARGO_BIN_EXE_skills"));
+    assert!(
+        !skills.is_empty() && !skills.iter().any(|f| hot.contains(f.as_str())),
+        "the order is skills-mcp's alone; skills starts with {skills:?}"
+    );
+}
+
+/// The functions of an ELF64 little-endian executable's symbol table at the start of its
+/// `.text` section.
+#[cfg(all(target_os = "linux", target_env = "gnu", target_arch = "x86_64"))]
+fn first_functions(elf: &[u8]) -> Vec<String> {
+    let int = |at: usize, len: usize| {
+        let bytes = &elf[at..at + len];
+        bytes
+            .iter()
+            .rev()
+            .fold(0usize, |n, &b| (n << 8) | usize::from(b))
+    };
+    let name = |table: usize, at: usize| {
+        let rest = &elf[table + at..];
+        let end = rest.iter().position(|&b| b == 0).unwrap();
+        String::from_utf8_lossy(&rest[..end]).into_owned()
+    };
+    // Section headers: name, type, address, file offset, size, link.
+    let (headers, entry, count, names) = (int(0x28, 8), int(0x3a, 2), int(0x3c, 2), int(0x3e, 2));
+    let section = |i: usize| {
+        let at = headers + i * entry;
+        let field = |offset, len| int(at + offset, len);
+        (
+            field(0, 4),
+            field(4, 4),
+            field(0x10, 8),
+            field(0x18, 8),
+            field(0x20, 8),
+            field(0x28, 4),
+        )
+    };
+    let names = section(names).3;
+    let text = (0..count)
+        .find(|&i| name(names, section(i).0) == ".text")
+        .expect("a .text section");
+    let text_start = section(text).2;
+    let symtab = (0..count)
+        .find(|&i| section(i).1 == 2)
+        .expect("a symbol table");
+    let (_, _, _, symbols, size, strings) = section(symtab);
+    let strings = section(strings).3;
+    (0..size / 24)
+        .map(|i| symbols + i * 24)
+        .filter(|&at| {
+            int(at + 4, 1) & 0xf == 2 && int(at + 6, 2) == text && int(at + 8, 8) == text_start
+        })
+        .map(|at| name(strings, int(at, 4)))
+        .collect()
 }
 
 /// Both binaries carry their relative relocations packed (`.relr.dyn`) where `build.rs`
