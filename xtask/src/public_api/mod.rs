@@ -38,6 +38,7 @@ pub(crate) const LIBRARIES: &[&str] = &[
     "skills-package",
     "skills-audit",
     "skills-add",
+    "skills-schema",
     "skills-lint",
     "skills-discovery",
     "skills-doctor",

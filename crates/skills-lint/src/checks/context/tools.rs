@@ -429,8 +429,8 @@ fn check_tool_fields(
     }
 }
 
-/// An MCP tool schema: a JSON Schema object whose root type is `object`, compiled with the
-/// `jsonschema` crate (which validates it against its meta-schema).
+/// An MCP tool schema: a JSON Schema object whose root type is `object` that compiles
+/// (`skills_schema::check`: its meta-schema, its patterns, its references).
 fn check_schema(text: &str, raw: &RawValue, key: &str, what: &str) -> Option<Finding> {
     const RULE: RuleId = RuleId::ToolSchemaInvalid;
     let span = Some(span_of(text, raw));
@@ -458,19 +458,17 @@ fn check_schema(text: &str, raw: &RawValue, key: &str, what: &str) -> Option<Fin
             .help("describe the arguments as the properties of one object"),
         );
     }
-    match schema_options().build(&schema) {
-        Ok(_) => None,
+    match skills_schema::check(&schema) {
+        Ok(()) => None,
         Err(e) => {
-            let at = e.instance_path().to_string();
-            let at = if at.is_empty() {
+            let at = if e.instance_path.is_empty() {
                 String::new()
             } else {
-                format!(" at `{at}`")
+                format!(" at `{}`", e.instance_path)
             };
             // A pattern that is valid ECMA-262 but over the size limit is reported as "not a
             // regex" too; the help says both.
-            let pattern = at.ends_with("/pattern`") || at.contains("/patternProperties/");
-            let help = if pattern {
+            let help = if e.is_pattern() {
                 "write a valid, smaller regular expression: each pattern must compile within 1 MiB, \
                  and counted repetitions such as `\\w{1,20000}` (above all inside look-arounds) exceed it"
             } else {
@@ -487,22 +485,6 @@ fn check_schema(text: &str, raw: &RawValue, key: &str, what: &str) -> Option<Fin
         }
     }
 }
-
-/// How schemas are compiled: the default pattern engine (ECMA-262 look-around needs
-/// fancy-regex), with the compiled size of each `pattern` bounded. Unbounded, a 388-byte
-/// `"(?<=\\w{1,20000})b"` took 3 s and 2 GB to compile, and any `tools.json` in a pull
-/// request or a downloaded archive is compiled by `lint`, `package` and `install`.
-fn schema_options() -> jsonschema::ValidationOptions<'static> {
-    jsonschema::options().with_pattern_options(
-        jsonschema::PatternOptions::fancy_regex()
-            .size_limit(PATTERN_SIZE_LIMIT)
-            .dfa_size_limit(PATTERN_SIZE_LIMIT),
-    )
-}
-
-/// Bytes a compiled `pattern` may take (the regex engine's own default is 10 MiB per regex,
-/// which a schema with many patterns multiplies).
-const PATTERN_SIZE_LIMIT: usize = 1 << 20;
 
 #[cfg(test)]
 mod tests {
