@@ -53,7 +53,23 @@ struct Checked {
 /// [`PackageError::UnsafeEntry`], [`PackageError::TooManyEntries`],
 /// [`PackageError::TooLarge`], [`PackageError::Layout`], and ZIP or I/O errors.
 pub fn unpack<R: Read + Seek>(
-    reader: R,
+    mut reader: R,
+    archive: &Path,
+    dest: &Path,
+    limits: &Limits,
+) -> Result<String, PackageError> {
+    unpack_from(&mut reader, archive, dest, limits)
+}
+
+/// A reader of an archive, behind one pointer type: the ZIP code under [`unpack`] and
+/// [`read`] is compiled once, here, not again in each crate and for each reader that calls
+/// them (a file, bytes in memory).
+trait Archive: Read + Seek {}
+
+impl<T: Read + Seek> Archive for T {}
+
+fn unpack_from(
+    reader: &mut dyn Archive,
     archive: &Path,
     dest: &Path,
     limits: &Limits,
@@ -194,7 +210,15 @@ pub struct ArchiveFile {
 ///
 /// As [`unpack`].
 pub fn read<R: Read + Seek>(
-    reader: R,
+    mut reader: R,
+    archive: &Path,
+    limits: &Limits,
+) -> Result<(String, Vec<ArchiveFile>), PackageError> {
+    read_from(&mut reader, archive, limits)
+}
+
+fn read_from(
+    reader: &mut dyn Archive,
     archive: &Path,
     limits: &Limits,
 ) -> Result<(String, Vec<ArchiveFile>), PackageError> {

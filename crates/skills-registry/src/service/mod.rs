@@ -8,7 +8,9 @@
 //! - `health`: the health of a skill, checked on demand and by the background loop;
 //! - `tokens`: API tokens and authentication (and OIDC, through `oidc.rs`);
 //! - `tools`: which tools a skill names that the registry's known MCP servers have;
-//! - `changes`: hearing what other processes on the same database changed.
+//! - `changes`: hearing what other processes on the same database changed;
+//! - `any`: the entry points a binary calls on the registry over [`AnyStore`](crate::AnyStore),
+//!   compiled in this crate.
 
 use std::sync::Arc;
 
@@ -19,6 +21,7 @@ use crate::model::SkillCard;
 use crate::store::{ListQuery, Store};
 
 mod access;
+mod any;
 mod changes;
 mod health;
 mod hosting;

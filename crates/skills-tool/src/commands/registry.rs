@@ -223,7 +223,7 @@ async fn sync(args: &RegistrySyncArgs, printer: &Printer) -> Result<ExitStatus, 
     let (store, _) = open(&args.db, &file).await?;
     let registry = Registry::new(store, config);
     let mut failed = false;
-    for report in registry.sync_peers().await {
+    for report in registry.sync_peers_boxed().await {
         let mut text = format!("{}: ", report.peer);
         match &report.error {
             Some(error) => {
@@ -336,7 +336,7 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
     let issuer = config.oidc.as_ref().map(|o| o.issuer.clone());
     let registry = Registry::new(store, config);
     if let Some(issuer) = issuer {
-        match registry.fetch_identity_provider_keys().await {
+        match registry.fetch_identity_provider_keys_boxed().await {
             Ok(keys) => printer.status(&format!(
                 "accepting OIDC tokens of {issuer} ({} signing key(s))\n",
                 keys.unwrap_or(0)
@@ -347,27 +347,22 @@ async fn serve(args: &RegistryServeArgs, printer: &Printer) -> Result<ExitStatus
     }
     // Stopped, and awaited, before the store closes (below).
     let (stop_watch, stopped) = tokio::sync::oneshot::channel::<()>();
-    let watch = tokio::spawn(std::sync::Arc::clone(&registry).run_change_watch(async {
+    let watch = registry.spawn_change_watch(async {
         let _ = stopped.await;
-    }));
+    });
     let sync_every = file
         .sync_interval_secs
         .unwrap_or(DEFAULT_SYNC_INTERVAL_SECS);
     if sync_every > 0 && !registry.config().peers.is_empty() {
         // Ends with the runtime, when serving has stopped.
-        tokio::spawn(
-            std::sync::Arc::clone(&registry).run_sync(std::time::Duration::from_secs(sync_every)),
-        );
+        registry.spawn_sync(std::time::Duration::from_secs(sync_every));
     }
     let interval = file
         .health_interval_secs
         .unwrap_or(DEFAULT_HEALTH_INTERVAL_SECS);
     if interval > 0 {
         // Ends with the runtime, when serving has stopped.
-        tokio::spawn(
-            std::sync::Arc::clone(&registry)
-                .run_health_checker(std::time::Duration::from_secs(interval)),
-        );
+        registry.spawn_health_checker(std::time::Duration::from_secs(interval));
     }
     let router =
         skills_registry::http::try_router_any(std::sync::Arc::clone(&registry)).map_err(|e| {
@@ -422,7 +417,7 @@ async fn token_create(args: &TokenCreateArgs, printer: &Printer) -> Result<ExitS
     let (store, _) = open(&args.db, &file).await?;
     let registry = Registry::new(store, RegistryConfig::default());
     let (token, record) = registry
-        .create_token(&args.user, args.groups.clone(), args.admin)
+        .create_token_boxed(&args.user, args.groups.clone(), args.admin)
         .await
         .map_err(|e| errors::plain(e.to_string(), "pass --user NAME"))?;
     registry.store().close().await;
