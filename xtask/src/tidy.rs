@@ -556,7 +556,7 @@ mod tests {
         let meta = metadata().unwrap();
         let graph = crate_graph(&meta);
         assert!(
-            graph.contains("skills-lint        → skills-core, skills-frontmatter\n"),
+            graph.contains("skills-lint        → skills-core, skills-frontmatter, skills-schema\n"),
             "{graph}"
         );
         // Crates come after what they depend on.
