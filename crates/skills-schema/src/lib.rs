@@ -16,7 +16,6 @@
 //! let bad = json!({"type": "object", "properties": {"q": {"type": "strin"}}});
 //! let error = skills_schema::check(&bad).unwrap_err();
 //! assert_eq!(error.instance_path, "/properties/q/type");
-//! # Ok::<(), skills_schema::SchemaError>(())
 //! ```
 //!
 //! Why a crate of its own: `jsonschema`'s compiler is generic over the JSON type, so the

@@ -4,8 +4,8 @@
 //! `Registry<S>`'s methods are generic over the store, and the body of an `async fn` is
 //! compiled in every crate that polls it: `skills registry serve` calling
 //! `run_change_watch`, `run_sync` or `sync_peers` directly compiled them again in
-//! `skills-tool`, and under them sqlx's PostgreSQL pool and connection (about a tenth of
-//! that crate's code, on the last and longest step of a build). Through these, the caller
+//! `skills-tool`, and under them sqlx's PostgreSQL pool and connection: a quarter of that
+//! crate's LLVM IR, on the last and longest step of a build. Through these, the caller
 //! compiles a call and a boxed future (docs/ARCHITECTURE.md, "Where async code is compiled").
 
 use std::future::Future;
@@ -20,7 +20,7 @@ use crate::error::RegistryError;
 use crate::federation::SyncReport;
 use crate::store::{AnyStore, TokenRecord};
 
-// Spelt out in the signatures' documentation: an alias of this module's own.
+// Private, so rustdoc shows the public signatures with the type written out.
 type Boxed<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
 impl Registry<AnyStore> {
