@@ -112,7 +112,7 @@ pub(crate) fn url(e: &UrlError) -> miette::Report {
             .get(offset..)
             .and_then(|s| s.chars().next())
             .map_or(1, char::len_utf8);
-        let (code, span) = Snippet::new(String::new(), e.input(), offset..offset + len, None);
+        let (code, span) = Snippet::new(String::new(), e.input(), offset..offset + len, None, None);
         d = d.with_label(miette::LabeledSpan::at(span, "here"));
         return miette::Report::new(d).with_source_code(code);
     }
@@ -134,7 +134,7 @@ pub(crate) fn config(e: ConfigError) -> miette::Report {
             let Some(span) = span else {
                 return miette::Report::new(d);
             };
-            let (code, span) = Snippet::new(name, &text, span, None);
+            let (code, span) = Snippet::new(name, &text, span, None, None);
             d = d.with_label(miette::LabeledSpan::at(span, "here"));
             miette::Report::new(d).with_source_code(code)
         }
@@ -156,7 +156,7 @@ pub(crate) fn config(e: ConfigError) -> miette::Report {
                     None => "`skills lint --rules` lists every rule id".to_string(),
                 },
             );
-            let (code, span) = Snippet::new(name, &text, span, None);
+            let (code, span) = Snippet::new(name, &text, span, None, None);
             d = d.with_label(miette::LabeledSpan::at(span, "not a rule"));
             miette::Report::new(d).with_source_code(code)
         }

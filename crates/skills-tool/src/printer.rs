@@ -33,6 +33,10 @@ pub(crate) struct Ui {
     pub(crate) color: bool,
     /// Width to wrap diagnostics and tables at.
     pub(crate) width: usize,
+    /// Whether `width` is the terminal's or `$COLUMNS`', not the default for a pipe: only
+    /// then are quoted source lines cut to fit it (a file or a CI log keeps them whole up to
+    /// a fixed length, for search and copy).
+    pub(crate) width_stated: bool,
     /// `-q`, `-v` or neither.
     pub(crate) verbosity: Verbosity,
 }
@@ -57,8 +61,10 @@ const DEFAULT_WIDTH: usize = 80;
 
 /// The one rule for the width of tables, diagnostics and help: the terminal stdout is
 /// (asked with `TIOCGWINSZ`, as `ls` and cargo ask theirs), else `$COLUMNS`, else 80.
-/// `tty` is the terminal's width, `None` when stdout is not one (or says 0).
-fn terminal_width(tty: Option<u16>, columns: Option<&str>) -> usize {
+/// `tty` is the terminal's width, `None` when stdout is not one (or says 0). The second
+/// value says whether the width was stated (by the terminal or `$COLUMNS`) rather than
+/// assumed.
+fn terminal_width(tty: Option<u16>, columns: Option<&str>) -> (usize, bool) {
     tty.map(usize::from)
         .filter(|w| *w > 0)
         .or_else(|| {
@@ -66,15 +72,20 @@ fn terminal_width(tty: Option<u16>, columns: Option<&str>) -> usize {
                 .and_then(|c| c.trim().parse::<usize>().ok())
                 .filter(|w| *w > 0)
         })
-        .map_or(DEFAULT_WIDTH, |w| w.max(MIN_WIDTH))
+        .map_or((DEFAULT_WIDTH, false), |w| (w.max(MIN_WIDTH), true))
 }
 
 /// The width to lay out for, read from the terminal and the environment now
-/// ([`terminal_width`]'s rule). The printer reads it once; `--help`, drawn by clap before
-/// there is a printer, reads it too.
-pub(crate) fn width() -> usize {
+/// ([`terminal_width`]'s rule), and whether it was stated. The printer reads it once;
+/// `--help`, drawn by clap before there is a printer, reads it too.
+fn stated_width() -> (usize, bool) {
     let tty = terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| w.0);
     terminal_width(tty, std::env::var("COLUMNS").ok().as_deref())
+}
+
+/// The width to lay out for ([`terminal_width`]'s rule).
+pub(crate) fn width() -> usize {
+    stated_width().0
 }
 
 /// Writes a command's output (stdout) and its messages (stderr).
@@ -90,10 +101,12 @@ impl Printer {
         let tty = std::io::stdout().is_terminal();
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         let color = color.unwrap_or(tty && !no_color);
+        let (width, width_stated) = stated_width();
         Self {
             ui: Ui {
                 color,
-                width: width(),
+                width,
+                width_stated,
                 verbosity,
             },
         }
@@ -164,18 +177,18 @@ mod tests {
     #[test]
     fn one_rule_for_the_terminal_width() {
         // The terminal first: an exported $COLUMNS left over from another size loses.
-        assert_eq!(terminal_width(Some(60), Some("100")), 60);
-        assert_eq!(terminal_width(Some(160), None), 160);
+        assert_eq!(terminal_width(Some(60), Some("100")), (60, true));
+        assert_eq!(terminal_width(Some(160), None), (160, true));
         // A terminal that does not know its size (0) is no answer.
-        assert_eq!(terminal_width(Some(0), Some("120")), 120);
+        assert_eq!(terminal_width(Some(0), Some("120")), (120, true));
         // Not a terminal: $COLUMNS, then 80.
-        assert_eq!(terminal_width(None, Some("120")), 120);
-        assert_eq!(terminal_width(None, Some(" 80 ")), 80);
-        assert_eq!(terminal_width(None, None), 80);
-        assert_eq!(terminal_width(None, Some("wide")), 80);
-        assert_eq!(terminal_width(None, Some("0")), 80);
+        assert_eq!(terminal_width(None, Some("120")), (120, true));
+        assert_eq!(terminal_width(None, Some(" 80 ")), (80, true));
+        assert_eq!(terminal_width(None, None), (80, false));
+        assert_eq!(terminal_width(None, Some("wide")), (80, false));
+        assert_eq!(terminal_width(None, Some("0")), (80, false));
         // Narrower than 20 columns is laid out for 20.
-        assert_eq!(terminal_width(None, Some("12")), 20);
-        assert_eq!(terminal_width(Some(8), None), 20);
+        assert_eq!(terminal_width(None, Some("12")), (20, true));
+        assert_eq!(terminal_width(Some(8), None), (20, true));
     }
 }

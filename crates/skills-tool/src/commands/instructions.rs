@@ -81,7 +81,8 @@ fn update(file: &Path, guide: &str, catalog: Option<&str>) -> Result<bool, miett
     }
     let updated = skills_export::update_blocks(&existing, &updates).map_err(|e| {
         let name = render::path_str(file);
-        let (code, span) = render::snippet::Snippet::new(name, &existing, e.span.clone(), Some(1));
+        let (code, span) =
+            render::snippet::Snippet::new(name, &existing, e.span.clone(), Some(1), None);
         let message = format!("{}: {e}; nothing was written", file.display());
         miette::Report::new(
             miette::MietteDiagnostic::new(message)

@@ -113,7 +113,8 @@ impl Finding {
     }
 }
 
-fn finding(d: &Diagnostic) -> Finding {
+/// `fit`: the terminal's width, when the source window must fit it ([`Ui::width_stated`]).
+fn finding(d: &Diagnostic, fit: Option<usize>) -> Finding {
     let severity = match d.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
@@ -136,7 +137,7 @@ fn finding(d: &Diagnostic) -> Finding {
     match spanned {
         Some((span, source)) => {
             let column = d.start.map(|p| p.column);
-            let (code, span) = super::snippet::Snippet::new(path, &source, span, column);
+            let (code, span) = super::snippet::Snippet::new(path, &source, span, column, fit);
             Finding {
                 inner: inner.with_label(LabeledSpan::at(span, d.rule.rule().label)),
                 code: Some(code),
@@ -266,7 +267,7 @@ fn draw(pens: &Pens, diagnostics: &[Diagnostic]) -> Drawn {
             continue;
         }
         let fits = fits(d);
-        let finding = finding(d);
+        let finding = finding(d, ui.width_stated.then_some(ui.width));
         let look = graphical::Look {
             theme,
             width: ui.width,
@@ -325,7 +326,7 @@ mod tests {
         label: &'a str,
     }
 
-    fn finding_of(case: &Case<'_>) -> Finding {
+    fn finding_of(case: &Case<'_>, fit: Option<usize>) -> Finding {
         let severity = if case.error {
             miette::Severity::Error
         } else {
@@ -340,6 +341,7 @@ mod tests {
             case.source,
             case.span.clone(),
             None,
+            fit,
         );
         Finding {
             inner: inner.with_label(LabeledSpan::at(span, case.label)),
@@ -349,7 +351,7 @@ mod tests {
 
     /// The finding drawn directly (`None` when left to miette) and drawn by miette.
     fn both(case: &Case<'_>, color: bool, width: usize, wrap: bool) -> (Option<String>, String) {
-        both_of(&finding_of(case), color, width, wrap)
+        both_of(&finding_of(case, None), color, width, wrap)
     }
 
     fn both_of(
@@ -361,6 +363,7 @@ mod tests {
         let ui = Ui {
             color,
             width,
+            width_stated: true,
             verbosity: Verbosity::Normal,
         };
         let theme = theme(ui);
@@ -530,6 +533,24 @@ mod tests {
             let (direct, by_miette) = both(&case, color, width, wrap);
             if let Some(direct) = direct {
                 prop_assert_eq!(direct, by_miette);
+            }
+            // The window cut to fit the width: drawn alike, and each quoted line fits.
+            let fitted = finding_of(&case, Some(width));
+            let (direct, by_miette) = both_of(&fitted, color, width, wrap);
+            if let Some(direct) = direct {
+                prop_assert_eq!(&direct, &by_miette);
+            }
+            if width >= 40 && !color {
+                // The quoted lines: a line number, then the gutter.
+                let quoted = |l: &&str| {
+                    l.trim_start().starts_with(|c: char| c.is_ascii_digit()) && l.contains(" │ ")
+                };
+                for line in by_miette.lines().filter(quoted) {
+                    prop_assert!(
+                        unicode_width::UnicodeWidthStr::width(line) <= width,
+                        "{} columns: {}", width, line
+                    );
+                }
             }
         }
     }

@@ -11,12 +11,17 @@ use std::ops::Range;
 
 use miette::{MietteError, MietteSpanContents, SourceCode, SourceSpan, SpanContents};
 
-/// Lines longer than this many characters are cut.
+/// Lines longer than this many characters are cut, when the width of the screen is not
+/// known (a pipe, a file).
 const MAX_LINE: usize = 160;
 /// How many characters of a cut line are shown.
 const SHOWN: usize = 120;
 /// How many of them come before the span's start.
 const LEAD: usize = 40;
+/// The fewest columns of a line shown on a narrow terminal.
+const MIN_SHOWN: usize = 10;
+/// Columns a tab takes (miette's default tab width).
+const TAB: usize = 4;
 /// A span over more lines than this is shortened to its first line.
 const MAX_SPAN_LINES: usize = 12;
 /// Lines shown before and after the span (miette's default context).
@@ -55,12 +60,16 @@ pub(crate) struct Snippet {
 impl Snippet {
     /// The window of `source` around `span`, named `name`, and the span within it.
     /// `column` is the span start's 1-based character column when the caller knows it.
-    /// Characters that could take over a terminal are masked first (`?`, same length).
+    /// `fit` is the width of the terminal the window is drawn on, when known: each line is
+    /// then cut to fit beside miette's gutter, in display columns; otherwise a line is cut
+    /// only past [`MAX_LINE`] characters. Characters that could take over a terminal are
+    /// masked first (`?`, same length).
     pub(crate) fn new(
         name: String,
         source: &str,
         span: Range<usize>,
         column: Option<usize>,
+        fit: Option<usize>,
     ) -> (Self, SourceSpan) {
         let len = source.len();
         let mut start = floor_char(source, span.start.min(len));
@@ -122,19 +131,38 @@ impl Snippet {
             },
             |c| c.saturating_sub(1),
         );
-        let from = start_col_chars.saturating_sub(LEAD);
+        let window = match fit {
+            Some(width) => {
+                // miette's gutter: a space, the widest line number, ` │ `; a span over
+                // several lines adds its bracket (`╭─▶ `).
+                let last_line = first_line_no + span_lines.len() + CONTEXT;
+                let mut gutter = digits(last_line) + 4;
+                if span_lines.len() > 1 {
+                    gutter += 4;
+                }
+                Window::columns(width.saturating_sub(gutter))
+            }
+            None => Window::CHARACTERS,
+        };
+        let lead_in = match fit {
+            Some(_) => source
+                .get(line_start..start)
+                .map_or(0, |s| s.chars().map(window.measure).sum::<usize>()),
+            None => start_col_chars,
+        };
+        let from = lead_in.saturating_sub(window.lead);
 
         // Room for every line whole, or cut with its two ellipses, and its line ending.
         let room = starts
             .iter()
-            .map(|&s| (line_end(bytes, s) - s).min(SHOWN * 4) + 2 * ELLIPSIS.len() + 2)
+            .map(|&s| (line_end(bytes, s) - s).min(window.shown * 4) + 2 * ELLIPSIS.len() + 2)
             .sum();
         let mut text = String::with_capacity(room);
         let mut lines = Vec::with_capacity(starts.len());
         for &s in &starts {
             let e = line_end(bytes, s);
             let body = source.get(s..e).unwrap_or_default();
-            let (cut, shown) = cut_line(body, from);
+            let (cut, shown) = window.cut(body, from);
             let prefix = if cut > 0 { ELLIPSIS.len() } else { 0 };
             lines.push(Line {
                 orig_start: s,
@@ -225,26 +253,95 @@ fn line_end(bytes: &[u8], start: usize) -> usize {
     }
 }
 
-/// The byte offset and length of the part of `line` to show: all of it when short, else
-/// `SHOWN` characters from character `from` (or from the start, when the line ends first).
-fn cut_line(line: &str, from: usize) -> (usize, usize) {
-    if line.len() <= MAX_LINE || line.chars().nth(MAX_LINE).is_none() {
-        return (0, line.len());
-    }
-    let mut indices = line
-        .char_indices()
-        .map(|(i, _)| i)
-        .chain(std::iter::once(line.len()));
-    let Some(cut) = indices.nth(from) else {
-        return (0, nth_byte(line, SHOWN));
-    };
-    let end = line.get(cut..).map_or(0, |rest| nth_byte(rest, SHOWN));
-    (cut, end)
+/// How long lines are cut: past `max` of a measure (characters, or columns on a screen),
+/// to `shown` of it, `lead` of them before the span's start.
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    max: usize,
+    shown: usize,
+    lead: usize,
+    measure: fn(char) -> usize,
 }
 
-/// The byte length of the first `n` characters of `s` (all of it when shorter).
-fn nth_byte(s: &str, n: usize) -> usize {
-    s.char_indices().nth(n).map_or(s.len(), |(i, _)| i)
+impl Window {
+    /// For a pipe or a file: characters, each counted once.
+    const CHARACTERS: Self = Self {
+        max: MAX_LINE,
+        shown: SHOWN,
+        lead: LEAD,
+        measure: |_| 1,
+    };
+
+    /// For `room` columns of a screen: a line that fits is whole, a longer one shows what
+    /// fits between its two ellipses.
+    fn columns(room: usize) -> Self {
+        let shown = room.saturating_sub(2).clamp(MIN_SHOWN, SHOWN);
+        Self {
+            max: room.clamp(MIN_SHOWN, MAX_LINE),
+            shown,
+            lead: LEAD.min(shown / 3),
+            measure: columns,
+        }
+    }
+
+    /// The byte offset and length of the part of `line` to show: all of it when it is at
+    /// most `max` long, else `shown` of it from `from` on (or from the start, when the line
+    /// ends first).
+    fn cut(&self, line: &str, from: usize) -> (usize, usize) {
+        let mut long = 0;
+        if line.len() <= self.max
+            || line.chars().all(|c| {
+                long += (self.measure)(c);
+                long <= self.max
+            })
+        {
+            return (0, line.len());
+        }
+        let mut at = 0;
+        let cut = line
+            .char_indices()
+            .map(|(i, _)| i)
+            .chain(std::iter::once(line.len()))
+            .zip(line.chars().map(Some).chain(std::iter::once(None)))
+            .find_map(|(i, c)| {
+                if at >= from {
+                    return Some(i);
+                }
+                at += c.map_or(0, self.measure);
+                None
+            });
+        let Some(cut) = cut else {
+            return (0, self.take(line));
+        };
+        (cut, line.get(cut..).map_or(0, |rest| self.take(rest)))
+    }
+
+    /// The byte length of the longest start of `s` at most `shown` long.
+    fn take(&self, s: &str) -> usize {
+        let mut used = 0;
+        for (i, c) in s.char_indices() {
+            used += (self.measure)(c);
+            if used > self.shown {
+                return i;
+            }
+        }
+        s.len()
+    }
+}
+
+/// The columns `c` takes on a terminal once drawn: a tab as miette expands it, a control
+/// character as the `?` that masks it.
+fn columns(c: char) -> usize {
+    match c {
+        '\t' => TAB,
+        c if c.is_control() => 1,
+        c => unicode_width::UnicodeWidthChar::width(c).unwrap_or(1),
+    }
+}
+
+/// How many decimal digits `n` is written with.
+fn digits(n: usize) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 fn floor_char(s: &str, mut i: usize) -> usize {
@@ -292,7 +389,7 @@ mod tests {
     use super::*;
 
     fn render(name: &str, source: &str, span: Range<usize>) -> String {
-        let (code, span) = Snippet::new(name.into(), source, span, None);
+        let (code, span) = Snippet::new(name.into(), source, span, None, None);
         let diag =
             miette::MietteDiagnostic::new("m").with_label(miette::LabeledSpan::at(span, "here"));
         let report = miette::Report::new(diag).with_source_code(code);
@@ -307,7 +404,7 @@ mod tests {
     #[test]
     fn short_files_render_as_before() {
         let source = "a: 1\nb: 2\nc: 3\nd: 4\n";
-        let (code, span) = Snippet::new("f".into(), source, 10..14, None);
+        let (code, span) = Snippet::new("f".into(), source, 10..14, None, None);
         // One line of context each side, as miette shows; the span moves with the window.
         assert_eq!(code.text, "b: 2\nc: 3\nd: 4\n");
         assert_eq!((span.offset(), span.len()), (5, 4));
@@ -340,14 +437,14 @@ mod tests {
         assert!(out.contains("[SKILL.md:1:1001]"), "{out}");
         assert!(out.contains("[x](missing.md)"), "{out}");
         // A span that starts inside a character is moved to its start, never split.
-        let (code, span) = Snippet::new("f".into(), &line, 1..3, None);
+        let (code, span) = Snippet::new("f".into(), &line, 1..3, None, None);
         assert!(code.text.is_char_boundary(span.offset()));
     }
 
     #[test]
     fn a_span_over_many_lines_is_shortened_to_its_first() {
         let source: String = (0..100).map(|i| format!("line {i}\n")).collect();
-        let (code, span) = Snippet::new("f".into(), &source, 7..source.len() - 1, None);
+        let (code, span) = Snippet::new("f".into(), &source, 7..source.len() - 1, None, None);
         assert_eq!(code.text.lines().count(), 3);
         assert_eq!(
             code.text.get(span.offset()..span.offset() + span.len()),
@@ -364,7 +461,7 @@ mod tests {
             ("a\n", 2..2),
             ("a\r\nb", 1..4),
         ] {
-            let (code, span) = Snippet::new("f".into(), source, span, None);
+            let (code, span) = Snippet::new("f".into(), source, span, None, None);
             assert!(span.offset() + span.len() <= code.text.len());
             let _ = render("f", source, span.offset()..span.offset() + span.len());
         }

@@ -826,7 +826,7 @@ fn a_finding_past_column_65535_renders_a_window_of_its_line() {
         run.stdout
     );
     assert!(
-        run.stdout.contains("… word word") && run.stdout.contains("[x](missing.md)"),
+        run.stdout.contains("│ …") && run.stdout.contains("[x](missing.md)"),
         "{}",
         run.stdout
     );

@@ -24,8 +24,8 @@
 //! - `registry_instances`: several `skills registry serve` on one PostgreSQL database, and
 //!   other processes writing a served SQLite file: what one writes, the others see at once.
 //! - `schemas`: every `--format json` output against its JSON Schema in `docs/schemas/`.
-//! - `terminal` (Unix): `list` and `--help` with stdout on a pseudo-terminal of 60, 100
-//!   and 160 columns: the terminal's size wins over `$COLUMNS`.
+//! - `terminal` (Unix): `list`, `lint` and `--help` with stdout on a pseudo-terminal of 60,
+//!   100 and 160 columns: the terminal's size wins over `$COLUMNS`.
 //! - `fit`: `--version`, `-q`/`-v`, completions, man pages, the pre-commit hook and the
 //!   GitHub Action.
 //! - `adversarial`: hostile inputs (huge, binary, FIFO, symlink loops, Unicode oddities...)

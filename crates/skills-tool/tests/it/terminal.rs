@@ -203,6 +203,51 @@ fn help_fits_the_terminal() {
     }
 }
 
+/// A quoted source line is cut to the terminal beside miette's gutter, in display columns
+/// (wide characters take two, a tab four): at 60 columns a long line used to be drawn 120
+/// characters wide, and every quoted line and its underline wrapped. A pipe without
+/// `$COLUMNS` keeps lines whole up to 160 characters, for search and copy.
+#[test]
+fn lint_quotes_source_lines_that_fit_the_terminal() {
+    let p = Project::new();
+    let skill = p.dir.join(".agents/skills/long-lines");
+    std::fs::create_dir_all(&skill).unwrap();
+    let wide = "表とテキストを抽出する。\tthen a word or two ".repeat(12);
+    let body = format!("# Long lines\n\n{wide}[the form](missing.md) and after it {wide}\n");
+    std::fs::write(
+        skill.join("SKILL.md"),
+        format!("---\nname: long-lines\ndescription: Lines wider than any terminal. Use when testing.\n---\n{body}"),
+    )
+    .unwrap();
+    let args = ["lint", "--no-config", ".agents/skills/long-lines"];
+    for columns in [60, 100] {
+        for env in [&[][..], &[("NO_COLOR", "1")][..]] {
+            let (screen, _) = p.in_terminal(columns, &args, env);
+            let plain = strip_ansi(&screen);
+            assert!(plain.contains("[the form](missing.md)"), "{plain}");
+            assert!(plain.contains('…'), "{plain}");
+            assert_fits(&plain, columns);
+            assert_eq!(plain, p.piped(columns, &args), "{columns} columns, {env:?}");
+        }
+    }
+    // A pipe: no width stated, the line shown as before (120 characters of it, cut).
+    let output = assert_cmd::cargo::cargo_bin_cmd!("skills")
+        .current_dir(&p.dir)
+        .args(args)
+        .env("HOME", &p.home)
+        .env("NO_COLOR", "1")
+        .env_remove("SKILLS_PATH")
+        .env_remove("COLUMNS")
+        .output()
+        .unwrap();
+    let piped = String::from_utf8(output.stdout).unwrap();
+    let quoted = piped
+        .lines()
+        .find(|l| l.contains("[the form](missing.md)"))
+        .unwrap_or_else(|| panic!("{piped}"));
+    assert!(quoted.chars().count() > 120, "{piped}");
+}
+
 /// `text` without its ANSI escape sequences (`ESC [ ... letter`).
 fn strip_ansi(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
