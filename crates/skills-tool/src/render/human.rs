@@ -469,6 +469,8 @@ mod tests {
     /// lines long enough to be cut.
     fn source_text() -> impl Strategy<Value = String> {
         let long_line: &'static str = "x".repeat(170).leak();
+        // Short in bytes, wide on a screen.
+        let tabs: &'static str = "\t".repeat(45).leak();
         text_of(
             vec![
                 "a",
@@ -486,6 +488,7 @@ mod tests {
                 "\u{200b}",
                 "\u{1b}[31m",
                 long_line,
+                tabs,
             ],
             40,
         )

@@ -289,7 +289,8 @@ impl Window {
     /// ends first).
     fn cut(&self, line: &str, from: usize) -> (usize, usize) {
         let mut long = 0;
-        if line.len() <= self.max
+        // No character is wider than its UTF-8 bytes but a tab.
+        if (line.len() <= self.max && memchr::memchr(b'\t', line.as_bytes()).is_none())
             || line.chars().all(|c| {
                 long += (self.measure)(c);
                 long <= self.max
