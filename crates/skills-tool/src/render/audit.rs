@@ -129,7 +129,16 @@ pub(crate) fn human(audited: &[Audited], summary: &Summary, ui: Ui) -> String {
             );
             out.push_str(&wrap(&one_line(&f.message), ui.width, "  "));
             if !f.evidence.is_empty() {
-                let _ = writeln!(out, "  │ {}", one_line(&f.evidence));
+                let evidence = one_line(&f.evidence);
+                // At a terminal (or with `$COLUMNS`) the quoted text (one line, at most 200
+                // characters, tabs made spaces by the audit) is cut to fit beside its bar; a
+                // pipe keeps it whole, for search.
+                let evidence = if ui.width_stated {
+                    super::cells::cut_end(&evidence, ui.width.saturating_sub(4)).into_owned()
+                } else {
+                    evidence
+                };
+                let _ = writeln!(out, "  │ {evidence}");
             }
             out.push_str(&wrap(&format!("why: {}", rule.rationale), ui.width, "  "));
             out.push_str(&wrap(&format!("fix: {}", rule.fix), ui.width, "  "));
