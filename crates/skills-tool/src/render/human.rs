@@ -113,8 +113,8 @@ impl Finding {
     }
 }
 
-/// `fit`: the terminal's width, when the source window must fit it ([`Ui::width_stated`]).
-fn finding(d: &Diagnostic, fit: Option<usize>) -> Finding {
+/// `width`: the terminal's, when the source window must fit it ([`Ui::width_stated`]).
+fn finding(d: &Diagnostic, width: Option<usize>) -> Finding {
     let severity = match d.severity {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
@@ -137,9 +137,14 @@ fn finding(d: &Diagnostic, fit: Option<usize>) -> Finding {
     match spanned {
         Some((span, source)) => {
             let column = d.start.map(|p| p.column);
+            let label = d.rule.rule().label;
+            let fit = width.map(|width| super::snippet::Fit {
+                width,
+                label: unicode_width::UnicodeWidthStr::width(label),
+            });
             let (code, span) = super::snippet::Snippet::new(path, &source, span, column, fit);
             Finding {
-                inner: inner.with_label(LabeledSpan::at(span, d.rule.rule().label)),
+                inner: inner.with_label(LabeledSpan::at(span, label)),
                 code: Some(code),
             }
         }
@@ -326,7 +331,7 @@ mod tests {
         label: &'a str,
     }
 
-    fn finding_of(case: &Case<'_>, fit: Option<usize>) -> Finding {
+    fn finding_of(case: &Case<'_>, width: Option<usize>) -> Finding {
         let severity = if case.error {
             miette::Severity::Error
         } else {
@@ -341,7 +346,10 @@ mod tests {
             case.source,
             case.span.clone(),
             None,
-            fit,
+            width.map(|width| super::super::snippet::Fit {
+                width,
+                label: unicode_width::UnicodeWidthStr::width(case.label),
+            }),
         );
         Finding {
             inner: inner.with_label(LabeledSpan::at(span, case.label)),

@@ -27,6 +27,8 @@ const MAX_SPAN_LINES: usize = 12;
 /// Lines shown before and after the span (miette's default context).
 const CONTEXT: usize = 1;
 const ELLIPSIS: &str = "…";
+/// Columns the ellipsis takes on a screen.
+const ELLIPSIS_COLUMNS: usize = 1;
 
 /// One line of the window: where it came from and how it was cut.
 #[derive(Debug, Clone, Copy)]
@@ -60,16 +62,17 @@ pub(crate) struct Snippet {
 impl Snippet {
     /// The window of `source` around `span`, named `name`, and the span within it.
     /// `column` is the span start's 1-based character column when the caller knows it.
-    /// `fit` is the width of the terminal the window is drawn on, when known: each line is
-    /// then cut to fit beside miette's gutter, in display columns; otherwise a line is cut
-    /// only past [`MAX_LINE`] characters. Characters that could take over a terminal are
+    /// `fit` is the terminal the window is drawn on, when its width is known: each line is
+    /// then cut to fit beside miette's gutter, in display columns, and a cut line starts
+    /// close enough to the span for the label to fit beside its underline; otherwise a line
+    /// is cut only past [`MAX_LINE`] characters. Characters that could take over a terminal are
     /// masked first (`?`, same length).
     pub(crate) fn new(
         name: String,
         source: &str,
         span: Range<usize>,
         column: Option<usize>,
-        fit: Option<usize>,
+        fit: Option<Fit>,
     ) -> (Self, SourceSpan) {
         let len = source.len();
         let mut start = floor_char(source, span.start.min(len));
@@ -132,7 +135,7 @@ impl Snippet {
             |c| c.saturating_sub(1),
         );
         let window = match fit {
-            Some(width) => {
+            Some(Fit { width, label }) => {
                 // miette's gutter: a space, the widest line number, ` │ `; a span over
                 // several lines adds its bracket (`╭─▶ `).
                 let last_line = first_line_no + span_lines.len() + CONTEXT;
@@ -140,7 +143,23 @@ impl Snippet {
                 if span_lines.len() > 1 {
                     gutter += 4;
                 }
-                Window::columns(width.saturating_sub(gutter))
+                let room = width.saturating_sub(gutter);
+                let mut window = Window::columns(room);
+                // The label goes after `╰── ` at the middle of the underline: start a cut
+                // line close enough to the span for it to fit (it cannot when it is wider
+                // than about half the room).
+                let span_cols = source
+                    .get(start..end.min(line_end(bytes, line_start)))
+                    .map_or(0, |s| s.chars().map(window.measure).sum::<usize>())
+                    .max(1);
+                let label_end = |lead: usize| {
+                    let underline = span_cols.min(window.shown.saturating_sub(lead));
+                    ELLIPSIS_COLUMNS + lead + underline / 2 + 4 + label
+                };
+                while window.lead > 0 && label_end(window.lead) > room {
+                    window.lead -= 1;
+                }
+                window
             }
             None => Window::CHARACTERS,
         };
@@ -251,6 +270,14 @@ fn line_end(bytes: &[u8], start: usize) -> usize {
     } else {
         e
     }
+}
+
+/// The terminal a window is drawn on: its width and the width of the label drawn under the
+/// span (`╰── label`, at the middle of the underline).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fit {
+    pub(crate) width: usize,
+    pub(crate) label: usize,
 }
 
 /// How long lines are cut: past `max` of a measure (characters, or columns on a screen),
@@ -440,6 +467,38 @@ mod tests {
         // A span that starts inside a character is moved to its start, never split.
         let (code, span) = Snippet::new("f".into(), &line, 1..3, None, None);
         assert!(code.text.is_char_boundary(span.offset()));
+    }
+
+    #[test]
+    fn on_a_narrow_terminal_the_line_and_the_label_fit() {
+        // A link far into a long line, its label under the middle of its underline.
+        let line = "words before it ".repeat(20)
+            + "[code-reviewer.md](../requesting-code-review/code-reviewer.md)"
+            + &" and after".repeat(20);
+        let at = line.find('[').unwrap();
+        let label = "outside the skill";
+        // (Under about twice the label's width the underline's middle is too far right
+        // whatever the window: a 40-column terminal wraps this label.)
+        for width in [60, 80, 100] {
+            let fit = Fit {
+                width,
+                label: label.len(),
+            };
+            let (code, span) = Snippet::new("f".into(), &line, at..at + 62, None, Some(fit));
+            let diag =
+                miette::MietteDiagnostic::new("m").with_label(miette::LabeledSpan::at(span, label));
+            let report = miette::Report::new(diag).with_source_code(code);
+            let mut out = String::new();
+            miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+                .with_width(width)
+                .render_report(&mut out, report.as_ref())
+                .unwrap();
+            for l in out.lines().filter(|l| l.contains('│') || l.contains('·')) {
+                let w = unicode_width::UnicodeWidthStr::width(l);
+                assert!(w <= width, "{width} columns: {w} in\n{out}");
+            }
+            assert!(out.contains(label), "{out}");
+        }
     }
 
     #[test]
