@@ -120,6 +120,20 @@ impl Project {
         )
     }
 
+    /// `skills ARGS` with stdout a pipe, no `COLUMNS` and no colour: no width stated.
+    fn piped_without_columns(&self, args: &[&str]) -> String {
+        let output = assert_cmd::cargo::cargo_bin_cmd!("skills")
+            .current_dir(&self.dir)
+            .args(args)
+            .env("HOME", &self.home)
+            .env("NO_COLOR", "1")
+            .env_remove("SKILLS_PATH")
+            .env_remove("COLUMNS")
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout).unwrap()
+    }
+
     /// `skills ARGS` with stdout a pipe and `COLUMNS` set, as the other tests run it.
     fn piped(&self, columns: u16, args: &[&str]) -> String {
         let output = assert_cmd::cargo::cargo_bin_cmd!("skills")
@@ -231,16 +245,7 @@ fn lint_quotes_source_lines_that_fit_the_terminal() {
         }
     }
     // A pipe: no width stated, the line shown as before (120 characters of it, cut).
-    let output = assert_cmd::cargo::cargo_bin_cmd!("skills")
-        .current_dir(&p.dir)
-        .args(args)
-        .env("HOME", &p.home)
-        .env("NO_COLOR", "1")
-        .env_remove("SKILLS_PATH")
-        .env_remove("COLUMNS")
-        .output()
-        .unwrap();
-    let piped = String::from_utf8(output.stdout).unwrap();
+    let piped = p.piped_without_columns(&args);
     let quoted = piped
         .lines()
         .find(|l| l.contains("[the form](missing.md)"))
@@ -275,16 +280,7 @@ fn audit_quotes_evidence_that_fits_the_terminal() {
         assert!(quoted.width() <= usize::from(columns), "{screen}");
         assert_eq!(screen, p.piped(columns, &args), "{columns} columns");
     }
-    let output = assert_cmd::cargo::cargo_bin_cmd!("skills")
-        .current_dir(&p.dir)
-        .args(args)
-        .env("HOME", &p.home)
-        .env("NO_COLOR", "1")
-        .env_remove("SKILLS_PATH")
-        .env_remove("COLUMNS")
-        .output()
-        .unwrap();
-    let piped = String::from_utf8(output.stdout).unwrap();
+    let piped = p.piped_without_columns(&args);
     assert!(piped.contains(&format!("  │ {command}")), "{piped}");
 }
 
