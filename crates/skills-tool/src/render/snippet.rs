@@ -134,7 +134,7 @@ impl Snippet {
             },
             |c| c.saturating_sub(1),
         );
-        let window = match fit {
+        let (window, lead_in) = match fit {
             Some(Fit { width, label }) => {
                 // miette's gutter: a space, the widest line number, ` │ `; a span over
                 // several lines adds its bracket (`╭─▶ `).
@@ -145,13 +145,25 @@ impl Snippet {
                 }
                 let room = width.saturating_sub(gutter);
                 let mut window = Window::columns(room);
+                let lead_in = source
+                    .get(line_start..start)
+                    .map_or(0, |s| s.chars().map(window.measure).sum::<usize>());
                 // The label goes after `╰── ` at the middle of the underline: start a cut
                 // line close enough to the span for it to fit (it cannot when it is wider
-                // than about half the room).
-                let span_cols = source
+                // than about half the room). The span's width is counted up to what the
+                // window can show: a span may be a whole long line.
+                let mut span_cols = 0;
+                for c in source
                     .get(start..end.min(line_end(bytes, line_start)))
-                    .map_or(0, |s| s.chars().map(window.measure).sum::<usize>())
-                    .max(1);
+                    .unwrap_or_default()
+                    .chars()
+                {
+                    span_cols += (window.measure)(c);
+                    if span_cols > window.shown {
+                        break;
+                    }
+                }
+                let span_cols = span_cols.max(1);
                 let label_end = |lead: usize| {
                     let underline = span_cols.min(window.shown.saturating_sub(lead));
                     ELLIPSIS_COLUMNS + lead + underline / 2 + 4 + label
@@ -159,15 +171,15 @@ impl Snippet {
                 while window.lead > 0 && label_end(window.lead) > room {
                     window.lead -= 1;
                 }
-                window
+                // A line short enough to show whole, with its span so far right that the
+                // label would run past the edge, is cut too.
+                let in_place = lead_in + span_cols.min(room.saturating_sub(lead_in)) / 2 + 4;
+                if lead_in > window.lead && in_place + label > room {
+                    window.max = 0;
+                }
+                (window, lead_in)
             }
-            None => Window::CHARACTERS,
-        };
-        let lead_in = match fit {
-            Some(_) => source
-                .get(line_start..start)
-                .map_or(0, |s| s.chars().map(window.measure).sum::<usize>()),
-            None => start_col_chars,
+            None => (Window::CHARACTERS, start_col_chars),
         };
         let from = lead_in.saturating_sub(window.lead);
 
@@ -498,6 +510,30 @@ mod tests {
                 assert!(w <= width, "{width} columns: {w} in\n{out}");
             }
             assert!(out.contains(label), "{out}");
+        }
+        // A line that fits, its link at the far end: cut before the link instead.
+        let line = "see ".repeat(12) + "[x](missing.md)";
+        let at = line.find('[').unwrap();
+        let label = "not found in the skill";
+        let fit = Fit {
+            width: 70,
+            label: label.len(),
+        };
+        let (code, span) = Snippet::new("f".into(), &line, at..at + 15, None, Some(fit));
+        let diag =
+            miette::MietteDiagnostic::new("m").with_label(miette::LabeledSpan::at(span, label));
+        let report = miette::Report::new(diag).with_source_code(code);
+        let mut out = String::new();
+        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
+            .with_width(70)
+            .render_report(&mut out, report.as_ref())
+            .unwrap();
+        assert!(
+            out.contains("…") && out.contains("[x](missing.md)"),
+            "{out}"
+        );
+        for l in out.lines() {
+            assert!(unicode_width::UnicodeWidthStr::width(l) <= 70, "{out}");
         }
     }
 
