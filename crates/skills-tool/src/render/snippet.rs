@@ -230,6 +230,11 @@ impl Snippet {
                 return 0;
             };
             let within = offset - line.orig_start;
+            if within == 0 {
+                // A span that ends where a line starts ends before that line's ellipsis:
+                // after it, miette would draw the span over two lines.
+                return line.start;
+            }
             let shown = within.clamp(line.cut, line.cut + line.shown) - line.cut;
             line.start + line.prefix + shown
         };
@@ -439,6 +444,20 @@ mod tests {
             .render_report(&mut out, report.as_ref())
             .unwrap();
         out
+    }
+
+    #[test]
+    fn a_span_ending_where_a_cut_line_starts_stays_on_its_line() {
+        // Found by the drawing proptest: the end was placed after the next line's ellipsis,
+        // and miette drew a span over two lines that the gutter had no room for.
+        for ending in ["\n", "\r\n"] {
+            let long = "x".repeat(200);
+            let source = format!("{long}{ending}{long}");
+            let next = long.len() + ending.len();
+            let out = render("f", &source, 130..next);
+            assert!(!out.contains('▶'), "{ending:?}: {out}");
+            assert!(out.contains(" 2 │ …x"), "{ending:?}: {out}");
+        }
     }
 
     #[test]
