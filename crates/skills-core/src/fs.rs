@@ -293,6 +293,22 @@ impl Identity {
     }
 }
 
+impl Identity {
+    /// The identities of the directories above `dir` once its symlinks are resolved, from
+    /// its parent up to `/`. A symlink below `dir` to one of them leads back over `dir`: a
+    /// walk that knows only the directories it entered would walk all of that directory
+    /// (all of `/`, for a link to `/`) before it met `dir` again and saw the loop.
+    pub fn of_dirs_above(dir: &Path) -> Vec<Self> {
+        let Ok(real) = fs::canonicalize(dir) else {
+            return Vec::new();
+        };
+        real.ancestors()
+            .skip(1)
+            .filter_map(|d| Stamp::read(d).map(|stamp| Self::of(d, &stamp)))
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -362,5 +378,26 @@ mod tests {
         assert_ne!(before, after);
         assert_eq!(after.len(), 2);
         assert_eq!(Identity::of(&file, &before), Identity::of(&file, &after));
+    }
+
+    #[test]
+    fn the_dirs_above_a_dir_are_its_resolved_ancestors() {
+        let t = tempfile::tempdir().unwrap();
+        let real = t.path().join("a/b");
+        fs::create_dir_all(&real).unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(&real, t.path().join("link")).unwrap();
+        #[cfg(unix)]
+        let dir = t.path().join("link");
+        #[cfg(not(unix))]
+        let dir = real.clone();
+        let above = Identity::of_dirs_above(&dir);
+        let id = |p: &Path| Identity::of(p, &Stamp::read(p).unwrap());
+        // Through the link: `a`, the temporary directory and `/`, never the directory itself.
+        assert!(above.contains(&id(&t.path().join("a"))));
+        assert!(above.contains(&id(t.path())));
+        assert!(above.contains(&id(Path::new("/"))));
+        assert!(!above.contains(&id(&real)));
+        assert!(Identity::of_dirs_above(&t.path().join("missing")).is_empty());
     }
 }

@@ -620,6 +620,23 @@ mod tests {
         assert!(report.skills[0].dir.ends_with(".claude/skills/a"));
     }
 
+    /// A link to a directory above the root leads over the root again: stepped over like
+    /// a loop, never walked (a link to `/` walked the whole machine).
+    #[cfg(unix)]
+    #[test]
+    fn a_link_above_the_root_is_not_walked() {
+        let t = tempfile::tempdir().unwrap();
+        let root = t.path().join("repo");
+        skill(&root, "a", "body\n");
+        skill(&t.path().join("elsewhere"), "b", "body\n");
+        std::os::unix::fs::symlink(t.path(), root.join("up")).unwrap();
+        let report = Linter::new(Config::default())
+            .lint_paths(std::slice::from_ref(&root))
+            .unwrap();
+        let dirs: Vec<_> = report.skills.iter().map(|s| s.dir.clone()).collect();
+        assert_eq!(dirs, [root.join("a")]);
+    }
+
     /// Two skills of one name are one skill when they are identical (a copy, or the same
     /// directory through a link), and two when anything differs: the `SKILL.md`, a file's
     /// name, a file's size, or a file's bytes at the same size.

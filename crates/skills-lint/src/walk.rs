@@ -336,8 +336,8 @@ struct Marker {
 }
 
 /// Walks `root` (honouring `.gitignore` and `.ignore`, entering hidden directories, skipping
-/// `.git` and `node_modules`, following symlinks; a symlink loop is reported by `ignore` and
-/// skipped) for skill directories, sorted by path.
+/// `.git` and `node_modules`, following symlinks; a symlink loop, or a link to a directory
+/// above the root, is skipped) for skill directories, sorted by path.
 ///
 /// The walk stops at a directory holding `SKILL.md`: the skill's files, and the skills
 /// nested in it, come from its listing ([`SkillDir::list`]), so nothing below a skill is
@@ -357,6 +357,9 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize, root_is_folder: bool) -> W
     let unreadable = Arc::new(Mutex::new(Vec::new()));
     let root_is_folder = root_is_folder || skills_core::layout::is_skills_folder(root);
     let (in_filter, owned_root) = (Arc::clone(&markers), root.to_path_buf());
+    // `ignore` sees a loop only when a link leads to a directory it entered; a link to a
+    // directory above the root (`/`) would walk all of it first.
+    let above = skills_core::Identity::of_dirs_above(root);
     WalkBuilder::new(root)
         .hidden(false)
         .follow_links(true)
@@ -367,6 +370,13 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize, root_is_folder: bool) -> W
         .filter_entry(move |e| {
             let name = e.file_name();
             if e.depth() > 0 && skills_core::layout::is_skipped_dir(name) {
+                return false;
+            }
+            if e.path_is_symlink()
+                && e.file_type().is_some_and(|t| t.is_dir())
+                && skills_core::Stamp::read(e.path())
+                    .is_some_and(|s| above.contains(&skills_core::Identity::of(e.path(), &s)))
+            {
                 return false;
             }
             if e.file_type().is_some_and(|t| t.is_dir())

@@ -67,7 +67,8 @@ impl RootWalk {
             entries: Vec::new(),
             pending: Vec::new(),
             ignores: Vec::new(),
-            ancestors: Vec::new(),
+            // A link to a directory above the root leads back over it: a loop too.
+            ancestors: Identity::of_dirs_above(root),
             plain_dirs: 0,
             truncated: false,
             stats,
@@ -441,6 +442,28 @@ mod tests {
                 .warnings()
                 .iter()
                 .any(|w| matches!(w, Warning::SymlinkLoop { path } if path.ends_with("group/up")))
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_link_to_a_directory_above_the_root_is_a_loop() {
+        use std::os::unix::fs::symlink;
+        let t = tmp();
+        let root = t.path().join("skills");
+        fs::create_dir_all(&root).unwrap();
+        skill(&root.join("real"));
+        // Beside the root: reached only through the link, which leads over the root too
+        // (a link to `/` walked all of `/` before).
+        skill(&t.path().join("elsewhere/other"));
+        symlink(t.path(), root.join("up")).unwrap();
+        let index = Index::scan(&custom(&[&root]));
+        assert_eq!(ids(index.skills()), ["real"]);
+        assert!(
+            index
+                .warnings()
+                .iter()
+                .any(|w| matches!(w, Warning::SymlinkLoop { path } if path.ends_with("skills/up")))
         );
     }
 
