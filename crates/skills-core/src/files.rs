@@ -33,6 +33,12 @@ use crate::{RepoRules, Verdict, describe_file_type, is_secret};
 /// dependencies, Finder metadata. (`*.pyc` too.)
 pub const EXCLUDED_NAMES: [&str; 4] = [".git", "__pycache__", "node_modules", ".DS_Store"];
 
+/// Whether a file or directory name is never part of a skill: one of [`EXCLUDED_NAMES`],
+/// or `*.pyc`.
+pub fn is_excluded(name: &str) -> bool {
+    EXCLUDED_NAMES.contains(&name) || name.ends_with(".pyc")
+}
+
 /// The ignore files read in every directory of a skill, later ones beating earlier ones.
 pub const IGNORE_FILES: [&str; 3] = [".gitignore", ".ignore", ".skillignore"];
 
@@ -467,7 +473,7 @@ impl Walker<'_> {
                 });
                 continue;
             };
-            if EXCLUDED_NAMES.contains(&name_str) || name_str.ends_with(".pyc") {
+            if is_excluded(name_str) {
                 continue;
             }
             let child_real = crate::fs::join(real, &name);
@@ -568,6 +574,14 @@ impl Walker<'_> {
         let Some(meta) = meta.filter(|_| !is_dir) else {
             if ancestors.contains(&target) {
                 return self.problem(Problem::SymlinkLoop { link: rel });
+            }
+            // `ancestors` holds the skill directory too.
+            if ancestors.len() > crate::layout::MAX_FILE_DEPTH {
+                let error = io::Error::other(format!(
+                    "nested more than {} directories deep in the skill; its files are not listed",
+                    crate::layout::MAX_FILE_DEPTH
+                ));
+                return self.problem(Problem::Unreadable { path: rel, error });
             }
             ancestors.push(target.clone());
             self.walk(&target, &rel, ignores, ancestors);
@@ -872,5 +886,29 @@ mod tests {
             "{:?}",
             listing.problems
         );
+    }
+
+    #[test]
+    fn files_deeper_than_the_limit_are_a_problem_not_a_walk() {
+        let t = tempfile::tempdir().unwrap();
+        let d = t.path().join("skill");
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("SKILL.md"), "x").unwrap();
+        let limit = crate::layout::MAX_FILE_DEPTH;
+        let at = |n: usize| "d/".repeat(n);
+        // A file in the deepest directory listed, and one in the next, not listed.
+        fs::create_dir_all(d.join(at(limit + 5))).unwrap();
+        fs::write(d.join(format!("{}ok.md", at(limit))), "x").unwrap();
+        fs::write(d.join(format!("{}deep.md", at(limit + 1))), "x").unwrap();
+        let listing = list(&d).unwrap();
+        assert_eq!(
+            paths(&listing),
+            ["SKILL.md".to_string(), format!("{}ok.md", at(limit))]
+        );
+        let [Problem::Unreadable { path, error }] = listing.problems.as_slice() else {
+            panic!("{:?}", listing.problems);
+        };
+        assert_eq!(*path, at(limit + 1).trim_end_matches('/'));
+        assert!(error.to_string().contains("directories deep"), "{error}");
     }
 }

@@ -24,6 +24,12 @@ pub fn is_skipped_dir(name: &OsStr) -> bool {
 /// serves): a real skill has a few dozen.
 pub const MAX_SKILL_FILES: usize = 512;
 
+/// A skill's files lie at most this many directories below the skill directory: deeper is
+/// not listed (a file in it is unreadable to lint, refused by `package`) and is refused in
+/// an archive. Real skills nest a few levels; a walk of an unbounded depth ran in time
+/// cubic in it and out of stack (a 1 KB archive of 400 nested directories).
+pub const MAX_FILE_DEPTH: usize = 32;
+
 /// At most this many bytes in one skill's files together (lint's `skill-too-large`, what
 /// MCP hashes and serves).
 pub const MAX_SKILL_BYTES: u64 = 16 * 1024 * 1024;

@@ -33,6 +33,18 @@ struct Checked {
     is_dir: bool,
 }
 
+impl Checked {
+    /// Whether the entry is what packaging leaves out (`.git`, caches), below the
+    /// `strip` components of the skill's folder: never unpacked either, since a `.git`
+    /// from an archive is a repository whose config runs commands on the next `git status`.
+    fn excluded(&self, strip: usize) -> bool {
+        self.parts
+            .iter()
+            .skip(strip)
+            .any(|p| skills_core::files::is_excluded(p))
+    }
+}
+
 /// Unpacks the skill archive read from `reader` into `dest/<id>/` and returns the id.
 ///
 /// Entries must all lie under one top-level directory, which is the id (`hello/SKILL.md`,
@@ -84,6 +96,9 @@ fn unpack_from(
     fs::create_dir_all(&root).map_err(|e| PackageError::io(&root, e))?;
     let mut written: u64 = 0;
     for c in &checked {
+        if c.excluded(strip) {
+            continue;
+        }
         let rel: PathBuf = c.parts.iter().skip(strip).collect();
         if rel.as_os_str().is_empty() {
             continue;
@@ -231,7 +246,7 @@ fn read_from(
     let mut files = Vec::new();
     let mut read: u64 = 0;
     for c in &checked {
-        if c.is_dir {
+        if c.is_dir || c.excluded(strip) {
             continue;
         }
         let path = c
@@ -296,9 +311,18 @@ fn check_name(name: &str) -> Result<(Vec<String>, bool), &'static str> {
             p if p.chars().any(char::is_control) => {
                 return Err("its name contains a control character");
             }
+            p if p.len() > 255 => return Err("a part of its name is longer than 255 bytes"),
             p => parts.push(p.to_string()),
         }
     }
+    // The skill's folder, then at most MAX_FILE_DEPTH directories, then the file.
+    if parts.len() > skills_core::layout::MAX_FILE_DEPTH + 2 {
+        return Err("it is nested more than 32 directories deep");
+    }
+    const _: () = assert!(
+        skills_core::layout::MAX_FILE_DEPTH == 32,
+        "the message says 32"
+    );
     Ok((parts, is_dir))
 }
 
@@ -379,6 +403,51 @@ mod tests {
         ] {
             assert!(check_name(bad).is_err(), "{bad:?} accepted");
         }
+        // The skill's folder, 32 directories, the file; one more is refused. A name part
+        // the file system cannot hold is refused by name, not by an error of the disk.
+        let deep = |n: usize| format!("demo/{}f", "d/".repeat(n));
+        assert!(check_name(&deep(32)).is_ok());
+        assert!(
+            check_name(&deep(33))
+                .unwrap_err()
+                .contains("32 directories")
+        );
+        assert!(check_name(&format!("demo/{}", "x".repeat(256))).is_err());
+    }
+
+    #[test]
+    fn what_packaging_leaves_out_is_not_unpacked() {
+        let md: &[u8] = b"---\nname: demo\ndescription: d\n---\n";
+        let bytes = zip_of(&[
+            ("demo/SKILL.md", md),
+            (
+                "demo/.git/config",
+                b"[core]\n\tfsmonitor = \"touch pwned\"\n",
+            ),
+            ("demo/.git/HEAD", b"ref: refs/heads/main\n"),
+            ("demo/lib/__pycache__/x.pyc", b"\0"),
+            ("demo/lib/run.py", b"print()\n"),
+        ]);
+        let dest = tempfile::tempdir().unwrap();
+        let id = unpack(
+            std::io::Cursor::new(bytes.clone()),
+            Path::new("demo.skill"),
+            dest.path(),
+            &Limits::default(),
+        )
+        .unwrap();
+        assert_eq!(id, "demo");
+        let skill = dest.path().join("demo");
+        assert!(skill.join("lib/run.py").is_file());
+        assert!(!skill.join(".git").exists() && !skill.join("lib/__pycache__").exists());
+        let (_, files) = read(
+            std::io::Cursor::new(bytes),
+            Path::new("demo.skill"),
+            &Limits::default(),
+        )
+        .unwrap();
+        let paths: Vec<_> = files.iter().map(|f| f.path.as_str()).collect();
+        assert_eq!(paths, ["SKILL.md", "lib/run.py"]);
     }
 
     fn zip_of(entries: &[(&str, &[u8])]) -> Vec<u8> {

@@ -425,6 +425,16 @@ fn stage_path(source: &str, staging: &Path, printer: &Printer) -> Result<String,
     if meta.is_dir() {
         return stage_dir(path, staging, printer);
     }
+    // Opening a FIFO waits for a writer: forever.
+    if !meta.is_file() {
+        return Err(error(
+            format!(
+                "{source}: {}, not an archive",
+                skills_core::describe_file_type(meta.file_type())
+            ),
+            "pass a .skill or .zip archive, a skill directory, an http(s) URL, or a skill's name with --registry URL (or SKILLS_REGISTRY)",
+        ));
+    }
     // A skill's own SKILL.md stands for its directory.
     if path
         .file_name()

@@ -121,8 +121,22 @@ fn destination(args: &InstallArgs) -> Result<PathBuf, miette::Report> {
 }
 
 /// Puts the skill from the source into `staging/<id>` and returns the id.
+///
+/// The id becomes a folder beside the user's other skills (and `--force` replaces what is
+/// there), so it must be a skill name: an archive's top folder could be `.git` or `..x`.
 fn stage(args: &InstallArgs, staging: &Path, printer: &Printer) -> Result<String, miette::Report> {
-    stage_source(&args.source, &args.download, staging, printer).map(|staged| staged.id)
+    let id = stage_source(&args.source, &args.download, staging, printer)?.id;
+    if !skills_frontmatter::is_valid_name(&id) || !id.is_ascii() {
+        return Err(error(
+            format!(
+                "{}: `{}` is not a skill name, so it cannot be the skill's folder; nothing was installed",
+                render::terminal_safe(&args.source),
+                render::terminal_safe(&id)
+            ),
+            "name the archive's top folder (or the skill's directory) after the skill: lowercase letters, digits and single hyphens, as its `name`",
+        ));
+    }
+    Ok(id)
 }
 
 /// Warns when the skill just installed is not the one agents will load: another skill of

@@ -408,13 +408,34 @@ fn install_refuses_unsafe_archives() {
     let many: Vec<String> = (0..2_001).map(|i| format!("demo/f{i}")).collect();
     let entries: Vec<(&str, &[u8])> = many.iter().map(|n| (n.as_str(), &b""[..])).collect();
     cases.push(("many", zip_of(&entries), "entries"));
+    // 400 nested directories in a 1 KB archive: once minutes of CPU, and a stack overflow
+    // in the registry.
+    let deep = format!("demo/{}x.txt", "d/".repeat(400));
+    cases.push((
+        "nested",
+        zip_of(&[("demo/SKILL.md", md), (&deep, b"x")]),
+        "32 directories deep",
+    ));
+    // A top folder that is not a skill name would become a folder beside the skills, or
+    // (`--to .` and `--force`) replace the project's own `.git`.
+    for top in [".git", "..demo", "~", " demo"] {
+        let entry: &'static str = format!("{top}/SKILL.md").leak();
+        cases.push((top.trim(), zip_of(&[(entry, md)]), "is not a skill name"));
+    }
 
     for (name, bytes, expected) in cases {
         let archive = t.path().join(format!("{name}.skill"));
         fs::write(&archive, bytes).unwrap();
         let run = skills(
             t.path(),
-            &["install", archive.to_str().unwrap(), "--to", "skills"],
+            &[
+                "install",
+                archive.to_str().unwrap(),
+                "--to",
+                "skills",
+                "--force",
+                "--allow-lint-errors",
+            ],
         );
         run.assert_code(2);
         assert!(run.stderr.contains(expected), "{name}: {}", run.stderr);
@@ -425,6 +446,42 @@ fn install_refuses_unsafe_archives() {
             "{name}"
         );
     }
+}
+
+/// What packaging leaves out (`.git`, caches) is not unpacked: a planted `.git/config` ran
+/// its `core.fsmonitor` command on the next `git status` in the skill.
+#[test]
+fn install_leaves_out_a_git_directory_of_the_archive() {
+    let t = tempfile::tempdir().unwrap();
+    let bytes = zip_of(&[
+        ("demo/SKILL.md", SKILL_MD.as_bytes()),
+        ("demo/.git/HEAD", b"ref: refs/heads/main\n"),
+        (
+            "demo/.git/config",
+            b"[core]\n\tfsmonitor = \"touch pwned; false\"\n",
+        ),
+        ("demo/notes.md", b"notes\n"),
+    ]);
+    fs::write(t.path().join("demo.skill"), bytes).unwrap();
+    skills(t.path(), &["install", "demo.skill", "--to", "skills"]).assert_code(0);
+    let skill = t.path().join("skills/demo");
+    assert!(skill.join("notes.md").is_file());
+    assert!(!skill.join(".git").exists());
+}
+
+/// A FIFO named like an archive: opening it waited for a writer, forever.
+#[cfg(unix)]
+#[test]
+fn install_from_a_fifo_is_refused_at_once() {
+    let t = tempfile::tempdir().unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(t.path().join("fifo.skill"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let run = skills(t.path(), &["install", "fifo.skill", "--to", "skills"]);
+    run.assert_code(2);
+    assert!(run.stderr.contains("a named pipe (FIFO)"), "{}", run.stderr);
 }
 
 #[test]
