@@ -90,6 +90,8 @@ pub struct Linter {
     sources: bool,
     downstreams: Option<std::sync::Arc<crate::Downstreams>>,
     skills_folders: Vec<PathBuf>,
+    /// The directory symlinks must resolve inside to be followed, canonical.
+    within: Option<PathBuf>,
 }
 
 impl Linter {
@@ -102,7 +104,22 @@ impl Linter {
             sources: true,
             downstreams: None,
             skills_folders: Vec::new(),
+            within: None,
         }
+    }
+
+    /// Follows a symbolic link only when it resolves inside `dir`: for a tree that came
+    /// from elsewhere (a clone, an unpacked archive), whose links must not bring in the
+    /// machine's own files (`skills/more -> ../../../.claude/skills`). By default a link is
+    /// followed wherever it leads (a skills folder of links to skills kept elsewhere), but
+    /// never to a directory above the walked path.
+    ///
+    /// # Errors
+    ///
+    /// When `dir` cannot be resolved (it does not exist).
+    pub fn with_links_within(mut self, dir: &Path) -> std::io::Result<Self> {
+        self.within = Some(std::fs::canonicalize(dir)?);
+        Ok(self)
     }
 
     /// Takes `folders` for skills folders besides those named so by their path
@@ -213,7 +230,12 @@ impl Linter {
                 let walk::Walked {
                     skills: found,
                     unreadable,
-                } = walk::skill_dirs(path, self.threads, self.skills_folders.contains(path));
+                } = walk::skill_dirs(
+                    path,
+                    self.threads,
+                    self.skills_folders.contains(path),
+                    self.within.as_deref(),
+                );
                 let hidden = !unreadable.is_empty();
                 for dir in unreadable {
                     other.extend(self.diagnostic(
@@ -245,7 +267,7 @@ impl Linter {
                     Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
                     _ => PathBuf::from("."),
                 };
-                let found = walk::skill_dirs(&dir, self.threads, false)
+                let found = walk::skill_dirs(&dir, self.threads, false, self.within.as_deref())
                     .skills
                     .into_iter()
                     .filter(|s| s.dir == dir)

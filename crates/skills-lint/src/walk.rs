@@ -344,7 +344,14 @@ struct Marker {
 /// read twice. A `SKILL.md` in another letter case is seen only as the walk lists its
 /// directory, which it then walks on; a symlink in there that leaves the skill is not
 /// followed, so a link to `/usr` does not walk `/usr`.
-pub(crate) fn skill_dirs(root: &Path, threads: usize, root_is_folder: bool) -> Walked {
+///
+/// With `within`, a symlink is followed only when it resolves inside it.
+pub(crate) fn skill_dirs(
+    root: &Path,
+    threads: usize,
+    root_is_folder: bool,
+    within: Option<&Path>,
+) -> Walked {
     // The root itself: nothing to walk.
     if let Some(marker) = skill_marker(root, None) {
         return Walked {
@@ -360,6 +367,7 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize, root_is_folder: bool) -> W
     // `ignore` sees a loop only when a link leads to a directory it entered; a link to a
     // directory above the root (`/`) would walk all of it first.
     let above = skills_core::Identity::of_dirs_above(root);
+    let within = within.map(Path::to_path_buf);
     WalkBuilder::new(root)
         .hidden(false)
         .follow_links(true)
@@ -370,6 +378,13 @@ pub(crate) fn skill_dirs(root: &Path, threads: usize, root_is_folder: bool) -> W
         .filter_entry(move |e| {
             let name = e.file_name();
             if e.depth() > 0 && skills_core::layout::is_skipped_dir(name) {
+                return false;
+            }
+            if e.path_is_symlink()
+                && within.as_ref().is_some_and(|w| {
+                    std::fs::canonicalize(e.path()).is_ok_and(|t| !t.starts_with(w))
+                })
+            {
                 return false;
             }
             if e.path_is_symlink()

@@ -810,6 +810,34 @@ pub(crate) fn tree(dir: &Path) -> Vec<String> {
 /// deleted the project's `important/`. Every such lock is refused when read, with the line
 /// and column of the name, before anything is fetched, written or deleted.
 #[cfg(unix)]
+/// A link in a repository that leads out of its checkout (to the user's own skills, to
+/// `/`) is not followed: `add` copied a private skill from HOME and locked it as the
+/// repository's, and a link to `/` walked the whole machine.
+#[cfg(unix)]
+#[test]
+fn links_that_leave_the_repository_bring_nothing_in() {
+    let w = World::new();
+    write(
+        &w.home.join(".claude/skills/private/SKILL.md"),
+        &skill_md("private", "API_KEY=hunter2"),
+    );
+    let home_skills = w.home.join(".claude/skills");
+    std::os::unix::fs::symlink(&home_skills, w.repo.join("skills/more")).unwrap();
+    std::os::unix::fs::symlink("/", w.repo.join("skills/root")).unwrap();
+    w.commit("links out");
+    let listed = w.run(&["add", &w.url(), "--list"]);
+    listed.assert_code(0);
+    assert!(listed.stdout.contains("pdf"), "{}", listed.stdout);
+    assert!(!listed.stdout.contains("private"), "{}", listed.stdout);
+    let added = w.run(&["add", &w.url(), "--all", "--allow-lint-errors"]);
+    assert!(
+        !w.project.join(".agents/skills/private").exists(),
+        "{}",
+        added.stderr
+    );
+    assert!(!w.lock().contains("private"));
+}
+
 #[test]
 fn a_tampered_lock_writes_and_deletes_nothing_anywhere() {
     use std::os::unix::fs::PermissionsExt;

@@ -176,7 +176,17 @@ pub(super) fn find(
             "fix the manifest's JSON (or point at a directory of the repository without it)",
         )
     })?);
-    let report = Linter::new(config.clone())
+    // A link in the source that leads out of it (`skills/more -> ../../../.claude/skills`)
+    // would bring the machine's own files in, locked as the source's: not followed.
+    let linter = Linter::new(config.clone())
+        .with_links_within(tree)
+        .map_err(|e| {
+            error(
+                format!("{}: {e}", tree.display()),
+                "the source could not be read",
+            )
+        })?;
+    let report = linter
         .lint_paths(&paths)
         .map_err(|e| error(e.to_string(), "the source could not be read"))?;
     let mut found: Vec<Found> = Vec::new();
