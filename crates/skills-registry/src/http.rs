@@ -185,7 +185,10 @@ fn routes_with<S: Store>(registry: Arc<Registry<S>>, views: crate::mcp::Views) -
             router.route(path, handler)
         })
         .fallback(fallback::<S>)
-        .layer(axum::middleware::from_fn(read_whole_body))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::clone(&registry),
+            read_whole_body::<S>,
+        ))
         // After the layer: MCP bodies have their own bound, and SSE answers stream.
         .route(
             "/mcp",
@@ -218,7 +221,8 @@ pub const MAX_BODY: usize = 64 * 1024;
 /// Reads each request's body whole before routing, and logs the request once answered. A handler that answers without reading
 /// it (an error, an endpoint that takes none) would otherwise leave bytes on a keep-alive
 /// connection, and the server would close it under a client about to reuse it.
-async fn read_whole_body(
+async fn read_whole_body<S: Store>(
+    State(registry): State<Arc<Registry<S>>>,
     request: axum::extract::Request,
     next: axum::middleware::Next,
 ) -> Response {
@@ -226,17 +230,33 @@ async fn read_whole_body(
     let (parts, body) = request.into_parts();
     let (method, path) = (parts.method.clone(), parts.uri.path().to_string());
     // A publication is a skill's archive; everything else a few hundred bytes. Only a
-    // request that carries a token may send an archive's worth: an anonymous one is refused
-    // by the publication anyway, and would otherwise hold an upload's memory first.
-    let limit = if method == axum::http::Method::POST
-        && path.ends_with("/versions")
-        && parts.headers.contains_key(header::AUTHORIZATION)
-    {
-        crate::service::MAX_UPLOAD
+    // request whose token is valid may send an archive's worth: one without a token is
+    // refused by the publication anyway, and one with a made-up token is refused here,
+    // before its body is read (each held 17 MiB of memory first).
+    let limit = if method == axum::http::Method::POST && path.ends_with("/versions") {
+        match uploader(&registry, &parts.headers).await {
+            Ok(true) => Ok(crate::service::MAX_UPLOAD),
+            Ok(false) => Ok(MAX_BODY),
+            Err(problem) => Err(problem),
+        }
     } else {
-        MAX_BODY
+        Ok(MAX_BODY)
     };
-    let response = match axum::body::to_bytes(body, limit).await {
+    let read = match limit {
+        Ok(limit) => axum::body::to_bytes(body, limit)
+            .await
+            .map_err(|e| (e, limit)),
+        Err(problem) => {
+            let response = problem.into_response();
+            tracing::info!(
+                "{method} {path} {} {:.1} ms",
+                response.status().as_u16(),
+                started.elapsed().as_secs_f64() * 1000.0
+            );
+            return response;
+        }
+    };
+    let response = match read {
         Ok(bytes) => {
             next.run(axum::extract::Request::from_parts(
                 parts,
@@ -246,7 +266,7 @@ async fn read_whole_body(
         }
         // The deadline of serve_router (skills-mcp-server's listen.rs): a client sending
         // its body too slowly.
-        Err(error) if timed_out(&error) => Problem {
+        Err((error, _)) if timed_out(&error) => Problem {
             status: StatusCode::REQUEST_TIMEOUT,
             kind: "timeout",
             title: "Request body too slow",
@@ -254,7 +274,7 @@ async fn read_whole_body(
             extra: None,
         }
         .into_response(),
-        Err(_) => Problem {
+        Err((_, limit)) => Problem {
             status: StatusCode::PAYLOAD_TOO_LARGE,
             kind: "too-large",
             title: "Request body too large",
@@ -271,6 +291,30 @@ async fn read_whole_body(
         started.elapsed().as_secs_f64() * 1000.0
     );
     response
+}
+
+/// Whether the request may upload an archive: `true` for a valid token, `false` without
+/// one; a token that is malformed, unknown or revoked is its 401 problem.
+async fn uploader<S: Store>(
+    registry: &Registry<S>,
+    headers: &axum::http::HeaderMap,
+) -> std::result::Result<bool, Problem> {
+    let Some(value) = headers.get(header::AUTHORIZATION) else {
+        return Ok(false);
+    };
+    let token = value
+        .to_str()
+        .ok()
+        .and_then(bearer_token)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| Problem::from(RegistryError::Unauthorized))?;
+    match registry.authenticate(token).await {
+        Ok(Some(caller)) => Ok(caller.user.is_some()),
+        Ok(None) => {
+            Err(RegistryError::InvalidToken("the token is unknown or revoked".into()).into())
+        }
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Whether reading a body failed on its deadline (a `TimedOut` I/O error in the chain).

@@ -23,6 +23,11 @@ pub enum StoreError {
     /// A skill of that name is already registered.
     #[error("a skill named `{0}` is already registered")]
     Conflict(String),
+    /// [`Store::publish`]: the skill is not, or no longer, the hosted skill of the card's
+    /// owner (someone else created it, or registered it by URL, while the archive was
+    /// checked).
+    #[error("the skill `{0}` is someone else's")]
+    NotOwner(String),
     /// The database URL is not one this registry can open (the URL's scheme; the rest may
     /// hold a password).
     #[error("unsupported database scheme `{0}`")]
@@ -305,7 +310,9 @@ pub trait Store: Send + Sync + 'static {
     /// Publishes a version of a hosted skill in one transaction: the card (inserted, or
     /// its content-derived fields and access replaced, keeping owner, state and ratings),
     /// its `SKILL.md`, the blobs not stored yet, the version and its files.
-    /// [`StoreError::Conflict`] (with `name@version`) when that version exists.
+    /// [`StoreError::Conflict`] (with `name@version`) when that version exists;
+    /// [`StoreError::NotOwner`] when the stored skill is not the hosted skill of the card's
+    /// owner (the check is made again inside the transaction).
     fn publish<'a>(
         &'a self,
         publication: &'a Publication,
@@ -1609,7 +1616,7 @@ macro_rules! sql_store {
                 let mut tx = self.pool.begin().await?;
                 sqlx::query(Self::BLOB_TURN).execute(&mut *tx).await?;
                 let now = time::now_ms();
-                sqlx::query(
+                let upserted = sqlx::query(
                     "INSERT INTO skills (name, description, skill_md_url, skill_md_raw_url, \
                      repository_url, version, author, license, compatibility, tags, \
                      requirements, target_agents, allowed_tools, visibility, allowed_groups, \
@@ -1632,7 +1639,8 @@ macro_rules! sql_store {
                          excluded.content_version THEN skills.content_updated_at \
                          ELSE excluded.updated_at END, \
                      content_version = excluded.content_version, \
-                     updated_at = excluded.updated_at, hosted = TRUE, audit = excluded.audit",
+                     updated_at = excluded.updated_at, hosted = TRUE, audit = excluded.audit \
+                     WHERE skills.owner = excluded.owner AND skills.hosted",
                 )
                 .bind(&card.name)
                 .bind(&card.description)
@@ -1656,6 +1664,11 @@ macro_rules! sql_store {
                 .bind(audit_json(card.audit.as_ref()))
                 .execute(&mut *tx)
                 .await?;
+                // The owner was checked before the archive was unpacked, linted and
+                // audited (seconds): here, in the transaction, is where it counts.
+                if upserted.rows_affected() == 0 {
+                    return Err(StoreError::NotOwner(card.name.clone()));
+                }
                 sqlx::query(
                     "INSERT INTO skill_content (skill, content) VALUES ($1, $2) \
                      ON CONFLICT (skill) DO UPDATE SET content = excluded.content",

@@ -358,6 +358,8 @@ impl<S: Store> Registry<S> {
         let publication = Publication::new(card, unpacked.content, record, files, blobs);
         match self.store.publish(&publication).await {
             Err(StoreError::Conflict(at)) => return Err(RegistryError::VersionExists(at)),
+            // Someone else created it (or registered it by URL) while this was checked.
+            Err(StoreError::NotOwner(name)) => return Err(RegistryError::Conflict(name)),
             other => other?,
         }
         self.changed();

@@ -1404,6 +1404,27 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
             .status,
         413
     );
+    // A made-up token is refused before the body is read: each such request held an
+    // upload's memory (17 MiB) first.
+    // Its answer comes before any byte of a 17 MiB body is sent.
+    {
+        use std::io::{Read as _, Write as _};
+        let address = h.base().trim_start_matches("http://");
+        let mut stream = std::net::TcpStream::connect(address).unwrap();
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(10)))
+            .unwrap();
+        let head = format!(
+            "POST /api/skills/pdf/versions HTTP/1.1\r\nHost: {address}\r\n\
+             Authorization: Bearer skr_forged\r\nContent-Type: application/zip\r\n\
+             Content-Length: {}\r\n\r\n",
+            skills_registry::MAX_UPLOAD
+        );
+        stream.write_all(head.as_bytes()).unwrap();
+        let mut answer = [0_u8; 12];
+        stream.read_exact(&mut answer).unwrap();
+        assert_eq!(&answer, b"HTTP/1.1 401");
+    }
     let first = alice.post_zip("/api/skills/pdf/versions", &archive);
     assert_eq!(first.status, 201, "{}", first.body);
     assert_eq!(first.header("location"), "/api/skills/pdf/versions/1");
@@ -1468,6 +1489,31 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
     );
     assert_eq!(exists.status, 409, "{}", exists.body);
     assert_eq!(exists.json()["type"], "/problems/version-exists");
+    // The owner is checked again in the publishing transaction: bob's publication, checked
+    // while `pdf` did not exist yet and stored after alice created it, changes nothing.
+    let store = h.registry.store();
+    let mut card = h.block_on(store.get("pdf")).unwrap().unwrap();
+    card.owner = "bob".to_string();
+    card.description = "BOB WAS HERE".to_string();
+    let versions = h.block_on(store.versions("pdf")).unwrap();
+    let mut version = versions.last().unwrap().clone();
+    version.version = "66.6".to_string();
+    version.seq += 1;
+    version.publisher = "bob".to_string();
+    let late =
+        skills_registry::store::Publication::new(card, md.clone(), version, Vec::new(), Vec::new());
+    let taken = h.block_on(store.publish(&late));
+    assert!(
+        matches!(taken, Err(skills_registry::store::StoreError::NotOwner(ref n)) if n == "pdf"),
+        "{taken:?}"
+    );
+    let card = alice.get("/api/skills/pdf").json();
+    assert_eq!(card["owner"], "alice");
+    assert_ne!(card["description"], "BOB WAS HERE");
+    assert_eq!(
+        h.block_on(store.versions("pdf")).unwrap().len(),
+        versions.len()
+    );
     assert_eq!(
         alice.get("/api/skills/pdf/versions/2/files/SKILL.md").body,
         md2,
