@@ -232,7 +232,12 @@ impl Auditor {
             if file.size > limit {
                 // The head tells an executable or an archive from text.
                 let head = read_head(&file.real).unwrap_or_default();
-                extra.extend(scan::oversized(&file.path, &head, file.size));
+                extra.extend(scan::oversized(
+                    &file.path,
+                    &head,
+                    file.size,
+                    file.executable,
+                ));
                 contents.push((file.path.clone(), Vec::new(), file.executable));
                 continue;
             }

@@ -428,8 +428,10 @@ pub static RULES: &[Rule] = &[
         id: RuleId::FileNotAudited,
         category: Audit,
         severity: Low,
-        summary: "A file of the skill the audit could not read (too large, unreadable), so it was not checked.",
-        rationale: "What the audit did not read it cannot vouch for.",
+        summary: "A file of the skill the audit could not read (too large, unreadable), so it was not checked; high when it is a script.",
+        rationale: "What the audit did not read it cannot vouch for. A script (executable, or \
+            code by its name or `#!` line) is reported high: padded past the limit, it would \
+            otherwise run unchecked after an install that blocks on high findings.",
         fix: "Make the file readable, or smaller than the limit (1 MiB per text file).",
     },
 ];

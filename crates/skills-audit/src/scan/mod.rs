@@ -264,17 +264,33 @@ pub(crate) fn scan_skill(
     (findings, markers)
 }
 
-/// A file too large to read as text: what its head says it is.
-pub(crate) fn oversized(path: &str, head: &[u8], size: u64) -> Vec<Finding> {
+/// A file too large to read as text: what its head says it is. A script (executable, or
+/// code by its name or `#!` line) that is not read is high: padding a script past the
+/// limit would otherwise hide what it runs from every gate that blocks on high findings.
+pub(crate) fn oversized(path: &str, head: &[u8], size: u64, executable: bool) -> Vec<Finding> {
     let mut out = binary::check(path, head, false).unwrap_or_default();
-    out.push(Finding::new(
-        RuleId::FileNotAudited,
-        path,
-        format!(
-            "{path} is {size} bytes, over the {} byte limit of the audit; it was not read",
-            crate::MAX_TEXT_BYTES
-        ),
-    ));
+    let first_line = head.split(|&b| b == b'\n').next().unwrap_or_default();
+    let script = executable || Lang::of_file(path, &String::from_utf8_lossy(first_line)).is_some();
+    let limit = crate::MAX_TEXT_BYTES;
+    let finding = if script {
+        Finding::new(
+            RuleId::FileNotAudited,
+            path,
+            format!(
+                "{path} is a script of {size} bytes, over the {limit} byte limit of the audit: what it runs was not checked"
+            ),
+        )
+        .with_severity(crate::Severity::High)
+    } else {
+        Finding::new(
+            RuleId::FileNotAudited,
+            path,
+            format!(
+                "{path} is {size} bytes, over the {limit} byte limit of the audit; it was not read"
+            ),
+        )
+    };
+    out.push(finding);
     out
 }
 
