@@ -18,7 +18,9 @@ use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientNotification, JsonRpcMessage, RequestId};
+use rmcp::model::{
+    ClientNotification, ErrorData, JsonRpcError, JsonRpcMessage, JsonRpcVersion2_0, RequestId,
+};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use tokio::sync::Notify;
@@ -160,17 +162,48 @@ impl<T: Transport<RoleServer>> Transport<RoleServer> for Bounded<T> {
             }
             answered.await;
         }
-        let Some(message) = self.inner.receive().await else {
-            self.pending
-                .closed
-                .store(true, std::sync::atomic::Ordering::SeqCst);
-            self.pending.closing.notify_waiters();
-            return None;
+        let message = loop {
+            let Some(message) = self.inner.receive().await else {
+                self.pending
+                    .closed
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+                self.pending.closing.notify_waiters();
+                return None;
+            };
+            // A request whose id is still in flight is refused here: counted once, its
+            // copies escaped the limit (300,000 pings of one id held 1.7 GB, and went
+            // unanswered).
+            if let JsonRpcMessage::Request(request) = &message {
+                let in_flight = {
+                    let mut ids = self.pending.lock();
+                    let in_flight =
+                        ids.counted.contains(&request.id) || ids.parked.contains(&request.id);
+                    if !in_flight {
+                        ids.counted.insert(request.id.clone());
+                    }
+                    in_flight
+                };
+                if in_flight {
+                    let refusal = JsonRpcMessage::Error(JsonRpcError {
+                        jsonrpc: JsonRpcVersion2_0,
+                        id: Some(request.id.clone()),
+                        error: ErrorData::invalid_request(
+                            "a request with this id is still in flight: give each request an id of its own",
+                            None,
+                        ),
+                    });
+                    // Written before the next read, as any answer: a client that does not
+                    // read its answers stops being read.
+                    if self.inner.send(refusal).await.is_err() {
+                        return None;
+                    }
+                    continue;
+                }
+            }
+            break message;
         };
         match &message {
-            JsonRpcMessage::Request(request) => {
-                self.pending.lock().counted.insert(request.id.clone());
-            }
+            JsonRpcMessage::Request(_) => {}
             // A cancelled request may never be answered: stop waiting for it.
             JsonRpcMessage::Notification(notification) => {
                 if let ClientNotification::CancelledNotification(cancelled) =
@@ -238,7 +271,7 @@ mod tests {
     }
 
     /// Whether `receive` would return now (polled once, not waited for).
-    async fn ready(t: &mut Bounded<Script>) -> bool {
+    async fn ready<T: Transport<RoleServer>>(t: &mut Bounded<T>) -> bool {
         tokio::select! {
             biased;
             message = t.receive() => message.is_some(),
@@ -260,6 +293,56 @@ mod tests {
         t.send(answer(2)).await.unwrap();
         assert!(ready(&mut t).await);
         assert!(!ready(&mut t).await);
+    }
+
+    /// A transport that hands out `n` requests of one id and counts what is sent.
+    struct Same {
+        left: usize,
+        refused: Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    impl Transport<RoleServer> for Same {
+        type Error = std::io::Error;
+
+        #[allow(clippy::manual_async_fn)]
+        fn send(
+            &mut self,
+            item: TxJsonRpcMessage<RoleServer>,
+        ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+            if matches!(item, JsonRpcMessage::Error(_)) {
+                self.refused
+                    .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            }
+            async { Ok(()) }
+        }
+
+        async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+            self.left = self.left.checked_sub(1)?;
+            Some(serde_json::from_str(r#"{"jsonrpc":"2.0","id":7,"method":"ping"}"#).unwrap())
+        }
+
+        async fn close(&mut self) -> Result<(), Self::Error> {
+            Ok(())
+        }
+    }
+
+    /// Copies of a request whose id is in flight are refused as they are read, never
+    /// handed on: each would escape the limit.
+    #[tokio::test(flavor = "current_thread")]
+    async fn a_request_whose_id_is_in_flight_is_refused() {
+        let refused = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let same = Same {
+            left: 1_000,
+            refused: Arc::clone(&refused),
+        };
+        let mut t = Bounded::with_limit(same, 3);
+        assert!(ready(&mut t).await);
+        // The other 999 are refused, and the stream ends.
+        assert!(t.receive().await.is_none());
+        assert_eq!(refused.load(std::sync::atomic::Ordering::SeqCst), 999);
+        // Answered, the id may be used again.
+        t.send(answer(7)).await.unwrap();
+        assert!(t.pending.lock().counted.is_empty());
     }
 
     /// A parked request frees its slot until it is unparked; one cancelled while parked
