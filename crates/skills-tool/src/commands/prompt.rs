@@ -16,7 +16,13 @@ pub(crate) fn run(
 ) -> Result<ExitStatus, Error> {
     match build(args, roots) {
         Ok(text) => {
-            printer.out(&text)?;
+            // As `skills show`: byte for byte into a pipe (the agent's prompt), and at a
+            // terminal with the skill's control characters shown as escapes, not obeyed.
+            if printer.stdout_is_terminal() {
+                printer.out(&crate::render::terminal_safe(&text))?;
+            } else {
+                printer.out(&text)?;
+            }
             Ok(ExitStatus::Success)
         }
         Err(Failure::NotFound(name)) => {

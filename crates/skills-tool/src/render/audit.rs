@@ -302,9 +302,13 @@ pub(crate) fn json(audited: &[Audited], summary: &Summary) -> String {
 }
 
 fn data(s: &str) -> String {
-    s.replace('%', "%25")
+    // Escapes of the skill's text (ESC, BEL) are shown, not sent: the log may be read
+    // at a terminal.
+    let escaped = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    super::terminal_safe(&escaped).into_owned()
 }
 
 fn property(s: &str) -> String {

@@ -6,14 +6,14 @@ use std::fmt::Write as _;
 
 use skills_lint::Diagnostic;
 
-use super::{path_str, terminal_safe};
+use super::{path_str, terminal_safe, terminal_safe_line};
 
 /// One line per finding of `diagnostics`, written straight into one buffer: the format is
 /// for runs with tens of thousands of findings.
 pub(crate) fn lines<'a>(diagnostics: impl Iterator<Item = &'a Diagnostic>) -> String {
     let mut out = String::new();
     for d in diagnostics {
-        out.push_str(&terminal_safe(&path_str(&d.path)));
+        out.push_str(&terminal_safe_line(&path_str(&d.path)));
         if let Some(p) = d.start {
             let _ = write!(out, ":{}:{}", p.line, p.column);
         }

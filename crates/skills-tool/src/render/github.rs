@@ -6,9 +6,13 @@ use super::path_str;
 
 /// Escapes the message part of a workflow command.
 fn data(s: &str) -> String {
-    s.replace('%', "%25")
+    // Escapes of the skill's text (ESC, BEL) are shown, not sent: the log may be read
+    // at a terminal.
+    let escaped = s
+        .replace('%', "%25")
         .replace('\r', "%0D")
-        .replace('\n', "%0A")
+        .replace('\n', "%0A");
+    super::terminal_safe(&escaped).into_owned()
 }
 
 /// Escapes a property value (`file=`, `title=`).

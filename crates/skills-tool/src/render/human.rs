@@ -119,21 +119,18 @@ fn finding(d: &Diagnostic, width: Option<usize>) -> Finding {
         Severity::Error => miette::Severity::Error,
         Severity::Warning => miette::Severity::Warning,
     };
-    let path = super::terminal_safe(&path_str(&d.path)).into_owned();
+    // A message or help quotes the skill's text (a `name`): one line each, escaped.
+    let path = super::terminal_safe_line(&path_str(&d.path)).into_owned();
     let spanned = d.span.clone().zip(d.source.clone());
     let message = if spanned.is_some() {
-        super::terminal_safe(&d.message).into_owned()
+        super::terminal_safe_line(&d.message).into_owned()
     } else {
-        format!(
-            "{}: {}",
-            super::terminal_safe(&path),
-            super::terminal_safe(&d.message)
-        )
+        format!("{path}: {}", super::terminal_safe_line(&d.message))
     };
     let inner = MietteDiagnostic::new(message)
         .with_code(d.rule.as_str())
         .with_severity(severity)
-        .with_help(d.help.clone());
+        .with_help(super::terminal_safe_line(&d.help).into_owned());
     match spanned {
         Some((span, source)) => {
             let column = d.start.map(|p| p.column);

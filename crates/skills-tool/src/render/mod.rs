@@ -107,6 +107,23 @@ pub(crate) fn terminal_safe(text: &str) -> std::borrow::Cow<'_, str> {
     std::borrow::Cow::Owned(out)
 }
 
+/// [`terminal_safe`] for text shown on one line (a message, a help, a path): a line break
+/// is escaped too, so a name read from a file cannot forge a line of the output.
+pub(crate) fn terminal_safe_line(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.contains(['\n', '\r']) {
+        return terminal_safe(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if matches!(c, '\n' | '\r') {
+            out.push_str(&c.escape_unicode().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(terminal_safe(&out).into_owned())
+}
+
 /// `text` with the same characters masked, keeping every byte offset (spans into the text
 /// stay valid): each becomes `?` repeated to its UTF-8 length. The `\r` of a CRLF is kept.
 pub(crate) fn terminal_safe_same_len(text: &str) -> std::borrow::Cow<'_, str> {

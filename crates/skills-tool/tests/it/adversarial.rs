@@ -674,6 +674,62 @@ fn control_characters_are_lint_errors_and_show_escapes_them_at_a_terminal() {
     assert!(!agents.contains(['\u{1b}', '\u{7}']), "{agents:?}");
 }
 
+/// A `name` is quoted in a finding's message and in its help (the fix: `use \`demo…\``),
+/// and a directory's name in every format's path: each escaped, on one line. The help
+/// sent OSC 52 (write the clipboard) raw, a CRLF in a name forged an output line, and
+/// `--format github` passed ESC and BEL through. `prompt NAME` at a terminal escapes as
+/// `show` does.
+#[test]
+fn names_in_messages_helps_and_paths_are_escaped_in_every_format() {
+    let t = tempfile::tempdir().unwrap();
+    write_md(
+        &t.path().join("skills/osc"),
+        b"---\nname: \"Demo\\e]52;c;ZWNobyBwd25lZA==\\a\"\ndescription: A fine description here. Use when testing.\n---\nBody \x1b[31mred\x1b[0m.\n",
+    );
+    write_md(
+        &t.path().join("skills/crlf"),
+        b"---\nname: \"ok\\r\\nFAKE\"\ndescription: A fine description here. Use when testing.\n---\nBody.\n",
+    );
+    let evil_dir = "esc\u{1b}]0;PWNED\u{7}\u{1b}[31mevil\nline";
+    write_md(
+        &t.path().join("skills").join(evil_dir),
+        clean_md("evil").as_bytes(),
+    );
+    let raw = |out: &str| out.contains(['\u{1b}', '\u{7}', '\r']);
+    for format in ["human", "concise", "github"] {
+        let run = in_root(t.path(), &["lint", "skills", "--format", format]);
+        run.assert_code(1);
+        let out = format!("{}{}", run.stdout, run.stderr);
+        assert!(!raw(&out), "{format}: {out:?}");
+        assert!(!out.contains("\nFAKE"), "{format}: {out:?}");
+    }
+    // concise: one line per finding, whatever the directory is called.
+    let concise = in_root(t.path(), &["lint", "skills", "--format", "concise"]);
+    assert!(
+        concise
+            .stdout
+            .lines()
+            .all(|l| l.starts_with("skills/") || l.starts_with("checked ")),
+        "{}",
+        concise.stdout
+    );
+
+    let exe = assert_cmd::cargo::cargo_bin!("skills");
+    let tty = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} --skills-dir skills prompt osc", exe.display()),
+            "/dev/null",
+        ])
+        .current_dir(t.path())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&tty.stdout);
+    assert!(out.contains("Body \\u{1b}[31mred"), "{out}");
+    assert!(!out.contains('\u{1b}'), "{out:?}");
+}
+
 /// A directory lint cannot read is a `file-unreadable` error: lint said nothing and
 /// exited 0, so a CI passed over skills it never saw. Inside a skill it is one too, as
 /// `skills package` refuses such a skill. `list` warns and lists the rest.
