@@ -894,6 +894,11 @@ pub(crate) struct RemoveArgs {
     /// The user's skills (the global lock) instead of the project's.
     #[arg(long, short = 'g')]
     pub(crate) global: bool,
+
+    /// Remove a locked skill even though its files were changed here since it was
+    /// installed (the changes are lost).
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -316,6 +316,66 @@ fn a_users_own_skill_is_never_replaced_unasked() {
     assert_eq!(leftovers, ["pdf"]);
 }
 
+/// Being in the lock (which comes with a clone) does not make a folder ours: edits to the
+/// installed copy, and a file or link of the user's where an agent's link was, are kept by
+/// `add` again, `sync`, `update` and `remove` unless --force. Each of them replaced or
+/// deleted them without a word.
+#[cfg(unix)]
+#[test]
+fn locked_skills_changed_by_hand_are_kept_unless_forced() {
+    let w = World::new();
+    let url = w.url();
+    std::fs::create_dir_all(w.project.join(".claude")).unwrap();
+    w.run(&["add", &url, "--skill", "pdf"]).assert_code(0);
+    let canonical = w.project.join(".agents/skills/pdf/SKILL.md");
+    let agent = w.project.join(".claude/skills/pdf");
+    assert!(std::fs::symlink_metadata(&agent).unwrap().is_symlink());
+    let edited = format!(
+        "{}\nMy notes.\n",
+        std::fs::read_to_string(&canonical).unwrap()
+    );
+    std::fs::write(&canonical, &edited).unwrap();
+
+    // `add` again keeps the edit.
+    let again = w.run(&["add", &url, "--skill", "pdf"]);
+    assert_ne!(again.code, 0, "{}", again.stderr);
+    assert!(
+        again.stderr.contains("was modified here"),
+        "{}",
+        again.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&canonical).unwrap(), edited);
+    // `remove` keeps it too, and says so.
+    let removed = w.run(&["remove", "pdf"]);
+    removed.assert_code(2);
+    assert!(removed.stderr.contains("--force"), "{}", removed.stderr);
+    assert_eq!(std::fs::read_to_string(&canonical).unwrap(), edited);
+
+    // A file of the user's where claude-code's link was: `sync` and `update` keep it.
+    w.run(&["add", &url, "--skill", "pdf", "--force"])
+        .assert_code(0);
+    std::fs::remove_file(&agent).unwrap();
+    std::fs::write(&agent, "my own notes\n").unwrap();
+    let synced = w.run(&["sync"]);
+    assert_ne!(synced.code, 0, "{}", synced.stderr);
+    assert!(
+        synced.stderr.contains("not what `skills add` put there"),
+        "{}",
+        synced.stderr
+    );
+    assert_eq!(std::fs::read_to_string(&agent).unwrap(), "my own notes\n");
+    let updated = w.run(&["update"]);
+    assert_ne!(updated.code, 0, "{}", updated.stderr);
+    assert_eq!(std::fs::read_to_string(&agent).unwrap(), "my own notes\n");
+
+    // Asked for, they go.
+    w.run(&["sync", "--force"]).assert_code(0);
+    assert!(std::fs::symlink_metadata(&agent).unwrap().is_symlink());
+    std::fs::write(&canonical, &edited).unwrap();
+    w.run(&["remove", "pdf", "--force"]).assert_code(0);
+    assert!(!canonical.exists());
+}
+
 #[cfg(unix)]
 #[test]
 fn global_installs_go_under_home_with_their_own_lock() {

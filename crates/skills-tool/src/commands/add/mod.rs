@@ -160,6 +160,34 @@ pub(crate) fn add_error(e: &AddError) -> miette::Report {
     error(e.to_string(), help)
 }
 
+/// Why what is at `dir/name` is not ours to replace for a locked skill: a copy whose files
+/// are none of `hashes` (edited by hand), a file, a link somewhere else. `None` when it is:
+/// nothing there, a link to the canonical copy `canonical`, or a copy of `hashes`' files.
+/// A lock arrives with a clone, so being locked does not make a user's folder ours.
+pub(super) fn not_ours(
+    dir: &Path,
+    name: &str,
+    canonical: &Path,
+    hashes: &[&str],
+) -> Option<String> {
+    let there = dir.join(name);
+    match skills_add::state(dir, name, canonical) {
+        skills_add::AgentState::Missing | skills_add::AgentState::Linked => None,
+        skills_add::AgentState::Dir => match skills_add::tree_hash(&there) {
+            Ok(hash) if hashes.contains(&hash.as_str()) => None,
+            _ => Some(format!(
+                "it was modified ({})",
+                sync::changed_files(&there, canonical)
+            )),
+        },
+        skills_add::AgentState::LinkElsewhere(to) => Some(format!(
+            "it is a link to {}, not to the installed copy",
+            render::terminal_safe(&to.display().to_string())
+        )),
+        _ => Some("it is a file, not the skill".to_string()),
+    }
+}
+
 fn short(commit: &str) -> &str {
     commit.get(..12).unwrap_or(commit)
 }
@@ -325,6 +353,24 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                 continue;
             }
         }
+        // Locked: ours to replace while its files are still the locked ones (a lock comes
+        // with a clone; the folder may hold the user's edits).
+        let here = target.canonical.join(&skill.name);
+        let edited = lock.skills.get(&skill.name).and_then(|p| {
+            skills_add::tree_hash(&here)
+                .ok()
+                .filter(|hash| *hash != p.hash)
+        });
+        if edited.is_some() && !args.force {
+            printer.err(&format!(
+                "error: {} was modified here since it was installed ({}); not replaced (pass --force to replace the changes)\n",
+                skill.name,
+                render::relative(&here)
+            ));
+            refused += 1;
+            failed = true;
+            continue;
+        }
         let replace = args.force || lock.skills.contains_key(&skill.name);
         let remote = !matches!(fetched._hold, source::Hold::None);
         let shown = |path: &str| {
@@ -369,14 +415,13 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
                 continue;
             }
             // A copy identical to what was installed is ours too: a run killed before it
-            // wrote the lock left it, and this run finishes the job.
-            let ours = previous.is_some_and(|p| p.agents.iter().any(|a| a == agent.id))
-                || (skills_add::state(&dir, &skill.name, &installed)
-                    == skills_add::AgentState::Dir
-                    && skills_add::tree_hash(&dir.join(&skill.name))
-                        .ok()
-                        .as_deref()
-                        == Some(hash.as_str()));
+            // wrote the lock left it, and this run finishes the job. One the lock gave this
+            // agent is ours while it holds the locked files: never the user's edits.
+            let mut hashes = vec![hash.as_str()];
+            if let Some(p) = previous.filter(|p| p.agents.iter().any(|a| a == agent.id)) {
+                hashes.push(p.hash.as_str());
+            }
+            let ours = not_ours(&dir, &skill.name, &installed, &hashes).is_none();
             let placed =
                 skills_add::place(&dir, &skill.name, &installed, args.copy, args.force || ours)
                     .map_err(|e| add_error(&e))?;

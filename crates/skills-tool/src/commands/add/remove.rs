@@ -42,6 +42,22 @@ pub(crate) fn remove(args: &RemoveArgs, printer: &Printer) -> Result<ExitStatus,
             )
             .into());
         }
+        // Edited since it was installed: the edits are the user's, kept unless --force.
+        let here = target.canonical.join(&name);
+        if !args.force
+            && let Some(entry) = lock.skills.get(&name)
+            && let Ok(hash) = skills_add::tree_hash(&here)
+            && hash != entry.hash
+        {
+            return Err(error(
+                format!(
+                    "{name} was changed here since it was installed ({}: its files are not the locked ones); nothing was removed",
+                    render::relative(&here)
+                ),
+                "keep what you changed elsewhere first, or pass --force to remove it with the changes",
+            )
+            .into());
+        }
         names.push(name);
     }
     for name in names {

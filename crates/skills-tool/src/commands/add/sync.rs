@@ -139,6 +139,19 @@ pub(crate) fn sync(args: &SyncArgs, printer: &Printer) -> Result<ExitStatus, Err
                 refused += 1;
                 continue;
             }
+            // A file or a link of the user's where the lock wants the link: theirs too.
+            if !copy
+                && !args.force
+                && let Some(why) = super::not_ours(&dir, name, &installed, &[&entry.hash])
+            {
+                printer.err(&format!(
+                    "error: {name} in {}'s folder ({}) is not what `skills add` put there: {why}; not replaced (pass --force to replace it)\n",
+                    agent.name,
+                    render::relative(&there),
+                ));
+                refused += 1;
+                continue;
+            }
             let placed =
                 skills_add::place(&dir, name, &installed, copy, true).map_err(|e| add_error(&e))?;
             say_if_copied(printer, name, agent, &dir, &placed);

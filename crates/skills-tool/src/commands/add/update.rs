@@ -157,6 +157,36 @@ pub(crate) fn update(args: &UpdateArgs, printer: &Printer) -> Result<ExitStatus,
         }
         // Risks accepted for the installed version hold for the same files only: a changed
         // skill is audited and asked about again.
+        // An agent's copy edited by hand, or a file or link of the user's in its place, is
+        // theirs: the skill is not updated (checked before anything is replaced).
+        if !args.force {
+            let installed = target.canonical.join(&name);
+            // The new version's files too: what a run killed before the lock left.
+            let new = source_hash(&skill)?;
+            let mut theirs = Vec::new();
+            for agent in entry
+                .agents
+                .iter()
+                .filter_map(|id| skills_add::agents::by_id(id))
+            {
+                let dir = target.agent_dir(agent)?;
+                if let Some(why) = super::not_ours(&dir, &name, &installed, &[&entry.hash, &new]) {
+                    theirs.push(format!(
+                        "{} ({}): {why}",
+                        agent.name,
+                        render::relative(&dir.join(&name))
+                    ));
+                }
+            }
+            if !theirs.is_empty() {
+                printer.err(&format!(
+                    "error: {name} was changed in {}; not updated (pass --force to replace the changes)\n",
+                    theirs.join("; ")
+                ));
+                failed = true;
+                continue;
+            }
+        }
         let risk = crate::risk::Risk {
             auditor: &auditor,
             allow: &args.risk.allow_risk,
