@@ -897,7 +897,7 @@ pub(crate) struct RemoveArgs {
 
     /// Remove a locked skill even though its files were changed here since it was
     /// installed (the changes are lost).
-    #[arg(long)]
+    #[arg(long, short = 'f')]
     pub(crate) force: bool,
 }
 
