@@ -349,9 +349,44 @@ async fn list_tools(peer: &Peer<RoleClient>) -> Result<Listed<Tool>, ServiceErro
     list_pages(|cursor| async move {
         let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
         let page = peer.list_tools(Some(params)).await?;
-        Ok((page.tools, page.next_cursor))
+        let tools = page
+            .tools
+            .into_iter()
+            .filter(|tool| match tool_name_refusal(&tool.name) {
+                Some(why) => {
+                    let shown: String = tool.name.chars().take(64).collect();
+                    tracing::warn!(
+                        "[gateway] a downstream tool is left out: {why} (`{}`)",
+                        shown.escape_debug()
+                    );
+                    false
+                }
+                None => true,
+            })
+            .collect();
+        Ok((tools, page.next_cursor))
     })
     .await
+}
+
+/// Why a downstream tool's name is not shown to the agent: MCP's names are 1 to 128 of
+/// `A-Z a-z 0-9 _ - .` (a name with a newline, an escape or a right-to-left override would
+/// be drawn in the agent's context as something else), and the gateway's own tools are
+/// not a downstream server's to take.
+pub(crate) fn tool_name_refusal(name: &str) -> Option<&'static str> {
+    if name.is_empty() || name.len() > 128 {
+        return Some("a tool name is 1 to 128 characters");
+    }
+    if !name
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+    {
+        return Some("a tool name is made of A-Z, a-z, 0-9, `_`, `-` and `.`");
+    }
+    if [skills_prompt::VIEW_SKILL, super::LEAVE_SKILL].contains(&name) {
+        return Some("the gateway's own tools have that name");
+    }
+    None
 }
 
 async fn list_resources(peer: &Peer<RoleClient>) -> Result<Listed<Resource>, ServiceError> {
@@ -939,6 +974,27 @@ mod tests {
             ProgressToken(rmcp::model::NumberOrString::Number(token)),
             step,
         )
+    }
+
+    /// Names a downstream server may not give its tools: empty, over 128 characters, with
+    /// characters MCP does not name (a newline, an escape, a right-to-left override), or
+    /// the gateway's own.
+    #[test]
+    fn hostile_tool_names_are_left_out() {
+        for fine in ["echo", "run_query", "db.query-2", &"x".repeat(128)] {
+            assert_eq!(tool_name_refusal(fine), None, "{fine}");
+        }
+        for bad in [
+            "",
+            &"x".repeat(129),
+            "x\n\u{1b}[31mred",
+            "evil\u{202e}",
+            "a b",
+            "view_skill",
+            "leave_skill",
+        ] {
+            assert!(tool_name_refusal(bad).is_some(), "{bad:?}");
+        }
     }
 
     /// One re-listing at a time: changes while it runs make it run once more, and a change

@@ -53,6 +53,23 @@ enum Target {
     Proxy { server: Arc<Server>, tool: String },
 }
 
+impl Target {
+    /// Whether both run the same thing.
+    fn same(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::ViewSkill, Self::ViewSkill) | (Self::LeaveSkill, Self::LeaveSkill) => true,
+            (
+                Self::Proxy { server, tool },
+                Self::Proxy {
+                    server: other_server,
+                    tool: other_tool,
+                },
+            ) => Arc::ptr_eq(server, other_server) && tool == other_tool,
+            _ => false,
+        }
+    }
+}
+
 /// A tool as the agent sees it, and what calling it does.
 #[derive(Clone)]
 struct Visible {
@@ -481,7 +498,19 @@ impl GatewayServer {
                     return Ok(tool_error(why));
                 }
             }
-            let scoped = self.scoped(skill);
+            // The prompt describes the tools a call of each name runs: a scoped tool whose
+            // name a universal tool (or an earlier one) already has is hidden, as it is
+            // from `tools/list`.
+            let shown = self.visible(index, Some(&skill.id));
+            let scoped: Vec<Visible> = self
+                .scoped(skill)
+                .into_iter()
+                .filter(|v| {
+                    shown
+                        .iter()
+                        .any(|s| s.tool.name == v.tool.name && s.target.same(&v.target))
+                })
+                .collect();
             let resolved: Vec<skills_prompt::Tool> =
                 scoped.iter().filter_map(|v| convert(&v.tool)).collect();
             let resources: Vec<skills_prompt::Resource> = self
