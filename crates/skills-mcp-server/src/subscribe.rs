@@ -81,8 +81,38 @@ pub(crate) fn accepted() -> SubscriptionFilter {
 /// lists, a count of changes each (tools, resources).
 pub(crate) type Downstream = Option<tokio::sync::watch::Receiver<(u64, u64)>>;
 
+/// The most `subscriptions/listen` streams open at once in a process. A stream holds its
+/// connection for as long as the client likes and needs no session, so the per-client
+/// session caps do not count it: 1,030 of them took every connection of `--http` (1,024)
+/// and locked every other client out. A quarter of the connections at most.
+pub(crate) const MAX_LISTENS: usize = 256;
+
+static LISTENS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// One open listen stream, counted against [`MAX_LISTENS`] until dropped.
+struct ListenSlot;
+
+impl ListenSlot {
+    fn take() -> Option<Self> {
+        use std::sync::atomic::Ordering;
+        LISTENS
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                (n < MAX_LISTENS).then_some(n + 1)
+            })
+            .ok()
+            .map(|_| Self)
+    }
+}
+
+impl Drop for ListenSlot {
+    fn drop(&mut self) {
+        LISTENS.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
 /// Runs one established subscription: looks at the skills every [`TICK`] (after `before`)
-/// and sends what changed, until the client goes or the server stops.
+/// and sends what changed, until the client goes or the server stops. Past [`MAX_LISTENS`]
+/// open streams, a new one is refused at once.
 pub(crate) async fn listen(
     state: &Shared,
     context: SubscriptionContext,
@@ -90,6 +120,14 @@ pub(crate) async fn listen(
     mut stopping: Stopping,
     mut downstream: Downstream,
 ) -> Result<(), ErrorData> {
+    let Some(_slot) = ListenSlot::take() else {
+        return Err(ErrorData::invalid_request(
+            format!(
+                "{MAX_LISTENS} subscriptions/listen streams are open on this server, the most it keeps; try again later"
+            ),
+            None,
+        ));
+    };
     let sink = context.sink();
     let tools = sink.accepted().tools_list_changed == Some(true);
     let resources = sink.accepted().resources_list_changed == Some(true);
@@ -157,5 +195,23 @@ pub(crate) async fn listen(
             tracing::debug!("subscriptions/listen stream ended: {e}");
             return Ok(());
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Slots are counted while held and given back when dropped; past the cap none is
+    /// given.
+    #[test]
+    fn listen_streams_are_capped() {
+        let held: Vec<ListenSlot> = std::iter::from_fn(ListenSlot::take)
+            .take(MAX_LISTENS + 10)
+            .collect();
+        assert!(held.len() <= MAX_LISTENS);
+        assert!(ListenSlot::take().is_none());
+        drop(held);
+        assert!(ListenSlot::take().is_some());
     }
 }
