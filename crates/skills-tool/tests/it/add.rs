@@ -316,6 +316,42 @@ fn a_users_own_skill_is_never_replaced_unasked() {
     assert_eq!(leftovers, ["pdf"]);
 }
 
+/// A lock whose local source is `/` (or any folder that holds the project): nothing is
+/// searched below it. `sync` and `check` walked the whole machine.
+#[test]
+fn a_lock_naming_the_root_as_its_source_walks_nothing() {
+    let w = World::new();
+    let hash = format!("sha256:{}", "0".repeat(64));
+    write(
+        &w.project.join("skills.lock"),
+        &format!("version = 1\n[skills.x]\nsource = \"/\"\npath = \"\"\nhash = \"{hash}\"\n"),
+    );
+    for command in ["sync", "check"] {
+        let run = w.run(&[command]);
+        assert_ne!(run.code, 0, "{command}: {}", run.stderr);
+        assert!(
+            run.stdout.contains("no skill at") || run.stderr.contains("no skill at"),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+    std::fs::remove_file(w.project.join("skills.lock")).unwrap();
+    write(
+        &w.project.join("skills-lock.json"),
+        &format!(
+            "{{\"version\":1,\"skills\":{{\"x\":{{\"source\":\"/\",\"sourceType\":\"local\",\"computedHash\":\"{}\"}}}}}}",
+            "0".repeat(64)
+        ),
+    );
+    let run = w.run(&["sync"]);
+    assert_ne!(run.code, 0, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("holds the project itself"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// Being in the lock (which comes with a clone) does not make a folder ours: edits to the
 /// installed copy, and a file or link of the user's where an agent's link was, are kept by
 /// `add` again, `sync`, `update` and `remove` unless --force. Each of them replaced or

@@ -233,6 +233,17 @@ fn fetch_group(
             if !dir.is_dir() {
                 return Err(format!("{} is not a directory", dir.display()));
             }
+            // Its skills are searched for below it: a lock naming `/` (or a folder that
+            // holds the project) walked the whole machine.
+            if let (Ok(source), Ok(base)) =
+                (std::fs::canonicalize(dir), std::fs::canonicalize(&target.base))
+                && base.starts_with(&source)
+            {
+                return Err(format!(
+                    "{} holds the project itself; a local source is the folder of its skills, not one above them",
+                    dir.display()
+                ));
+            }
             fetch(
                 &dir.display().to_string(),
                 None,

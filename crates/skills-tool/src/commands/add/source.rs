@@ -273,7 +273,9 @@ fn find_locked(
             "the source moved or dropped it; `skills add` it again from where it is now, or `skills remove` it",
         )
     };
-    if !dir.is_dir() {
+    // The locked skill is the directory itself: without a SKILL.md there is nothing to
+    // look for below it (a lock naming `/` as its source walked the whole machine).
+    if !dir.is_dir() || !skills_core::fs::join(&dir, skills_core::layout::SKILL_MD).is_file() {
         return Err(gone());
     }
     let mut skill = find(&dir, &fetched.tree, config)?
