@@ -35,6 +35,10 @@ const PAGE: u32 = 200;
 const MAX_PAGE_BYTES: u64 = 8 * 1024 * 1024;
 /// Pages read from one peer at most in one sync (a peer that pages forever is garbage).
 const MAX_PAGES: usize = 10_000;
+/// The most bytes of pages read from one peer in one sync: everything is read before
+/// anything is written, so this bounds a sync's memory (a peer answering 7 MB pages
+/// forever grew it by 9 MB a page, towards 80 GB).
+const MAX_EXPORT_BYTES: usize = 64 * 1024 * 1024;
 
 /// A federation peer (`[[peers]]` in the config file).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
@@ -271,6 +275,7 @@ impl<S: Store> Registry<S> {
     ) -> Result<Vec<SkillCard>, RegistryError> {
         let mut cards = Vec::new();
         let mut cursor: Option<String> = None;
+        let mut read = 0usize;
         for _ in 0..MAX_PAGES {
             let mut url = format!(
                 "{}/api/skills?exportable=true&view=summary&limit={PAGE}",
@@ -282,6 +287,14 @@ impl<S: Store> Registry<S> {
             let mut policy = policy.clone();
             policy.max_bytes = MAX_PAGE_BYTES;
             let body = fetch_blocking(url.clone(), peer.token.clone(), policy).await?;
+            read = read.saturating_add(body.len());
+            if read > MAX_EXPORT_BYTES {
+                return Err(RegistryError::Invalid(format!(
+                    "{}: its export is over {} MiB; nothing was imported",
+                    peer.base(),
+                    MAX_EXPORT_BYTES >> 20
+                )));
+            }
             let page: Value = serde_json::from_slice(&body).map_err(|e| {
                 RegistryError::Invalid(format!("{url}: not a page of a skills registry: {e}"))
             })?;
@@ -289,6 +302,12 @@ impl<S: Store> Registry<S> {
                 .get("skills")
                 .and_then(Value::as_array)
                 .ok_or_else(|| RegistryError::Invalid(format!("{url}: no `skills` list")))?;
+            if skills.len() > PAGE as usize {
+                return Err(RegistryError::Invalid(format!(
+                    "{url}: {} skills in a page asked for {PAGE}; nothing was imported",
+                    skills.len()
+                )));
+            }
             for skill in skills {
                 let mut skill = skill.clone();
                 if let Value::Object(map) = &mut skill {
@@ -392,6 +411,20 @@ fn log(report: &SyncReport) {
 /// checked by this registry's health checker, unrated here.
 fn imported_card(card: &SkillCard, peer: &str) -> SkillCard {
     let mut local = card.clone();
+    // Links a page shows and a client follows: http(s) or nothing (a peer's
+    // `javascript:` is not passed on).
+    let web = |url: &str| {
+        let lower = url.trim_start().to_ascii_lowercase();
+        lower.starts_with("https://") || lower.starts_with("http://")
+    };
+    for url in [&mut local.skill_md_url, &mut local.skill_md_raw_url] {
+        if !web(url) {
+            url.clear();
+        }
+    }
+    if local.repository_url.as_deref().is_some_and(|u| !web(u)) {
+        local.repository_url = None;
+    }
     local.registry_name = peer.to_string();
     local.visibility = Visibility::Public;
     local.allowed_groups = Vec::new();

@@ -963,6 +963,19 @@ fn federation_between_three_registries() {
         &[],
         b"<html>not a registry</html>",
     );
+    // A peer that answers more skills than a page asks for (a sync holds every page
+    // before it writes: such pages grew its memory without bound).
+    let flood = format!(
+        "{{\"skills\": [{}], \"next_cursor\": \"more\"}}",
+        vec!["{}"; 201].join(",")
+    );
+    route(
+        &mut routes,
+        "/flood/api/skills?exportable=true&view=summary&limit=200",
+        200,
+        &[],
+        flood.as_bytes(),
+    );
     let fixture = serve(routes);
 
     let alice = token_in(dir_a.path(), "alice");
@@ -991,7 +1004,7 @@ fn federation_between_three_registries() {
     std::fs::write(
         dir_b.path().join("b.toml"),
         format!(
-            "name = \"b\"\nallow_loopback = true\nsync_interval_secs = 1\n\n[[peers]]\nname = \"a\"\nurl = \"{a_url}\"\ntoken = \"{a_for_b}\"\nmode = \"tags\"\ntags = [\"pdf\"]\n\n[[peers]]\nname = \"junk\"\nurl = \"http://{fixture}\"\n"
+            "name = \"b\"\nallow_loopback = true\nsync_interval_secs = 1\n\n[[peers]]\nname = \"a\"\nurl = \"{a_url}\"\ntoken = \"{a_for_b}\"\nmode = \"tags\"\ntags = [\"pdf\"]\n\n[[peers]]\nname = \"junk\"\nurl = \"http://{fixture}\"\n\n[[peers]]\nname = \"flood\"\nurl = \"http://{fixture}/flood\"\n"
         ),
     )
     .unwrap();
@@ -1083,6 +1096,9 @@ fn federation_between_three_registries() {
     assert!(
         synced.stdout.contains("a: failed, nothing changed:")
             && synced.stdout.contains("junk: failed, nothing changed:")
+            && synced
+                .stdout
+                .contains("201 skills in a page asked for 200; nothing was imported")
             && synced.stdout.contains("not a page of a skills registry"),
         "{}",
         synced.stdout
