@@ -190,15 +190,28 @@ where
     }
 }
 
-/// Splits one line into its messages and queues each, or the answer to each.
+/// The most messages (or answers) one line queues. A line is one message; a few on one
+/// line are read, but 16 MiB of `{"id":1}` on one line queued 1.8 million of them (1 to
+/// 2.8 GB) before the read-ahead limit could count any.
+const MAX_PER_LINE: usize = 64;
+
+/// Splits one line into its messages and queues each, or the answer to each, up to
+/// [`MAX_PER_LINE`]; the rest of the line is dropped, and logged.
 fn frame(line: &[u8], queue: &mut VecDeque<Out>) {
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
     if line.iter().all(u8::is_ascii_whitespace) {
         return;
     }
+    let full = queue.len().saturating_add(MAX_PER_LINE);
     for value in serde_json::Deserializer::from_slice(line).into_iter::<Box<RawValue>>() {
+        if queue.len() >= full {
+            tracing::warn!(
+                "more than {MAX_PER_LINE} messages on one line; the rest of it is dropped"
+            );
+            return;
+        }
         match value {
-            Ok(value) => message(value.get(), queue),
+            Ok(value) => message(value.get(), queue, full),
             Err(e) => {
                 // No id can be read from text that is not JSON, and answering it could
                 // start a storm with a peer that echoes; the rest of the line is lost.
@@ -225,9 +238,9 @@ struct Envelope<'a> {
     error: Option<IgnoredAny>,
 }
 
-fn message(text: &str, queue: &mut VecDeque<Out>) {
+fn message(text: &str, queue: &mut VecDeque<Out>, full: usize) {
     if text.starts_with('[') {
-        return batch(text, queue);
+        return batch(text, queue, full);
     }
     let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(text) else {
         // Not an object: not a request, a notification or a response.
@@ -286,10 +299,14 @@ fn message(text: &str, queue: &mut VecDeque<Out>) {
 
 /// JSON-RPC batches were removed from MCP (2025-06-18): each request in one is refused
 /// with its own id, so none of them waits for an answer.
-fn batch(text: &str, queue: &mut VecDeque<Out>) {
+fn batch(text: &str, queue: &mut VecDeque<Out>, full: usize) {
     let elements = serde_json::from_str::<Vec<&RawValue>>(text).unwrap_or_default();
     let mut answered = false;
     for element in elements {
+        if queue.len() >= full {
+            tracing::warn!("a batch of more than {MAX_PER_LINE} messages; the rest is dropped");
+            return;
+        }
         let id = serde_json::from_str::<Envelope<'_>>(element.get())
             .ok()
             .and_then(|envelope| envelope.id)
@@ -429,6 +446,19 @@ mod tests {
         assert_eq!(code_and_id(&out[0]), (-32600, Value::Null));
         let out = framed("5");
         assert_eq!(code_and_id(&out[0]), (-32600, Value::Null));
+    }
+
+    /// Thousands of messages on one line (one batch, or objects one after another) queue
+    /// at most MAX_PER_LINE answers: memory is bounded by the line, not 70 to 170 times it.
+    #[test]
+    fn one_line_queues_at_most_its_share() {
+        let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let batch = format!("[{}]", vec![ping; 10_000].join(","));
+        assert_eq!(framed(&batch).len(), MAX_PER_LINE);
+        let run = vec![ping; 10_000].join("");
+        assert_eq!(framed(&run).len(), MAX_PER_LINE);
+        // Two on one line are both read, as before.
+        assert_eq!(framed(&format!("{ping}{ping}")).len(), 2);
     }
 
     #[test]
