@@ -541,13 +541,29 @@ pub(crate) fn download(
             .to_string()
     };
     let (version, digest) = (text(&detail, "version"), text(&detail, "digest"));
-    let mut files = Vec::new();
-    for file in detail
+    let listed = detail
         .get("files")
         .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+        .map_or(&[][..], Vec::as_slice);
+    // A skill's limits hold before anything is fetched and while it is: a registry that
+    // lists 60 files of 17 MiB had them all held in memory (1.1 GB) before the digest
+    // said no.
+    let too_big = |what: String| {
+        errors::plain(
+            format!("{name}@{version}: {what}; nothing was installed"),
+            "a skill holds at most 512 files and 16 MiB; the registry serves something else: tell its operator",
+        )
+    };
+    if listed.len() > skills_core::layout::MAX_SKILL_FILES {
+        return Err(too_big(format!(
+            "the registry lists {} files, over the {} a skill may have",
+            listed.len(),
+            skills_core::layout::MAX_SKILL_FILES
+        )));
+    }
+    let mut received: u64 = 0;
+    let mut files = Vec::new();
+    for file in listed {
         let path = text(file, "path");
         if !is_safe_path(&path) {
             return Err(errors::plain(
@@ -560,6 +576,13 @@ pub(crate) fn download(
         }
         let url_path: Vec<String> = path.split('/').map(encode).collect();
         let bytes = client.bytes(&format!("{base}/files/{}", url_path.join("/")))?;
+        received = received.saturating_add(bytes.len() as u64);
+        if received > skills_core::layout::MAX_SKILL_BYTES {
+            return Err(too_big(format!(
+                "its files are over the {} MiB a skill may hold",
+                skills_core::layout::MAX_SKILL_BYTES >> 20
+            )));
+        }
         let expected = text(file, "digest");
         let actual = format!("sha256:{}", skills_core::digest::sha256_hex(&bytes));
         if actual != expected {

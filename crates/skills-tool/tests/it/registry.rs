@@ -619,6 +619,45 @@ fn client(cwd: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> crate::
     }
 }
 
+/// A registry that lists more files than a skill may hold gets nothing fetched: a hostile
+/// one listed 60 files of 17 MiB, all held in memory (1.1 GB) before the digest said no.
+#[test]
+fn a_registry_listing_too_many_files_gets_nothing_fetched() {
+    let t = tempfile::tempdir().unwrap();
+    let mut routes = Routes::new();
+    route(
+        &mut routes,
+        "/api/skills/evil?view=summary",
+        200,
+        &[("Content-Type", "application/json")],
+        br#"{"name":"evil","hosted":true}"#,
+    );
+    let files: Vec<serde_json::Value> = (0..600)
+        .map(|i| json!({"path": format!("f{i}.md"), "digest": "sha256:00", "size": 1}))
+        .collect();
+    let detail = json!({"version": "1", "digest": "sha256:00", "files": files});
+    route(
+        &mut routes,
+        "/api/skills/evil/versions/latest",
+        200,
+        &[("Content-Type", "application/json")],
+        detail.to_string().as_bytes(),
+    );
+    let registry = format!("http://{}", serve(routes));
+    let run = client(
+        t.path(),
+        &["install", "evil", "--to", "skills"],
+        &[("SKILLS_REGISTRY", registry.as_str())],
+    );
+    assert_eq!(run.code, 2, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("lists 600 files, over the 512"),
+        "{}",
+        run.stderr
+    );
+    assert!(!t.path().join("skills/evil").exists());
+}
+
 /// Publish, search, rate and install against a real `skills registry serve`, with the
 /// registry from the environment and from skills.toml, and its problems as our errors.
 #[test]
