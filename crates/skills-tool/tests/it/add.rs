@@ -316,6 +316,35 @@ fn a_users_own_skill_is_never_replaced_unasked() {
     assert_eq!(leftovers, ["pdf"]);
 }
 
+/// One skill of a collection that cannot be installed is that skill's failure: `add --all`
+/// stopped at it (exit 2), and the skills after it were never tried.
+#[cfg(unix)]
+#[test]
+fn one_skill_that_cannot_be_installed_does_not_stop_the_others() {
+    let w = World::new();
+    write(
+        &w.repo.join("skills/aaa-bad/SKILL.md"),
+        &skill_md("aaa-bad", "Bad."),
+    );
+    std::os::unix::fs::symlink("/etc", w.repo.join("skills/aaa-bad/etc")).unwrap();
+    w.commit("a skill linking out");
+    let run = w.run(&["add", &w.url(), "--all"]);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    assert!(run.stderr.contains("aaa-bad"), "{}", run.stderr);
+    for added in ["pdf", "docx"] {
+        assert!(
+            w.project
+                .join(".agents/skills")
+                .join(added)
+                .join("SKILL.md")
+                .is_file(),
+            "{added}: {}",
+            run.stderr
+        );
+    }
+    assert!(!w.project.join(".agents/skills/aaa-bad").exists());
+}
+
 /// A lock whose local source is `/` (or any folder that holds the project): nothing is
 /// searched below it. `sync` and `check` walked the whole machine.
 #[test]

@@ -391,11 +391,21 @@ pub(crate) fn add(args: &AddArgs, printer: &Printer) -> Result<ExitStatus, Error
             allow: &args.risk.allow_risk,
             locked: locked_risks.as_ref(),
         };
+        let installed = match install(skill, &target, replace, None, &risk, &shown, printer) {
+            Ok(installed) => installed,
+            // One skill that cannot be installed (a file it cannot copy) is that skill's
+            // failure: the others of a collection are still added.
+            Err(e) if many => {
+                crate::render::print_error(printer, e.as_ref());
+                None
+            }
+            Err(e) => return Err(e.into()),
+        };
         let Some(Installed {
             dir: installed,
             hash,
             risks,
-        }) = install(skill, &target, replace, None, &risk, &shown, printer)?
+        }) = installed
         else {
             refused += 1;
             failed = true;
