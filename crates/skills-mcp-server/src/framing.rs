@@ -202,6 +202,16 @@ fn frame(line: &[u8], queue: &mut VecDeque<Out>) {
     if line.iter().all(u8::is_ascii_whitespace) {
         return;
     }
+    // Invalid UTF-8 inside a string made the whole line "not JSON", and a request whose id
+    // could be read went unanswered: read as U+FFFD, the request is answered (a skill of
+    // that name is not found, say).
+    let repaired;
+    let line = if std::str::from_utf8(line).is_err() {
+        repaired = String::from_utf8_lossy(line).into_owned();
+        repaired.as_bytes()
+    } else {
+        line
+    };
     let full = queue.len().saturating_add(MAX_PER_LINE);
     for value in serde_json::Deserializer::from_slice(line).into_iter::<Box<RawValue>>() {
         if queue.len() >= full {
@@ -446,6 +456,21 @@ mod tests {
         assert_eq!(code_and_id(&out[0]), (-32600, Value::Null));
         let out = framed("5");
         assert_eq!(code_and_id(&out[0]), (-32600, Value::Null));
+    }
+
+    /// A request with invalid UTF-8 in a string is answered with its id.
+    #[test]
+    fn invalid_utf8_in_a_string_is_read_and_answered() {
+        let mut queue = VecDeque::new();
+        frame(
+            b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"get_skill\",\"arguments\":{\"id\":\"\xc3\x28\"}}}",
+            &mut queue,
+        );
+        assert!(
+            matches!(queue.front(), Some(Out::Deliver(JsonRpcMessage::Request(r))) if r.id == RequestId::Number(2)),
+            "{}",
+            queue.len()
+        );
     }
 
     /// Thousands of messages on one line (one batch, or objects one after another) queue
