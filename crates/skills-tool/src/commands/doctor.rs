@@ -161,7 +161,8 @@ pub(crate) fn run(
         chosen
     };
     let domains = domains()?;
-    let places = inventory::Places::here(crate::settings::project_root()?);
+    let project = crate::settings::project_root()?;
+    let places = inventory::Places::here(project.clone());
     let mut inventory = inventory::build(&places, &skills_doctor::commands(&domains));
     for problem in &inventory.problems {
         printer.warn(problem);
@@ -170,7 +171,31 @@ pub(crate) fn run(
         let timeout = std::time::Duration::from_secs(args.probe_timeout.max(1));
         let trusted = trusted_files(&inventory, args.trust_project, printer)?;
         probe(&mut inventory, &trusted, timeout, printer)?;
+        // A command found inside the project (its folder on PATH, as direnv's `PATH_add`
+        // puts it) is the repository's code: run only when the project is trusted, as its
+        // `.mcp.json` servers are.
+        let held: Vec<(String, inventory::Cli)> = if args.trust_project {
+            Vec::new()
+        } else {
+            let inside = |path: &std::path::Path| {
+                let real = |p: &std::path::Path| std::fs::canonicalize(p).ok();
+                real(path)
+                    .zip(real(&project))
+                    .is_some_and(|(cli, project)| cli.starts_with(project))
+            };
+            inventory
+                .clis
+                .extract_if(.., |_, cli| inside(&cli.path))
+                .collect()
+        };
         inventory::probe_versions(&mut inventory, timeout);
+        for (name, cli) in held {
+            printer.warn(&render::terminal_safe(&format!(
+                "`{name}` is the project's own ({}): not run for its version (--trust-project runs it)",
+                render::relative(&cli.path)
+            )));
+            inventory.clis.insert(name, cli);
+        }
     }
     let mut reports = Vec::new();
     for skill in &skills {

@@ -515,6 +515,50 @@ fn a_config_file_that_is_not_a_regular_file_is_not_read() {
 
 /// `[[doctor.domains]]` in skills.toml adds a domain (or replaces a built-in one), and the
 /// lint configuration beside it still reads.
+/// A command the project's skills.toml names and its own folder holds (on PATH, as direnv's
+/// `PATH_add bin` puts it) is the repository's code: `--probe` ran it for its version.
+#[cfg(unix)]
+#[test]
+fn a_command_inside_the_project_is_run_only_when_trusted() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let m = Machine::new();
+    m.write(
+        &m.project.join("skills.toml"),
+        "[[doctor.domains]]\nname = \"git-forgejo\"\ncli = [\"fj\"]\n",
+    );
+    let marker = m.home.join("ran");
+    let fj = m.project.join("bin/fj");
+    m.write(
+        &fj,
+        &format!("#!/bin/sh\n: > '{}'\necho 'fj 1.0'\n", marker.display()),
+    );
+    std::fs::set_permissions(&fj, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let probe = |trust: bool| {
+        let mut args = vec!["doctor", "--probe", "--probe-timeout", "2"];
+        if trust {
+            args.push("--trust-project");
+        }
+        skills_with(
+            &m.project,
+            &args,
+            &[
+                ("HOME", &m.home),
+                ("PATH", &m.project.join("bin")),
+                ("XDG_STATE_HOME", &m.home.join(".local/state")),
+            ],
+        )
+    };
+    let untrusted = probe(false);
+    assert!(!marker.exists(), "{}", untrusted.stderr);
+    assert!(
+        untrusted.stderr.contains("is the project's own"),
+        "{}",
+        untrusted.stderr
+    );
+    let trusted = probe(true);
+    assert!(marker.exists(), "{}\n{}", trusted.stdout, trusted.stderr);
+}
+
 #[cfg(unix)]
 #[test]
 fn skills_toml_extends_the_domains() {
