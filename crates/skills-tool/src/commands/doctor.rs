@@ -183,9 +183,15 @@ pub(crate) fn run(
                     .zip(real(&project))
                     .is_some_and(|(cli, project)| cli.starts_with(project))
             };
-            inventory
+            let names: Vec<String> = inventory
                 .clis
-                .extract_if(.., |_, cli| inside(&cli.path))
+                .iter()
+                .filter(|(_, cli)| inside(&cli.path))
+                .map(|(name, _)| name.clone())
+                .collect();
+            names
+                .into_iter()
+                .filter_map(|name| inventory.clis.remove_entry(&name))
                 .collect()
         };
         inventory::probe_versions(&mut inventory, timeout);
