@@ -95,7 +95,10 @@ pub(crate) fn tree_digest<'a>(files: impl IntoIterator<Item = (&'a str, &'a [u8]
 /// Whether `version` may name a version: 1 to 64 of letters, digits, `.`, `_`, `+`, `-`,
 /// starting with a letter or digit (it is a path segment and follows an `@`).
 pub(crate) fn is_valid_version(version: &str) -> bool {
-    (1..=64).contains(&version.len())
+    // `latest` names the newest version in every path that takes a version: a version of
+    // that name could be read by no path and yanked by one.
+    !version.eq_ignore_ascii_case("latest")
+        && (1..=64).contains(&version.len())
         && version
             .bytes()
             .next()
@@ -319,11 +322,15 @@ impl<S: Store> Registry<S> {
         let version = match card.version.clone() {
             Some(v) if !is_valid_version(&v) => {
                 return Err(RegistryError::Invalid(format!(
-                    "metadata.version `{v}` cannot name a version: use letters, digits, `.`, `_`, `+` and `-` (at most 64), starting with a letter or digit"
+                    "metadata.version `{v}` cannot name a version: use letters, digits, `.`, `_`, `+` and `-` (at most 64), starting with a letter or digit, and not `latest`"
                 )));
             }
             Some(v) => v,
-            None => seq.to_string(),
+            // The next number no version has: an author's pinned `2` does not block it.
+            None => (seq..)
+                .map(|n| n.to_string())
+                .find(|n| versions.iter().all(|v| v.version != *n))
+                .unwrap_or_else(|| seq.to_string()),
         };
         if versions.iter().any(|v| v.version == version) {
             return Err(RegistryError::VersionExists(format!("{name}@{version}")));

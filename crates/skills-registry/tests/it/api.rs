@@ -1489,6 +1489,27 @@ fn hosted_skills_keep_every_file_in_versions(backend: &Backend) {
     );
     assert_eq!(exists.status, 409, "{}", exists.body);
     assert_eq!(exists.json()["type"], "/problems/version-exists");
+    // `latest` cannot name a version (every path reads it as the newest), and a version an
+    // author pinned does not block the numbering of the next ones.
+    let pinned = |name: &str, version: &str| {
+        let md = skill_md(
+            name,
+            "Pins its versions. Use when testing versions.",
+            &format!("metadata:\n  version: \"{version}\"\n"),
+        );
+        zip_of(&[(&format!("{name}/SKILL.md"), md.as_bytes())])
+    };
+    let latest = alice.post_zip("/api/skills/pin/versions", &pinned("pin", "latest"));
+    assert_eq!(latest.status, 400, "{}", latest.body);
+    let two = alice.post_zip("/api/skills/pin/versions", &pinned("pin", "2"));
+    assert_eq!(two.json()["version"], "2", "{}", two.body);
+    let md = skill_md("pin", "Pins its versions. Use when testing versions.", "");
+    let next = alice.post_zip(
+        "/api/skills/pin/versions",
+        &zip_of(&[("pin/SKILL.md", md.as_bytes())]),
+    );
+    assert_eq!(next.status, 201, "{}", next.body);
+    assert_eq!(next.json()["version"], "3", "{}", next.body);
     // The owner is checked again in the publishing transaction: bob's publication, checked
     // while `pdf` did not exist yet and stored after alice created it, changes nothing.
     let store = h.registry.store();
