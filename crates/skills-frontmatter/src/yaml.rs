@@ -318,6 +318,15 @@ fn classify(err: &serde_saphyr::Error, yaml: &str) -> YamlError {
         .unwrap_or(message);
     let message = match inner {
         serde_saphyr::Error::NonFiniteFloat { value, .. } => not_finite(value),
+        // The parser's own words are its internals (`budget breached: Depth { depth: 33 }`):
+        // said in the author's terms, with the limit.
+        serde_saphyr::Error::Budget { breach, .. } => budget_message(breach),
+        serde_saphyr::Error::AliasReplayLimitExceeded { .. }
+        | serde_saphyr::Error::AliasExpansionLimitExceeded { .. }
+        | serde_saphyr::Error::AliasReplayStackDepthExceeded { .. }
+        | serde_saphyr::Error::AliasReplayCounterOverflow { .. } => {
+            "its aliases (`*name`) expand to more than 4,096 values, or nest more than 8 deep; write the values out".to_string()
+        }
         // Parser messages may quote the offending text, whose length the file chose.
         _ => clip(message, MAX_MESSAGE),
     };
@@ -341,6 +350,25 @@ fn classify(err: &serde_saphyr::Error, yaml: &str) -> YamlError {
         kind,
         message,
         offset: offset.min(yaml.len()),
+    }
+}
+
+/// What a breached budget of [`options`] means to the author of a `SKILL.md`.
+fn budget_message(breach: &serde_saphyr::budget::BudgetBreach) -> String {
+    use serde_saphyr::budget::BudgetBreach as B;
+    match breach {
+        B::Depth { .. } => "it nests deeper than 32 levels".to_string(),
+        B::Aliases { .. } | B::Anchors { .. } | B::AliasAnchorRatio { .. } | B::MergeKeys { .. } => {
+            "it has more anchors (`&name`, at most 64) or aliases (`*name`, at most 256) than a frontmatter needs".to_string()
+        }
+        B::ScalarBytes { .. } | B::InputBytes { .. } => {
+            "its values add up to more than 1 MiB of text".to_string()
+        }
+        B::Nodes { .. } | B::Events { .. } => {
+            "it holds more than 10,000 values; a frontmatter is a few keys".to_string()
+        }
+        B::Documents { .. } => "it holds more than one YAML document".to_string(),
+        _ => "it is more complex than a frontmatter can be".to_string(),
     }
 }
 
@@ -374,6 +402,23 @@ fn not_finite(value: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Too-complex frontmatter is said in the author's terms, never the parser's own
+    /// (`budget breached: Depth { depth: 33 }`).
+    #[test]
+    fn too_complex_is_said_without_the_parsers_internals() {
+        let deep = format!("a: {}1{}\n", "[".repeat(40), "]".repeat(40));
+        let anchors: String = (0..70).map(|i| format!("k{i}: &a{i} v\n")).collect();
+        for (yaml, said) in [
+            (deep.as_str(), "nests deeper than 32 levels"),
+            (anchors.as_str(), "more anchors"),
+        ] {
+            let error = parse(yaml, 0).unwrap_err();
+            assert_eq!(error.kind, YamlErrorKind::TooComplex, "{}", error.message);
+            assert!(error.message.contains(said), "{}", error.message);
+            assert!(!error.message.contains('{'), "{}", error.message);
+        }
+    }
 
     #[test]
     fn huge_and_infinite_numbers_are_named_for_what_they_are() {
