@@ -74,6 +74,31 @@ impl<'a> SourceFile<'a> {
     }
 }
 
+/// Files in memory held to the limit a directory's files are read with: one over
+/// [`MAX_TEXT_BYTES`] is checked for what its head says it is, reported `file-not-audited`,
+/// and not scanned, so an archive audits as its unpacked directory does (a 16 MiB file in
+/// an archive took seconds and reported nothing).
+fn bounded<'a>(files: &[SourceFile<'a>]) -> (Vec<SourceFile<'a>>, Vec<Finding>) {
+    let mut extra = Vec::new();
+    let kept = files
+        .iter()
+        .map(|file| {
+            if file.bytes.len() as u64 <= MAX_TEXT_BYTES {
+                return *file;
+            }
+            let head = file.bytes.get(..HEAD_BYTES).unwrap_or(file.bytes);
+            extra.extend(scan::oversized(
+                file.path,
+                head,
+                file.bytes.len() as u64,
+                file.executable,
+            ));
+            SourceFile::new(file.path, &[]).executable(file.executable)
+        })
+        .collect();
+    (kept, extra)
+}
+
 /// The digest [`Report::digest`] carries, of files given in any order: SHA-256 over each
 /// file's path, a NUL, its length as 8 little-endian bytes and its bytes, in path order.
 #[must_use]
@@ -268,7 +293,8 @@ impl Auditor {
     /// file: a skill's `SKILL.md` alone is [`Auditor::audit_bytes`].
     #[must_use]
     pub fn audit_files(&self, files: &[SourceFile<'_>]) -> Report {
-        self.audit(files, None, Vec::new())
+        let (files, extra) = bounded(files);
+        self.audit(&files, None, extra)
     }
 
     /// [`Auditor::audit_files`] for a skill that sits at `dir` (relative to the
@@ -277,7 +303,8 @@ impl Auditor {
     #[must_use]
     pub fn audit_files_at(&self, files: &[SourceFile<'_>], dir: &Path) -> Report {
         let location = self.location(dir);
-        self.audit(files, location.as_deref(), Vec::new())
+        let (files, extra) = bounded(files);
+        self.audit(&files, location.as_deref(), extra)
     }
 
     /// Audits a skill that is only its `SKILL.md`, given as bytes.
@@ -456,11 +483,15 @@ fn join(location: &str, path: &str) -> String {
 }
 
 /// The first 4 KiB of a file.
+/// How much of a file too large to read is looked at: what it is, an executable or an
+/// archive, and its `#!` line.
+const HEAD_BYTES: usize = 4096;
+
 fn read_head(path: &Path) -> std::io::Result<Vec<u8>> {
     use std::io::Read as _;
-    let mut buf = Vec::with_capacity(4096);
+    let mut buf = Vec::with_capacity(HEAD_BYTES);
     std::fs::File::open(path)?
-        .take(4096)
+        .take(HEAD_BYTES as u64)
         .read_to_end(&mut buf)?;
     Ok(buf)
 }

@@ -96,6 +96,28 @@ fn a_script_too_large_to_audit_is_high() {
     );
     assert_eq!(severity("scripts/tool"), Some(skills_audit::Severity::High));
     assert_eq!(severity("data.txt"), Some(skills_audit::Severity::Low));
+
+    // The same files in memory (an archive, a publication) audit as the directory does:
+    // read to the same limit, with the same findings.
+    let skill_md = std::fs::read(dir.join("SKILL.md")).unwrap();
+    let tool = std::fs::read(dir.join("scripts/tool")).unwrap();
+    let data = std::fs::read(dir.join("data.txt")).unwrap();
+    let in_memory = Auditor::new(Config::new()).audit_files(&[
+        skills_audit::SourceFile::new("SKILL.md", &skill_md),
+        skills_audit::SourceFile::new("scripts/setup.sh", script.as_bytes()),
+        skills_audit::SourceFile::new("scripts/tool", &tool),
+        skills_audit::SourceFile::new("data.txt", &data),
+    ]);
+    let key = |r: &Report| {
+        let mut all: Vec<_> = r
+            .findings
+            .iter()
+            .map(|f| (f.rule, f.severity, f.path.clone()))
+            .collect();
+        all.sort();
+        all
+    };
+    assert_eq!(key(&in_memory), key(&report));
 }
 
 #[test]
