@@ -25,18 +25,9 @@ pub(crate) fn run(
             }
             Ok(ExitStatus::Success)
         }
-        Err(Failure::NotFound(name)) => {
-            // As `skills show`: an unknown skill is exit 1, not a failed command.
-            crate::render::print_error(
-            printer,
-                errors::plain(
-                    format!("skill `{name}` not found"),
-                    "`skills list` shows the installed skills; `skills prompt router` renders the router",
-                )
-                .as_ref(),
-            );
-            Ok(ExitStatus::Failure)
-        }
+        // As `skills show`: an unknown skill is exit 1, not a failed command, and a
+        // skipped one says why it was skipped.
+        Err(Failure::NotFound(name)) => Ok(super::show::not_found(&name, roots, printer)),
         Err(Failure::Prompt(e)) => Err(errors::prompt(&e).into()),
     }
 }

@@ -46,7 +46,7 @@ fn raw(skill: &Skill, terminal: bool) -> Result<String, skills_discovery::Discov
 }
 
 /// Not found is exit 1, as `grep` has it: the command worked, the answer is no.
-fn not_found(name: &str, roots: &Roots, printer: &Printer) -> ExitStatus {
+pub(crate) fn not_found(name: &str, roots: &Roots, printer: &Printer) -> ExitStatus {
     let index = Index::scan(roots);
     let skipped = index
         .skipped()

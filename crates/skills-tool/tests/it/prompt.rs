@@ -186,6 +186,20 @@ fn errors() {
     run.assert_code(2);
     assert!(run.stderr.contains("tools.json:3:1"), "{}", run.stderr);
     assert!(run.stderr.contains("skills lint"), "{}", run.stderr);
+    // A skill discovery skipped is named as `show` names it, not "not found".
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("skills/broken");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("SKILL.md"), "---\nname: [broken\n---\nBody.\n").unwrap();
+    for command in ["prompt", "show"] {
+        let run = skills(t.path(), &["--skills-dir", "skills", command, "broken"]);
+        run.assert_code(1);
+        assert!(
+            run.stderr.contains("exists but was skipped"),
+            "{command}: {}",
+            run.stderr
+        );
+    }
 }
 
 /// Outside the gateway, a `tools.json` reference (`{"server", "name"}`) is not a tool the
