@@ -12,8 +12,11 @@ use crate::render::{self, snippet::Snippet};
 
 /// A message and its help.
 pub(crate) fn plain(message: impl Into<String>, help: impl Into<String>) -> miette::Report {
-    let help = help.into();
-    let mut d = miette::MietteDiagnostic::new(message.into());
+    // Messages quote paths, arguments and what files say: shown, never obeyed, by a
+    // terminal (`skills url $'\e]0;x\a'` set the window's title).
+    let help = crate::render::terminal_safe(&help.into()).into_owned();
+    let message = crate::render::terminal_safe(&message.into()).into_owned();
+    let mut d = miette::MietteDiagnostic::new(message);
     if !help.is_empty() {
         d = d.with_help(help);
     }
@@ -104,8 +107,10 @@ pub(crate) fn target_help(e: &TargetError) -> String {
 /// A URL that cannot be translated, with a label under the offending character when there
 /// is one.
 pub(crate) fn url(e: &UrlError) -> miette::Report {
-    let mut d =
-        miette::MietteDiagnostic::new(format!("cannot translate the URL: {e}")).with_help(e.help());
+    let mut d = miette::MietteDiagnostic::new(
+        crate::render::terminal_safe(&format!("cannot translate the URL: {e}")).into_owned(),
+    )
+    .with_help(crate::render::terminal_safe(e.help()).into_owned());
     if let Some(offset) = e.offset() {
         let len = e
             .input()

@@ -223,17 +223,17 @@ pub(crate) fn run(args: &NewArgs, roots: &Roots, printer: &Printer) -> Result<Ex
             "check that the directory is writable; nothing was left behind",
         )
     })?;
-    let made = shown(&dir);
+    // The path is the user's argument: shown, never obeyed, by the terminal.
+    let made = crate::render::terminal_safe(&shown(&dir)).into_owned();
     printer.status(&format!(
         "created {made}\nnext: write its description in {made}/SKILL.md\n      \
          (`skills lint` reports the placeholder until you do)\n",
     ));
     if !is_root(&parent, roots) {
+        let parent = crate::render::terminal_safe(&shown(&parent)).into_owned();
         printer.note(&format!(
-            "`skills list` and `skills show` do not look in {}: move the skill to \
-             .agents/skills/, or pass --skills-dir {}",
-            shown(&parent),
-            shown(&parent),
+            "`skills list` and `skills show` do not look in {parent}: move the skill to \
+             .agents/skills/, or pass --skills-dir {parent}",
         ));
     }
     Ok(ExitStatus::Success)

@@ -728,6 +728,19 @@ fn names_in_messages_helps_and_paths_are_escaped_in_every_format() {
     let out = String::from_utf8_lossy(&tty.stdout);
     assert!(out.contains("Body \\u{1b}[31mred"), "{out}");
     assert!(!out.contains('\u{1b}'), "{out:?}");
+
+    // Arguments are quoted back escaped too: an error's message, a path made.
+    let title = "\u{1b}]0;PWNED\u{7}";
+    for args in [
+        vec!["url", title],
+        vec!["lint", title],
+        vec!["new", "x", "--path", title],
+    ] {
+        let run = in_root(t.path(), &args);
+        let out = format!("{}{}", run.stdout, run.stderr);
+        assert!(!raw(&out), "{args:?}: {out:?}");
+        assert!(out.contains("\\u{1b}]0;PWNED"), "{args:?}: {out:?}");
+    }
 }
 
 /// A directory lint cannot read is a `file-unreadable` error: lint said nothing and
