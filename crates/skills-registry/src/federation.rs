@@ -238,6 +238,8 @@ impl<S: Store> Registry<S> {
                 }
             };
             let mut local = imported_card(card, &peer.name);
+            // What the card says of the skill is what its verified SKILL.md says.
+            crate::service::refresh_from_content(&mut local, &content);
             // The peer's result is kept; this registry audits the content itself.
             local.peer_audit = card.audit.clone();
             match self.audit_content(&card.name, &content) {

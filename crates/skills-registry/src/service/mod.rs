@@ -27,6 +27,7 @@ mod health;
 mod hosting;
 mod ratings;
 mod register;
+pub(crate) use register::refresh_from_content;
 mod tokens;
 mod tools;
 

@@ -391,6 +391,37 @@ pub(super) fn card_of(
     }
 }
 
+/// Fills the fields of `card` that its `SKILL.md` decides (description, version, author,
+/// license, compatibility, requirements, agents, allowed tools; its tags join the card's)
+/// from `text`, the content verified against the card's digest: a peer's card may say one
+/// thing and the file another. A file that does not parse leaves the card as it is.
+pub(crate) fn refresh_from_content(card: &mut SkillCard, text: &str) {
+    let Ok(md) = skills_frontmatter::SkillMd::parse(text.as_bytes()) else {
+        return;
+    };
+    let fresh = card_of(
+        &md,
+        text,
+        card.name.clone(),
+        Access {
+            visibility: card.visibility,
+            allowed_groups: Vec::new(),
+            extra_tags: card.tags.clone(),
+            owner: card.owner.clone(),
+        },
+        &card.registry_name,
+    );
+    card.description = fresh.description;
+    card.version = fresh.version;
+    card.author = fresh.author;
+    card.license = fresh.license;
+    card.compatibility = fresh.compatibility;
+    card.tags = fresh.tags;
+    card.requirements = fresh.requirements;
+    card.target_agents = fresh.target_agents;
+    card.allowed_tools = fresh.allowed_tools;
+}
+
 /// The audit of a `SKILL.md` a registry holds (its skill's only file). The file's own
 /// `skills-audit: allow` markers are not honoured: its author wrote them.
 pub(crate) fn audit_skill_md(text: &str) -> skills_audit::Report {
@@ -455,6 +486,30 @@ pub(crate) fn lint(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A peer's card that says other things than its verified `SKILL.md` is corrected
+    /// from the file; its tags are kept beside the file's.
+    #[test]
+    fn a_card_is_refreshed_from_its_verified_content() {
+        let text = "---\nname: pdf\ndescription: Fills PDF forms. Use when asked.\nlicense: MIT\nmetadata:\n  version: \"1.2\"\n  tags: pdf\n---\nBody.\n";
+        let md = skills_frontmatter::SkillMd::parse(text.as_bytes()).unwrap();
+        let access = || Access {
+            visibility: Visibility::Public,
+            allowed_groups: Vec::new(),
+            extra_tags: vec!["peer-tag".to_string()],
+            owner: "peer".to_string(),
+        };
+        let mut claimed = card_of(&md, text, "pdf".to_string(), access(), "peer");
+        claimed.description = "<script>lies</script>".to_string();
+        claimed.version = Some("../../x".to_string());
+        claimed.license = Some("<b>".to_string());
+        refresh_from_content(&mut claimed, text);
+        assert_eq!(claimed.description, "Fills PDF forms. Use when asked.");
+        assert_eq!(claimed.version.as_deref(), Some("1.2"));
+        assert_eq!(claimed.license.as_deref(), Some("MIT"));
+        assert!(claimed.tags.contains(&"pdf".to_string()));
+        assert!(claimed.tags.contains(&"peer-tag".to_string()));
+    }
 
     #[test]
     fn directory_names_come_from_the_path_in_the_repository() {
