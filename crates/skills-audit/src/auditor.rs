@@ -29,6 +29,15 @@ pub enum AuditError {
         /// The path.
         path: PathBuf,
     },
+    /// A directory whose `SKILL.md` is not a regular file (a FIFO, a device, a directory):
+    /// never opened, so the skill cannot be audited.
+    #[error("{}: it is {what}, not a file; it is never opened, so the skill cannot be audited", path.display())]
+    SkillMdNotAFile {
+        /// The `SKILL.md`.
+        path: PathBuf,
+        /// What it is (`a named pipe (FIFO)`).
+        what: &'static str,
+    },
     /// A malformed `[audit]` section.
     #[error("{}:{line}:{column}: {message}", path.display())]
     Config {

@@ -79,12 +79,25 @@ pub fn find_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
         })
         .collect();
     if found.is_empty() {
-        return Err(AuditError::NotASkill {
-            path: path.to_path_buf(),
-        });
+        return Err(not_a_skill(path));
     }
     found.sort();
     Ok(found)
+}
+
+/// Why `path` holds no skill: its `SKILL.md` is not a file (said as what it is), or it has
+/// none.
+fn not_a_skill(path: &Path) -> AuditError {
+    let md = path.join(skills_core::layout::SKILL_MD);
+    match std::fs::metadata(&md) {
+        Ok(meta) if !meta.is_file() => AuditError::SkillMdNotAFile {
+            path: md,
+            what: skills_core::describe_file_type(meta.file_type()),
+        },
+        _ => AuditError::NotASkill {
+            path: path.to_path_buf(),
+        },
+    }
 }
 
 /// [`find_targets`] without the skills nested in the skills it finds: the outermost
@@ -111,9 +124,7 @@ pub fn find_outer_targets(path: &Path) -> Result<Vec<Target>, AuditError> {
     }
     let mut found: Vec<Target> = skill_roots(path).into_iter().map(Target::Skill).collect();
     if found.is_empty() {
-        return Err(AuditError::NotASkill {
-            path: path.to_path_buf(),
-        });
+        return Err(not_a_skill(path));
     }
     found.sort();
     Ok(found)

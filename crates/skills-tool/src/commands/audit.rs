@@ -223,6 +223,10 @@ fn audit_error(e: &AuditError) -> miette::Report {
             e.to_string(),
             "give a skill directory, a SKILL.md, a Markdown file, a .skill archive, or a directory with skills below it",
         ),
+        AuditError::SkillMdNotAFile { .. } => errors::plain(
+            e.to_string(),
+            "make SKILL.md a regular file (`skills lint` reports it as file-unreadable too)",
+        ),
         AuditError::Config { .. } => errors::plain(
             e.to_string(),
             "each [audit] allow entry is { rule = \"RULE\", path = \"PATH\", reason = \"why\" }; `skills audit --rules` lists the rules",

@@ -402,6 +402,14 @@ fn a_skill_md_that_is_a_directory_or_a_fifo_is_named_and_never_blocks() {
         list.stderr
     );
     in_root(t.path(), &["show", "pipe"]).assert_code(1);
+    // `audit` names it for what it is, not "no SKILL.md".
+    let audit = skills(t.path(), &["audit", "skills/pipe"]);
+    audit.assert_code(2);
+    assert!(
+        audit.stderr.contains("a named pipe (FIFO), not a file"),
+        "{}",
+        audit.stderr
+    );
 }
 
 #[cfg(unix)]
