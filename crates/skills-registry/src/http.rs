@@ -299,8 +299,19 @@ async fn uploader<S: Store>(
     registry: &Registry<S>,
     headers: &axum::http::HeaderMap,
 ) -> std::result::Result<bool, Problem> {
+    Ok(caller_of(registry, headers)
+        .await?
+        .is_some_and(|caller| caller.user.is_some()))
+}
+
+/// The caller `Authorization: Bearer <token>` names: `None` without the header; a token
+/// that is malformed, unknown or revoked is its 401 problem.
+async fn caller_of<S: Store>(
+    registry: &Registry<S>,
+    headers: &axum::http::HeaderMap,
+) -> std::result::Result<Option<Caller>, Problem> {
     let Some(value) = headers.get(header::AUTHORIZATION) else {
-        return Ok(false);
+        return Ok(None);
     };
     let token = value
         .to_str()
@@ -308,12 +319,9 @@ async fn uploader<S: Store>(
         .and_then(bearer_token)
         .filter(|t| !t.is_empty())
         .ok_or_else(|| Problem::from(RegistryError::Unauthorized))?;
-    match registry.authenticate(token).await {
-        Ok(Some(caller)) => Ok(caller.user.is_some()),
-        Ok(None) => {
-            Err(RegistryError::InvalidToken("the token is unknown or revoked".into()).into())
-        }
-        Err(e) => Err(e.into()),
+    match registry.authenticate(token).await? {
+        Some(caller) => Ok(Some(caller)),
+        None => Err(RegistryError::InvalidToken("the token is unknown or revoked".into()).into()),
     }
 }
 
@@ -539,21 +547,11 @@ impl<S: Store> FromRequestParts<Arc<Registry<S>>> for Auth {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, registry: &Arc<Registry<S>>) -> Result<Self> {
-        let Some(value) = parts.headers.get(header::AUTHORIZATION) else {
-            return Ok(Self(Caller::default()));
-        };
-        let token = value
-            .to_str()
-            .ok()
-            .and_then(bearer_token)
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| Problem::from(RegistryError::Unauthorized))?;
-        match registry.authenticate(token).await? {
-            Some(caller) => Ok(Self(caller)),
-            None => {
-                Err(RegistryError::InvalidToken("the token is unknown or revoked".into()).into())
-            }
-        }
+        Ok(Self(
+            caller_of(registry, &parts.headers)
+                .await?
+                .unwrap_or_default(),
+        ))
     }
 }
 

@@ -647,18 +647,7 @@ fn control_characters_are_lint_errors_and_show_escapes_them_at_a_terminal() {
     // control character reaches it.
     let piped = in_root(t.path(), &["show", "evil"]);
     assert!(piped.stdout.contains("\x1b[2J"));
-    let exe = assert_cmd::cargo::cargo_bin!("skills");
-    let tty = std::process::Command::new("script")
-        .args([
-            "-qec",
-            &format!("{} --skills-dir skills show evil", exe.display()),
-            "/dev/null",
-        ])
-        .current_dir(t.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&tty.stdout);
+    let out = at_a_terminal(t.path(), "show evil");
     assert!(out.contains("Body.\\u{1b}[2J"), "{out}");
     assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out:?}");
 
@@ -722,18 +711,7 @@ fn names_in_messages_helps_and_paths_are_escaped_in_every_format() {
         concise.stdout
     );
 
-    let exe = assert_cmd::cargo::cargo_bin!("skills");
-    let tty = std::process::Command::new("script")
-        .args([
-            "-qec",
-            &format!("{} --skills-dir skills prompt osc", exe.display()),
-            "/dev/null",
-        ])
-        .current_dir(t.path())
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&tty.stdout);
+    let out = at_a_terminal(t.path(), "prompt osc");
     assert!(out.contains("Body \\u{1b}[31mred"), "{out}");
     assert!(!out.contains('\u{1b}'), "{out:?}");
 
@@ -875,6 +853,23 @@ fn a_fifo_context_file_does_not_block_show_or_prompt() {
 
 /// The output of one run, checked to be a clean exit with `code` and no panic.
 #[track_caller]
+/// `skills --skills-dir skills ARGS` in `root` at a terminal (a pty from `script`): what
+/// the terminal was sent.
+fn at_a_terminal(root: &Path, args: &str) -> String {
+    let exe = assert_cmd::cargo::cargo_bin!("skills");
+    let tty = std::process::Command::new("script")
+        .args([
+            "-qec",
+            &format!("{} --skills-dir skills {args}", exe.display()),
+            "/dev/null",
+        ])
+        .current_dir(root)
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&tty.stdout).into_owned()
+}
+
 fn no_panic(run: &Run, code: i32) {
     assert!(
         !run.stderr.contains("panicked") && !run.stderr.contains("internal error"),
