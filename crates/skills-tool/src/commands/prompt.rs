@@ -27,7 +27,7 @@ pub(crate) fn run(
         }
         // As `skills show`: an unknown skill is exit 1, not a failed command, and a
         // skipped one says why it was skipped.
-        Err(Failure::NotFound(name)) => Ok(super::show::not_found(&name, roots, printer)),
+        Err(Failure::NotFound(name)) => Ok(crate::render::skills::not_found(&name, roots, printer)),
         Err(Failure::Prompt(e)) => Err(errors::prompt(&e).into()),
     }
 }

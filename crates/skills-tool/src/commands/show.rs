@@ -1,7 +1,7 @@
 //! `skills show NAME`.
 
 use serde::Serialize;
-use skills_discovery::{FileGroup, Index, Roots, Skill, SkillFile};
+use skills_discovery::{FileGroup, Roots, Skill, SkillFile};
 use skills_frontmatter::SkillMd;
 
 use crate::args::{ShowArgs, ShowFormat, View};
@@ -13,7 +13,7 @@ use crate::render::{self, display_path};
 pub(crate) fn run(args: &ShowArgs, roots: &Roots, printer: &Printer) -> Result<ExitStatus, Error> {
     // One id resolved per root first: no full scan for the common case.
     let Some(skill) = roots.find(&args.name) else {
-        return Ok(not_found(&args.name, roots, printer));
+        return Ok(render::skills::not_found(&args.name, roots, printer));
     };
     let result = match (args.view, args.format) {
         (None, ShowFormat::Text) => raw(&skill, printer.stdout_is_terminal()),
@@ -43,72 +43,6 @@ fn raw(skill: &Skill, terminal: bool) -> Result<String, skills_discovery::Discov
     } else {
         Ok(text)
     }
-}
-
-/// Not found is exit 1, as `grep` has it: the command worked, the answer is no.
-pub(crate) fn not_found(name: &str, roots: &Roots, printer: &Printer) -> ExitStatus {
-    let index = Index::scan(roots);
-    let skipped = index
-        .skipped()
-        .iter()
-        .find(|s| s.id.eq_ignore_ascii_case(name));
-    let mut message = format!("skill `{name}` not found");
-    if let Some(s) = skipped {
-        message = format!(
-            "skill `{}` exists but was skipped: {} ({})",
-            s.id,
-            s.reason,
-            display_path(&s.path)
-        );
-    }
-    let suggestions = index.suggest(name);
-    // A skill made outside the roots (by hand, or by `skills new` before it wrote into
-    // .agents/skills): say where it is and how to make it found.
-    let here = skills_frontmatter::is_valid_name(name)
-        .then(|| std::path::Path::new(name).join(skills_core::layout::SKILL_MD))
-        .filter(|md| md.is_file());
-    let help = if skipped.is_some() {
-        format!(
-            "`skills lint {}` shows what to fix",
-            display_path(&s_dir(skipped))
-        )
-    } else if here.is_some() {
-        format!(
-            "`{name}/` in the current directory holds a SKILL.md, but no skills root does: \
-             move it to .agents/skills/{name}, or pass --skills-dir ."
-        )
-    } else if let Some(first) = suggestions.first() {
-        let more: Vec<String> = suggestions
-            .iter()
-            .skip(1)
-            .map(|s| format!("`{s}`"))
-            .collect();
-        if more.is_empty() {
-            format!("did you mean `{first}`?")
-        } else {
-            format!("did you mean `{first}`? (or {})", more.join(", "))
-        }
-    } else if index.skills().is_empty() {
-        // The roots are listed above: only how to make a skill.
-        render::skills::how_to_create().to_string()
-    } else {
-        "`skills list` shows the installed skills".to_string()
-    };
-    let mut looked = String::from("looked in:");
-    for r in roots {
-        looked.push_str(&format!("\n  {} ({})", display_path(&r.path), r.scope));
-    }
-    crate::render::print_error(
-        printer,
-        errors::plain(format!("{message}\n{looked}"), help).as_ref(),
-    );
-    ExitStatus::Failure
-}
-
-fn s_dir(skipped: Option<&skills_discovery::Skipped>) -> std::path::PathBuf {
-    skipped
-        .and_then(|s| s.path.parent().map(std::path::Path::to_path_buf))
-        .unwrap_or_default()
 }
 
 /// A tool named in `allowed-tools`, in the shape of seed 001's `ToolReference`.
