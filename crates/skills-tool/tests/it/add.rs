@@ -433,6 +433,16 @@ fn locked_skills_changed_by_hand_are_kept_unless_forced() {
     assert_ne!(updated.code, 0, "{}", updated.stderr);
     assert_eq!(std::fs::read_to_string(&agent).unwrap(), "my own notes\n");
 
+    // A link written otherwise (absolute, as other installers make it) that leads to the
+    // installed copy is ours: fixed without --force.
+    std::fs::remove_file(&agent).unwrap();
+    std::os::unix::fs::symlink(w.project.join(".agents/skills/pdf"), &agent).unwrap();
+    let relinked = w.run(&["sync"]);
+    relinked.assert_code(0);
+    assert!(std::fs::read_link(&agent).unwrap().is_relative());
+    std::fs::remove_file(&agent).unwrap();
+    std::fs::write(&agent, "my own notes\n").unwrap();
+
     // Asked for, they go.
     w.run(&["sync", "--force"]).assert_code(0);
     assert!(std::fs::symlink_metadata(&agent).unwrap().is_symlink());

@@ -180,6 +180,16 @@ pub(super) fn not_ours(
                 sync::changed_files(&there, canonical)
             )),
         },
+        // Written otherwise (an absolute link, as other installers make) but leading to
+        // the installed copy: ours all the same.
+        skills_add::AgentState::LinkElsewhere(_)
+            if fs::canonicalize(&there)
+                .ok()
+                .zip(fs::canonicalize(canonical).ok())
+                .is_some_and(|(a, b)| a == b) =>
+        {
+            None
+        }
         skills_add::AgentState::LinkElsewhere(to) => Some(format!(
             "it is a link to {}, not to the installed copy",
             render::terminal_safe(&to.display().to_string())
