@@ -434,13 +434,26 @@ mod tests {
     use super::*;
 
     fn render(name: &str, source: &str, span: Range<usize>) -> String {
-        let (code, span) = Snippet::new(name.into(), source, span, None, None);
+        drawn(name, source, span, "here", 100, None)
+    }
+
+    /// `source`'s window around `span` drawn by miette at `width` columns, labelled
+    /// `label`, fitted to the terminal when `fit` says so.
+    fn drawn(
+        name: &str,
+        source: &str,
+        span: Range<usize>,
+        label: &str,
+        width: usize,
+        fit: Option<Fit>,
+    ) -> String {
+        let (code, span) = Snippet::new(name.into(), source, span, None, fit);
         let diag =
-            miette::MietteDiagnostic::new("m").with_label(miette::LabeledSpan::at(span, "here"));
+            miette::MietteDiagnostic::new("m").with_label(miette::LabeledSpan::at(span, label));
         let report = miette::Report::new(diag).with_source_code(code);
         let mut out = String::new();
         miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-            .with_width(100)
+            .with_width(width)
             .render_report(&mut out, report.as_ref())
             .unwrap();
         out
@@ -515,15 +528,7 @@ mod tests {
                 width,
                 label: label.len(),
             };
-            let (code, span) = Snippet::new("f".into(), &line, at..at + 62, None, Some(fit));
-            let diag =
-                miette::MietteDiagnostic::new("m").with_label(miette::LabeledSpan::at(span, label));
-            let report = miette::Report::new(diag).with_source_code(code);
-            let mut out = String::new();
-            miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-                .with_width(width)
-                .render_report(&mut out, report.as_ref())
-                .unwrap();
+            let out = drawn("f", &line, at..at + 62, label, width, Some(fit));
             for l in out.lines().filter(|l| l.contains('│') || l.contains('·')) {
                 let w = unicode_width::UnicodeWidthStr::width(l);
                 assert!(w <= width, "{width} columns: {w} in\n{out}");
@@ -538,15 +543,7 @@ mod tests {
             width: 70,
             label: label.len(),
         };
-        let (code, span) = Snippet::new("f".into(), &line, at..at + 15, None, Some(fit));
-        let diag =
-            miette::MietteDiagnostic::new("m").with_label(miette::LabeledSpan::at(span, label));
-        let report = miette::Report::new(diag).with_source_code(code);
-        let mut out = String::new();
-        miette::GraphicalReportHandler::new_themed(miette::GraphicalTheme::unicode_nocolor())
-            .with_width(70)
-            .render_report(&mut out, report.as_ref())
-            .unwrap();
+        let out = drawn("f", &line, at..at + 15, label, 70, Some(fit));
         assert!(
             out.contains("…") && out.contains("[x](missing.md)"),
             "{out}"
